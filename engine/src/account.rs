@@ -1,0 +1,292 @@
+//! Accounts and plans: user ids, subscription tiers with their limits, research fields, delivery
+//! days and the default mail preferences of spec §3 and §6.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// The id of a user account (a UUID, spec §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UserId(pub Uuid);
+
+impl UserId {
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        self.0.as_bytes()
+    }
+
+    pub fn from_slice(bytes: &[u8]) -> Option<UserId> {
+        Uuid::from_slice(bytes).ok().map(UserId)
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(formatter)
+    }
+}
+
+impl FromStr for UserId {
+    type Err = uuid::Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Uuid::parse_str(text).map(UserId)
+    }
+}
+
+/// A subscription plan (spec §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    #[default]
+    Free,
+    Pro,
+    Team,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Free, Tier::Pro, Tier::Team];
+
+    /// How many search terms the plan allows; past the team limit users contact support.
+    pub fn search_term_limit(self) -> usize {
+        match self {
+            Tier::Free => 1,
+            Tier::Pro => 5,
+            Tier::Team => 10,
+        }
+    }
+
+    /// Monthly price in US cents.
+    pub fn monthly_price_cents(self) -> u32 {
+        match self {
+            Tier::Free => 0,
+            Tier::Pro => 500,
+            Tier::Team => 1000,
+        }
+    }
+
+    pub fn is_paid(self) -> bool {
+        self != Tier::Free
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Free => "free",
+            Tier::Pro => "pro",
+            Tier::Team => "team",
+        }
+    }
+
+    /// The name shown on badges: Free, Pro or Team.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tier::Free => "Free",
+            Tier::Pro => "Pro",
+            Tier::Team => "Team",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// The text was not one of the names of a closed set (tier, research field, weekday).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{given}' is not one of: {allowed}")]
+pub struct UnknownName {
+    pub given: String,
+    pub allowed: &'static str,
+}
+
+impl FromStr for Tier {
+    type Err = UnknownName;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "free" => Ok(Tier::Free),
+            "pro" => Ok(Tier::Pro),
+            "team" => Ok(Tier::Team),
+            _ => Err(UnknownName { given: text.to_owned(), allowed: "free, pro, team" }),
+        }
+    }
+}
+
+/// The research fields offered by the combined signup form (spec §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResearchField {
+    Medicine,
+    Biology,
+    Physics,
+    Chemistry,
+    ComputerScience,
+    Mathematics,
+    Psychology,
+    Engineering,
+    Other,
+}
+
+impl ResearchField {
+    pub const ALL: [ResearchField; 9] = [
+        ResearchField::Medicine,
+        ResearchField::Biology,
+        ResearchField::Physics,
+        ResearchField::Chemistry,
+        ResearchField::ComputerScience,
+        ResearchField::Mathematics,
+        ResearchField::Psychology,
+        ResearchField::Engineering,
+        ResearchField::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResearchField::Medicine => "medicine",
+            ResearchField::Biology => "biology",
+            ResearchField::Physics => "physics",
+            ResearchField::Chemistry => "chemistry",
+            ResearchField::ComputerScience => "computer-science",
+            ResearchField::Mathematics => "mathematics",
+            ResearchField::Psychology => "psychology",
+            ResearchField::Engineering => "engineering",
+            ResearchField::Other => "other",
+        }
+    }
+}
+
+impl FromStr for ResearchField {
+    type Err = UnknownName;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        ResearchField::ALL.into_iter().find(|field| field.as_str() == text).ok_or_else(|| {
+            UnknownName {
+                given: text.to_owned(),
+                allowed: "medicine, biology, physics, chemistry, computer-science, mathematics, \
+                          psychology, engineering, other",
+            }
+        })
+    }
+}
+
+/// The weekday a digest is delivered on; monday unless the user (on a paid plan) chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryDay {
+    Sunday,
+    #[default]
+    Monday,
+    Tuesday,
+    Wednesday,
+    Thursday,
+    Friday,
+    Saturday,
+}
+
+impl DeliveryDay {
+    pub const ALL: [DeliveryDay; 7] = [
+        DeliveryDay::Sunday,
+        DeliveryDay::Monday,
+        DeliveryDay::Tuesday,
+        DeliveryDay::Wednesday,
+        DeliveryDay::Thursday,
+        DeliveryDay::Friday,
+        DeliveryDay::Saturday,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryDay::Sunday => "sunday",
+            DeliveryDay::Monday => "monday",
+            DeliveryDay::Tuesday => "tuesday",
+            DeliveryDay::Wednesday => "wednesday",
+            DeliveryDay::Thursday => "thursday",
+            DeliveryDay::Friday => "friday",
+            DeliveryDay::Saturday => "saturday",
+        }
+    }
+}
+
+impl FromStr for DeliveryDay {
+    type Err = UnknownName;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let lowered = text.trim().to_ascii_lowercase();
+        DeliveryDay::ALL.into_iter().find(|day| day.as_str() == lowered).ok_or_else(|| UnknownName {
+            given: text.to_owned(),
+            allowed: "sunday, monday, tuesday, wednesday, thursday, friday, saturday",
+        })
+    }
+}
+
+/// A user's mail preferences with the defaults of spec §3 (`deliveryDay` monday everywhere).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preferences {
+    pub include_pubmed: bool,
+    pub include_arxiv: bool,
+    pub include_biorxiv: bool,
+    pub weekly_digest: bool,
+    pub daily_highlights: bool,
+    pub delivery_day: DeliveryDay,
+}
+
+impl Default for Preferences {
+    fn default() -> Self {
+        Preferences {
+            include_pubmed: true,
+            include_arxiv: true,
+            include_biorxiv: true,
+            weekly_digest: true,
+            daily_highlights: false,
+            delivery_day: DeliveryDay::Monday,
+        }
+    }
+}
+
+/// Normalizes an email address for identity: trimmed and lower-cased. Two addresses that
+/// normalize alike are one account.
+pub fn normalize_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiers_parse_and_carry_their_limits() {
+        assert_eq!("Pro".parse::<Tier>(), Ok(Tier::Pro));
+        assert_eq!(" team ".parse::<Tier>(), Ok(Tier::Team));
+        assert!("gold".parse::<Tier>().is_err());
+        let limits: Vec<usize> = Tier::ALL.iter().map(|tier| tier.search_term_limit()).collect();
+        assert_eq!(limits, vec![1, 5, 10]);
+        assert_eq!(Tier::Team.monthly_price_cents(), 1000);
+    }
+
+    #[test]
+    fn research_fields_use_the_spec_names() {
+        assert_eq!("computer-science".parse::<ResearchField>(), Ok(ResearchField::ComputerScience));
+        assert!("Computer Science".parse::<ResearchField>().is_err());
+        for field in ResearchField::ALL {
+            assert_eq!(field.as_str().parse::<ResearchField>(), Ok(field));
+        }
+    }
+
+    #[test]
+    fn default_preferences_deliver_on_monday_from_all_sources() {
+        let preferences = Preferences::default();
+        assert_eq!(preferences.delivery_day, DeliveryDay::Monday);
+        assert!(preferences.include_pubmed && preferences.include_arxiv && preferences.include_biorxiv);
+        assert!(preferences.weekly_digest);
+        assert!(!preferences.daily_highlights);
+    }
+
+    #[test]
+    fn emails_normalize_by_trimming_and_lowercasing() {
+        assert_eq!(normalize_email("  Ada@Example.ORG "), "ada@example.org");
+    }
+}

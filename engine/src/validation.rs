@@ -1,0 +1,366 @@
+//! The spec's validation rules (§5) with their exact messages, applied by the server to every
+//! form it accepts. Each `validate_*` takes the raw submitted form and returns either the clean,
+//! typed values or every problem found, in form order.
+
+use serde::Deserialize;
+
+use crate::account::{normalize_email, ResearchField};
+use crate::error::ValidationErrors;
+
+pub const MSG_INVALID_EMAIL: &str = "Please enter a valid email address";
+pub const MSG_ENTER_PASSWORD: &str = "Please enter your password";
+pub const MSG_PASSWORD_REQUIRED: &str = "Password is required";
+pub const MSG_PASSWORD_MIN_6: &str = "Password must be at least 6 characters";
+pub const MSG_PASSWORD_MIN_8: &str = "Password must be at least 8 characters long";
+pub const MSG_PASSWORD_UPPERCASE: &str = "Password must contain at least one uppercase letter";
+pub const MSG_PASSWORD_LOWERCASE: &str = "Password must contain at least one lowercase letter";
+pub const MSG_PASSWORD_NUMBER: &str = "Password must contain at least one number";
+pub const MSG_PASSWORD_SPECIAL: &str = "Password must contain at least one special character";
+pub const MSG_PASSWORD_TOO_LONG: &str = "Password must be at most 256 characters";
+pub const MSG_PASSWORDS_DONT_MATCH: &str = "Passwords don't match";
+pub const MSG_PASSWORDS_DO_NOT_MATCH: &str = "Passwords do not match";
+pub const MSG_RESEARCH_FIELD_REQUIRED: &str = "Please enter your research field";
+pub const MSG_RESEARCH_FIELD_TOO_LONG: &str = "Research field must be at most 100 characters";
+pub const MSG_RESEARCH_FIELD_INVALID: &str = "Please select a valid research field";
+pub const MSG_AGREE_TERMS: &str = "You must agree to the Terms and Conditions";
+pub const MSG_AGREE_PRIVACY: &str = "You must agree to the Privacy Policy";
+pub const MSG_RESET_TOKEN_REQUIRED: &str = "Reset token is required";
+
+/// The server's floor for every password, whatever a form's own minimum.
+pub const SERVER_MIN_PASSWORD_CHARS: usize = 8;
+/// Long enough for any passphrase, short enough that hashing cannot be abused.
+pub const MAX_PASSWORD_CHARS: usize = 256;
+const MAX_EMAIL_CHARS: usize = 254;
+const MAX_EMAIL_LOCAL_CHARS: usize = 64;
+const MAX_RESEARCH_FIELD_CHARS: usize = 100;
+
+/// Whether `email` (already trimmed) is an address mail can be sent to: a local part of
+/// letters, digits and `_ ' + - .` (no leading, trailing or doubled dot), `@`, and a domain of
+/// dot-separated labels ending in a top-level name of at least two letters.
+pub fn is_valid_email(email: &str) -> bool {
+    if email.chars().count() > MAX_EMAIL_CHARS {
+        return false;
+    }
+    let Some((local, domain)) = email.split_once('@') else {
+        return false;
+    };
+    is_valid_local_part(local) && is_valid_domain(domain)
+}
+
+fn is_valid_local_part(local: &str) -> bool {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "_'+-.".contains(c);
+    !local.is_empty()
+        && local.len() <= MAX_EMAIL_LOCAL_CHARS
+        && local.chars().all(allowed)
+        && !local.starts_with('.')
+        && !local.ends_with('.')
+        && !local.contains("..")
+}
+
+fn is_valid_domain(domain: &str) -> bool {
+    let labels: Vec<&str> = domain.split('.').collect();
+    let Some((top_level, names)) = labels.split_last() else {
+        return false;
+    };
+    let is_valid_label = |label: &&str| {
+        let mut chars = label.chars();
+        matches!(chars.next(), Some(first) if first.is_ascii_alphanumeric())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
+    };
+    !names.is_empty()
+        && names.iter().all(is_valid_label)
+        && top_level.len() >= 2
+        && top_level.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+/// Checks an email field: returns the normalized address or records the spec's message.
+fn check_email(raw: Option<&str>, errors: &mut ValidationErrors) -> String {
+    let trimmed = raw.unwrap_or_default().trim();
+    if !is_valid_email(trimmed) {
+        errors.add("email", MSG_INVALID_EMAIL);
+    }
+    normalize_email(trimmed)
+}
+
+/// The complexity rules of the combined signup and reset forms, one message per broken rule.
+pub fn password_complexity_errors(password: &str) -> Vec<&'static str> {
+    let mut problems = Vec::new();
+    if password.chars().count() < SERVER_MIN_PASSWORD_CHARS {
+        problems.push(MSG_PASSWORD_MIN_8);
+    }
+    if !password.chars().any(char::is_uppercase) {
+        problems.push(MSG_PASSWORD_UPPERCASE);
+    }
+    if !password.chars().any(char::is_lowercase) {
+        problems.push(MSG_PASSWORD_LOWERCASE);
+    }
+    if !password.chars().any(|c| c.is_ascii_digit()) {
+        problems.push(MSG_PASSWORD_NUMBER);
+    }
+    if password.chars().all(char::is_alphanumeric) {
+        problems.push(MSG_PASSWORD_SPECIAL);
+    }
+    if password.chars().count() > MAX_PASSWORD_CHARS {
+        problems.push(MSG_PASSWORD_TOO_LONG);
+    }
+    problems
+}
+
+fn check_complex_password(password: &str, errors: &mut ValidationErrors) {
+    for message in password_complexity_errors(password) {
+        errors.add("password", message);
+    }
+}
+
+/// `POST /api/auth/login` — used by both sign-in forms.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoginForm {
+    pub email: Option<String>,
+    pub password: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    pub email: String,
+    pub password: String,
+}
+
+pub fn validate_login(form: &LoginForm) -> Result<Login, ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    let email = check_email(form.email.as_deref(), &mut errors);
+    let password = form.password.clone().unwrap_or_default();
+    if password.is_empty() {
+        errors.add("password", MSG_PASSWORD_REQUIRED);
+    } else if password.chars().count() > MAX_PASSWORD_CHARS {
+        errors.add("password", MSG_PASSWORD_TOO_LONG);
+    }
+    errors.into_result(Login { email, password })
+}
+
+/// `POST /api/auth/signup` — the standalone form (spec §2 /signup).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StandaloneSignupForm {
+    pub email: Option<String>,
+    pub password: Option<String>,
+    pub confirm_password: Option<String>,
+    pub research_field: Option<String>,
+}
+
+/// A signup that passed validation, from either form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signup {
+    pub email: String,
+    pub password: String,
+    pub research_field: Option<String>,
+}
+
+/// The standalone form asks for 6 characters; the server's floor of 8 applies on top.
+pub fn validate_standalone_signup(form: &StandaloneSignupForm) -> Result<Signup, ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    let email = check_email(form.email.as_deref(), &mut errors);
+    let password = form.password.clone().unwrap_or_default();
+    let password_chars = password.chars().count();
+    if password_chars < 6 {
+        errors.add("password", MSG_PASSWORD_MIN_6);
+    } else if password_chars < SERVER_MIN_PASSWORD_CHARS {
+        errors.add("password", MSG_PASSWORD_MIN_8);
+    } else if password_chars > MAX_PASSWORD_CHARS {
+        errors.add("password", MSG_PASSWORD_TOO_LONG);
+    }
+    if let Some(confirmation) = &form.confirm_password {
+        if *confirmation != password {
+            errors.add("confirmPassword", MSG_PASSWORDS_DONT_MATCH);
+        }
+    }
+    let research_field = form.research_field.as_deref().unwrap_or_default().trim().to_owned();
+    if research_field.is_empty() {
+        errors.add("researchField", MSG_RESEARCH_FIELD_REQUIRED);
+    } else if research_field.chars().count() > MAX_RESEARCH_FIELD_CHARS {
+        errors.add("researchField", MSG_RESEARCH_FIELD_TOO_LONG);
+    }
+    errors.into_result(Signup { email, password, research_field: Some(research_field) })
+}
+
+/// `POST /api/signup` — the combined form on /auth.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CombinedSignupForm {
+    pub email: Option<String>,
+    pub research_field: Option<String>,
+    pub password: Option<String>,
+    pub confirm_password: Option<String>,
+    pub agree_to_terms: Option<bool>,
+    pub agree_to_privacy: Option<bool>,
+}
+
+pub fn validate_combined_signup(form: &CombinedSignupForm) -> Result<Signup, ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    let email = check_email(form.email.as_deref(), &mut errors);
+    let research_field = match form.research_field.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(name) => match name.parse::<ResearchField>() {
+            Ok(field) => Some(field.as_str().to_owned()),
+            Err(_) => {
+                errors.add("researchField", MSG_RESEARCH_FIELD_INVALID);
+                None
+            }
+        },
+    };
+    let password = form.password.clone().unwrap_or_default();
+    check_complex_password(&password, &mut errors);
+    if form.confirm_password.as_deref().unwrap_or_default() != password {
+        errors.add("confirmPassword", MSG_PASSWORDS_DONT_MATCH);
+    }
+    if form.agree_to_terms != Some(true) {
+        errors.add("agreeToTerms", MSG_AGREE_TERMS);
+    }
+    if form.agree_to_privacy != Some(true) {
+        errors.add("agreeToPrivacy", MSG_AGREE_PRIVACY);
+    }
+    errors.into_result(Signup { email, password, research_field })
+}
+
+/// `POST /api/forgot-password` and the re-send of a verification mail: an email only.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct EmailForm {
+    pub email: Option<String>,
+}
+
+pub fn validate_email_form(form: &EmailForm) -> Result<String, ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    let email = check_email(form.email.as_deref(), &mut errors);
+    errors.into_result(email)
+}
+
+/// `POST /api/reset-password`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResetPasswordForm {
+    pub token: Option<String>,
+    pub password: Option<String>,
+    pub confirm_password: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResetPassword {
+    pub token: String,
+    pub password: String,
+}
+
+pub fn validate_reset_password(form: &ResetPasswordForm) -> Result<ResetPassword, ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    let token = form.token.as_deref().unwrap_or_default().trim().to_owned();
+    if token.is_empty() {
+        errors.add("token", MSG_RESET_TOKEN_REQUIRED);
+    }
+    let password = form.password.clone().unwrap_or_default();
+    check_complex_password(&password, &mut errors);
+    if form.confirm_password.as_deref().unwrap_or_default() != password {
+        errors.add("confirmPassword", MSG_PASSWORDS_DO_NOT_MATCH);
+    }
+    errors.into_result(ResetPassword { token, password })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn combined(email: &str, password: &str, confirm: &str) -> CombinedSignupForm {
+        CombinedSignupForm {
+            email: Some(email.into()),
+            research_field: None,
+            password: Some(password.into()),
+            confirm_password: Some(confirm.into()),
+            agree_to_terms: Some(true),
+            agree_to_privacy: Some(true),
+        }
+    }
+
+    #[test]
+    fn accepts_ordinary_addresses() {
+        for email in ["ada@example.org", "a.b+tag@lab.uni-x.ac.uk", "o'neil@example.com", "x_y@a1.io"] {
+            assert!(is_valid_email(email), "{email} should be valid");
+        }
+    }
+
+    #[test]
+    fn rejects_malformed_addresses() {
+        let bad = [
+            "", "plain", "@example.org", "ada@", "ada@example", "ada@@example.org", "ada@example.c",
+            ".ada@example.org", "ada.@example.org", "a..da@example.org", "ada@-example.org",
+            "ada @example.org", "ada@example.org.", "ada@exa_mple.org", "ada@example.o2",
+        ];
+        for email in bad {
+            assert!(!is_valid_email(email), "{email:?} should be invalid");
+        }
+        let long_local = format!("{}@example.org", "a".repeat(65));
+        assert!(!is_valid_email(&long_local));
+    }
+
+    #[test]
+    fn complexity_gives_one_message_per_rule() {
+        assert_eq!(
+            password_complexity_errors("abc"),
+            vec![MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL]
+        );
+        assert_eq!(password_complexity_errors("ABCDEFGH1!"), vec![MSG_PASSWORD_LOWERCASE]);
+        assert!(password_complexity_errors("Correct-Horse-9").is_empty());
+        assert_eq!(password_complexity_errors(&format!("Aa1!{}", "x".repeat(300))), vec![MSG_PASSWORD_TOO_LONG]);
+    }
+
+    #[test]
+    fn combined_signup_normalizes_and_checks_agreements() {
+        let signup = validate_combined_signup(&combined(" Ada@Example.org ", "Secret-123", "Secret-123"));
+        assert_eq!(signup.map(|s| s.email), Ok("ada@example.org".to_owned()));
+
+        let mut form = combined("ada@example.org", "Secret-123", "Secret-124");
+        form.agree_to_terms = Some(false);
+        form.agree_to_privacy = None;
+        form.research_field = Some("astrology".into());
+        let errors = validate_combined_signup(&form).expect_err("form is invalid");
+        assert_eq!(errors.messages_for("confirmPassword"), vec![MSG_PASSWORDS_DONT_MATCH]);
+        assert_eq!(errors.messages_for("agreeToTerms"), vec![MSG_AGREE_TERMS]);
+        assert_eq!(errors.messages_for("agreeToPrivacy"), vec![MSG_AGREE_PRIVACY]);
+        assert_eq!(errors.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_INVALID]);
+        assert_eq!(errors.first_message(), MSG_RESEARCH_FIELD_INVALID);
+    }
+
+    #[test]
+    fn standalone_signup_applies_the_form_minimum_then_the_server_floor() {
+        let form = |password: &str, field: &str| StandaloneSignupForm {
+            email: Some("ada@example.org".into()),
+            password: Some(password.into()),
+            confirm_password: None,
+            research_field: Some(field.into()),
+        };
+        let short = validate_standalone_signup(&form("12345", "biology")).expect_err("too short");
+        assert_eq!(short.messages_for("password"), vec![MSG_PASSWORD_MIN_6]);
+        let under_floor = validate_standalone_signup(&form("1234567", "biology")).expect_err("under 8");
+        assert_eq!(under_floor.messages_for("password"), vec![MSG_PASSWORD_MIN_8]);
+        let no_field = validate_standalone_signup(&form("12345678", "  ")).expect_err("no field");
+        assert_eq!(no_field.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_REQUIRED]);
+        assert!(validate_standalone_signup(&form("12345678", "Neuroscience")).is_ok());
+    }
+
+    #[test]
+    fn login_requires_a_password_and_valid_email() {
+        let errors = validate_login(&LoginForm { email: Some("nope".into()), password: None })
+            .expect_err("invalid");
+        assert_eq!(errors.messages_for("email"), vec![MSG_INVALID_EMAIL]);
+        assert_eq!(errors.messages_for("password"), vec![MSG_PASSWORD_REQUIRED]);
+    }
+
+    #[test]
+    fn reset_requires_token_and_uses_its_own_mismatch_message() {
+        let form = ResetPasswordForm {
+            token: Some(" ".into()),
+            password: Some("Secret-123".into()),
+            confirm_password: Some("Secret-321".into()),
+        };
+        let errors = validate_reset_password(&form).expect_err("invalid");
+        assert_eq!(errors.messages_for("token"), vec![MSG_RESET_TOKEN_REQUIRED]);
+        assert_eq!(errors.messages_for("confirmPassword"), vec![MSG_PASSWORDS_DO_NOT_MATCH]);
+    }
+}
