@@ -1,0 +1,27 @@
+//! The one place values become bytes: CBOR through serde_cbor. Records evolve by adding fields
+//! with `#[serde(default)]`; renames and removals need a migration in `db`.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{abort, StoreError};
+
+pub(crate) fn encode<T: Serialize>(what: &'static str, value: &T) -> Result<Vec<u8>, StoreError> {
+    serde_cbor::to_vec(value).map_err(|source| StoreError::Encode { what, source })
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T, StoreError> {
+    serde_cbor::from_slice(bytes).map_err(|source| StoreError::Decode { what, source })
+}
+
+type TxError = sled::transaction::ConflictableTransactionError<StoreError>;
+
+/// [`encode`] inside a transaction, where failures abort it.
+pub(crate) fn tx_encode<T: Serialize>(what: &'static str, value: &T) -> Result<Vec<u8>, TxError> {
+    encode(what, value).map_err(abort)
+}
+
+/// [`decode`] inside a transaction, where failures abort it.
+pub(crate) fn tx_decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T, TxError> {
+    decode(what, bytes).map_err(abort)
+}

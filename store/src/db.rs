@@ -1,0 +1,173 @@
+//! Opening the database, its trees, the schema version and forward migrations.
+
+use std::path::Path;
+
+use crate::error::StoreError;
+use crate::Result;
+
+/// The schema this binary writes. Bump it and append a migration when a stored shape changes in
+/// a way `#[serde(default)]` cannot absorb.
+pub const SCHEMA_VERSION: u32 = 1;
+
+const SCHEMA_VERSION_KEY: &[u8] = b"schema_version";
+
+/// A forward migration from `from` to `from + 1`.
+pub(crate) struct Migration {
+    pub from: u32,
+    pub apply: fn(&Store) -> Result<()>,
+}
+
+/// Migrations in order; empty while version 1 is the only version.
+const MIGRATIONS: &[Migration] = &[];
+
+/// Handle to the database; cheap to clone (every tree is reference-counted by sled).
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) db: sled::Db,
+    pub(crate) meta: sled::Tree,
+    /// user id (16 bytes) → `User`
+    pub(crate) users: sled::Tree,
+    /// normalized email → user id
+    pub(crate) users_by_email: sled::Tree,
+    /// user id → `Preferences`
+    pub(crate) preferences: sled::Tree,
+    /// session token hash (32 bytes) → `Session`
+    pub(crate) sessions: sled::Tree,
+    /// user id ++ session token hash → ()
+    pub(crate) sessions_by_user: sled::Tree,
+    /// one-time token hash → `TokenRecord`
+    pub(crate) tokens: sled::Tree,
+    /// mail id (u64 big-endian, so FIFO) → `QueuedMail`
+    pub(crate) mail_queue: sled::Tree,
+    /// mails that failed for good, kept for the operator
+    pub(crate) mail_dead: sled::Tree,
+}
+
+impl Store {
+    /// Opens (or creates) the database in `path`, migrating it to [`SCHEMA_VERSION`].
+    pub fn open(path: &Path) -> Result<Store> {
+        let db = sled::Config::new().path(path).open().map_err(|source| {
+            if source.to_string().contains("could not acquire lock") {
+                StoreError::Locked { path: path.to_owned() }
+            } else {
+                StoreError::Open { path: path.to_owned(), source }
+            }
+        })?;
+        Store::from_db(db, MIGRATIONS)
+    }
+
+    /// A database that lives in a temporary directory and is gone when dropped; for tests.
+    pub fn temporary() -> Result<Store> {
+        let db = sled::Config::new().temporary(true).open()?;
+        Store::from_db(db, MIGRATIONS)
+    }
+
+    fn from_db(db: sled::Db, migrations: &[Migration]) -> Result<Store> {
+        let store = Store {
+            meta: db.open_tree("meta")?,
+            users: db.open_tree("users")?,
+            users_by_email: db.open_tree("users_by_email")?,
+            preferences: db.open_tree("user_preferences")?,
+            sessions: db.open_tree("sessions")?,
+            sessions_by_user: db.open_tree("sessions_by_user")?,
+            tokens: db.open_tree("tokens")?,
+            mail_queue: db.open_tree("mail_queue")?,
+            mail_dead: db.open_tree("mail_dead")?,
+            db,
+        };
+        store.migrate(SCHEMA_VERSION, migrations)?;
+        Ok(store)
+    }
+
+    /// The schema version recorded in the database.
+    pub fn schema_version(&self) -> Result<u32> {
+        let stored = self.meta.get(SCHEMA_VERSION_KEY)?;
+        Ok(stored.and_then(|bytes| <[u8; 4]>::try_from(bytes.as_ref()).ok()).map_or(0, u32::from_be_bytes))
+    }
+
+    fn set_schema_version(&self, version: u32) -> Result<()> {
+        self.meta.insert(SCHEMA_VERSION_KEY, &version.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// Brings the database to `target`: a new database is stamped, an older one is migrated step
+    /// by step (each step flushed), a newer one is refused untouched.
+    pub(crate) fn migrate(&self, target: u32, migrations: &[Migration]) -> Result<()> {
+        let is_new = self.users.is_empty() && self.meta.get(SCHEMA_VERSION_KEY)?.is_none();
+        if is_new {
+            self.set_schema_version(target)?;
+            self.db.flush()?;
+            return Ok(());
+        }
+        let mut version = self.schema_version()?;
+        if version > target {
+            return Err(StoreError::SchemaTooNew { found: version, supported: target });
+        }
+        while version < target {
+            if let Some(migration) = migrations.iter().find(|migration| migration.from == version) {
+                tracing::info!(from = version, to = version + 1, "migrating database");
+                (migration.apply)(self)?;
+            }
+            version += 1;
+            self.set_schema_version(version)?;
+            self.db.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes everything to disk; returns once it is durable.
+    pub fn flush(&self) -> Result<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// [`Store::flush`] for async callers; sled does the I/O on its own threads.
+    pub async fn flush_async(&self) -> Result<()> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// Approximate bytes on disk, for `/metrics`.
+    pub fn size_on_disk_bytes(&self) -> Result<u64> {
+        Ok(self.db.size_on_disk()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add_marker(store: &Store) -> Result<()> {
+        store.meta.insert(b"migrated_from_1", b"yes")?;
+        Ok(())
+    }
+
+    #[test]
+    fn a_new_database_is_stamped_with_the_current_version() -> Result<()> {
+        let store = Store::temporary()?;
+        assert_eq!(store.schema_version()?, SCHEMA_VERSION);
+        Ok(())
+    }
+
+    #[test]
+    fn older_databases_run_each_migration_once() -> Result<()> {
+        let store = Store::temporary()?;
+        let migrations = [Migration { from: 1, apply: add_marker }];
+        store.migrate(2, &migrations)?;
+        assert_eq!(store.schema_version()?, 2);
+        assert!(store.meta.get(b"migrated_from_1")?.is_some());
+        store.meta.remove(b"migrated_from_1")?;
+        store.migrate(2, &migrations)?;
+        assert!(store.meta.get(b"migrated_from_1")?.is_none(), "migration ran twice");
+        Ok(())
+    }
+
+    #[test]
+    fn newer_databases_are_refused() -> Result<()> {
+        let store = Store::temporary()?;
+        store.set_schema_version(SCHEMA_VERSION + 1)?;
+        let refused = store.migrate(SCHEMA_VERSION, MIGRATIONS);
+        assert!(matches!(refused, Err(StoreError::SchemaTooNew { .. })));
+        Ok(())
+    }
+}

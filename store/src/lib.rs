@@ -1,0 +1,29 @@
+//! Papertide's database: one sled tree per entity plus secondary-index trees, values in CBOR.
+//!
+//! Guarantees: every multi-tree invariant (one account per normalized email, a user's current
+//! token, the mail a signup queues) is written in one sled transaction, so a crash leaves either
+//! all of it or none. Secrets are never stored: sessions and one-time tokens are kept by their
+//! SHA-256 hash. Writers that must survive a crash call [`Store::flush`] before they answer.
+//!
+//! Architecture invariant: `store` knows nothing of HTTP or actors, and only `codec` touches
+//! serde_cbor.
+
+mod codec;
+mod db;
+mod error;
+pub mod mail_queue;
+pub mod preferences;
+pub mod secret;
+pub mod sessions;
+pub mod tokens;
+pub mod users;
+
+pub use db::{Store, SCHEMA_VERSION};
+pub use error::StoreError;
+pub use mail_queue::QueuedMail;
+pub use secret::TokenHash;
+pub use sessions::Session;
+pub use tokens::TokenPurpose;
+pub use users::{NewAccount, User};
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,114 @@
+//! The durable outgoing-mail queue. Producers enqueue in the same transaction as the change the
+//! mail reports; the mailer removes a mail only after it was handed over, so a crash loses none.
+
+use chrono::{DateTime, Utc};
+use engine::mail::RenderedMail;
+use serde::{Deserialize, Serialize};
+use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+
+use crate::codec::{decode, encode};
+use crate::error::StoreError;
+use crate::{Result, Store};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedMail {
+    /// Increasing with enqueue order; also names the mail's Message-ID and outbox file, so a
+    /// retry after a crash is recognizably the same message.
+    pub id: u64,
+    pub mail: RenderedMail,
+    pub enqueued_at: DateTime<Utc>,
+    pub attempts: u32,
+    pub next_attempt_at: DateTime<Utc>,
+    #[serde(default)]
+    pub last_error: Option<String>,
+}
+
+pub(crate) fn tx_enqueue(
+    queue: &TransactionalTree,
+    mail: &RenderedMail,
+    now: DateTime<Utc>,
+) -> Result<u64, ConflictableTransactionError<StoreError>> {
+    let id = queue.generate_id()?;
+    let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None };
+    queue.insert(&id.to_be_bytes(), crate::codec::tx_encode("queued mail", &queued)?)?;
+    Ok(id)
+}
+
+impl Store {
+    /// Queues a mail on its own; returns its id.
+    pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
+        let id = self.db.generate_id()?;
+        let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None };
+        self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        Ok(id)
+    }
+
+    /// Every queued mail, oldest first.
+    pub fn queued_mail(&self) -> Result<Vec<QueuedMail>> {
+        self.mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
+    }
+
+    /// Queued mail whose next attempt is due, oldest first, at most `limit`.
+    pub fn due_mail(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<QueuedMail>> {
+        let mut due = Vec::new();
+        for queued in self.queued_mail()? {
+            if queued.next_attempt_at <= now {
+                due.push(queued);
+            }
+            if due.len() == limit {
+                break;
+            }
+        }
+        Ok(due)
+    }
+
+    /// The earliest next attempt among queued mail, for the mailer's timer.
+    pub fn next_mail_attempt_at(&self) -> Result<Option<DateTime<Utc>>> {
+        Ok(self.queued_mail()?.into_iter().map(|queued| queued.next_attempt_at).min())
+    }
+
+    pub fn mail_queue_len(&self) -> usize {
+        self.mail_queue.len()
+    }
+
+    pub fn dead_mail_len(&self) -> usize {
+        self.mail_dead.len()
+    }
+
+    /// Every mail that failed for good, oldest first.
+    pub fn dead_mail(&self) -> Result<Vec<QueuedMail>> {
+        self.mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
+    }
+
+    /// The mail was handed over: it leaves the queue.
+    pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
+        self.mail_queue.remove(id.to_be_bytes())?;
+        Ok(())
+    }
+
+    /// The mail could not be sent now: count the attempt and schedule the next one.
+    pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
+        let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
+            return Ok(None);
+        };
+        let mut queued: QueuedMail = decode("queued mail", &bytes)?;
+        queued.attempts += 1;
+        queued.last_error = Some(error.to_owned());
+        queued.next_attempt_at = next_attempt_at;
+        self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        Ok(Some(queued))
+    }
+
+    /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
+    pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
+        let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
+            return Ok(());
+        };
+        let mut queued: QueuedMail = decode("queued mail", &bytes)?;
+        queued.attempts += 1;
+        queued.last_error = Some(error.to_owned());
+        self.mail_dead.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        self.mail_queue.remove(id.to_be_bytes())?;
+        Ok(())
+    }
+}

@@ -1,0 +1,19 @@
+//! Mail preferences per user (spec §3 `user_preferences`), created with the account.
+
+use engine::{Preferences, UserId};
+
+use crate::codec::{decode, encode};
+use crate::{Result, Store};
+
+impl Store {
+    /// A user's preferences; the spec's defaults when none were stored.
+    pub fn preferences(&self, user_id: UserId) -> Result<Preferences> {
+        let stored = self.preferences.get(user_id.as_bytes())?;
+        Ok(stored.map(|bytes| decode("preferences", &bytes)).transpose()?.unwrap_or_default())
+    }
+
+    pub fn put_preferences(&self, user_id: UserId, preferences: &Preferences) -> Result<()> {
+        self.preferences.insert(user_id.as_bytes(), encode("preferences", preferences)?)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,105 @@
+//! Sign-in sessions, stored by the hash of the cookie that carries them. A session is valid while
+//! unexpired, while its user is active, and while its epoch matches the user's (a password reset
+//! bumps the epoch and so ends every session at once).
+
+use chrono::{DateTime, Utc};
+use engine::UserId;
+use serde::{Deserialize, Serialize};
+use sled::Transactional;
+
+use crate::codec::{decode, tx_encode};
+use crate::secret::TokenHash;
+use crate::users::User;
+use crate::{Result, Store};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    pub user_id: UserId,
+    pub epoch: u32,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    #[serde(default)]
+    pub ip_address: Option<String>,
+}
+
+fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
+    let mut key = Vec::with_capacity(48);
+    key.extend_from_slice(user_id.as_bytes());
+    key.extend_from_slice(hash.as_bytes());
+    key
+}
+
+impl Store {
+    pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
+        let by_user_key = user_session_key(session.user_id, &hash);
+        (&self.sessions, &self.sessions_by_user).transaction(|(sessions, by_user)| {
+            sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
+            by_user.insert(by_user_key.as_slice(), &[])?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// The signed-in user of a session cookie, if the session is still valid.
+    pub fn session_user(&self, hash: TokenHash, now: DateTime<Utc>) -> Result<Option<(Session, User)>> {
+        let Some(bytes) = self.sessions.get(hash.as_bytes())? else {
+            return Ok(None);
+        };
+        let session: Session = decode("session", &bytes)?;
+        if session.expires_at <= now {
+            self.delete_session(hash)?;
+            return Ok(None);
+        }
+        let Some(user) = self.user(session.user_id)? else {
+            return Ok(None);
+        };
+        if user.session_epoch != session.epoch || !user.is_active {
+            self.delete_session(hash)?;
+            return Ok(None);
+        }
+        Ok(Some((session, user)))
+    }
+
+    pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
+        let Some(bytes) = self.sessions.remove(hash.as_bytes())? else {
+            return Ok(());
+        };
+        let session: Session = decode("session", &bytes)?;
+        self.sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
+        Ok(())
+    }
+
+    /// How many sessions a user has; void ones count until they are purged.
+    pub fn session_count(&self, user_id: UserId) -> usize {
+        self.sessions_by_user.scan_prefix(user_id.as_bytes()).count()
+    }
+
+    /// Deletes the stored sessions of a user (sign out everywhere).
+    pub fn delete_sessions_of(&self, user_id: UserId) -> Result<usize> {
+        let mut deleted = 0;
+        for entry in self.sessions_by_user.scan_prefix(user_id.as_bytes()) {
+            let (key, _) = entry?;
+            if let Some(hash) = key.get(16..).and_then(TokenHash::from_slice) {
+                self.delete_session(hash)?;
+                deleted += 1;
+            }
+        }
+        Ok(deleted)
+    }
+
+    /// Deletes expired sessions and sessions voided by a newer epoch; returns how many.
+    pub fn purge_expired_sessions(&self, now: DateTime<Utc>) -> Result<usize> {
+        let mut purged = 0;
+        for entry in self.sessions.iter() {
+            let (key, bytes) = entry?;
+            let session: Session = decode("session", &bytes)?;
+            let current_epoch = self.user(session.user_id)?.map(|user| user.session_epoch);
+            let is_void = session.expires_at <= now || current_epoch != Some(session.epoch);
+            if let (true, Some(hash)) = (is_void, TokenHash::from_slice(&key)) {
+                self.delete_session(hash)?;
+                purged += 1;
+            }
+        }
+        Ok(purged)
+    }
+}

@@ -1,0 +1,191 @@
+//! User accounts (every field of spec §3) and the unique-email index.
+
+use chrono::{DateTime, Utc};
+use engine::account::normalize_email;
+use engine::mail::RenderedMail;
+use engine::{Preferences, Tier, UserId};
+use serde::{Deserialize, Serialize};
+use sled::Transactional;
+
+use crate::codec::{decode, tx_decode, tx_encode};
+use crate::error::{abort, StoreError};
+use crate::mail_queue::tx_enqueue;
+use crate::secret::TokenHash;
+use crate::tokens::{tx_put_token, TokenPurpose, TokenRecord};
+use crate::{Result, Store};
+
+/// A user account. Token fields hold hashes, never the tokens mailed out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct User {
+    pub id: UserId,
+    /// Normalized (trimmed, lower-case); unique.
+    pub email: String,
+    #[serde(default)]
+    pub research_field: Option<String>,
+    pub password_hash: String,
+    pub is_active: bool,
+    #[serde(default)]
+    pub is_unlimited: bool,
+    #[serde(default)]
+    pub is_email_verified: bool,
+    /// Operators: may use the test-email page for any address. Set from the CLI.
+    #[serde(default)]
+    pub is_admin: bool,
+    /// Hex SHA-256 of the current verification token.
+    #[serde(default)]
+    pub email_verification_token: Option<String>,
+    /// Hex SHA-256 of the current password-reset token.
+    #[serde(default)]
+    pub password_reset_token: Option<String>,
+    #[serde(default)]
+    pub password_reset_token_expiry: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub stripe_customer_id: Option<String>,
+    #[serde(default)]
+    pub stripe_subscription_id: Option<String>,
+    #[serde(default)]
+    pub subscription_tier: Tier,
+    /// The address the account was created from.
+    #[serde(default)]
+    pub ip_address: Option<String>,
+    #[serde(default)]
+    pub last_digest_sent_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub last_free_sent_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    /// Sessions created under an older epoch are void: a password reset bumps it, which signs
+    /// the user out everywhere in the same write that changes the password.
+    #[serde(default)]
+    pub session_epoch: u32,
+}
+
+impl User {
+    /// A fresh, unverified free account with the spec's defaults.
+    pub fn new(id: UserId, email: &str, password_hash: String, now: DateTime<Utc>) -> User {
+        User {
+            id,
+            email: normalize_email(email),
+            research_field: None,
+            password_hash,
+            is_active: true,
+            is_unlimited: false,
+            is_email_verified: false,
+            is_admin: false,
+            email_verification_token: None,
+            password_reset_token: None,
+            password_reset_token_expiry: None,
+            stripe_customer_id: None,
+            stripe_subscription_id: None,
+            subscription_tier: Tier::Free,
+            ip_address: None,
+            last_digest_sent_at: None,
+            last_free_sent_at: None,
+            created_at: now,
+            session_epoch: 0,
+        }
+    }
+}
+
+/// Everything a signup writes, in one transaction.
+#[derive(Debug, Clone)]
+pub struct NewAccount {
+    pub user: User,
+    pub preferences: Preferences,
+    /// The verification token's hash and expiry.
+    pub verification: Option<(TokenHash, DateTime<Utc>)>,
+    /// The verification mail, queued with the account.
+    pub mail: Option<RenderedMail>,
+}
+
+impl Store {
+    /// Creates an account, its preferences, its verification token and its queued mail at once.
+    /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
+    /// two signups race.
+    pub fn create_account(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
+        let mut user = account.user;
+        user.email = normalize_email(&user.email);
+        if let Some((hash, _)) = &account.verification {
+            user.email_verification_token = Some(hash.to_hex());
+        }
+        let user_key = *user.id.as_bytes();
+        let trees = (&self.users, &self.users_by_email, &self.preferences, &self.tokens, &self.mail_queue);
+        trees.transaction(|(users, emails, preferences, tokens, queue)| {
+            if emails.get(user.email.as_bytes())?.is_some() {
+                return Err(abort(StoreError::DuplicateEmail));
+            }
+            emails.insert(user.email.as_bytes(), &user_key)?;
+            users.insert(&user_key, tx_encode("user", &user)?)?;
+            preferences.insert(&user_key, tx_encode("preferences", &account.preferences)?)?;
+            if let Some((hash, expires_at)) = &account.verification {
+                let record = TokenRecord {
+                    purpose: TokenPurpose::EmailVerification,
+                    user_id: user.id,
+                    created_at: now,
+                    expires_at: *expires_at,
+                };
+                tx_put_token(tokens, hash, &record)?;
+            }
+            if let Some(mail) = &account.mail {
+                tx_enqueue(queue, mail, now)?;
+            }
+            Ok(())
+        })?;
+        Ok(user)
+    }
+
+    pub fn user(&self, id: UserId) -> Result<Option<User>> {
+        self.users.get(id.as_bytes())?.map(|bytes| decode("user", &bytes)).transpose()
+    }
+
+    /// Looks a user up by email, trimmed and case-insensitively.
+    pub fn user_by_email(&self, email: &str) -> Result<Option<User>> {
+        let normalized = normalize_email(email);
+        let Some(id_bytes) = self.users_by_email.get(normalized.as_bytes())? else {
+            return Ok(None);
+        };
+        let Some(id) = UserId::from_slice(&id_bytes) else {
+            return Ok(None);
+        };
+        self.user(id)
+    }
+
+    /// Every account, oldest first.
+    pub fn users(&self) -> Result<Vec<User>> {
+        let mut users = self
+            .users
+            .iter()
+            .values()
+            .map(|bytes| decode::<User>("user", &bytes?))
+            .collect::<Result<Vec<User>>>()?;
+        users.sort_by_key(|user| user.created_at);
+        Ok(users)
+    }
+
+    pub fn user_count(&self) -> usize {
+        self.users.len()
+    }
+
+    /// Changes a user with `change` atomically and returns the new record. The email, id and
+    /// creation time cannot be changed this way.
+    pub fn update_user(&self, id: UserId, change: impl Fn(&mut User)) -> Result<User> {
+        let key = *id.as_bytes();
+        let updated = self.users.transaction(|users| {
+            let bytes = users.get(key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
+            let mut user: User = tx_decode("user", &bytes)?;
+            let (email, created_at) = (user.email.clone(), user.created_at);
+            change(&mut user);
+            user.id = id;
+            user.email = email;
+            user.created_at = created_at;
+            users.insert(&key, tx_encode("user", &user)?)?;
+            Ok(user)
+        })?;
+        Ok(updated)
+    }
+
+    /// [`Store::update_user`] by email.
+    pub fn update_user_by_email(&self, email: &str, change: impl Fn(&mut User)) -> Result<User> {
+        let user = self.user_by_email(email)?.ok_or(StoreError::UserNotFound)?;
+        self.update_user(user.id, change)
+    }
+}

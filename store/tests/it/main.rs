@@ -1,0 +1,217 @@
+//! Integration tests of the store on real sled databases, temporary or on disk.
+
+use std::sync::{Arc, Barrier};
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use engine::mail::RenderedMail;
+use engine::{DeliveryDay, Preferences, Tier, UserId};
+use store::{NewAccount, Session, Store, StoreError, TokenHash, TokenPurpose, User};
+use uuid::Uuid;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 2, 9, 0, 0).single().expect("valid time")
+}
+
+fn mail(to: &str, subject: &str) -> RenderedMail {
+    RenderedMail {
+        to: to.into(),
+        subject: subject.into(),
+        html: "<p>hi</p>".into(),
+        text: "hi".into(),
+        action_url: None,
+    }
+}
+
+fn signup(store: &Store, email: &str, token: &str) -> Result<User, StoreError> {
+    let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now());
+    store.create_account(
+        NewAccount {
+            user,
+            preferences: Preferences::default(),
+            verification: Some((TokenHash::of(token), now() + Duration::hours(48))),
+            mail: Some(mail(email, "Verify")),
+        },
+        now(),
+    )
+}
+
+fn session_for(user: &User, at: DateTime<Utc>) -> Session {
+    Session { user_id: user.id, epoch: user.session_epoch, created_at: at, expires_at: at + Duration::days(30), ip_address: None }
+}
+
+#[test]
+fn reopening_after_close_keeps_everything() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("db");
+    let user_id = {
+        let store = Store::open(&path)?;
+        let user = signup(&store, "Ada@Example.org", "verify-1")?;
+        let preferences = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
+        store.put_preferences(user.id, &preferences)?;
+        store.create_session(TokenHash::of("cookie"), &session_for(&user, now()))?;
+        store.update_user(user.id, |user| user.subscription_tier = Tier::Pro)?;
+        store.flush()?;
+        user.id
+    };
+    let store = Store::open(&path)?;
+    let user = store.user_by_email("ada@example.org")?.ok_or("user lost")?;
+    assert_eq!(user.id, user_id);
+    assert_eq!(user.subscription_tier, Tier::Pro);
+    assert_eq!(store.preferences(user_id)?.delivery_day, DeliveryDay::Friday);
+    assert!(store.session_user(TokenHash::of("cookie"), now())?.is_some());
+    assert_eq!(store.queued_mail()?.len(), 1);
+    assert!(store.verify_email(TokenHash::of("verify-1"), now(), |u| mail(&u.email, "Welcome"))?.is_some());
+    Ok(())
+}
+
+#[test]
+fn a_second_process_cannot_open_the_same_database() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let _first = Store::open(dir.path())?;
+    let second = Store::open(dir.path());
+    assert!(matches!(second, Err(StoreError::Locked { .. })), "got {:?}", second.err());
+    Ok(())
+}
+
+#[test]
+fn two_concurrent_signups_of_one_email_make_exactly_one_account() -> TestResult {
+    for round in 0..20 {
+        let store = Store::temporary()?;
+        let barrier = Arc::new(Barrier::new(2));
+        let handles: Vec<_> = ["race@example.org", " RACE@example.org "]
+            .into_iter()
+            .map(|email| {
+                let (store, barrier) = (store.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    signup(&store, email, &format!("token-{round}-{email}"))
+                })
+            })
+            .collect();
+        let outcomes: Vec<_> = handles.into_iter().map(|handle| handle.join().expect("thread")).collect();
+        let created = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
+        let duplicates = outcomes.iter().filter(|outcome| matches!(outcome, Err(StoreError::DuplicateEmail))).count();
+        assert_eq!((created, duplicates), (1, 1), "round {round}: {outcomes:?}");
+        assert_eq!(store.user_count(), 1);
+        assert_eq!(store.queued_mail()?.len(), 1, "the losing signup queued mail");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_duplicate_signup_writes_nothing() -> TestResult {
+    let store = Store::temporary()?;
+    signup(&store, "ada@example.org", "a")?;
+    let duplicate = signup(&store, "ADA@example.org", "b");
+    assert!(matches!(duplicate, Err(StoreError::DuplicateEmail)));
+    assert_eq!(store.user_count(), 1);
+    assert_eq!(store.queued_mail()?.len(), 1);
+    assert!(store.verify_email(TokenHash::of("b"), now(), |u| mail(&u.email, "Welcome"))?.is_none());
+    Ok(())
+}
+
+#[test]
+fn verification_tokens_work_once_and_queue_the_welcome_mail() -> TestResult {
+    let store = Store::temporary()?;
+    signup(&store, "ada@example.org", "verify")?;
+    let verified = store.verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
+    let verified = verified.ok_or("token rejected")?;
+    assert!(verified.is_email_verified);
+    assert_eq!(verified.email_verification_token, None);
+    let subjects: Vec<String> = store.queued_mail()?.into_iter().map(|q| q.mail.subject).collect();
+    assert_eq!(subjects, vec!["Verify", "Welcome"]);
+    let reused = store.verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
+    assert!(reused.is_none(), "a token worked twice");
+    Ok(())
+}
+
+#[test]
+fn expired_and_superseded_tokens_are_refused() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "first")?;
+    let late = now() + Duration::hours(49);
+    assert!(store.verify_email(TokenHash::of("first"), late, |u| mail(&u.email, "W"))?.is_none());
+
+    store.issue_token(user.id, TokenPurpose::EmailVerification, TokenHash::of("second"), now() + Duration::hours(48), &mail("a", "V2"), now())?;
+    store.issue_token(user.id, TokenPurpose::EmailVerification, TokenHash::of("third"), now() + Duration::hours(48), &mail("a", "V3"), now())?;
+    assert!(store.verify_email(TokenHash::of("second"), now(), |u| mail(&u.email, "W"))?.is_none(), "superseded token worked");
+    assert!(store.verify_email(TokenHash::of("third"), now(), |u| mail(&u.email, "W"))?.is_some());
+    Ok(())
+}
+
+#[test]
+fn a_reset_token_cannot_verify_and_a_reset_ends_every_session() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "verify")?;
+    store.create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
+    store.create_session(TokenHash::of("phone"), &session_for(&user, now()))?;
+    store.issue_token(user.id, TokenPurpose::PasswordReset, TokenHash::of("reset"), now() + Duration::hours(1), &mail("a", "Reset"), now())?;
+    assert!(store.verify_email(TokenHash::of("reset"), now(), |u| mail(&u.email, "W"))?.is_none());
+
+    let changed = store.reset_password(TokenHash::of("reset"), "new-hash", now())?.ok_or("reset refused")?;
+    assert_eq!(changed.password_hash, "new-hash");
+    assert!(store.session_user(TokenHash::of("laptop"), now())?.is_none());
+    assert!(store.session_user(TokenHash::of("phone"), now())?.is_none());
+    assert!(store.reset_password(TokenHash::of("reset"), "again", now())?.is_none(), "reset token reused");
+
+    let fresh = store.user(user.id)?.ok_or("user gone")?;
+    store.create_session(TokenHash::of("new"), &session_for(&fresh, now()))?;
+    assert!(store.session_user(TokenHash::of("new"), now())?.is_some());
+    assert_eq!(store.purge_expired_sessions(now())?, 0, "void sessions were already dropped on lookup");
+    Ok(())
+}
+
+#[test]
+fn sessions_expire_and_purge() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "verify")?;
+    store.create_session(TokenHash::of("s1"), &session_for(&user, now()))?;
+    store.create_session(TokenHash::of("s2"), &session_for(&user, now() - Duration::days(31)))?;
+    assert_eq!(store.session_count(user.id), 2);
+    assert_eq!(store.purge_expired_sessions(now())?, 1);
+    assert_eq!(store.session_count(user.id), 1);
+    assert!(store.session_user(TokenHash::of("s1"), now() + Duration::days(31))?.is_none());
+    assert_eq!(store.delete_sessions_of(user.id)?, 0);
+    Ok(())
+}
+
+#[test]
+fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
+    let store = Store::temporary()?;
+    let first = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
+    let second = store.enqueue_mail(&mail("b@x.org", "two"), now())?;
+    assert!(first < second);
+    let due: Vec<u64> = store.due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
+    assert_eq!(due, vec![first, second]);
+
+    store.mark_mail_failed(first, "connection refused", now() + Duration::minutes(1))?;
+    let due: Vec<u64> = store.due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
+    assert_eq!(due, vec![second]);
+    assert_eq!(store.next_mail_attempt_at()?, Some(now()));
+
+    store.mark_mail_sent(second)?;
+    store.move_mail_to_dead(first, "550 no such user")?;
+    assert_eq!(store.mail_queue_len(), 0);
+    let dead = store.dead_mail()?;
+    assert_eq!(dead.len(), 1);
+    assert_eq!(dead[0].attempts, 2);
+    assert_eq!(dead[0].last_error.as_deref(), Some("550 no such user"));
+    Ok(())
+}
+
+#[test]
+fn update_user_cannot_change_identity() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "v")?;
+    let changed = store.update_user(user.id, |user| {
+        user.email = "mallory@example.org".into();
+        user.is_admin = true;
+    })?;
+    assert_eq!(changed.email, "ada@example.org");
+    assert!(changed.is_admin);
+    assert!(store.user_by_email("mallory@example.org")?.is_none());
+    assert!(matches!(store.update_user(UserId(Uuid::new_v4()), |_| {}), Err(StoreError::UserNotFound)));
+    Ok(())
+}
