@@ -1,0 +1,75 @@
+//! The janitor: drops expired sessions and one-time tokens every hour, so the database does not
+//! grow with abandoned sign-ins.
+
+use std::time::Duration;
+
+use actix::prelude::*;
+use chrono::Utc;
+use store::Store;
+
+use crate::status::StatusBoard;
+
+pub const ACTOR_NAME: &str = "janitor";
+const PURGE_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// Drop what has expired now.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "()")]
+pub struct PurgeExpired;
+
+pub struct Janitor {
+    store: Store,
+    board: StatusBoard,
+}
+
+impl Janitor {
+    pub fn new(store: Store, board: StatusBoard) -> Janitor {
+        Janitor { store, board }
+    }
+
+    pub fn start_supervised(self) -> Addr<Janitor> {
+        Supervisor::start(move |_| self)
+    }
+}
+
+impl Actor for Janitor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.set_mailbox_capacity(4);
+        ctx.run_interval(PURGE_INTERVAL, |_, ctx| ctx.notify(PurgeExpired));
+        ctx.notify(PurgeExpired);
+    }
+}
+
+impl Supervised for Janitor {
+    fn restarting(&mut self, _: &mut Self::Context) {
+        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+    }
+}
+
+impl Handler<PurgeExpired> for Janitor {
+    type Result = ();
+
+    fn handle(&mut self, _: PurgeExpired, _: &mut Self::Context) {
+        let now = Utc::now();
+        let purged = self.store.purge_expired_sessions(now).and_then(|sessions| {
+            let tokens = self.store.purge_expired_tokens(now)?;
+            Ok(sessions + tokens)
+        });
+        match purged {
+            Ok(count) => self.board.update(ACTOR_NAME, |status| {
+                status.last_success_at = Some(now);
+                status.processed_total += count as u64;
+            }),
+            Err(error) => {
+                tracing::error!(%error, "purging expired sessions and tokens");
+                self.board.update(ACTOR_NAME, |status| {
+                    status.last_error_at = Some(now);
+                    status.last_error = Some(error.to_string());
+                    status.failed_total += 1;
+                });
+            }
+        }
+    }
+}

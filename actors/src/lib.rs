@@ -1,0 +1,32 @@
+//! Papertide's runtime: actix actors that own long-lived resources and periodic work.
+//!
+//! ```mermaid
+//! flowchart LR
+//!     web[web handlers] -- "DrainQueue (try_send, mailbox 16)" --> mailer[Mailer]
+//!     web -- "enqueue in the same sled transaction as the change" --> queue[(sled mail_queue)]
+//!     mailer -- "reads due mail, removes it once handed over" --> queue
+//!     mailer -- "SMTP (lettre) or .eml file" --> out((recipient / outbox))
+//!     timer[interval 5 s] -. DrainQueue .-> mailer
+//!     hourly[interval 1 h] -. PurgeExpired .-> janitor[Janitor]
+//!     janitor -- "drops expired sessions and tokens" --> db[(sled)]
+//!     mailer & janitor -- status --> board[StatusBoard] --> health["/healthz, /metrics"]
+//! ```
+//!
+//! Supervision policy: every actor runs under an actix `Supervisor`; an actor that reaches a
+//! state it cannot continue from stops itself, and the supervisor restarts it, counting the
+//! restart on the [`StatusBoard`]. Handlers never panic on bad data: they record the error and
+//! go on. Business rules live in `engine`; actors decode messages, call `engine` and `store`,
+//! and report.
+//!
+//! Architecture invariant: exactly one actor (the [`Mailer`]) owns the mail transport; mail is
+//! sent only from the durable queue, never directly from a request.
+
+mod error;
+pub mod janitor;
+pub mod mailer;
+pub mod status;
+
+pub use error::MailError;
+pub use janitor::{Janitor, PurgeExpired};
+pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
+pub use status::{ActorStatus, StatusBoard};

@@ -1,0 +1,303 @@
+//! The mailer: the one owner of the mail transport. It drains the durable queue in order,
+//! hands each mail to SMTP or writes it to the outbox, and only then removes it from the queue.
+//!
+//! Delivery guarantee: a mail leaves the queue only after the transport accepted it, and that
+//! removal is flushed before the next mail goes, so a crash loses no mail. The one window in
+//! which a crash could repeat a mail is between the SMTP server's acceptance and the flush; the
+//! retry then carries the same `Message-ID` (derived from the queue id), and in outbox mode it
+//! rewrites the same file, so no recipient sees two different messages.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use actix::prelude::*;
+use chrono::{DateTime, Utc};
+use lettre::message::header::ContentType;
+use lettre::message::{Mailbox, MultiPart, SinglePart};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use store::{QueuedMail, Store};
+
+use crate::error::MailError;
+use crate::status::StatusBoard;
+
+pub const ACTOR_NAME: &str = "mailer";
+const MAILBOX_CAPACITY: usize = 16;
+
+/// Where mail goes.
+#[derive(Clone)]
+pub enum MailTransport {
+    /// A real SMTP server (plain, STARTTLS or TLS, with credentials), from a URL such as
+    /// `smtp://user:pass@host:587?tls=required` or `smtps://host:465`.
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    /// No SMTP configured: every mail becomes an `.eml` file in this directory.
+    Outbox(PathBuf),
+}
+
+impl MailTransport {
+    /// An SMTP transport from a connection URL; rejects URLs lettre cannot use.
+    pub fn smtp_from_url(url: &str, timeout: Duration) -> Result<MailTransport, MailError> {
+        let builder = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+            .map_err(|error| MailError::Permanent(format!("invalid SMTP URL: {error}")))?;
+        Ok(MailTransport::Smtp(builder.timeout(Some(timeout)).build()))
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            MailTransport::Smtp(_) => "smtp".to_owned(),
+            MailTransport::Outbox(dir) => format!("outbox {}", dir.display()),
+        }
+    }
+}
+
+/// Parses a sender such as `Papertide <noreply@example.org>`.
+pub fn parse_mailbox(text: &str) -> Result<Mailbox, MailError> {
+    text.parse().map_err(|error| MailError::Permanent(format!("invalid address {text:?}: {error}")))
+}
+
+/// How the mailer behaves; every knob in one place.
+#[derive(Debug, Clone)]
+pub struct MailerConfig {
+    pub from: Mailbox,
+    /// The right-hand side of generated `Message-ID`s (the public URL's host).
+    pub message_id_domain: String,
+    /// How often the queue is checked even when nobody pokes the mailer.
+    pub poll_interval: Duration,
+    /// Mails handed over per drain before yielding to other messages.
+    pub batch_size: usize,
+    pub retry_base: Duration,
+    pub retry_cap: Duration,
+    /// After this many failed attempts a mail is moved to the dead-letter tree.
+    pub max_attempts: u32,
+}
+
+impl MailerConfig {
+    pub fn new(from: Mailbox, message_id_domain: String) -> MailerConfig {
+        MailerConfig {
+            from,
+            message_id_domain,
+            poll_interval: Duration::from_secs(5),
+            batch_size: 50,
+            retry_base: Duration::from_secs(30),
+            retry_cap: Duration::from_secs(3600),
+            max_attempts: 12,
+        }
+    }
+}
+
+/// Send what is due now. Sent by the web layer after it queues mail, and by the mailer's timer.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "()")]
+pub struct DrainQueue;
+
+/// What one drain did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DrainReport {
+    pub sent: u64,
+    pub retried: u64,
+    pub dead: u64,
+    pub last_error: Option<String>,
+}
+
+pub struct Mailer {
+    store: Store,
+    transport: MailTransport,
+    config: MailerConfig,
+    board: StatusBoard,
+}
+
+impl Mailer {
+    pub fn new(store: Store, transport: MailTransport, config: MailerConfig, board: StatusBoard) -> Mailer {
+        Mailer { store, transport, config, board }
+    }
+
+    /// Starts the mailer under a supervisor on the current arbiter.
+    pub fn start_supervised(self) -> Addr<Mailer> {
+        Supervisor::start(move |_| self)
+    }
+
+    fn record(&self, report: &DrainReport) {
+        let queue_depth = self.store.mail_queue_len() as u64;
+        self.board.update(ACTOR_NAME, |status| {
+            status.queue_depth = queue_depth;
+            status.processed_total += report.sent;
+            status.failed_total += report.retried + report.dead;
+            if report.sent > 0 {
+                status.last_success_at = Some(Utc::now());
+            }
+            if let Some(error) = &report.last_error {
+                status.last_error_at = Some(Utc::now());
+                status.last_error = Some(error.clone());
+            }
+        });
+    }
+}
+
+impl Actor for Mailer {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.set_mailbox_capacity(MAILBOX_CAPACITY);
+        ctx.run_interval(self.config.poll_interval, |_, ctx| ctx.notify(DrainQueue));
+        ctx.notify(DrainQueue);
+        tracing::info!(transport = %self.transport.describe(), "mailer started");
+    }
+}
+
+impl Supervised for Mailer {
+    fn restarting(&mut self, _: &mut Self::Context) {
+        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+    }
+}
+
+impl Handler<DrainQueue> for Mailer {
+    type Result = AtomicResponse<Self, ()>;
+
+    fn handle(&mut self, _: DrainQueue, _: &mut Self::Context) -> Self::Result {
+        let (store, transport, config) = (self.store.clone(), self.transport.clone(), self.config.clone());
+        let drain = async move { drain_due_mail(&store, &transport, &config).await };
+        AtomicResponse::new(Box::pin(drain.into_actor(self).map(|report, mailer, _| mailer.record(&report))))
+    }
+}
+
+/// Hands over every due mail (up to a batch), oldest first.
+pub async fn drain_due_mail(store: &Store, transport: &MailTransport, config: &MailerConfig) -> DrainReport {
+    let mut report = DrainReport::default();
+    let due = match store.due_mail(Utc::now(), config.batch_size) {
+        Ok(due) => due,
+        Err(error) => {
+            tracing::error!(%error, "reading the mail queue");
+            report.last_error = Some(error.to_string());
+            return report;
+        }
+    };
+    for queued in due {
+        let outcome = deliver(&queued, transport, config).await;
+        if let Err(error) = settle(store, &queued, outcome, config, &mut report).await {
+            tracing::error!(%error, mail_id = queued.id, "updating the mail queue");
+            report.last_error = Some(error.to_string());
+        }
+    }
+    report
+}
+
+/// Records the outcome of one delivery in the queue (and makes it durable).
+async fn settle(
+    store: &Store,
+    queued: &QueuedMail,
+    outcome: Result<(), MailError>,
+    config: &MailerConfig,
+    report: &mut DrainReport,
+) -> Result<(), store::StoreError> {
+    match outcome {
+        Ok(()) => {
+            store.mark_mail_sent(queued.id)?;
+            report.sent += 1;
+        }
+        Err(error) if error.is_permanent() || queued.attempts + 1 >= config.max_attempts => {
+            tracing::error!(%error, mail_id = queued.id, to = %queued.mail.to, "mail given up");
+            store.move_mail_to_dead(queued.id, &error.to_string())?;
+            report.dead += 1;
+            report.last_error = Some(error.to_string());
+        }
+        Err(error) => {
+            let delay = retry_delay(config, queued.attempts + 1, queued.id);
+            let next_attempt_at = Utc::now() + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::hours(1));
+            tracing::warn!(%error, mail_id = queued.id, retry_in_secs = delay.as_secs(), "mail deferred");
+            store.mark_mail_failed(queued.id, &error.to_string(), next_attempt_at)?;
+            report.retried += 1;
+            report.last_error = Some(error.to_string());
+        }
+    }
+    store.flush_async().await
+}
+
+/// Capped exponential backoff with up to 10% jitter, spread by mail id so retries after an
+/// outage do not arrive at once.
+pub fn retry_delay(config: &MailerConfig, attempt: u32, mail_id: u64) -> Duration {
+    let exponent = attempt.saturating_sub(1).min(20);
+    let uncapped = config.retry_base.saturating_mul(1u32 << exponent);
+    let capped = uncapped.min(config.retry_cap);
+    let jitter_permille = (mail_id.wrapping_mul(2_654_435_761) % 100) as u32;
+    capped + capped * jitter_permille / 1000
+}
+
+async fn deliver(queued: &QueuedMail, transport: &MailTransport, config: &MailerConfig) -> Result<(), MailError> {
+    let message = build_message(queued, config)?;
+    match transport {
+        MailTransport::Smtp(smtp) => {
+            smtp.send(message).await.map_err(|error| {
+                if error.is_permanent() {
+                    MailError::Permanent(error.to_string())
+                } else {
+                    MailError::Transient(error.to_string())
+                }
+            })?;
+            tracing::info!(mail_id = queued.id, to = %queued.mail.to, subject = %queued.mail.subject, "mail sent");
+            Ok(())
+        }
+        MailTransport::Outbox(dir) => write_to_outbox(dir, queued, &message.formatted()).await,
+    }
+}
+
+fn build_message(queued: &QueuedMail, config: &MailerConfig) -> Result<Message, MailError> {
+    let recipient: Mailbox = queued
+        .mail
+        .to
+        .parse()
+        .map_err(|error| MailError::Permanent(format!("invalid recipient {:?}: {error}", queued.mail.to)))?;
+    let message_id = format!("<papertide.{}.{}@{}>", queued.id, queued.enqueued_at.timestamp(), config.message_id_domain);
+    let body = MultiPart::alternative()
+        .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(queued.mail.text.clone()))
+        .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(queued.mail.html.clone()));
+    Message::builder()
+        .from(config.from.clone())
+        .to(recipient)
+        .subject(queued.mail.subject.clone())
+        .message_id(Some(message_id))
+        .date(SystemTime::from(queued.enqueued_at))
+        .multipart(body)
+        .map_err(|error| MailError::Permanent(format!("building the message: {error}")))
+}
+
+/// The outbox file of a queued mail; the same mail always gets the same name.
+pub fn outbox_file_name(queued: &QueuedMail) -> String {
+    format!("{}-{:06}.eml", outbox_stamp(queued.enqueued_at), queued.id)
+}
+
+fn outbox_stamp(at: DateTime<Utc>) -> String {
+    at.format("%Y%m%dT%H%M%SZ").to_string()
+}
+
+async fn write_to_outbox(dir: &PathBuf, queued: &QueuedMail, bytes: &[u8]) -> Result<(), MailError> {
+    let transient = |error: std::io::Error| MailError::Transient(format!("writing to the outbox {}: {error}", dir.display()));
+    tokio::fs::create_dir_all(dir).await.map_err(transient)?;
+    let name = outbox_file_name(queued);
+    let final_path = dir.join(&name);
+    let partial_path = dir.join(format!(".{name}.partial"));
+    tokio::fs::write(&partial_path, bytes).await.map_err(transient)?;
+    tokio::fs::rename(&partial_path, &final_path).await.map_err(transient)?;
+    match &queued.mail.action_url {
+        Some(link) => tracing::info!(file = %final_path.display(), to = %queued.mail.to, subject = %queued.mail.subject, %link, "mail written to outbox"),
+        None => tracing::info!(file = %final_path.display(), to = %queued.mail.to, subject = %queued.mail.subject, "mail written to outbox"),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> MailerConfig {
+        let from: Mailbox = "Papertide <papertide@localhost>".parse().expect("valid mailbox");
+        MailerConfig::new(from, "localhost".into())
+    }
+
+    #[test]
+    fn retries_back_off_exponentially_up_to_the_cap() {
+        let config = config();
+        let delays: Vec<u64> = (1..=10).map(|attempt| retry_delay(&config, attempt, 0).as_secs()).collect();
+        assert_eq!(delays, vec![30, 60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
+        let jittered = retry_delay(&config, 1, 7);
+        assert!(jittered >= Duration::from_secs(30) && jittered <= Duration::from_secs(33));
+    }
+}

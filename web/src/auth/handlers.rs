@@ -1,0 +1,251 @@
+//! The auth endpoints. Each handler: rate limit, validate (engine), do the work (store), answer.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::{Duration, Utc};
+use engine::mail::{password_reset_mail, verification_mail, welcome_mail};
+use engine::validation::{
+    validate_combined_signup, validate_email_form, validate_login, validate_reset_password, validate_standalone_signup,
+    CombinedSignupForm, EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
+};
+use engine::{Preferences, UserId};
+use serde::Deserialize;
+use serde_json::json;
+use store::{NewAccount, TokenHash, TokenPurpose, User};
+use uuid::Uuid;
+
+use super::password::{hash_password, verify_password};
+use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
+use super::view::UserView;
+use crate::error::{ApiError, ApiResult};
+use crate::security::client_ip;
+use crate::state::AppState;
+
+pub const VERIFICATION_TTL_HOURS: i64 = 48;
+pub const RESET_TTL_HOURS: i64 = 1;
+
+const MSG_INVALID_CREDENTIALS: &str = "Invalid email or password";
+const MSG_NOT_VERIFIED: &str =
+    "Please verify your email address before signing in. Check your inbox (and spam folder) for the verification link.";
+const MSG_DEACTIVATED: &str = "This account has been deactivated. Please contact support.";
+const MSG_VERIFY_NO_TOKEN: &str = "No verification token provided";
+const MSG_VERIFY_INVALID: &str = "The verification link is invalid or has expired.";
+const MSG_RESET_INVALID: &str = "This password reset link is invalid or expired.";
+const MSG_FORGOT_SENT: &str = "If an account exists for that email, a password reset link is on its way.";
+const MSG_RESEND_SENT: &str = "If that account is waiting for verification, a new verification link is on its way.";
+
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route("/auth/me", web::get().to(me))
+        .route("/auth/user", web::get().to(current_user))
+        .route("/auth/login", web::post().to(login))
+        .route("/auth/signup", web::post().to(standalone_signup))
+        .route("/auth/logout", web::post().to(logout))
+        .route("/auth/resend-verification", web::post().to(resend_verification))
+        .route("/signup", web::post().to(combined_signup))
+        .route("/forgot-password", web::post().to(forgot_password))
+        .route("/reset-password", web::post().to(reset_password))
+        .route("/verify-email", web::get().to(verify_email));
+}
+
+/// `GET /api/auth/me` → `{ user }`.
+async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> HttpResponse {
+    HttpResponse::Ok().json(json!({ "user": UserView::of(&signed_in.user, &state.settings) }))
+}
+
+/// `GET /api/auth/user` → the user itself.
+async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> HttpResponse {
+    HttpResponse::Ok().json(UserView::of(&signed_in.user, &state.settings))
+}
+
+/// `POST /api/signup`: the combined form on /auth.
+async fn combined_signup(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    form: web::Json<CombinedSignupForm>,
+) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
+    let signup = validate_combined_signup(&form)?;
+    create_account(&state, signup, ip).await
+}
+
+/// `POST /api/auth/signup`: the standalone form on /signup.
+async fn standalone_signup(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    form: web::Json<StandaloneSignupForm>,
+) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
+    let signup = validate_standalone_signup(&form)?;
+    create_account(&state, signup, ip).await
+}
+
+/// Writes the account, its preferences, its verification token and the verification mail in
+/// one transaction, makes it durable, and only then answers.
+async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
+    if state.store.user_by_email(&signup.email)?.is_some() {
+        return Err(store::StoreError::DuplicateEmail.into());
+    }
+    let password_hash = hash_password(signup.password).await?;
+    let now = Utc::now();
+    let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
+    user.research_field = signup.research_field;
+    user.ip_address = Some(ip);
+    user.is_admin = state.settings.is_admin_email(&user.email);
+    let token = new_secret_token();
+    let account = NewAccount {
+        mail: Some(verification_mail(&state.mail_context(), &user.email, &token)),
+        verification: Some((TokenHash::of(&token), now + Duration::hours(VERIFICATION_TTL_HOURS))),
+        preferences: Preferences::default(),
+        user,
+    };
+    let user = state.store.create_account(account, now)?;
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    tracing::info!(user_id = %user.id, "account created");
+    Ok(HttpResponse::Created().json(json!({
+        "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
+        "requiresVerification": true,
+        "user": UserView::of(&user, &state.settings),
+    })))
+}
+
+/// `GET /api/verify-email?token=`: verifies the address and signs the user in.
+#[derive(Debug, Deserialize)]
+struct VerifyQuery {
+    token: Option<String>,
+}
+
+async fn verify_email(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    query: web::Query<VerifyQuery>,
+) -> ApiResult<HttpResponse> {
+    let token = query.token.as_deref().map(str::trim).unwrap_or_default();
+    if token.is_empty() {
+        return Err(ApiError::bad_request(MSG_VERIFY_NO_TOKEN).with("success", false));
+    }
+    let context = state.mail_context();
+    let verified = state.store.verify_email(TokenHash::of(token), Utc::now(), |user| welcome_mail(&context, &user.email))?;
+    let Some(user) = verified else {
+        return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_VERIFY_INVALID)
+            .with("success", false));
+    };
+    let cookie = start_session(&state, &user, Some(client_ip(&request, state.settings.trust_proxy)))?;
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    tracing::info!(user_id = %user.id, "email verified");
+    Ok(HttpResponse::Ok().cookie(cookie).json(json!({
+        "success": true,
+        "message": "Email verified successfully",
+        "user": UserView::of(&user, &state.settings),
+    })))
+}
+
+/// `POST /api/auth/login`.
+async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginForm>) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    let rate = state.settings.rate_limits.login;
+    let attempted_email = engine::account::normalize_email(form.email.as_deref().unwrap_or_default());
+    state.limiter.check("login", &format!("{ip} {attempted_email}"), rate)?;
+    let per_address = crate::config::Rate { max: rate.max.saturating_mul(5), window: rate.window };
+    state.limiter.check("login-address", &ip, per_address)?;
+    let credentials = validate_login(&form)?;
+
+    let user = state.store.user_by_email(&credentials.email)?;
+    let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
+    let is_match = verify_password(stored_hash, credentials.password).await?;
+    let user = match user {
+        Some(user) if is_match => user,
+        _ => return Err(ApiError::unauthorized(MSG_INVALID_CREDENTIALS)),
+    };
+    if !user.is_active {
+        return Err(ApiError::forbidden("account_deactivated", MSG_DEACTIVATED));
+    }
+    if !user.is_email_verified {
+        return Err(ApiError::forbidden("email_not_verified", MSG_NOT_VERIFIED).with("requiresVerification", true));
+    }
+    let cookie = start_session(&state, &user, Some(ip))?;
+    tracing::info!(user_id = %user.id, "signed in");
+    Ok(HttpResponse::Ok().cookie(cookie).json(json!({
+        "message": "Login successful",
+        "user": UserView::of(&user, &state.settings),
+    })))
+}
+
+/// `POST /api/auth/logout`: ends this session (if any) and clears the cookie.
+async fn logout(state: web::Data<AppState>, request: HttpRequest) -> ApiResult<HttpResponse> {
+    if let Some(hash) = session_hash(&request) {
+        state.store.delete_session(hash)?;
+    }
+    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(json!({ "message": "Logged out" })))
+}
+
+/// `POST /api/forgot-password`: the same answer whether or not the account exists.
+async fn forgot_password(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    form: web::Json<EmailForm>,
+) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    let rate = state.settings.rate_limits.forgot_password;
+    state.limiter.check("forgot-password", &ip, rate)?;
+    let email = validate_email_form(&form)?;
+    let user = state.store.user_by_email(&email)?.filter(|user| user.is_active);
+    // Per recipient too, silently, so nobody can flood someone's inbox from many addresses.
+    let recipient_allowed = state.limiter.check("forgot-password-recipient", &email, rate).is_ok();
+    if let (Some(user), true) = (user, recipient_allowed) {
+        let token = new_secret_token();
+        let now = Utc::now();
+        let mail = password_reset_mail(&state.mail_context(), &user.email, &token);
+        let expires_at = now + Duration::hours(RESET_TTL_HOURS);
+        state.store.issue_token(user.id, TokenPurpose::PasswordReset, TokenHash::of(&token), expires_at, &mail, now)?;
+        state.store.flush_async().await?;
+        state.poke_mailer();
+    }
+    Ok(HttpResponse::Ok().json(json!({ "message": MSG_FORGOT_SENT })))
+}
+
+/// `POST /api/reset-password`: sets the new password and signs the user out everywhere.
+async fn reset_password(
+    state: web::Data<AppState>,
+    form: web::Json<ResetPasswordForm>,
+) -> ApiResult<HttpResponse> {
+    let reset = validate_reset_password(&form)?;
+    let password_hash = hash_password(reset.password).await?;
+    let changed = state.store.reset_password(TokenHash::of(&reset.token), &password_hash, Utc::now())?;
+    let Some(user) = changed else {
+        return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_RESET_INVALID));
+    };
+    state.store.delete_sessions_of(user.id)?;
+    state.store.flush_async().await?;
+    tracing::info!(user_id = %user.id, "password reset");
+    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(json!({
+        "message": "Password reset successful. You can now sign in with your new password.",
+    })))
+}
+
+/// `POST /api/auth/resend-verification`: a new link for an account still waiting for one.
+async fn resend_verification(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    form: web::Json<EmailForm>,
+) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    let rate = state.settings.rate_limits.resend;
+    state.limiter.check("resend-verification", &ip, rate)?;
+    let email = validate_email_form(&form)?;
+    let waiting = state.store.user_by_email(&email)?.filter(|user| user.is_active && !user.is_email_verified);
+    let recipient_allowed = state.limiter.check("resend-verification-recipient", &email, rate).is_ok();
+    if let (Some(user), true) = (waiting, recipient_allowed) {
+        let token = new_secret_token();
+        let now = Utc::now();
+        let mail = verification_mail(&state.mail_context(), &user.email, &token);
+        let expires_at = now + Duration::hours(VERIFICATION_TTL_HOURS);
+        state.store.issue_token(user.id, TokenPurpose::EmailVerification, TokenHash::of(&token), expires_at, &mail, now)?;
+        state.store.flush_async().await?;
+        state.poke_mailer();
+    }
+    Ok(HttpResponse::Ok().json(json!({ "message": MSG_RESEND_SENT })))
+}

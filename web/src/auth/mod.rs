@@ -1,0 +1,11 @@
+//! Accounts over HTTP: signup (both forms), email verification, sign-in and out, the current
+//! user, forgotten and reset passwords, and re-sending the verification mail (spec §7).
+
+mod handlers;
+pub mod password;
+pub mod session;
+mod view;
+
+pub use handlers::configure;
+pub use session::SignedIn;
+pub use view::UserView;

@@ -1,0 +1,99 @@
+//! Session cookies and the extractor that turns one into the signed-in user.
+
+use std::future::{ready, Ready};
+
+use actix_web::cookie::{time, Cookie, SameSite};
+use actix_web::{web, FromRequest, HttpRequest};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use chrono::{Duration, Utc};
+use rand::RngCore;
+use store::{Session, TokenHash, User};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub const SESSION_COOKIE: &str = "papertide_session";
+pub const SESSION_TTL_DAYS: i64 = 30;
+
+/// A fresh 256-bit secret, URL-safe (43 characters): session cookies and mailed tokens.
+pub fn new_secret_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Starts a session for `user` and returns the cookie that carries it.
+pub fn start_session(state: &AppState, user: &User, ip_address: Option<String>) -> Result<Cookie<'static>, ApiError> {
+    let token = new_secret_token();
+    let now = Utc::now();
+    let session = Session {
+        user_id: user.id,
+        epoch: user.session_epoch,
+        created_at: now,
+        expires_at: now + Duration::days(SESSION_TTL_DAYS),
+        ip_address,
+    };
+    state.store.create_session(TokenHash::of(&token), &session)?;
+    Ok(session_cookie(state, token, time::Duration::days(SESSION_TTL_DAYS)))
+}
+
+/// A cookie that removes the session cookie from the browser.
+pub fn removal_cookie(state: &AppState) -> Cookie<'static> {
+    session_cookie(state, String::new(), time::Duration::ZERO)
+}
+
+fn session_cookie(state: &AppState, value: String, max_age: time::Duration) -> Cookie<'static> {
+    Cookie::build(SESSION_COOKIE, value)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(state.settings.is_https())
+        .max_age(max_age)
+        .finish()
+}
+
+/// The hash of the session cookie the request carries, if any.
+pub fn session_hash(request: &HttpRequest) -> Option<TokenHash> {
+    let cookie = request.cookie(SESSION_COOKIE)?;
+    let value = cookie.value();
+    (!value.is_empty()).then(|| TokenHash::of(value))
+}
+
+/// The signed-in user; extracting it answers 401 when there is none.
+pub struct SignedIn {
+    pub user: User,
+    pub session_hash: TokenHash,
+}
+
+impl FromRequest for SignedIn {
+    type Error = ApiError;
+    type Future = Ready<Result<SignedIn, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        ready(signed_in(request))
+    }
+}
+
+fn signed_in(request: &HttpRequest) -> Result<SignedIn, ApiError> {
+    let state = request
+        .app_data::<web::Data<AppState>>()
+        .ok_or_else(|| ApiError::internal("application state missing"))?;
+    let not_signed_in = || ApiError::unauthorized("Not authenticated");
+    let hash = session_hash(request).ok_or_else(not_signed_in)?;
+    let (_, user) = state.store.session_user(hash, Utc::now())?.ok_or_else(not_signed_in)?;
+    Ok(SignedIn { user, session_hash: hash })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_tokens_are_256_bit_and_distinct() {
+        let first = new_secret_token();
+        let decoded = URL_SAFE_NO_PAD.decode(&first).expect("base64url");
+        assert_eq!(decoded.len(), 32);
+        assert_ne!(first, new_secret_token());
+    }
+}

@@ -1,0 +1,43 @@
+//! How a user record looks to the client: never a hash or a token.
+
+use chrono::{DateTime, Utc};
+use engine::{Tier, UserId};
+use serde::Serialize;
+use store::User;
+
+use crate::config::Settings;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserView {
+    pub id: UserId,
+    pub email: String,
+    pub research_field: Option<String>,
+    pub subscription_tier: Tier,
+    pub is_active: bool,
+    pub is_email_verified: bool,
+    pub is_unlimited: bool,
+    pub is_admin: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stripe_customer_id: Option<String>,
+    pub last_digest_sent_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl UserView {
+    pub fn of(user: &User, settings: &Settings) -> UserView {
+        UserView {
+            id: user.id,
+            email: user.email.clone(),
+            research_field: user.research_field.clone(),
+            subscription_tier: user.subscription_tier,
+            is_active: user.is_active,
+            is_email_verified: user.is_email_verified,
+            is_unlimited: user.is_unlimited,
+            is_admin: user.is_admin || settings.is_admin_email(&user.email),
+            stripe_customer_id: user.stripe_customer_id.clone(),
+            last_digest_sent_at: user.last_digest_sent_at,
+            created_at: user.created_at,
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! Configuration: a TOML file < `PAPERTIDE_*` environment variables < command-line flags, each
+//! option with an embedded default, validated once into typed [`Settings`]. This module (through
+//! clap's `env` attributes) is the only place that reads the environment.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+/// The options every subcommand shares.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CommonArgs {
+    /// TOML configuration file (see papertide.example.toml).
+    #[arg(long, env = "PAPERTIDE_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+    /// Directory of the database and the mail outbox [default: ./papertide-data].
+    #[arg(long, env = "PAPERTIDE_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+}
+
+/// The options of `papertide serve`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "PAPERTIDE_BIND")]
+    pub bind: Option<String>,
+    /// The address users reach the service at; used in mailed links and for the cookie's Secure
+    /// flag [default: http://localhost:PORT].
+    #[arg(long, env = "PAPERTIDE_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// SMTP server URL: smtp://host:25, smtp://user:pass@host:587?tls=required (STARTTLS) or
+    /// smtps://user:pass@host:465 (TLS). Unset: mail is written to the outbox.
+    #[arg(long, env = "PAPERTIDE_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// Sender of every mail [default: Papertide <noreply@PUBLIC-HOST>].
+    #[arg(long, env = "PAPERTIDE_MAIL_FROM")]
+    pub mail_from: Option<String>,
+    /// Address users write to for help, shown in mails [default: support@PUBLIC-HOST].
+    #[arg(long, env = "PAPERTIDE_SUPPORT_EMAIL")]
+    pub support_email: Option<String>,
+    /// Comma-separated emails that are operators.
+    #[arg(long, env = "PAPERTIDE_ADMIN_EMAILS", value_delimiter = ',')]
+    pub admin_emails: Option<Vec<String>>,
+    /// Take the client address from the last X-Forwarded-For hop (behind a reverse proxy).
+    #[arg(long, env = "PAPERTIDE_TRUST_PROXY")]
+    pub trust_proxy: Option<bool>,
+    /// Log filter, e.g. info or web=debug,info [default: info].
+    #[arg(long, env = "PAPERTIDE_LOG")]
+    pub log: Option<String>,
+    /// Sign-in attempts per client and email [default: 10/15m].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
+    pub rate_limit_login: Option<String>,
+    /// Signups per client address [default: 5/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_SIGNUP")]
+    pub rate_limit_signup: Option<String>,
+    /// Password-reset requests per client address [default: 5/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_FORGOT_PASSWORD")]
+    pub rate_limit_forgot_password: Option<String>,
+    /// Verification re-sends per client address [default: 5/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_RESEND")]
+    pub rate_limit_resend: Option<String>,
+}
+
+/// The configuration file's shape; every key optional. Unknown keys are an error, so a typo
+/// never silently falls back to a default.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub bind: Option<String>,
+    pub data_dir: Option<PathBuf>,
+    pub public_url: Option<String>,
+    pub smtp_url: Option<String>,
+    pub mail_from: Option<String>,
+    pub support_email: Option<String>,
+    pub admin_emails: Option<Vec<String>>,
+    pub trust_proxy: Option<bool>,
+    pub log: Option<String>,
+    pub rate_limits: Option<FileRateLimits>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileRateLimits {
+    pub login: Option<String>,
+    pub signup: Option<String>,
+    pub forgot_password: Option<String>,
+    pub resend: Option<String>,
+}
+
+/// At most `max` events per `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub max: u32,
+    pub window: Duration,
+}
+
+impl Rate {
+    /// Parses `N/WINDOW` where WINDOW is a number with s, m or h, e.g. `10/15m`.
+    pub fn parse(text: &str) -> anyhow::Result<Rate> {
+        let (max, window) = text.split_once('/').with_context(|| format!("rate {text:?} is not N/WINDOW, e.g. 10/15m"))?;
+        let max: u32 = max.trim().parse().with_context(|| format!("rate {text:?}: {max:?} is not a count"))?;
+        let window = window.trim();
+        let split_at = window.len().saturating_sub(1);
+        let (amount, unit) = window.split_at(split_at);
+        let amount: u64 = if amount.is_empty() { 1 } else { amount.parse().with_context(|| format!("rate {text:?}: bad window"))? };
+        let seconds = match unit {
+            "s" => amount,
+            "m" => amount * 60,
+            "h" => amount * 3600,
+            _ => bail!("rate {text:?}: the window ends in s, m or h"),
+        };
+        if max == 0 || seconds == 0 {
+            bail!("rate {text:?}: count and window must be positive");
+        }
+        Ok(Rate { max, window: Duration::from_secs(seconds) })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    pub login: Rate,
+    pub signup: Rate,
+    pub forgot_password: Rate,
+    pub resend: Rate,
+}
+
+/// Validated settings of a running service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub bind: SocketAddr,
+    pub data_dir: PathBuf,
+    /// Without a trailing slash.
+    pub public_url: Url,
+    pub smtp_url: Option<String>,
+    pub mail_from: String,
+    pub support_email: String,
+    /// Normalized (trimmed, lower-case).
+    pub admin_emails: Vec<String>,
+    pub trust_proxy: bool,
+    pub log: String,
+    pub rate_limits: RateLimits,
+}
+
+pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
+pub const DEFAULT_DATA_DIR: &str = "./papertide-data";
+pub const DEFAULT_LOG: &str = "info";
+pub const DEFAULT_RATE_LOGIN: &str = "10/15m";
+pub const DEFAULT_RATE_SIGNUP: &str = "5/1h";
+pub const DEFAULT_RATE_FORGOT_PASSWORD: &str = "5/1h";
+pub const DEFAULT_RATE_RESEND: &str = "5/1h";
+
+impl Settings {
+    /// The public URL as text without a trailing slash, for building links.
+    pub fn public_base(&self) -> String {
+        self.public_url.as_str().trim_end_matches('/').to_owned()
+    }
+
+    pub fn is_https(&self) -> bool {
+        self.public_url.scheme() == "https"
+    }
+
+    pub fn public_host(&self) -> String {
+        self.public_url.host_str().unwrap_or("localhost").to_owned()
+    }
+
+    pub fn database_dir(&self) -> PathBuf {
+        self.data_dir.join("db")
+    }
+
+    pub fn outbox_dir(&self) -> PathBuf {
+        self.data_dir.join("outbox")
+    }
+
+    pub fn is_admin_email(&self, email: &str) -> bool {
+        self.admin_emails.iter().any(|admin| admin == email)
+    }
+}
+
+/// Reads the configuration file named by `common.config`, if any.
+pub fn read_file_config(path: Option<&Path>) -> anyhow::Result<FileConfig> {
+    let Some(path) = path else {
+        return Ok(FileConfig::default());
+    };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading the configuration file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("parsing the configuration file {}", path.display()))
+}
+
+/// Merges file < environment/flags < nothing-given defaults into checked settings.
+pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyhow::Result<Settings> {
+    let file_rates = file.rate_limits.clone().unwrap_or_default();
+    let pick = |flag: &Option<String>, from_file: Option<String>| flag.clone().or(from_file);
+
+    let bind_text = pick(&serve.bind, file.bind).unwrap_or_else(|| DEFAULT_BIND.to_owned());
+    let bind: SocketAddr = bind_text.parse().with_context(|| format!("bind address {bind_text:?} is not HOST:PORT"))?;
+    let data_dir = common.data_dir.clone().or(file.data_dir).unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+
+    let public_text = pick(&serve.public_url, file.public_url).unwrap_or_else(|| format!("http://localhost:{}", bind.port()));
+    let public_url = Url::parse(public_text.trim_end_matches('/')).with_context(|| format!("public URL {public_text:?} is not a URL"))?;
+    if !matches!(public_url.scheme(), "http" | "https") || public_url.host_str().is_none() {
+        bail!("public URL {public_text:?} must be an http:// or https:// address");
+    }
+    let host = public_url.host_str().unwrap_or("localhost").to_owned();
+
+    let smtp_url = pick(&serve.smtp_url, file.smtp_url).filter(|url| !url.trim().is_empty());
+    if let Some(url) = &smtp_url {
+        let parsed = Url::parse(url).context("PAPERTIDE_SMTP_URL is not a URL")?;
+        if !matches!(parsed.scheme(), "smtp" | "smtps") {
+            bail!("the SMTP URL must start with smtp:// or smtps://");
+        }
+    }
+    let mail_from = pick(&serve.mail_from, file.mail_from).unwrap_or_else(|| format!("Papertide <noreply@{host}>"));
+    let support_email = pick(&serve.support_email, file.support_email).unwrap_or_else(|| format!("support@{host}"));
+    let admin_emails = serve
+        .admin_emails
+        .clone()
+        .or(file.admin_emails)
+        .unwrap_or_default()
+        .iter()
+        .map(|email| engine::account::normalize_email(email))
+        .filter(|email| !email.is_empty())
+        .collect();
+    let rate = |flag: &Option<String>, from_file: Option<String>, default: &str| {
+        Rate::parse(&pick(flag, from_file).unwrap_or_else(|| default.to_owned()))
+    };
+    let rate_limits = RateLimits {
+        login: rate(&serve.rate_limit_login, file_rates.login, DEFAULT_RATE_LOGIN)?,
+        signup: rate(&serve.rate_limit_signup, file_rates.signup, DEFAULT_RATE_SIGNUP)?,
+        forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
+        resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
+    };
+    Ok(Settings {
+        bind,
+        data_dir,
+        public_url,
+        smtp_url,
+        mail_from,
+        support_email,
+        admin_emails,
+        trust_proxy: serve.trust_proxy.or(file.trust_proxy).unwrap_or(false),
+        log: pick(&serve.log, file.log).unwrap_or_else(|| DEFAULT_LOG.to_owned()),
+        rate_limits,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_defaults() -> anyhow::Result<()> {
+        let settings = resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!(settings.bind, "127.0.0.1:8080".parse()?);
+        assert_eq!(settings.data_dir, PathBuf::from("./papertide-data"));
+        assert_eq!(settings.public_base(), "http://localhost:8080");
+        assert_eq!(settings.smtp_url, None);
+        assert_eq!(settings.mail_from, "Papertide <noreply@localhost>");
+        assert_eq!(settings.rate_limits.login, Rate { max: 10, window: Duration::from_secs(900) });
+        assert!(!settings.is_https());
+        Ok(())
+    }
+
+    #[test]
+    fn flags_and_environment_override_the_file() -> anyhow::Result<()> {
+        let file: FileConfig = toml::from_str(
+            "bind = \"0.0.0.0:9000\"\npublic_url = \"https://file.example.org/\"\n[rate_limits]\nlogin = \"3/1m\"\n",
+        )?;
+        let serve = ServeArgs { public_url: Some("https://flag.example.org".into()), ..ServeArgs::default() };
+        let settings = resolve(file, &CommonArgs::default(), &serve)?;
+        assert_eq!(settings.bind.port(), 9000);
+        assert_eq!(settings.public_base(), "https://flag.example.org");
+        assert!(settings.is_https());
+        assert_eq!(settings.support_email, "support@flag.example.org");
+        assert_eq!(settings.rate_limits.login, Rate { max: 3, window: Duration::from_secs(60) });
+        Ok(())
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_reason() {
+        let bad = |serve: ServeArgs| resolve(FileConfig::default(), &CommonArgs::default(), &serve).err().map(|e| format!("{e:#}"));
+        let message = bad(ServeArgs { bind: Some("localhost".into()), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("HOST:PORT")));
+        let message = bad(ServeArgs { public_url: Some("ftp://x.org".into()), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("http")));
+        let message = bad(ServeArgs { smtp_url: Some("http://mail".into()), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("smtp://")));
+        let message = bad(ServeArgs { rate_limit_login: Some("ten".into()), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("N/WINDOW")));
+        assert!(toml::from_str::<FileConfig>("bnd = \"x\"").is_err(), "unknown keys must be refused");
+    }
+
+    #[test]
+    fn rates_parse() -> anyhow::Result<()> {
+        assert_eq!(Rate::parse("5/1h")?, Rate { max: 5, window: Duration::from_secs(3600) });
+        assert_eq!(Rate::parse("20/s")?, Rate { max: 20, window: Duration::from_secs(1) });
+        assert!(Rate::parse("0/1h").is_err());
+        assert!(Rate::parse("5/1d").is_err());
+        Ok(())
+    }
+
+    /// The committed example must list every option with its default.
+    #[test]
+    fn the_example_configuration_matches_the_defaults() -> anyhow::Result<()> {
+        let example_text = include_str!("../../papertide.example.toml");
+        let example: FileConfig = toml::from_str(example_text)?;
+        let from_example = resolve(example, &CommonArgs::default(), &ServeArgs::default())?;
+        let defaults = resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!(from_example, defaults);
+        let every_key = FileConfig {
+            bind: Some(String::new()),
+            data_dir: Some(PathBuf::new()),
+            public_url: Some(String::new()),
+            smtp_url: Some(String::new()),
+            mail_from: Some(String::new()),
+            support_email: Some(String::new()),
+            admin_emails: Some(vec![]),
+            trust_proxy: Some(false),
+            log: Some(String::new()),
+            rate_limits: Some(FileRateLimits {
+                login: Some(String::new()),
+                signup: Some(String::new()),
+                forgot_password: Some(String::new()),
+                resend: Some(String::new()),
+            }),
+        };
+        let keys = toml::to_string(&every_key)?;
+        for line in keys.lines().filter(|line| line.contains(" = ")) {
+            let key = line.split(" = ").next().unwrap_or_default();
+            assert!(example_text.contains(&format!("{key} =")), "papertide.example.toml lacks {key}");
+        }
+        Ok(())
+    }
+}

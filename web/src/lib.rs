@@ -1,0 +1,21 @@
+//! Papertide's front door: the actix-web application (JSON API, sessions, security checks),
+//! configuration, and the `papertide` binary's commands.
+//!
+//! Architecture invariant: HTTP types live only here; every lower error becomes an
+//! [`error::ApiError`] with a status, a stable code and a message. `create_app` is the only way
+//! an application is built, for the binary and the tests alike.
+
+pub mod app;
+pub mod auth;
+pub mod commands;
+pub mod config;
+pub mod error;
+mod fallback;
+mod health;
+pub mod security;
+pub mod server;
+pub mod state;
+
+pub use app::create_app;
+pub use config::Settings;
+pub use state::AppState;

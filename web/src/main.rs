@@ -1,0 +1,66 @@
+//! The `papertide` binary: `serve`, and the operator's `users` commands.
+
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+use web::config::{read_file_config, resolve, CommonArgs, ServeArgs, DEFAULT_DATA_DIR};
+
+#[derive(Debug, Parser)]
+#[command(name = "papertide", version, about = "Weekly digests of new research papers on your topics.")]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the web client and the API.
+    Serve(ServeArgs),
+    /// Manage accounts (stop the service first).
+    #[command(subcommand)]
+    Users(UsersCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum UsersCommand {
+    /// List every account.
+    List,
+    /// Put an account on a plan: free, pro or team.
+    SetTier { email: String, tier: String },
+    /// Make an account an operator.
+    GrantAdmin { email: String },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let file = read_file_config(cli.common.config.as_deref())?;
+    match cli.command {
+        Command::Serve(serve) => {
+            let settings = resolve(file, &cli.common, &serve)?;
+            init_logging(&settings.log);
+            actix_web::rt::System::new().block_on(web::server::serve(settings))
+        }
+        Command::Users(command) => {
+            init_logging("warn");
+            let data_dir = cli.common.data_dir.clone().or(file.data_dir).unwrap_or_else(|| DEFAULT_DATA_DIR.into());
+            let mut out = std::io::stdout().lock();
+            match command {
+                UsersCommand::List => web::commands::list_users(&data_dir, &mut out),
+                UsersCommand::SetTier { email, tier } => web::commands::set_tier(&data_dir, &email, &tier, &mut out),
+                UsersCommand::GrantAdmin { email } => web::commands::grant_admin(&data_dir, &email, &mut out),
+            }
+        }
+    }
+}
+
+fn init_logging(filter: &str) {
+    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    let is_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(is_terminal)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -1,0 +1,74 @@
+//! Starting and stopping the service: open the store, start the actors, serve HTTP, and on
+//! SIGINT/SIGTERM stop accepting, finish requests in flight and flush the database.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::HttpServer;
+use actors::{Janitor, MailTransport, Mailer, MailerConfig, StatusBoard};
+use anyhow::Context;
+use store::Store;
+
+use crate::app::create_app;
+use crate::config::Settings;
+use crate::state::AppState;
+
+const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
+const SHUTDOWN_GRACE_SECS: u64 = 10;
+
+/// A started service: await `server` to run it until a signal (or `server.handle().stop()`).
+pub struct Started {
+    pub server: Server,
+    pub address: SocketAddr,
+    pub state: AppState,
+}
+
+/// Starts everything on the current actix system; `workers` HTTP worker threads.
+pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
+    std::fs::create_dir_all(&settings.data_dir)
+        .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
+    let store = Store::open(&settings.database_dir())?;
+    let board = StatusBoard::default();
+
+    let transport = match &settings.smtp_url {
+        Some(url) => MailTransport::smtp_from_url(url, SMTP_TIMEOUT)?,
+        None => MailTransport::Outbox(settings.outbox_dir()),
+    };
+    let from = actors::mailer::parse_mailbox(&settings.mail_from)
+        .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
+    let mailer_config = MailerConfig::new(from, settings.public_host());
+    let mailer = Mailer::new(store.clone(), transport, mailer_config, board.clone()).start_supervised();
+    Janitor::new(store.clone(), board.clone()).start_supervised();
+
+    let state = AppState::new(settings.clone(), store, mailer, board);
+    let app_state = state.clone();
+    let http = HttpServer::new(move || create_app(app_state.clone()))
+        .workers(workers)
+        .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+        .bind(settings.bind)
+        .with_context(|| format!("listening on {}", settings.bind))?;
+    let address = http.addrs().first().copied().context("the server has no address")?;
+    Ok(Started { server: http.run(), address, state })
+}
+
+/// `papertide serve`: runs until SIGINT or SIGTERM, then flushes the database.
+pub async fn serve(settings: Settings) -> anyhow::Result<()> {
+    let workers = std::thread::available_parallelism().map_or(2, |count| count.get());
+    let mail = match &settings.smtp_url {
+        Some(_) => "smtp".to_owned(),
+        None => format!("outbox {}", settings.outbox_dir().display()),
+    };
+    let started = start(settings, workers)?;
+    tracing::info!(
+        address = %started.address,
+        public_url = %started.state.settings.public_base(),
+        data_dir = %started.state.settings.data_dir.display(),
+        %mail,
+        "papertide is listening"
+    );
+    started.server.await.context("serving HTTP")?;
+    started.state.store.flush_async().await.context("flushing the database")?;
+    tracing::info!("stopped; database flushed");
+    Ok(())
+}

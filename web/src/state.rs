@@ -1,0 +1,45 @@
+//! What every request handler shares.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix::Addr;
+use actors::{DrainQueue, Mailer, StatusBoard};
+use engine::mail::MailContext;
+use store::Store;
+
+use crate::config::Settings;
+use crate::security::RateLimiter;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub store: Store,
+    pub mailer: Addr<Mailer>,
+    pub board: StatusBoard,
+    pub limiter: RateLimiter,
+    pub started_at: Instant,
+}
+
+impl AppState {
+    pub fn new(settings: Settings, store: Store, mailer: Addr<Mailer>, board: StatusBoard) -> AppState {
+        AppState {
+            settings: Arc::new(settings),
+            store,
+            mailer,
+            board,
+            limiter: RateLimiter::default(),
+            started_at: Instant::now(),
+        }
+    }
+
+    pub fn mail_context(&self) -> MailContext {
+        MailContext { public_url: self.settings.public_base(), support_email: self.settings.support_email.clone() }
+    }
+
+    /// Tells the mailer there is new mail. A full mailbox already holds a drain request, so a
+    /// refused poke loses nothing; the mailer's timer is the backstop.
+    pub fn poke_mailer(&self) {
+        let _ = self.mailer.try_send(DrainQueue);
+    }
+}
