@@ -137,6 +137,11 @@ impl Actor for Mailer {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(MAILBOX_CAPACITY);
+        match self.store.make_all_mail_due(Utc::now()) {
+            Ok(0) => {}
+            Ok(deferred) => tracing::info!(deferred, "retrying deferred mail now"),
+            Err(error) => tracing::error!(%error, "reading the mail queue"),
+        }
         ctx.run_interval(self.config.poll_interval, |_, ctx| ctx.notify(DrainQueue));
         ctx.notify(DrainQueue);
         tracing::info!(transport = %self.transport.describe(), "mailer started");
@@ -225,17 +230,24 @@ async fn deliver(queued: &QueuedMail, transport: &MailTransport, config: &Mailer
     let message = build_message(queued, config)?;
     match transport {
         MailTransport::Smtp(smtp) => {
-            smtp.send(message).await.map_err(|error| {
-                if error.is_permanent() {
-                    MailError::Permanent(error.to_string())
-                } else {
-                    MailError::Transient(error.to_string())
-                }
-            })?;
+            smtp.send(message).await.map_err(classify_smtp_error)?;
             tracing::info!(mail_id = queued.id, to = %queued.mail.to, subject = %queued.mail.subject, "mail sent");
             Ok(())
         }
         MailTransport::Outbox(dir) => write_to_outbox(dir, queued, &message.formatted()).await,
+    }
+}
+
+/// Only a refusal of this message or its recipient is final (550–553); anything else, a 535
+/// for wrong credentials included, is a setup or network problem an operator can fix, so the
+/// mail waits in the queue (a restart retries it at once).
+fn classify_smtp_error(error: lettre::transport::smtp::Error) -> MailError {
+    let code = error.status().map(|code| code.to_string());
+    let is_refusal = matches!(code.as_deref(), Some("550" | "551" | "552" | "553"));
+    if error.is_permanent() && is_refusal {
+        MailError::Permanent(error.to_string())
+    } else {
+        MailError::Transient(error.to_string())
     }
 }
 

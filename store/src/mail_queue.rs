@@ -43,6 +43,20 @@ impl Store {
         Ok(id)
     }
 
+    /// Makes every deferred mail due now; the mailer does this when it starts, since a restart
+    /// often follows a repaired mail setup. Returns how many were deferred.
+    pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
+        let mut deferred = 0;
+        for mut queued in self.queued_mail()? {
+            if queued.next_attempt_at > now {
+                queued.next_attempt_at = now;
+                self.mail_queue.insert(queued.id.to_be_bytes(), encode("queued mail", &queued)?)?;
+                deferred += 1;
+            }
+        }
+        Ok(deferred)
+    }
+
     /// Every queued mail, oldest first.
     pub fn queued_mail(&self) -> Result<Vec<QueuedMail>> {
         self.mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()

@@ -191,6 +191,8 @@ fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
     assert_eq!(due, vec![second]);
     assert_eq!(store.next_mail_attempt_at()?, Some(now()));
 
+    assert_eq!(store.make_all_mail_due(now())?, 1);
+    assert_eq!(store.due_mail(now(), 10)?.len(), 2);
     store.mark_mail_sent(second)?;
     store.move_mail_to_dead(first, "550 no such user")?;
     assert_eq!(store.mail_queue_len(), 0);

@@ -1,1 +1,14 @@
-//! placeholder
+//! Integration tests of the web crate: the real application over HTTP on loopback, the real
+//! binary for the CLI and crash tests, and maildev as a real SMTP peer.
+
+mod architecture;
+mod cli;
+mod common;
+mod crash;
+mod health;
+mod login;
+mod password_reset;
+mod security;
+mod signup;
+mod smtp;
+mod verification;

@@ -1,0 +1,100 @@
+//! A real SMTP server on loopback for the test suites: maildev (installed into
+//! `tools/node_modules` by the README's test command), one instance per test, read through its
+//! REST API. Included by path from each crate's integration tests.
+
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub struct Maildev {
+    child: Child,
+    pub smtp_port: u16,
+    pub web_port: u16,
+    http: reqwest::Client,
+}
+
+/// A TCP port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free loopback port")
+}
+
+fn maildev_binary() -> PathBuf {
+    let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/node_modules/.bin/maildev");
+    assert!(
+        tools.exists(),
+        "maildev is not installed at {}: run the README's test command (make test), which installs it",
+        tools.display()
+    );
+    tools
+}
+
+impl Maildev {
+    pub async fn start() -> Maildev {
+        Maildev::start_with(&[]).await
+    }
+
+    /// Starts maildev with extra arguments (e.g. `--incoming-user`), waiting until it answers.
+    pub async fn start_with(extra_args: &[&str]) -> Maildev {
+        let (smtp_port, web_port) = (free_port(), free_port());
+        let child = Command::new(maildev_binary())
+            .args(["--smtp", &smtp_port.to_string(), "--web", &web_port.to_string(), "--ip", "127.0.0.1", "--silent"])
+            .args(extra_args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starting maildev");
+        let maildev = Maildev { child, smtp_port, web_port, http: reqwest::Client::new() };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let web_up = maildev.http.get(maildev.api("/email")).send().await.is_ok();
+            let smtp_up = std::net::TcpStream::connect(("127.0.0.1", smtp_port)).is_ok();
+            if web_up && smtp_up {
+                return maildev;
+            }
+            assert!(Instant::now() < deadline, "maildev did not start within 30 s");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub fn smtp_url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.smtp_port)
+    }
+
+    fn api(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{}", self.web_port, path)
+    }
+
+    /// Every mail received so far, as maildev describes it (subject, text, html, to, headers).
+    pub async fn emails(&self) -> Vec<Value> {
+        let response = self.http.get(self.api("/email")).send().await.expect("maildev answers");
+        response.json::<Vec<Value>>().await.expect("maildev lists mail as JSON")
+    }
+
+    /// Waits until at least `count` mails arrived (at most 20 s) and returns them all.
+    pub async fn wait_for_emails(&self, count: usize) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let emails = self.emails().await;
+            if emails.len() >= count {
+                return emails;
+            }
+            assert!(Instant::now() < deadline, "expected {count} mails, maildev has {}", emails.len());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Maildev {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

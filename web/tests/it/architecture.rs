@@ -1,0 +1,46 @@
+//! Dependency edges are architecture: no crate reaches upward (see ARCHITECTURE.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Which of our crates each crate may depend on.
+fn allowed_edges() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
+    BTreeMap::from([
+        ("engine", BTreeSet::new()),
+        ("store", BTreeSet::from(["engine"])),
+        ("index", BTreeSet::from(["engine"])),
+        ("actors", BTreeSet::from(["engine", "store", "index"])),
+        ("web", BTreeSet::from(["engine", "store", "index", "actors"])),
+        ("bench", BTreeSet::from(["engine", "store", "index", "actors", "web"])),
+    ])
+}
+
+#[test]
+fn crates_depend_only_downward() {
+    let workspace = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let output = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(workspace)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let metadata: Value = serde_json::from_slice(&output.stdout).expect("metadata is JSON");
+    let packages = metadata["packages"].as_array().expect("packages");
+    let ours: BTreeSet<&str> = packages.iter().filter_map(|package| package["name"].as_str()).collect();
+    let allowed = allowed_edges();
+    for name in &ours {
+        assert!(allowed.contains_key(name), "crate {name} is not in the architecture map");
+    }
+    for package in packages {
+        let name = package["name"].as_str().expect("name");
+        for dependency in package["dependencies"].as_array().expect("dependencies") {
+            let target = dependency["name"].as_str().expect("dependency name");
+            let is_normal = dependency["kind"].is_null();
+            if ours.contains(target) && is_normal {
+                assert!(allowed[name].contains(target), "{name} must not depend on {target}");
+            }
+        }
+    }
+}

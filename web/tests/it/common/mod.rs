@@ -1,0 +1,254 @@
+//! The test server helper: the real application (`web::server::start`, so `create_app`, the
+//! actors and a sled database on disk) on a loopback port, and a cookie-keeping HTTP client.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use actix_web::dev::ServerHandle;
+use reqwest::header::HeaderMap;
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use web::config::{resolve, CommonArgs, FileConfig, ServeArgs};
+use web::AppState;
+
+#[path = "../../../../tools/testing/maildev.rs"]
+pub mod maildev;
+
+pub use maildev::{free_port, Maildev};
+
+pub const PASSWORD: &str = "Secret-123";
+pub const GENEROUS_RATE: &str = "1000/1h";
+
+pub struct TestServer {
+    pub base: String,
+    pub state: AppState,
+    pub data_dir: TempDir,
+    handle: ServerHandle,
+}
+
+impl TestServer {
+    /// A server with the embedded defaults (mail to the outbox) and generous rate limits.
+    pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// A server whose options `configure` adjusts first.
+    pub async fn start_with(configure: impl FnOnce(&mut ServeArgs)) -> TestServer {
+        let data_dir = tempfile::tempdir().expect("temporary data directory");
+        let port = free_port();
+        let mut serve = ServeArgs {
+            bind: Some(format!("127.0.0.1:{port}")),
+            public_url: Some(format!("http://127.0.0.1:{port}")),
+            rate_limit_login: Some(GENEROUS_RATE.into()),
+            rate_limit_signup: Some(GENEROUS_RATE.into()),
+            rate_limit_forgot_password: Some(GENEROUS_RATE.into()),
+            rate_limit_resend: Some(GENEROUS_RATE.into()),
+            ..ServeArgs::default()
+        };
+        configure(&mut serve);
+        let common = CommonArgs { config: None, data_dir: Some(data_dir.path().to_owned()) };
+        let settings = resolve(FileConfig::default(), &common, &serve).expect("valid test settings");
+        let started = web::server::start(settings, 1).expect("server starts");
+        let handle = started.server.handle();
+        actix_web::rt::spawn(started.server);
+        TestServer { base: format!("http://{}", started.address), state: started.state, data_dir, handle }
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(&self.base)
+    }
+
+    pub fn outbox_dir(&self) -> PathBuf {
+        self.data_dir.path().join("outbox")
+    }
+
+    /// The outbox mails so far, oldest first, decoded to text.
+    pub fn outbox(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.outbox_dir()) else {
+            return Vec::new();
+        };
+        let mut names: Vec<PathBuf> = entries
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|extension| extension == "eml"))
+            .collect();
+        names.sort();
+        names.iter().map(|path| decode_quoted_printable(&std::fs::read_to_string(path).expect("readable mail"))).collect()
+    }
+
+    /// Waits (at most 10 s) until the outbox holds `count` mails, and returns them.
+    pub async fn wait_for_outbox(&self, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mails = self.outbox();
+            if mails.len() >= count {
+                return mails;
+            }
+            assert!(Instant::now() < deadline, "expected {count} mails in the outbox, found {}", mails.len());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits until the mail queue is empty (everything handed over).
+    pub async fn wait_for_empty_queue(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.state.store.mail_queue_len() > 0 {
+            assert!(Instant::now() < deadline, "the mail queue did not drain");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Signs up with the combined form and returns the verification link that was mailed.
+    pub async fn sign_up(&self, client: &Client, email: &str) -> String {
+        let answer = client.post("/api/signup", signup_body(email, PASSWORD)).await;
+        assert_eq!(answer.status, 201, "signup failed: {}", answer.body);
+        let verification = self.wait_for_mail_to(email, "Verify your email").await;
+        link_in(&verification, "/verify-email?token=")
+    }
+
+    /// Waits (at most 10 s) for the newest outbox mail to `to` whose subject starts with
+    /// `subject`, and returns it.
+    pub async fn wait_for_mail_to(&self, to: &str, subject: &str) -> String {
+        let (to_line, subject_line) = (format!("To: {to}\r\n"), format!("Subject: {subject}"));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let found = self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.contains(&subject_line));
+            if let Some(mail) = found {
+                return mail;
+            }
+            assert!(Instant::now() < deadline, "no mail {subject:?} to {to} in the outbox");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Signs up, verifies through the mailed link, and leaves `client` signed in.
+    pub async fn verified_user(&self, client: &Client, email: &str) {
+        let link = self.sign_up(client, email).await;
+        let answer = client.get(&format!("/api/verify-email?token={}", token_of(&link))).await;
+        assert_eq!(answer.status, 200, "verification failed: {}", answer.body);
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        drop(self.handle.stop(false));
+    }
+}
+
+pub fn signup_body(email: &str, password: &str) -> Value {
+    json!({
+        "email": email,
+        "researchField": "biology",
+        "password": password,
+        "confirmPassword": password,
+        "agreeToTerms": true,
+        "agreeToPrivacy": true,
+    })
+}
+
+/// An HTTP client with its own cookie jar: one browser.
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+/// A response: status, JSON body (or `Value::String` of the text), headers.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub headers: HeaderMap,
+}
+
+impl Answer {
+    pub fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or_default()
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+}
+
+impl Client {
+    pub fn new(base: &str) -> Client {
+        let http = reqwest::Client::builder().cookie_store(true).build().expect("http client");
+        Client { http, base: base.to_owned() }
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        Self::answer(self.http.get(format!("{}{path}", self.base)).send().await).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Answer {
+        Self::answer(self.http.post(format!("{}{path}", self.base)).json(&body).send().await).await
+    }
+
+    /// A POST with extra headers (origin checks) and a raw body.
+    pub async fn post_raw(&self, path: &str, headers: &[(&str, &str)], body: String) -> Answer {
+        let mut request = self.http.post(format!("{}{path}", self.base)).body(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        Self::answer(request.send().await).await
+    }
+
+    pub async fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
+        let mut request = self.http.get(format!("{}{path}", self.base));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        Self::answer(request.send().await).await
+    }
+
+    async fn answer(response: reqwest::Result<reqwest::Response>) -> Answer {
+        let response = response.expect("the server answers");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("a readable body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        Answer { status, body, headers }
+    }
+}
+
+/// The first link in `text` that contains `marker`.
+pub fn link_in(text: &str, marker: &str) -> String {
+    let at = text.find(marker).unwrap_or_else(|| panic!("no {marker} link in mail:\n{text}"));
+    let start = text[..at].rfind("http").expect("link starts with http");
+    let end = text[at..].find(|c: char| c.is_whitespace() || c == '"' || c == '<').map_or(text.len(), |offset| at + offset);
+    text[start..end].to_owned()
+}
+
+pub fn token_of(link: &str) -> String {
+    link.split("token=").nth(1).expect("link carries a token").to_owned()
+}
+
+/// Enough of RFC 2045 quoted-printable to read our own mails: soft breaks and `=XX` escapes.
+pub fn decode_quoted_printable(raw: &str) -> String {
+    let joined = raw.replace("=\r\n", "").replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escape = (bytes[index] == b'=')
+            .then(|| joined.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escape {
+            Some(byte) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            None => {
+                decoded.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}

@@ -1,0 +1,90 @@
+//! The real binary, killed and restarted: nothing acknowledged is lost, no mail goes twice.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::common::{free_port, link_in, signup_body, token_of, Client, Maildev, PASSWORD};
+
+fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .args(["--data-dir", &data_dir.display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
+        .args(["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
+        .env("PAPERTIDE_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the papertide binary starts")
+}
+
+async fn wait_until_healthy(client: &Client) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let http = reqwest::Client::new();
+    let url = format!("{}/healthz", client.base());
+    while !http.get(&url).send().await.is_ok_and(|response| response.status().is_success()) {
+        assert!(Instant::now() < deadline, "the server did not become healthy");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn wait_for_empty_queue(client: &Client) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while client.get("/healthz").await.body["mail"]["queued"] != 0 {
+        assert!(Instant::now() < deadline, "the mail queue did not drain after restart");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_sigkilled_server_keeps_the_account_and_sends_its_mail_once_after_restart() {
+    let maildev = Maildev::start().await;
+    let data_dir = tempfile::tempdir().expect("data directory");
+    let port = free_port();
+    let unreachable_smtp = format!("smtp://127.0.0.1:{}", free_port());
+    let client = Client::new(&format!("http://127.0.0.1:{port}"));
+
+    let mut first = spawn_server(data_dir.path(), port, &unreachable_smtp);
+    wait_until_healthy(&client).await;
+    let answer = client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await;
+    assert_eq!(answer.status, 201);
+    first.kill().expect("SIGKILL");
+    first.wait().expect("reaped");
+
+    let mut second = spawn_server(data_dir.path(), port, &maildev.smtp_url());
+    wait_until_healthy(&client).await;
+    let mails = maildev.wait_for_emails(1).await;
+    wait_for_empty_queue(&client).await;
+    assert_eq!(maildev.emails().await.len(), 1, "the queued mail was sent twice");
+
+    let login = client.post("/api/auth/login", json!({ "email": "ada@example.org", "password": PASSWORD })).await;
+    assert_eq!(login.status, 403, "the account or its password was lost: {}", login.body);
+    let link = link_in(mails[0]["text"].as_str().expect("text"), "/verify-email?token=");
+    let verified = client.get(&format!("/api/verify-email?token={}", token_of(&link))).await;
+    assert_eq!(verified.status, 200, "{}", verified.body);
+    assert_eq!(client.get("/api/auth/me").await.body["user"]["email"], "ada@example.org");
+    maildev.wait_for_emails(2).await;
+    second.kill().expect("stop");
+    second.wait().expect("reaped");
+}
+
+#[actix_web::test]
+async fn sigterm_stops_gracefully_and_flushes() {
+    let data_dir = tempfile::tempdir().expect("data directory");
+    let port = free_port();
+    let client = Client::new(&format!("http://127.0.0.1:{port}"));
+    let outbox_url = ""; // empty: no SMTP, mail goes to the outbox
+    let mut server = spawn_server(data_dir.path(), port, outbox_url);
+    wait_until_healthy(&client).await;
+    assert_eq!(client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await.status, 201);
+    let terminated = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().expect("kill runs");
+    assert!(terminated.success());
+    let status = server.wait().expect("exits");
+    assert!(status.success(), "papertide exited with {status}");
+
+    let store = store::Store::open(&data_dir.path().join("db")).expect("the database reopens");
+    assert!(store.user_by_email("ada@example.org").expect("readable").is_some());
+    let outbox: Vec<_> = std::fs::read_dir(data_dir.path().join("outbox")).expect("outbox").collect();
+    assert_eq!(outbox.len(), 1);
+}

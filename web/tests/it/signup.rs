@@ -1,0 +1,148 @@
+//! `POST /api/signup` (combined form) and `POST /api/auth/signup` (standalone form).
+
+use serde_json::{json, Value};
+
+use crate::common::{link_in, signup_body, TestServer, PASSWORD};
+
+#[actix_web::test]
+async fn combined_signup_creates_an_unverified_account_and_mails_a_link() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let answer = client.post("/api/signup", signup_body("  Ada@Example.org ", PASSWORD)).await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    let user = &answer.body["user"];
+    assert_eq!(user["email"], "ada@example.org");
+    assert_eq!(user["subscriptionTier"], "free");
+    assert_eq!(user["researchField"], "biology");
+    assert_eq!(user["isEmailVerified"], false);
+    assert_eq!(answer.body["requiresVerification"], true);
+    let body_text = answer.body.to_string();
+    assert!(!body_text.contains("argon2") && !body_text.contains("passwordHash"), "secrets leaked: {body_text}");
+
+    let mails = server.wait_for_outbox(1).await;
+    assert!(mails[0].contains("To: ada@example.org"));
+    assert!(mails[0].contains("Subject: Verify your email for Papertide"));
+    let link = link_in(&mails[0], "/verify-email?token=");
+    assert!(link.starts_with(&format!("{}/verify-email?token=", server.base)), "{link}");
+
+    assert_eq!(client.get("/api/auth/me").await.status, 401, "signup must not sign in before verification");
+    let stored = server.state.store.user_by_email("ada@example.org").expect("readable").expect("stored");
+    assert_eq!(stored.ip_address.as_deref(), Some("127.0.0.1"));
+    let preferences = server.state.store.preferences(stored.id).expect("preferences");
+    assert_eq!(preferences, engine::Preferences::default());
+}
+
+/// One row per rule of spec §5 (combined signup): the field to spoil, its bad value, the message.
+#[actix_web::test]
+async fn combined_signup_reports_every_rule_with_the_spec_message() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let cases: &[(&str, Value, &str)] = &[
+        ("email", json!("not-an-email"), "Please enter a valid email address"),
+        ("email", json!(""), "Please enter a valid email address"),
+        ("researchField", json!("astrology"), "Please select a valid research field"),
+        ("password", json!("Sh0rt!"), "Password must be at least 8 characters long"),
+        ("password", json!("lowercase-only-1"), "Password must contain at least one uppercase letter"),
+        ("password", json!("UPPERCASE-ONLY-1"), "Password must contain at least one lowercase letter"),
+        ("password", json!("No-Digits-Here"), "Password must contain at least one number"),
+        ("password", json!("NoSpecial123"), "Password must contain at least one special character"),
+        ("confirmPassword", json!("Secret-124"), "Passwords don't match"),
+        ("agreeToTerms", json!(false), "You must agree to the Terms and Conditions"),
+        ("agreeToPrivacy", json!(false), "You must agree to the Privacy Policy"),
+    ];
+    for (field, value, message) in cases {
+        let mut body = signup_body("ada@example.org", PASSWORD);
+        body[*field] = value.clone();
+        if *field == "password" {
+            body["confirmPassword"] = value.clone();
+        }
+        let answer = client.post("/api/signup", body).await;
+        assert_eq!(answer.status, 400, "{field}={value}: {}", answer.body);
+        assert_eq!(answer.message(), *message, "{field}={value}");
+        assert_eq!(answer.body["code"], "validation_failed");
+        let fields: Vec<&str> = answer.body["errors"].as_array().expect("errors").iter().filter_map(|e| e["field"].as_str()).collect();
+        assert!(fields.contains(field), "{field} not among {fields:?}");
+    }
+    let mut missing = signup_body("ada@example.org", PASSWORD);
+    missing.as_object_mut().expect("object").remove("agreeToPrivacy");
+    assert_eq!(client.post("/api/signup", missing).await.message(), "You must agree to the Privacy Policy");
+    assert_eq!(server.state.store.user_count(), 0, "a rejected signup wrote an account");
+    assert_eq!(server.state.store.mail_queue_len(), 0);
+}
+
+#[actix_web::test]
+async fn standalone_signup_uses_its_own_rules_and_the_server_floor() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let body = |password: &str, field: &str| json!({ "email": "ada@example.org", "password": password, "researchField": field });
+    let cases = [
+        (body("12345", "Neuroscience"), "Password must be at least 6 characters"),
+        (body("1234567", "Neuroscience"), "Password must be at least 8 characters long"),
+        (body("12345678", ""), "Please enter your research field"),
+        (json!({ "email": "ada@", "password": "12345678", "researchField": "x" }), "Please enter a valid email address"),
+        (
+            json!({ "email": "ada@example.org", "password": "12345678", "confirmPassword": "87654321", "researchField": "x" }),
+            "Passwords don't match",
+        ),
+    ];
+    for (request, message) in cases {
+        let answer = client.post("/api/auth/signup", request.clone()).await;
+        assert_eq!((answer.status, answer.message()), (400, message), "{request}");
+    }
+    let answer = client.post("/api/auth/signup", body("12345678", "Neuroscience")).await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    assert_eq!(answer.body["user"]["researchField"], "Neuroscience");
+    server.wait_for_outbox(1).await;
+}
+
+#[actix_web::test]
+async fn a_second_signup_of_the_same_email_is_a_conflict_and_changes_nothing() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    assert_eq!(client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await.status, 201);
+    server.wait_for_empty_queue().await;
+    let again = client.post("/api/signup", signup_body(" ADA@example.ORG", "Other-Pass-9")).await;
+    assert_eq!(again.status, 409);
+    assert_eq!(again.body["code"], "email_taken");
+    assert_eq!(again.message(), "An account with this email already exists. Please sign in instead.");
+    let standalone = client.post("/api/auth/signup", json!({ "email": "ada@example.org", "password": "12345678", "researchField": "x" })).await;
+    assert_eq!(standalone.status, 409);
+    assert_eq!(server.state.store.user_count(), 1);
+    assert_eq!(server.outbox().len(), 1, "a refused signup sent mail");
+}
+
+#[actix_web::test]
+async fn concurrent_signups_of_one_email_make_one_account() {
+    let server = TestServer::start().await;
+    let clients: Vec<_> = (0..4).map(|_| server.client()).collect();
+    let attempts = clients.iter().map(|client| client.post("/api/signup", signup_body("race@example.org", PASSWORD)));
+    let answers = futures_util::future::join_all(attempts).await;
+    let mut statuses: Vec<u16> = answers.iter().map(|answer| answer.status).collect();
+    statuses.sort();
+    assert_eq!(statuses, vec![201, 409, 409, 409]);
+    assert_eq!(server.state.store.user_count(), 1);
+}
+
+#[actix_web::test]
+async fn malformed_bodies_get_clear_json_errors() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let json_header = [("content-type", "application/json")];
+    let broken = client.post_raw("/api/signup", &json_header, "{\"email\":".into()).await;
+    assert_eq!(broken.status, 400);
+    assert!(broken.message().starts_with("Invalid JSON body"), "{}", broken.body);
+
+    let wrong_type = client.post_raw("/api/signup", &json_header, r#"{"agreeToTerms":"yes"}"#.into()).await;
+    assert_eq!(wrong_type.status, 400);
+    assert!(wrong_type.message().contains("agreeToTerms") || wrong_type.message().contains("boolean"), "{}", wrong_type.body);
+
+    let no_type = client.post_raw("/api/signup", &[], "{}".into()).await;
+    assert_eq!(no_type.status, 400);
+    assert!(no_type.message().contains("Content-Type"), "{}", no_type.body);
+
+    let huge = format!("{{\"email\":\"{}\"}}", "a".repeat(70 * 1024));
+    let oversized = client.post_raw("/api/signup", &json_header, huge).await;
+    assert_eq!(oversized.status, 413);
+    assert_eq!(oversized.body["code"], "payload_too_large");
+    assert_eq!(server.state.store.user_count(), 0);
+}
