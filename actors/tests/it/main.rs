@@ -1,1 +1,132 @@
-//! placeholder
+//! The mailer against real peers: maildev over SMTP, the outbox on disk, and a closed port.
+
+#[path = "../../../tools/testing/maildev.rs"]
+mod maildev;
+
+use std::time::{Duration, Instant};
+
+use actors::mailer::{drain_due_mail, parse_mailbox};
+use actors::{DrainQueue, MailTransport, Mailer, MailerConfig, StatusBoard};
+use chrono::Utc;
+use engine::mail::RenderedMail;
+use maildev::{free_port, Maildev};
+use store::Store;
+
+fn mail(to: &str, subject: &str) -> RenderedMail {
+    RenderedMail {
+        to: to.into(),
+        subject: subject.into(),
+        html: format!("<p>{subject}</p>"),
+        text: subject.into(),
+        action_url: None,
+    }
+}
+
+fn config() -> MailerConfig {
+    MailerConfig::new(parse_mailbox("Papertide <noreply@papers.example.org>").expect("sender"), "papers.example.org".into())
+}
+
+fn smtp(url: &str) -> MailTransport {
+    MailTransport::smtp_from_url(url, Duration::from_secs(5)).expect("transport")
+}
+
+#[actix_rt::test]
+async fn queued_mail_goes_out_by_smtp_in_order_and_leaves_the_queue() {
+    let maildev = Maildev::start().await;
+    let store = Store::temporary().expect("store");
+    for subject in ["first", "second", "third"] {
+        store.enqueue_mail(&mail("ada@example.org", subject), Utc::now()).expect("queued");
+    }
+    let report = drain_due_mail(&store, &smtp(&maildev.smtp_url()), &config()).await;
+    assert_eq!((report.sent, report.retried, report.dead), (3, 0, 0));
+    assert_eq!(store.mail_queue_len(), 0);
+    let received = maildev.wait_for_emails(3).await;
+    let subjects: Vec<&str> = received.iter().filter_map(|mail| mail["subject"].as_str()).collect();
+    assert_eq!(subjects, vec!["first", "second", "third"]);
+    assert!(received[0]["headers"]["message-id"].as_str().is_some_and(|id| id.ends_with("@papers.example.org>")));
+    assert!(received[0]["html"].as_str().is_some_and(|html| html.contains("<p>first</p>")));
+}
+
+#[actix_rt::test]
+async fn an_unreachable_server_defers_mail_with_backoff() {
+    let store = Store::temporary().expect("store");
+    let id = store.enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    let closed = smtp(&format!("smtp://127.0.0.1:{}", free_port()));
+    let report = drain_due_mail(&store, &closed, &config()).await;
+    assert_eq!((report.sent, report.retried), (0, 1));
+    assert!(report.last_error.is_some());
+    let queued = store.queued_mail().expect("queue");
+    assert_eq!(queued.len(), 1);
+    assert_eq!((queued[0].id, queued[0].attempts), (id, 1));
+    assert!(queued[0].next_attempt_at > Utc::now() + chrono::Duration::seconds(25));
+
+    let again = drain_due_mail(&store, &closed, &config()).await;
+    assert_eq!((again.sent, again.retried), (0, 0), "a deferred mail was retried before its time");
+}
+
+#[actix_rt::test]
+async fn mail_out_of_attempts_moves_to_the_dead_letters() {
+    let store = Store::temporary().expect("store");
+    store.enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    let closed = smtp(&format!("smtp://127.0.0.1:{}", free_port()));
+    let config = MailerConfig { max_attempts: 1, ..config() };
+    let report = drain_due_mail(&store, &closed, &config).await;
+    assert_eq!(report.dead, 1);
+    assert_eq!(store.mail_queue_len(), 0);
+    assert_eq!(store.dead_mail_len(), 1);
+}
+
+#[actix_rt::test]
+async fn an_invalid_recipient_is_given_up_at_once() {
+    let store = Store::temporary().expect("store");
+    store.enqueue_mail(&mail("not an address", "hello"), Utc::now()).expect("queued");
+    let dir = tempfile::tempdir().expect("dir");
+    let report = drain_due_mail(&store, &MailTransport::Outbox(dir.path().to_owned()), &config()).await;
+    assert_eq!(report.dead, 1);
+    assert!(store.dead_mail().expect("dead")[0].last_error.as_deref().is_some_and(|error| error.contains("invalid recipient")));
+}
+
+#[actix_rt::test]
+async fn the_outbox_gets_one_named_file_per_mail_and_retries_when_it_cannot_write() {
+    let dir = tempfile::tempdir().expect("dir");
+    let store = Store::temporary().expect("store");
+    store.enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+
+    let blocked = dir.path().join("not-a-directory");
+    std::fs::write(&blocked, b"a file where the outbox should be").expect("file");
+    let report = drain_due_mail(&store, &MailTransport::Outbox(blocked.clone()), &config()).await;
+    assert_eq!(report.retried, 1, "an unwritable outbox must defer, not lose, the mail");
+    store.make_all_mail_due(Utc::now()).expect("due");
+
+    let outbox = dir.path().join("outbox");
+    let report = drain_due_mail(&store, &MailTransport::Outbox(outbox.clone()), &config()).await;
+    assert_eq!(report.sent, 1);
+    let files: Vec<String> = std::fs::read_dir(&outbox)
+        .expect("outbox")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].ends_with(".eml") && !files[0].starts_with('.'));
+    let content = std::fs::read_to_string(outbox.join(&files[0])).expect("mail");
+    assert!(content.contains("Subject: hello") && content.contains("To: ada@example.org"));
+}
+
+#[actix_rt::test]
+async fn the_supervised_mailer_drains_when_poked_and_reports_its_status() {
+    let dir = tempfile::tempdir().expect("dir");
+    let store = Store::temporary().expect("store");
+    let board = StatusBoard::default();
+    let outbox = dir.path().join("outbox");
+    let mailer = Mailer::new(store.clone(), MailTransport::Outbox(outbox.clone()), config(), board.clone()).start_supervised();
+    store.enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    mailer.send(DrainQueue).await.expect("mailer alive");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while board.get("mailer").map_or(0, |status| status.processed_total) < 1 {
+        assert!(Instant::now() < deadline, "the mailer did not send");
+        actix_rt::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(std::fs::read_dir(&outbox).expect("outbox").count(), 1);
+    let status = board.get("mailer").expect("status");
+    assert_eq!((status.queue_depth, status.restarts), (0, 0));
+    assert!(status.last_success_at.is_some());
+}
