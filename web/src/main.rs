@@ -16,7 +16,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the web client and the API.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Manage accounts (stop the service first).
     #[command(subcommand)]
     Users(UsersCommand),
