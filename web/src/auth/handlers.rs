@@ -166,6 +166,9 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
     if !user.is_email_verified {
         return Err(ApiError::forbidden("email_not_verified", MSG_NOT_VERIFIED).with("requiresVerification", true));
     }
+    if let Some(previous) = session_hash(&request) {
+        state.store.delete_session(previous)?;
+    }
     let cookie = start_session(&state, &user, Some(ip))?;
     tracing::info!(user_id = %user.id, "signed in");
     Ok(HttpResponse::Ok().cookie(cookie).json(json!({
@@ -192,17 +195,15 @@ async fn forgot_password(
     let rate = state.settings.rate_limits.forgot_password;
     state.limiter.check("forgot-password", &ip, rate)?;
     let email = validate_email_form(&form)?;
-    let user = state.store.user_by_email(&email)?.filter(|user| user.is_active);
     // Per recipient too, silently, so nobody can flood someone's inbox from many addresses.
-    let recipient_allowed = state.limiter.check("forgot-password-recipient", &email, rate).is_ok();
-    if let (Some(user), true) = (user, recipient_allowed) {
-        let token = new_secret_token();
-        let now = Utc::now();
-        let mail = password_reset_mail(&state.mail_context(), &user.email, &token);
-        let expires_at = now + Duration::hours(RESET_TTL_HOURS);
-        state.store.issue_token(user.id, TokenPurpose::PasswordReset, TokenHash::of(&token), expires_at, &mail, now)?;
-        state.store.flush_async().await?;
-        state.poke_mailer();
+    if state.limiter.check("forgot-password-recipient", &email, rate).is_ok() {
+        let state = state.into_inner();
+        actix_web::rt::spawn(async move {
+            let is_eligible = |user: &User| user.is_active;
+            if let Err(error) = mail_token(&state, &email, TokenPurpose::PasswordReset, is_eligible).await {
+                tracing::error!(%error, "issuing a password reset");
+            }
+        });
     }
     Ok(HttpResponse::Ok().json(json!({ "message": MSG_FORGOT_SENT })))
 }
@@ -236,16 +237,42 @@ async fn resend_verification(
     let rate = state.settings.rate_limits.resend;
     state.limiter.check("resend-verification", &ip, rate)?;
     let email = validate_email_form(&form)?;
-    let waiting = state.store.user_by_email(&email)?.filter(|user| user.is_active && !user.is_email_verified);
-    let recipient_allowed = state.limiter.check("resend-verification-recipient", &email, rate).is_ok();
-    if let (Some(user), true) = (waiting, recipient_allowed) {
-        let token = new_secret_token();
-        let now = Utc::now();
-        let mail = verification_mail(&state.mail_context(), &user.email, &token);
-        let expires_at = now + Duration::hours(VERIFICATION_TTL_HOURS);
-        state.store.issue_token(user.id, TokenPurpose::EmailVerification, TokenHash::of(&token), expires_at, &mail, now)?;
-        state.store.flush_async().await?;
-        state.poke_mailer();
+    if state.limiter.check("resend-verification-recipient", &email, rate).is_ok() {
+        let state = state.into_inner();
+        actix_web::rt::spawn(async move {
+            let is_eligible = |user: &User| user.is_active && !user.is_email_verified;
+            if let Err(error) = mail_token(&state, &email, TokenPurpose::EmailVerification, is_eligible).await {
+                tracing::error!(%error, "re-sending a verification link");
+            }
+        });
     }
     Ok(HttpResponse::Ok().json(json!({ "message": MSG_RESEND_SENT })))
+}
+
+/// Issues a fresh token of `purpose` to the account of `email`, if there is one and it is
+/// eligible, and queues the mail that carries it. Runs after the answer was sent, so the
+/// answer's timing does not tell whether the account exists.
+async fn mail_token(
+    state: &AppState,
+    email: &str,
+    purpose: TokenPurpose,
+    is_eligible: impl Fn(&User) -> bool,
+) -> Result<(), store::StoreError> {
+    let Some(user) = state.store.user_by_email(email)?.filter(|user| is_eligible(user)) else {
+        return Ok(());
+    };
+    let token = new_secret_token();
+    let now = Utc::now();
+    let (mail, expires_at) = match purpose {
+        TokenPurpose::PasswordReset => {
+            (password_reset_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(RESET_TTL_HOURS))
+        }
+        TokenPurpose::EmailVerification => {
+            (verification_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(VERIFICATION_TTL_HOURS))
+        }
+    };
+    state.store.issue_token(user.id, purpose, TokenHash::of(&token), expires_at, &mail, now)?;
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    Ok(())
 }
