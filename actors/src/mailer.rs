@@ -14,6 +14,8 @@ use actix::prelude::*;
 use chrono::{DateTime, Utc};
 use lettre::message::header::ContentType;
 use lettre::message::{Mailbox, MultiPart, SinglePart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use store::{QueuedMail, Store};
 
@@ -41,12 +43,71 @@ impl MailTransport {
         Ok(MailTransport::Smtp(builder.timeout(Some(timeout)).build()))
     }
 
+    /// Like [`MailTransport::smtp_from_url`], but TLS (either `smtps://` or STARTTLS with
+    /// `?tls=required|opportunistic`) also trusts the PEM certificate `extra_root_pem`: for mail
+    /// servers with a private certificate authority.
+    pub fn smtp_from_url_with_root(url: &str, extra_root_pem: &[u8], timeout: Duration) -> Result<MailTransport, MailError> {
+        let invalid = |why: String| MailError::Permanent(format!("invalid SMTP URL: {why}"));
+        let parsed = url::Url::parse(url).map_err(|error| invalid(error.to_string()))?;
+        let host = parsed.host_str().ok_or_else(|| invalid("no host".into()))?.to_owned();
+        let tls_mode = parsed.query_pairs().find(|(key, _)| key == "tls").map(|(_, value)| value.into_owned());
+        let has_certificate = String::from_utf8_lossy(extra_root_pem).contains("-----BEGIN CERTIFICATE-----");
+        if !has_certificate {
+            return Err(MailError::Permanent("the SMTP CA file holds no PEM certificate".into()));
+        }
+        let root = Certificate::from_pem(extra_root_pem)
+            .map_err(|error| MailError::Permanent(format!("reading the SMTP CA certificate: {error}")))?;
+        let parameters = TlsParameters::builder(host.clone())
+            .add_root_certificate(root)
+            .build()
+            .map_err(|error| MailError::Permanent(format!("setting up SMTP TLS: {error}")))?;
+        let (tls, default_port) = match (parsed.scheme(), tls_mode.as_deref()) {
+            ("smtps", _) => (Tls::Wrapper(parameters), 465),
+            ("smtp", Some("required")) => (Tls::Required(parameters), 587),
+            ("smtp", Some("opportunistic")) => (Tls::Opportunistic(parameters), 587),
+            ("smtp", None) => return MailTransport::smtp_from_url(url, timeout),
+            (scheme, mode) => return Err(invalid(format!("scheme {scheme:?} with tls={mode:?}"))),
+        };
+        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
+            .port(parsed.port().unwrap_or(default_port))
+            .tls(tls)
+            .timeout(Some(timeout));
+        if let Some(password) = parsed.password() {
+            let decode = |text: &str| percent_decode(text).map_err(|error| invalid(format!("credentials: {error}")));
+            builder = builder.credentials(Credentials::new(decode(parsed.username())?, decode(password)?));
+        }
+        Ok(MailTransport::Smtp(builder.build()))
+    }
+
     pub fn describe(&self) -> String {
         match self {
             MailTransport::Smtp(_) => "smtp".to_owned(),
             MailTransport::Outbox(dir) => format!("outbox {}", dir.display()),
         }
     }
+}
+
+fn percent_decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escaped = (bytes[index] == b'%')
+            .then(|| text.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            None => {
+                decoded.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded)
 }
 
 /// Parses a sender such as `Papertide <noreply@example.org>`.
@@ -302,6 +363,22 @@ mod tests {
     fn config() -> MailerConfig {
         let from: Mailbox = "Papertide <papertide@localhost>".parse().expect("valid mailbox");
         MailerConfig::new(from, "localhost".into())
+    }
+
+    #[test]
+    fn credentials_are_percent_decoded() {
+        assert_eq!(percent_decode("p%40ss%2Fw%3Ard").ok().as_deref(), Some("p@ss/w:rd"));
+        assert_eq!(percent_decode("plain%").ok().as_deref(), Some("plain%"));
+    }
+
+    #[test]
+    fn smtp_urls_of_every_form_are_accepted_and_others_refused() {
+        let timeout = Duration::from_secs(5);
+        for url in ["smtp://mail.example.org", "smtp://u:p@mail.example.org:587?tls=required", "smtps://u:p@mail.example.org"] {
+            assert!(MailTransport::smtp_from_url(url, timeout).is_ok(), "{url}");
+        }
+        assert!(MailTransport::smtp_from_url("smtp://mail.example.org?tls=sometimes", timeout).is_err());
+        assert!(MailTransport::smtp_from_url_with_root("smtps://mail.example.org", b"not a certificate", timeout).is_err());
     }
 
     #[test]

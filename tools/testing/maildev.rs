@@ -48,14 +48,17 @@ impl Maildev {
             .args(["--smtp", &smtp_port.to_string(), "--web", &web_port.to_string(), "--ip", "127.0.0.1", "--silent"])
             .args(extra_args)
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::null())
             .spawn()
             .expect("starting maildev");
         let maildev = Maildev { child, smtp_port, web_port, http: reqwest::Client::new() };
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let web_up = maildev.http.get(maildev.api("/email")).send().await.is_ok();
-            let smtp_up = std::net::TcpStream::connect(("127.0.0.1", smtp_port)).is_ok();
+            // A bare TCP probe would abort a TLS handshake, which makes maildev exit; a TLS
+            // server is taken as up once its web API (started after SMTP) answers.
+            let is_tls = extra_args.contains(&"--incoming-secure");
+            let smtp_up = is_tls || std::net::TcpStream::connect(("127.0.0.1", smtp_port)).is_ok();
             if web_up && smtp_up {
                 return maildev;
             }

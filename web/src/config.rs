@@ -35,6 +35,9 @@ pub struct ServeArgs {
     /// smtps://user:pass@host:465 (TLS). Unset: mail is written to the outbox.
     #[arg(long, env = "PAPERTIDE_SMTP_URL", hide_env_values = true)]
     pub smtp_url: Option<String>,
+    /// PEM certificate of a private certificate authority to trust for SMTP over TLS.
+    #[arg(long, env = "PAPERTIDE_SMTP_CA_FILE")]
+    pub smtp_ca_file: Option<PathBuf>,
     /// Sender of every mail [default: Papertide <noreply@PUBLIC-HOST>].
     #[arg(long, env = "PAPERTIDE_MAIL_FROM")]
     pub mail_from: Option<String>,
@@ -73,6 +76,7 @@ pub struct FileConfig {
     pub data_dir: Option<PathBuf>,
     pub public_url: Option<String>,
     pub smtp_url: Option<String>,
+    pub smtp_ca_file: Option<PathBuf>,
     pub mail_from: Option<String>,
     pub support_email: Option<String>,
     pub admin_emails: Option<Vec<String>>,
@@ -135,6 +139,7 @@ pub struct Settings {
     /// Without a trailing slash.
     pub public_url: Url,
     pub smtp_url: Option<String>,
+    pub smtp_ca_file: Option<PathBuf>,
     pub mail_from: String,
     pub support_email: String,
     /// Normalized (trimmed, lower-case).
@@ -236,6 +241,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         data_dir,
         public_url,
         smtp_url,
+        smtp_ca_file: serve.smtp_ca_file.clone().or(file.smtp_ca_file),
         mail_from,
         support_email,
         admin_emails,
@@ -313,6 +319,7 @@ mod tests {
             data_dir: Some(PathBuf::new()),
             public_url: Some(String::new()),
             smtp_url: Some(String::new()),
+            smtp_ca_file: Some(PathBuf::new()),
             mail_from: Some(String::new()),
             support_email: Some(String::new()),
             admin_emails: Some(vec![]),

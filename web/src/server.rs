@@ -31,9 +31,13 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let store = Store::open(&settings.database_dir())?;
     let board = StatusBoard::default();
 
-    let transport = match &settings.smtp_url {
-        Some(url) => MailTransport::smtp_from_url(url, SMTP_TIMEOUT)?,
-        None => MailTransport::Outbox(settings.outbox_dir()),
+    let transport = match (&settings.smtp_url, &settings.smtp_ca_file) {
+        (Some(url), None) => MailTransport::smtp_from_url(url, SMTP_TIMEOUT)?,
+        (Some(url), Some(ca_file)) => {
+            let pem = std::fs::read(ca_file).with_context(|| format!("reading the SMTP CA file {}", ca_file.display()))?;
+            MailTransport::smtp_from_url_with_root(url, &pem, SMTP_TIMEOUT)?
+        }
+        (None, _) => MailTransport::Outbox(settings.outbox_dir()),
     };
     let from = actors::mailer::parse_mailbox(&settings.mail_from)
         .with_context(|| format!("the sender address {:?}", settings.mail_from))?;

@@ -130,3 +130,52 @@ async fn the_supervised_mailer_drains_when_poked_and_reports_its_status() {
     assert_eq!((status.queue_depth, status.restarts), (0, 0));
     assert!(status.last_success_at.is_some());
 }
+
+/// A private certificate authority and a server certificate for 127.0.0.1 signed by it, made
+/// with the openssl command line. Returns (CA certificate PEM path, server cert path, key path).
+fn private_ca(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new("openssl").args(args).current_dir(dir).output().expect("openssl runs");
+        assert!(output.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    run(&[&["req", "-x509"][..], &ec, &["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Papertide Test CA"]].concat());
+    run(&[&["req"][..], &ec, &["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]].concat());
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("extensions file");
+    run(&[
+        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days",
+        "2", "-extfile", "server.ext",
+    ]);
+    (dir.join("ca.pem"), dir.join("server.pem"), dir.join("server.key"))
+}
+
+#[actix_rt::test]
+async fn smtps_with_credentials_verifies_the_server_certificate() {
+    let dir = tempfile::tempdir().expect("dir");
+    let (ca, cert, key) = private_ca(dir.path());
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    let maildev = Maildev::start_with(&[
+        "--incoming-secure", "--incoming-cert", &cert, "--incoming-key", &key, "--incoming-user", "papertide", "--incoming-pass", "s3cret",
+    ])
+    .await;
+    let url = format!("smtps://papertide:s3cret@127.0.0.1:{}", maildev.smtp_port);
+    let store = Store::temporary().expect("store");
+    store.enqueue_mail(&mail("ada@example.org", "over tls"), Utc::now()).expect("queued");
+
+    let pem = std::fs::read(&ca).expect("CA certificate");
+    let trusted = MailTransport::smtp_from_url_with_root(&url, &pem, Duration::from_secs(5)).expect("transport");
+    let report = drain_due_mail(&store, &trusted, &config()).await;
+    assert_eq!(report.sent, 1, "{:?}", report.last_error);
+    let received = maildev.wait_for_emails(1).await;
+    assert_eq!(received[0]["subject"], "over tls");
+
+    // Last, because maildev exits when a client walks out of the TLS handshake.
+    store.enqueue_mail(&mail("ada@example.org", "untrusted"), Utc::now()).expect("queued");
+    let untrusted = drain_due_mail(&store, &smtp(&url), &config()).await;
+    assert_eq!((untrusted.sent, untrusted.retried), (0, 1), "a certificate nobody vouches for was accepted");
+    assert!(untrusted.last_error.is_some_and(|error| error.to_lowercase().contains("certificate")));
+}
