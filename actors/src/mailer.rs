@@ -88,26 +88,7 @@ impl MailTransport {
 }
 
 fn percent_decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let escaped = (bytes[index] == b'%')
-            .then(|| text.get(index + 1..index + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escaped {
-            Some(byte) => {
-                decoded.push(byte);
-                index += 3;
-            }
-            None => {
-                decoded.push(bytes[index]);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8(decoded)
+    String::from_utf8(engine::mail::decode_hex_escapes(text, b'%'))
 }
 
 /// Parses a sender such as `Papertide <noreply@example.org>`.

@@ -161,6 +161,32 @@ pub fn escape_html(text: &str) -> String {
     escaped
 }
 
+/// Decodes `<marker>XX` hex escapes: `%` for URL parts such as SMTP credentials, `=` for
+/// quoted-printable mail bodies (whose soft line breaks the caller removes first). A marker not
+/// followed by two hex digits stays as it is.
+pub fn decode_hex_escapes(text: &str, marker: u8) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escaped = (bytes[index] == marker)
+            .then(|| text.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            None => {
+                decoded.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    decoded
+}
+
 /// Source strings wrap with runs of spaces; mail reads better with single spaces.
 fn collapse_spaces(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -194,6 +220,14 @@ mod tests {
         assert!(mail.text.contains("https://papers.example.org/reset-password?token=abc"));
         assert!(mail.text.contains("1 hour"));
         assert!(!mail.text.contains("  "), "source indentation must not leak into mail");
+    }
+
+    #[test]
+    fn hex_escapes_decode() {
+        assert_eq!(decode_hex_escapes("p%40ss%2Fw%3Ard", b'%'), b"p@ss/w:rd");
+        assert_eq!(decode_hex_escapes("a=3Db=C2=B7", b'='), "a=b·".as_bytes());
+        assert_eq!(decode_hex_escapes("100%", b'%'), b"100%");
+        assert_eq!(decode_hex_escapes("=ZZ", b'='), b"=ZZ");
     }
 
     #[test]

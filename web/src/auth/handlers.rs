@@ -191,21 +191,7 @@ async fn forgot_password(
     request: HttpRequest,
     form: web::Json<EmailForm>,
 ) -> ApiResult<HttpResponse> {
-    let ip = client_ip(&request, state.settings.trust_proxy);
-    let rate = state.settings.rate_limits.forgot_password;
-    state.limiter.check("forgot-password", &ip, rate)?;
-    let email = validate_email_form(&form)?;
-    // Per recipient too, silently, so nobody can flood someone's inbox from many addresses.
-    if state.limiter.check("forgot-password-recipient", &email, rate).is_ok() {
-        let state = state.into_inner();
-        actix_web::rt::spawn(async move {
-            let is_eligible = |user: &User| user.is_active;
-            if let Err(error) = mail_token(&state, &email, TokenPurpose::PasswordReset, is_eligible).await {
-                tracing::error!(%error, "issuing a password reset");
-            }
-        });
-    }
-    Ok(HttpResponse::Ok().json(json!({ "message": MSG_FORGOT_SENT })))
+    answer_link_request(state, &request, &form, TokenPurpose::PasswordReset).await
 }
 
 /// `POST /api/reset-password`: sets the new password and signs the user out everywhere.
@@ -233,32 +219,46 @@ async fn resend_verification(
     request: HttpRequest,
     form: web::Json<EmailForm>,
 ) -> ApiResult<HttpResponse> {
-    let ip = client_ip(&request, state.settings.trust_proxy);
-    let rate = state.settings.rate_limits.resend;
-    state.limiter.check("resend-verification", &ip, rate)?;
-    let email = validate_email_form(&form)?;
-    if state.limiter.check("resend-verification-recipient", &email, rate).is_ok() {
+    answer_link_request(state, &request, &form, TokenPurpose::EmailVerification).await
+}
+
+/// Both "mail me a link" endpoints: rate limited per client address and, silently, per
+/// recipient (so nobody can flood an inbox from many addresses); the same answer whatever the
+/// account's state; the token is issued after answering.
+async fn answer_link_request(
+    state: web::Data<AppState>,
+    request: &HttpRequest,
+    form: &EmailForm,
+    purpose: TokenPurpose,
+) -> ApiResult<HttpResponse> {
+    let limits = &state.settings.rate_limits;
+    let (action, recipient_action, rate, answer) = match purpose {
+        TokenPurpose::PasswordReset => ("forgot-password", "forgot-password-recipient", limits.forgot_password, MSG_FORGOT_SENT),
+        TokenPurpose::EmailVerification => ("resend-verification", "resend-verification-recipient", limits.resend, MSG_RESEND_SENT),
+    };
+    let ip = client_ip(request, state.settings.trust_proxy);
+    state.limiter.check(action, &ip, rate)?;
+    let email = validate_email_form(form)?;
+    if state.limiter.check(recipient_action, &email, rate).is_ok() {
         let state = state.into_inner();
         actix_web::rt::spawn(async move {
-            let is_eligible = |user: &User| user.is_active && !user.is_email_verified;
-            if let Err(error) = mail_token(&state, &email, TokenPurpose::EmailVerification, is_eligible).await {
-                tracing::error!(%error, "re-sending a verification link");
+            if let Err(error) = mail_token(&state, &email, purpose).await {
+                tracing::error!(%error, ?purpose, "mailing a one-time link");
             }
         });
     }
-    Ok(HttpResponse::Ok().json(json!({ "message": MSG_RESEND_SENT })))
+    Ok(HttpResponse::Ok().json(json!({ "message": answer })))
 }
 
-/// Issues a fresh token of `purpose` to the account of `email`, if there is one and it is
-/// eligible, and queues the mail that carries it. Runs after the answer was sent, so the
-/// answer's timing does not tell whether the account exists.
-async fn mail_token(
-    state: &AppState,
-    email: &str,
-    purpose: TokenPurpose,
-    is_eligible: impl Fn(&User) -> bool,
-) -> Result<(), store::StoreError> {
-    let Some(user) = state.store.user_by_email(email)?.filter(|user| is_eligible(user)) else {
+/// Issues a fresh token of `purpose` to the account of `email`, if there is one that can use
+/// it (active; for verification, not yet verified), and queues the mail that carries it. Runs
+/// after the answer was sent, so the answer's timing does not tell whether the account exists.
+async fn mail_token(state: &AppState, email: &str, purpose: TokenPurpose) -> Result<(), store::StoreError> {
+    let is_eligible = |user: &User| match purpose {
+        TokenPurpose::PasswordReset => user.is_active,
+        TokenPurpose::EmailVerification => user.is_active && !user.is_email_verified,
+    };
+    let Some(user) = state.store.user_by_email(email)?.filter(is_eligible) else {
         return Ok(());
     };
     let token = new_secret_token();

@@ -231,24 +231,5 @@ pub fn token_of(link: &str) -> String {
 /// Enough of RFC 2045 quoted-printable to read our own mails: soft breaks and `=XX` escapes.
 pub fn decode_quoted_printable(raw: &str) -> String {
     let joined = raw.replace("=\r\n", "").replace("=\n", "");
-    let bytes = joined.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let escape = (bytes[index] == b'=')
-            .then(|| joined.get(index + 1..index + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escape {
-            Some(byte) => {
-                decoded.push(byte);
-                index += 3;
-            }
-            None => {
-                decoded.push(bytes[index]);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
+    String::from_utf8_lossy(&engine::mail::decode_hex_escapes(&joined, b'=')).into_owned()
 }
