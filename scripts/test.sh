@@ -11,4 +11,10 @@ echo "==> lints"
 cargo clippy --locked --workspace --all-targets -- -D warnings
 
 echo "==> Rust tests"
-cargo test --locked --workspace
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --locked --workspace --all-targets 2>&1 | tee "$log"
+
+# One closing line for the whole run, summed over every test binary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) passed += $(i-1); if ($i ~ /^failed/) failed += $(i-1) } }
+     END { printf "%d passed, %d failed\n", passed, failed }' "$log"
