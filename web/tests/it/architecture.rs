@@ -44,3 +44,36 @@ fn crates_depend_only_downward() {
         }
     }
 }
+
+/// "engine does no I/O and never reads the clock or a random source": checked on its source.
+#[test]
+fn engine_reads_no_clock_randomness_or_files() {
+    let engine_src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/src");
+    let forbidden = ["Utc::now", "SystemTime::now", "Instant::now", "std::fs", "std::net", "rand::", "std::env"];
+    let mut files = vec![engine_src];
+    let mut checked = 0;
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).expect("readable").filter_map(|entry| entry.ok().map(|entry| entry.path())));
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("readable source");
+        for pattern in forbidden {
+            assert!(!source.contains(pattern), "{} uses {pattern}", path.display());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "engine sources not found");
+}
+
+/// Only the store's codec module touches serde_cbor.
+#[test]
+fn only_the_codec_module_uses_cbor() {
+    let store_src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../store/src");
+    for entry in std::fs::read_dir(&store_src).expect("store sources") {
+        let path = entry.expect("entry").path();
+        let source = std::fs::read_to_string(&path).expect("readable source");
+        let is_allowed = ["codec.rs", "error.rs"].iter().any(|name| path.ends_with(name));
+        assert!(is_allowed || !source.contains("serde_cbor::"), "{} uses serde_cbor", path.display());
+    }
+}
