@@ -202,7 +202,14 @@ impl Handler<DrainQueue> for Mailer {
     fn handle(&mut self, _: DrainQueue, _: &mut Self::Context) -> Self::Result {
         let (store, transport, config) = (self.store.clone(), self.transport.clone(), self.config.clone());
         let drain = async move { drain_due_mail(&store, &transport, &config).await };
-        AtomicResponse::new(Box::pin(drain.into_actor(self).map(|report, mailer, _| mailer.record(&report))))
+        let batch_size = self.config.batch_size as u64;
+        AtomicResponse::new(Box::pin(drain.into_actor(self).map(move |report, mailer, ctx| {
+            mailer.record(&report);
+            // A full batch means more may be due: go on at once instead of waiting for the timer.
+            if report.sent + report.retried + report.dead >= batch_size {
+                ctx.notify(DrainQueue);
+            }
+        })))
     }
 }
 

@@ -65,12 +65,13 @@ impl Store {
     /// Queued mail whose next attempt is due, oldest first, at most `limit`.
     pub fn due_mail(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<QueuedMail>> {
         let mut due = Vec::new();
-        for queued in self.queued_mail()? {
-            if queued.next_attempt_at <= now {
-                due.push(queued);
-            }
+        for bytes in self.mail_queue.iter().values() {
             if due.len() == limit {
                 break;
+            }
+            let queued: QueuedMail = decode("queued mail", &bytes?)?;
+            if queued.next_attempt_at <= now {
+                due.push(queued);
             }
         }
         Ok(due)

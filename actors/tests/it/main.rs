@@ -179,3 +179,22 @@ async fn smtps_with_credentials_verifies_the_server_certificate() {
     assert_eq!((untrusted.sent, untrusted.retried), (0, 1), "a certificate nobody vouches for was accepted");
     assert!(untrusted.last_error.is_some_and(|error| error.to_lowercase().contains("certificate")));
 }
+
+#[actix_rt::test]
+async fn a_long_queue_is_drained_in_batches_without_waiting_for_the_timer() {
+    let dir = tempfile::tempdir().expect("dir");
+    let store = Store::temporary().expect("store");
+    for index in 0..25 {
+        store.enqueue_mail(&mail("ada@example.org", &format!("mail {index}")), Utc::now()).expect("queued");
+    }
+    let config = MailerConfig { batch_size: 4, poll_interval: Duration::from_secs(3600), ..config() };
+    let outbox = dir.path().join("outbox");
+    let board = StatusBoard::default();
+    let _mailer = Mailer::new(store.clone(), MailTransport::Outbox(outbox.clone()), config, board.clone()).start_supervised();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while store.mail_queue_len() > 0 {
+        assert!(Instant::now() < deadline, "{} mails left after 10 s", store.mail_queue_len());
+        actix_rt::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(std::fs::read_dir(&outbox).expect("outbox").count(), 25);
+}
