@@ -86,3 +86,51 @@ fn commands_on_a_missing_data_directory_say_so() {
     assert!(!output.status.success());
     assert!(text(&output.stderr).contains("no database in"), "{}", text(&output.stderr));
 }
+
+/// The names operators' scripts use: a `--config` file, overridden by `PAPERTIDE_*` variables,
+/// overridden by flags. Each run signs someone up; the mailed links show which public URL won.
+#[actix_web::test]
+async fn serve_reads_the_file_then_the_environment_then_flags() {
+    let data_dir = tempfile::tempdir().expect("data directory");
+    let (file_port, flag_port) = (crate::common::free_port(), crate::common::free_port());
+    let config = data_dir.path().join("papertide.toml");
+    let file_settings = format!(
+        "bind = \"127.0.0.1:{file_port}\"\npublic_url = \"http://file.example.org\"\nsupport_email = \"file@example.org\"\n"
+    );
+    std::fs::write(&config, file_settings).expect("config file");
+    let outbox = data_dir.path().join("outbox");
+
+    let runs = [(file_port, vec![]), (flag_port, vec!["--bind".to_owned(), format!("127.0.0.1:{flag_port}"), "--public-url".into(), "http://flag.example.org".into()])];
+    for (run, (port, flags)) in runs.iter().enumerate() {
+        let mut server = Command::new(env!("CARGO_BIN_EXE_papertide"))
+            .args(["--config", &config.display().to_string(), "--data-dir", &data_dir.path().display().to_string(), "serve"])
+            .args(flags)
+            .env("PAPERTIDE_PUBLIC_URL", "http://env.example.org")
+            .env("PAPERTIDE_LOG", "warn")
+            .spawn()
+            .expect("papertide starts");
+        let client = crate::common::Client::new(&format!("http://127.0.0.1:{port}"));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await.is_err() {
+            assert!(std::time::Instant::now() < deadline, "nothing listens on {port}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let body = crate::common::signup_body(&format!("user{run}@example.org"), crate::common::PASSWORD);
+        assert_eq!(client.post("/api/signup", body).await.status, 201);
+        while std::fs::read_dir(&outbox).map_or(0, |entries| entries.count()) < run + 1 {
+            assert!(std::time::Instant::now() < deadline, "the verification mail was not written");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        server.kill().expect("stop");
+        server.wait().expect("reaped");
+    }
+
+    let mut mails: Vec<String> = std::fs::read_dir(&outbox)
+        .expect("outbox")
+        .map(|entry| crate::common::decode_quoted_printable(&std::fs::read_to_string(entry.expect("entry").path()).expect("mail")))
+        .collect();
+    mails.sort_by_key(|mail| mail.contains("user1@"));
+    assert!(mails[0].contains("http://env.example.org/verify-email?token="), "the environment must win over the file");
+    assert!(mails[1].contains("http://flag.example.org/verify-email?token="), "flags must win over the environment");
+    assert!(mails.iter().all(|mail| mail.contains("file@example.org")), "options only in the file must still apply");
+}

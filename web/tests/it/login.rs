@@ -43,6 +43,13 @@ async fn login_signs_in_and_logout_signs_out() {
     assert_eq!(user.body["email"], "ada@example.org");
     assert_eq!(user.body["subscriptionTier"], "free");
     assert!(user.body.get("stripeCustomerId").is_none());
+    let mut keys: Vec<&str> = user.body.as_object().expect("object").keys().map(String::as_str).collect();
+    keys.sort();
+    let expected = [
+        "createdAt", "email", "id", "isActive", "isAdmin", "isEmailVerified", "isUnlimited", "lastDigestSentAt", "researchField",
+        "subscriptionTier",
+    ];
+    assert_eq!(keys, expected, "the user as the client sees it changed shape (and must never carry a hash or token)");
 
     let logout = client.post("/api/auth/logout", json!({})).await;
     assert_eq!(logout.status, 200);
