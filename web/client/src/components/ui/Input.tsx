@@ -1,0 +1,20 @@
+import { forwardRef, type InputHTMLAttributes } from "react";
+import { cn } from "./cn";
+
+export const Input = forwardRef<HTMLInputElement, InputHTMLAttributes<HTMLInputElement>>(function Input(
+  { className, ...props },
+  ref,
+) {
+  return (
+    <input
+      ref={ref}
+      className={cn(
+        "flex h-10 w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm",
+        "placeholder:text-slate-400 focus-visible:outline-2 focus-visible:outline-brand-600",
+        "disabled:cursor-not-allowed disabled:opacity-50 aria-[invalid=true]:border-red-500",
+        className,
+      )}
+      {...props}
+    />
+  );
+});

@@ -1,0 +1,4 @@
+// Placeholder until consent is built (landing).
+export function PageViewReporter() {
+  return null;
+}

@@ -1,0 +1,56 @@
+// The only place the client calls fetch. Every request sends credentials; bodies are JSON; a
+// non-OK answer raises ApiError whose message is "status: JSON body" (spec §8).
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+
+  constructor(status: number, body: unknown) {
+    super(`${status}: ${JSON.stringify(body)}`);
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body;
+  }
+
+  /** A field of a JSON error body, e.g. `message` or `requiresVerification`. */
+  field<T = unknown>(name: string): T | undefined {
+    if (this.body && typeof this.body === "object" && name in this.body) {
+      return (this.body as Record<string, T>)[name];
+    }
+    return undefined;
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!text) return response.statusText;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export async function apiRequest<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method,
+    credentials: "include",
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await readBody(response);
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return parsed as T;
+}
+
+export const getJson = <T>(url: string) => apiRequest<T>("GET", url);
+export const postJson = <T>(url: string, body: unknown = {}) => apiRequest<T>("POST", url, body);
+
+/** The server's message in an error, or `fallback` when there is none. */
+export function errorMessage(error: unknown, fallback: string): string {
+  if (error instanceof ApiError) {
+    const message = error.field<string>("message");
+    if (typeof message === "string" && message) return message;
+  }
+  return fallback;
+}
