@@ -50,6 +50,15 @@ pub struct ServeArgs {
     /// Take the client address from the last X-Forwarded-For hop (behind a reverse proxy).
     #[arg(long, env = "PAPERTIDE_TRUST_PROXY")]
     pub trust_proxy: Option<bool>,
+    /// Analytics provider loaded in browsers that consent: plausible, umami or ga4 [default: none].
+    #[arg(long, env = "PAPERTIDE_ANALYTICS_PROVIDER")]
+    pub analytics_provider: Option<String>,
+    /// The provider's site: Plausible domain, Umami website id or GA4 measurement id.
+    #[arg(long, env = "PAPERTIDE_ANALYTICS_SITE_ID")]
+    pub analytics_site_id: Option<String>,
+    /// The provider's script URL [default: the provider's own; required for umami].
+    #[arg(long, env = "PAPERTIDE_ANALYTICS_SCRIPT_URL")]
+    pub analytics_script_url: Option<String>,
     /// Log filter, e.g. info or web=debug,info [default: info].
     #[arg(long, env = "PAPERTIDE_LOG")]
     pub log: Option<String>,
@@ -83,6 +92,15 @@ pub struct FileConfig {
     pub trust_proxy: Option<bool>,
     pub log: Option<String>,
     pub rate_limits: Option<FileRateLimits>,
+    pub analytics: Option<FileAnalytics>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileAnalytics {
+    pub provider: Option<String>,
+    pub site_id: Option<String>,
+    pub script_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,6 +149,15 @@ pub struct RateLimits {
     pub resend: Rate,
 }
 
+/// A web-analytics provider, loaded by the client only after the visitor consents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analytics {
+    pub provider: String,
+    pub site_id: String,
+    pub script_url: String,
+}
+
 /// Validated settings of a running service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -147,6 +174,8 @@ pub struct Settings {
     pub trust_proxy: bool,
     pub log: String,
     pub rate_limits: RateLimits,
+    /// None unless configured: then nothing is ever loaded.
+    pub analytics: Option<Analytics>,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -236,6 +265,12 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
         resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
     };
+    let file_analytics = file.analytics.clone().unwrap_or_default();
+    let analytics = resolve_analytics(
+        pick(&serve.analytics_provider, file_analytics.provider),
+        pick(&serve.analytics_site_id, file_analytics.site_id),
+        pick(&serve.analytics_script_url, file_analytics.script_url),
+    )?;
     Ok(Settings {
         bind,
         data_dir,
@@ -248,7 +283,30 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         trust_proxy: serve.trust_proxy.or(file.trust_proxy).unwrap_or(false),
         log: pick(&serve.log, file.log).unwrap_or_else(|| DEFAULT_LOG.to_owned()),
         rate_limits,
+        analytics,
     })
+}
+
+fn resolve_analytics(provider: Option<String>, site_id: Option<String>, script_url: Option<String>) -> anyhow::Result<Option<Analytics>> {
+    let provider = provider.map(|name| name.trim().to_ascii_lowercase()).filter(|name| !name.is_empty() && name != "none");
+    let Some(provider) = provider else {
+        return Ok(None);
+    };
+    let default_script = match provider.as_str() {
+        "plausible" => Some("https://plausible.io/js/script.js"),
+        "ga4" => Some("https://www.googletagmanager.com/gtag/js"),
+        "umami" => None,
+        other => bail!("analytics provider {other:?} is not one of plausible, umami, ga4"),
+    };
+    let site_id = site_id.filter(|id| !id.trim().is_empty()).with_context(|| format!("analytics provider {provider} needs a site id"))?;
+    let script_url = script_url
+        .or(default_script.map(str::to_owned))
+        .with_context(|| format!("analytics provider {provider} needs a script URL"))?;
+    let parsed = Url::parse(&script_url).with_context(|| format!("analytics script URL {script_url:?} is not a URL"))?;
+    if !matches!(parsed.scheme(), "https" | "http") {
+        bail!("the analytics script URL must be http(s)");
+    }
+    Ok(Some(Analytics { provider, site_id, script_url }))
 }
 
 #[cfg(test)]
@@ -298,6 +356,27 @@ mod tests {
     }
 
     #[test]
+    fn analytics_is_off_unless_a_provider_is_named() -> anyhow::Result<()> {
+        let with = |provider: &str, site: Option<&str>, script: Option<&str>| {
+            let serve = ServeArgs {
+                analytics_provider: Some(provider.into()),
+                analytics_site_id: site.map(Into::into),
+                analytics_script_url: script.map(Into::into),
+                ..ServeArgs::default()
+            };
+            resolve(FileConfig::default(), &CommonArgs::default(), &serve)
+        };
+        assert_eq!(resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?.analytics, None);
+        assert_eq!(with("none", None, None)?.analytics, None);
+        let plausible = with("Plausible", Some("papers.example.org"), None)?.analytics.ok_or_else(|| anyhow::anyhow!("none"))?;
+        assert_eq!(plausible.script_url, "https://plausible.io/js/script.js");
+        assert!(with("umami", Some("id"), None).is_err(), "umami has no default script");
+        assert!(with("plausible", None, None).is_err(), "a site id is required");
+        assert!(with("matomo", Some("1"), None).is_err());
+        Ok(())
+    }
+
+    #[test]
     fn rates_parse() -> anyhow::Result<()> {
         assert_eq!(Rate::parse("5/1h")?, Rate { max: 5, window: Duration::from_secs(3600) });
         assert_eq!(Rate::parse("20/s")?, Rate { max: 20, window: Duration::from_secs(1) });
@@ -331,6 +410,7 @@ mod tests {
                 forgot_password: Some(String::new()),
                 resend: Some(String::new()),
             }),
+            analytics: Some(FileAnalytics { provider: Some(String::new()), site_id: Some(String::new()), script_url: Some(String::new()) }),
         };
         let keys = toml::to_string(&every_key)?;
         for line in keys.lines().filter(|line| line.contains(" = ")) {

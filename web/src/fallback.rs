@@ -1,6 +1,6 @@
-//! Every path outside `/api` is a page of the web client. Until the client is embedded, a small
-//! built-in page serves the two pages mailed links lead to (email verification, password reset)
-//! so a fresh install can be used end to end, and says where the API is for anything else.
+//! The page a binary built without the web client serves: it still handles the two pages mailed
+//! links lead to (email verification, password reset), so such a build can be used end to end,
+//! and says where the API is for anything else. `make run` always builds the client first.
 
 use actix_web::http::header::{CacheControl, CacheDirective};
 use actix_web::HttpResponse;

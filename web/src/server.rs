@@ -63,12 +63,14 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         Some(_) => "smtp".to_owned(),
         None => format!("outbox {}", settings.outbox_dir().display()),
     };
+    let client = if crate::client::is_embedded() { "embedded" } else { "not built: serving the built-in page" };
     let started = start(settings, workers)?;
     tracing::info!(
         address = %started.address,
         public_url = %started.state.settings.public_base(),
         data_dir = %started.state.settings.data_dir.display(),
         %mail,
+        client,
         "papertide is listening"
     );
     started.server.await.context("serving HTTP")?;

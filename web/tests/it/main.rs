@@ -3,6 +3,7 @@
 
 mod architecture;
 mod cli;
+mod client;
 mod common;
 mod crash;
 mod health;

@@ -1,0 +1,58 @@
+//! The embedded web client: routes fall back to index.html, assets are cached, config is served.
+//! Needs the built client (web/client/dist), which the README's test command builds first.
+
+use crate::common::TestServer;
+
+fn built_asset() -> String {
+    let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("client/dist/assets");
+    let entries = std::fs::read_dir(&assets)
+        .unwrap_or_else(|_| panic!("{} is missing: build the client first (make test does)", assets.display()));
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .find(|name| name.ends_with(".js"))
+        .expect("a built script")
+}
+
+#[actix_web::test]
+async fn client_routes_get_the_app_and_assets_are_cached_for_good() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    assert!(web::client::is_embedded(), "the client is not built: run make test");
+    for route in ["/", "/auth?tab=login", "/blog/how-to-write-review-article", "/no/such/page"] {
+        let page = client.get(route).await;
+        assert_eq!(page.status, 200, "{route}");
+        assert!(page.body.as_str().is_some_and(|html| html.contains("<div id=\"root\">")), "{route}");
+        assert_eq!(page.header("cache-control"), Some("no-cache"), "{route}");
+    }
+    let script = client.get(&format!("/assets/{}", built_asset())).await;
+    assert_eq!(script.status, 200);
+    assert_eq!(script.header("cache-control"), Some("public, max-age=31536000, immutable"));
+    assert!(script.header("content-type").is_some_and(|kind| kind.contains("javascript")));
+
+    let icon = client.get("/favicon.svg").await;
+    assert_eq!(icon.header("content-type"), Some("image/svg+xml"));
+    assert_eq!(icon.header("cache-control"), Some("public, max-age=3600"));
+
+    assert_eq!(client.get("/assets/index-gone.js").await.status, 404, "a stale asset must not become HTML");
+    assert_eq!(client.post("/dashboard", serde_json::json!({})).await.status, 405);
+}
+
+#[actix_web::test]
+async fn config_names_no_analytics_unless_configured() {
+    let server = TestServer::start().await;
+    let config = server.client().get("/api/config").await;
+    assert_eq!(config.status, 200);
+    assert_eq!(config.body["analytics"], serde_json::Value::Null);
+    assert_eq!(config.body["billingEnabled"], false);
+    assert_eq!(config.body["supportEmail"], "support@127.0.0.1");
+
+    let with_analytics = TestServer::start_with(|serve| {
+        serve.analytics_provider = Some("plausible".into());
+        serve.analytics_site_id = Some("papers.example.org".into());
+    })
+    .await;
+    let config = with_analytics.client().get("/api/config").await;
+    assert_eq!(config.body["analytics"]["provider"], "plausible");
+    assert_eq!(config.body["analytics"]["siteId"], "papers.example.org");
+    assert_eq!(config.body["analytics"]["scriptUrl"], "https://plausible.io/js/script.js");
+}
