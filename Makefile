@@ -1,16 +1,21 @@
 # The two commands of the README, and their parts.
-.PHONY: run test test-tools build
+.PHONY: run test client test-tools build
 
-# Start the service on its embedded defaults (port 8080, data in ./papertide-data, mail to the outbox).
-run:
+# Build the web client, then build and start the service on its embedded defaults
+# (port 8080, data in ./papertide-data, mail to the outbox).
+run: client
 	cargo run --release --locked -p web --bin papertide -- serve
 
-# Every test: installs the test peers (maildev), then lints and runs the Rust tests.
+# Every test: installs the test peers, builds the client, then client unit tests, Rust lints and
+# tests, and the browser tests against the real binary.
 test:
 	./scripts/test.sh
 
-test-tools:
-	cd tools && npm ci --no-audit --no-fund
+client:
+	cd web/client && npm ci --no-audit --no-fund --loglevel=error && npm run build
 
-build:
+test-tools:
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+
+build: client
 	cargo build --release --locked -p web --bin papertide

@@ -1,20 +1,35 @@
 #!/usr/bin/env bash
-# Runs every test of the project. Installs what the tests need first: maildev (a real SMTP
-# server on loopback, from npm) into tools/node_modules.
+# Runs every test of the project: the client's unit tests (Vitest), Rust lints and tests, and the
+# browser tests (Playwright driving Debian's Chromium against the real binary, with maildev as
+# the SMTP server). Installs the npm packages it needs first; Chromium must be installed
+# (.ci/run installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-echo "==> installing the test peers (tools/)"
-(cd tools && npm ci --no-audit --no-fund --loglevel=error)
-
-echo "==> lints"
-cargo clippy --locked --workspace --all-targets -- -D warnings
-
-echo "==> Rust tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --locked --workspace --all-targets 2>&1 | tee "$log"
 
-# One closing line for the whole run, summed over every test binary.
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) passed += $(i-1); if ($i ~ /^failed/) failed += $(i-1) } }
-     END { printf "%d passed, %d failed\n", passed, failed }' "$log"
+echo "==> installing the test peers (tools/) and the client's packages"
+(cd tools && npm ci --no-audit --no-fund --loglevel=error)
+(cd web/client && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "==> client: type check, build, unit tests"
+(cd web/client && npm run build && npx vitest run) 2>&1 | tee -a "$log"
+
+echo "==> Rust: lints"
+cargo clippy --locked --workspace --all-targets -- -D warnings
+
+echo "==> Rust: tests"
+cargo test --locked --workspace --all-targets 2>&1 | tee -a "$log"
+
+echo "==> browser tests (screenshots in test-artifacts/e2e/)"
+cargo build --locked -p web --bin papertide
+(cd web/client && PAPERTIDE_BIN="$PWD/../../target/debug/papertide" node --test --test-concurrency=1 e2e/) 2>&1 | tee -a "$log"
+
+# One closing line for the whole run: cargo ("N passed; N failed"), Vitest ("Tests  N passed"),
+# node's runner ("# pass N", "# fail N").
+awk '
+  /^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) passed += $(i-1); if ($i ~ /^failed/) failed += $(i-1) } }
+  /^ *Tests +[0-9]/ { for (i = 1; i <= NF; i++) { if ($i == "passed") passed += $(i-1); if ($i == "failed") failed += $(i-1) } }
+  /^# pass / { passed += $3 }
+  /^# fail / { failed += $3 }
+  END { printf "%d passed, %d failed\n", passed, failed }' "$log"
