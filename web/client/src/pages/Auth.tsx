@@ -1,4 +1,6 @@
-// Placeholder until the page is built (auth).
+// /auth: the combined sign-up, sign-in and forgot-password page.
+import { AuthView } from "@/features/auth/AuthView";
+
 export function AuthPage() {
-  return <main><h1>AuthPage</h1></main>;
+  return <AuthView />;
 }

@@ -1,4 +1,11 @@
-// Placeholder until the page is built (content).
+// /blog: the list of posts (spec §2 "Static pages").
+import { PublicLayout } from "@/components/layout/PublicLayout";
+import { BlogIndex } from "@/features/blog";
+
 export function BlogPage() {
-  return <main><h1>BlogPage</h1></main>;
+  return (
+    <PublicLayout footerVariant="light">
+      <BlogIndex />
+    </PublicLayout>
+  );
 }

@@ -1,4 +1,13 @@
-// Placeholder until the page is built (content).
+// /blog/:id: one post, or "Post Not Found" for an unknown id (spec §2 "Static pages").
+import { useParams } from "react-router-dom";
+import { PublicLayout } from "@/components/layout/PublicLayout";
+import { BlogPostScreen } from "@/features/blog";
+
 export function BlogPostPage() {
-  return <main><h1>BlogPostPage</h1></main>;
+  const { id } = useParams();
+  return (
+    <PublicLayout footerVariant="light">
+      <BlogPostScreen id={id} />
+    </PublicLayout>
+  );
 }

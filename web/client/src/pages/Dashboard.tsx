@@ -1,4 +1,6 @@
-// Placeholder until the page is built (landing).
+// /dashboard — the signed-in home (spec §2).
+import { DashboardShell } from "@/features/dashboard/DashboardShell";
+
 export function DashboardPage() {
-  return <main><h1>DashboardPage</h1></main>;
+  return <DashboardShell />;
 }

@@ -1,4 +1,19 @@
-// Placeholder until the page is built (landing).
+// / — the landing page for signed-out visitors (spec §2).
+import { PublicLayout } from "@/components/layout/PublicLayout";
+import { CallToAction } from "@/features/landing/CallToAction";
+import { FeatureCards } from "@/features/landing/FeatureCards";
+import { Hero } from "@/features/landing/Hero";
+import { HowItWorks } from "@/features/landing/HowItWorks";
+
 export function LandingPage() {
-  return <main><h1>LandingPage</h1></main>;
+  return (
+    <PublicLayout footerVariant="dark">
+      <main>
+        <Hero />
+        <FeatureCards />
+        <HowItWorks />
+        <CallToAction />
+      </main>
+    </PublicLayout>
+  );
 }

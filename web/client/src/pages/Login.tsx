@@ -1,4 +1,6 @@
-// Placeholder until the page is built (auth).
+// /login: the standalone sign-in page.
+import { StandaloneLogin } from "@/features/auth/StandaloneLogin";
+
 export function LoginPage() {
-  return <main><h1>LoginPage</h1></main>;
+  return <StandaloneLogin />;
 }

@@ -1,4 +1,11 @@
-// Placeholder until the page is built (content).
+// Every path no other route matches: "Page Not Found" (spec §2 route list).
+import { PublicLayout } from "@/components/layout/PublicLayout";
+import { NotFoundScreen } from "@/features/legal";
+
 export function NotFoundPage() {
-  return <main><h1>NotFoundPage</h1></main>;
+  return (
+    <PublicLayout footerVariant="light">
+      <NotFoundScreen />
+    </PublicLayout>
+  );
 }

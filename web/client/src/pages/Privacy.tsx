@@ -1,4 +1,11 @@
-// Placeholder until the page is built (content).
+// /privacy: Privacy Policy (spec §2 "Static pages").
+import { PublicLayout } from "@/components/layout/PublicLayout";
+import { PrivacyPolicy } from "@/features/legal";
+
 export function PrivacyPage() {
-  return <main><h1>PrivacyPage</h1></main>;
+  return (
+    <PublicLayout footerVariant="light">
+      <PrivacyPolicy />
+    </PublicLayout>
+  );
 }

@@ -1,4 +1,6 @@
-// Placeholder until the page is built (auth).
+// /reset-password?token=…: setting a new password.
+import { ResetPasswordForm } from "@/features/auth/ResetPasswordForm";
+
 export function ResetPasswordPage() {
-  return <main><h1>ResetPasswordPage</h1></main>;
+  return <ResetPasswordForm />;
 }

@@ -1,4 +1,6 @@
-// Placeholder until the page is built (auth).
+// /signup: the standalone account creation page.
+import { StandaloneSignup } from "@/features/auth/StandaloneSignup";
+
 export function SignupPage() {
-  return <main><h1>SignupPage</h1></main>;
+  return <StandaloneSignup />;
 }

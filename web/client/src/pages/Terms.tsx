@@ -1,4 +1,11 @@
-// Placeholder until the page is built (content).
+// /terms: Terms and Conditions (spec §2 "Static pages").
+import { PublicLayout } from "@/components/layout/PublicLayout";
+import { TermsOfService } from "@/features/legal";
+
 export function TermsPage() {
-  return <main><h1>TermsPage</h1></main>;
+  return (
+    <PublicLayout footerVariant="light">
+      <TermsOfService />
+    </PublicLayout>
+  );
 }

@@ -1,4 +1,6 @@
-// Placeholder until the page is built (auth).
+// /verify-email?token=…: email verification, then the pending search or the dashboard.
+import { VerifyEmail } from "@/features/auth/VerifyEmail";
+
 export function VerifyEmailPage() {
-  return <main><h1>VerifyEmailPage</h1></main>;
+  return <VerifyEmail />;
 }

@@ -1,0 +1,101 @@
+// Signed-out visitors: the landing page's topic hand-off, cookie consent, and the static pages.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { screenshot, startStack } from "./harness.mjs";
+
+let stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.stop();
+});
+
+test("a topic typed on the landing page waits on /auth as 'Ready to search'", async () => {
+  const page = await stack.newPage();
+  await page.goto("/");
+  await page.getByRole("heading", { level: 1 }).waitFor();
+  const start = page.getByRole("button", { name: "Start Discovery" });
+  assert.equal(await start.isDisabled(), true, "a blank topic must not start anything");
+  await screenshot(page, "landing");
+
+  await page.getByLabel("Research topic").fill("  CRISPR base editing  ");
+  await start.click();
+  await page.waitForURL("**/auth");
+  await page.getByText("Ready to search").waitFor();
+  await page.getByText("CRISPR base editing").first().waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem("pendingSearch")), "CRISPR base editing");
+  await screenshot(page, "auth-ready-to-search");
+
+  await page.getByRole("link", { name: /Back to search/ }).click();
+  await page.waitForURL((url) => url.pathname === "/");
+  assert.equal(await page.evaluate(() => sessionStorage.getItem("pendingSearch")), null, "Back to search keeps the topic");
+  await page.context().close();
+});
+
+test("the cookie banner: accepting stores consent, declining deletes analytics cookies", async () => {
+  const page = await stack.newPage();
+  await page.goto("/blog");
+  const banner = page.getByText("We use cookies");
+  await banner.waitFor();
+  await screenshot(page, "cookie-banner");
+  await page.getByRole("button", { name: "Accept all cookies" }).click();
+  await banner.waitFor({ state: "hidden" });
+  const accepted = await page.evaluate(() => [localStorage.getItem("cookieConsent"), localStorage.getItem("analyticsConsent")]);
+  assert.deepEqual(accepted, ["accepted", "true"]);
+  const scripts = await page.evaluate(() => [...document.scripts].map((script) => script.src).filter((src) => !src.includes("/assets/")));
+  assert.deepEqual(scripts, [], "no analytics provider is configured, so nothing may load");
+  await page.reload();
+  await page.waitForTimeout(1500);
+  assert.equal(await banner.count(), 0, "the banner came back after consent was given");
+
+  const other = await stack.newPage();
+  await other.context().addCookies([
+    { name: "_ga", value: "1", url: stack.papertide.baseUrl },
+    { name: "_pk_id", value: "1", url: stack.papertide.baseUrl },
+    { name: "keep_me", value: "1", url: stack.papertide.baseUrl },
+  ]);
+  await other.goto("/terms");
+  await other.getByText("We use cookies").waitFor();
+  await other.getByRole("button", { name: "Essential only" }).click();
+  const declined = await other.evaluate(() => [localStorage.getItem("cookieConsent"), localStorage.getItem("analyticsConsent")]);
+  assert.deepEqual(declined, ["declined", "false"]);
+  const names = (await other.context().cookies()).map((cookie) => cookie.name).sort();
+  assert.deepEqual(names, ["keep_me"]);
+  await screenshot(other, "cookie-declined");
+  await page.context().close();
+  await other.context().close();
+});
+
+test("blog, post, terms, privacy and 404 pages", async () => {
+  const page = await stack.newPage();
+  await page.goto("/blog");
+  assert.equal(await page.getByRole("link", { name: /Read More/ }).count(), 4);
+  await screenshot(page, "blog");
+
+  await page.goto("/blog/how-to-write-review-article");
+  await page.getByRole("link", { name: "Start Free Today" }).waitFor();
+  const canonical = await page.locator('link[rel="canonical"]').getAttribute("href");
+  assert.equal(canonical, `${stack.papertide.baseUrl}/blog/how-to-write-review-article`);
+  assert.ok((await page.locator('meta[property="og:title"]').getAttribute("content"))?.length);
+  await page.getByRole("button", { name: "Hide Sidebar" }).click();
+  await page.getByRole("button", { name: "Show Sidebar" }).waitFor();
+  await screenshot(page, "blog-post");
+
+  await page.goto("/blog/no-such-post");
+  await page.getByText("Post Not Found").waitFor();
+
+  await page.goto("/terms");
+  await page.getByText("August 11, 2025").first().waitFor();
+  await screenshot(page, "terms");
+  await page.goto("/privacy");
+  await page.getByText("GDPR").first().waitFor();
+  await page.getByText("CCPA").first().waitFor();
+  await screenshot(page, "privacy");
+
+  const response = await page.goto("/this/does/not/exist");
+  assert.equal(response?.status(), 200, "client routes are served by index.html");
+  await page.getByText("Page Not Found").waitFor();
+  await screenshot(page, "not-found");
+  await page.context().close();
+});

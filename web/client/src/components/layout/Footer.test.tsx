@@ -1,0 +1,22 @@
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { MemoryRouter } from "react-router-dom";
+import { resetAppConfig } from "@/state/config";
+import { Footer } from "./Footer";
+
+beforeEach(() => resetAppConfig());
+afterEach(() => vi.unstubAllGlobals());
+
+describe("Footer", () => {
+  it.each(["dark", "light"] as const)("opens Cookie Preferences from Cookie Settings (%s)", async (variant) => {
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ supportEmail: "help@example.org" }), { status: 200 })));
+    render(
+      <MemoryRouter future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
+        <Footer variant={variant} />
+      </MemoryRouter>,
+    );
+    expect(await screen.findByRole("link", { name: "Support" })).toHaveAttribute("href", "mailto:help@example.org");
+    await userEvent.click(screen.getByRole("button", { name: "Cookie Settings" }));
+    expect(screen.getByRole("dialog", { name: "Cookie Preferences" })).toBeInTheDocument();
+  });
+});

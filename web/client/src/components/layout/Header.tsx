@@ -1,0 +1,22 @@
+// The public header (spec §2): brand (home), Blog and Login.
+import { Link } from "react-router-dom";
+import { BrandMark } from "./BrandMark";
+import { ButtonLink } from "./ButtonLink";
+
+export function Header() {
+  return (
+    <header className="sticky top-0 z-40 border-b border-slate-200/80 bg-white/90 backdrop-blur supports-[backdrop-filter]:bg-white/75">
+      <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-4 sm:px-6 lg:px-8">
+        <Link to="/" className="rounded-md focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-brand-700">
+          <BrandMark />
+        </Link>
+        <nav aria-label="Main" className="flex items-center gap-1 sm:gap-2">
+          <ButtonLink to="/blog" variant="ghost">
+            Blog
+          </ButtonLink>
+          <ButtonLink to="/auth">Login</ButtonLink>
+        </nav>
+      </div>
+    </header>
+  );
+}

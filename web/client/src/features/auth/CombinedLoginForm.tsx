@@ -1,0 +1,90 @@
+// The login tab of /auth. Success goes to the dashboard, carrying the pending search topic.
+import { useState, type FormEvent } from "react";
+import { Link, useNavigate } from "react-router-dom";
+import { Button } from "@/components/ui/Button";
+import { trackEvent } from "@/lib/analytics";
+import { errorMessage } from "@/lib/api";
+import { setCurrentUser } from "@/state/session";
+import { toast } from "@/state/toast";
+import { dashboardPath, logIn, needsVerification } from "./api";
+import { TextField } from "./fields";
+import { ResendVerificationButton } from "./ResendVerification";
+import { useForm } from "./useForm";
+import { validateCombinedLogin } from "./validation";
+
+export function CombinedLoginForm({
+  pendingSearch,
+  forgotPasswordHref,
+  successPath,
+}: {
+  pendingSearch: string | null;
+  /** The /auth address of the forgot-password view (keeps the page's other parameters). */
+  forgotPasswordHref: string;
+  /** Overrides the dashboard as the destination (e.g. /subscribe). */
+  successPath?: string;
+}) {
+  const navigate = useNavigate();
+  const form = useForm({ email: "", password: "" }, validateCombinedLogin);
+  const [unverifiedEmail, setUnverifiedEmail] = useState<string | null>(null);
+  const { values, errors } = form;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const valid = form.validate();
+    if (!valid) return;
+    setUnverifiedEmail(null);
+    void form.submitWith(async () => {
+      try {
+        const answer = await logIn(valid.email, valid.password);
+        setCurrentUser(answer.user);
+        trackEvent("login", { method: "email" });
+        toast({ title: "Welcome back!", description: "You have signed in successfully.", variant: "success" });
+        const email = answer.user?.email ?? valid.email.trim();
+        navigate(successPath ?? dashboardPath(email, pendingSearch));
+      } catch (error) {
+        if (needsVerification(error)) setUnverifiedEmail(valid.email.trim());
+        toast({ title: "Login Failed", description: errorMessage(error, "Invalid email or password"), variant: "destructive" });
+      }
+    });
+  };
+
+  return (
+    <form noValidate onSubmit={submit} className="space-y-4">
+      <TextField
+        id="login-email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        placeholder="you@university.edu"
+        value={values.email}
+        onValueChange={(value) => form.setValue("email", value)}
+        errors={errors.email}
+      />
+      <TextField
+        id="login-password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        value={values.password}
+        onValueChange={(value) => form.setValue("password", value)}
+        errors={errors.password}
+        after={
+          <p className="text-right">
+            <Link to={forgotPasswordHref} replace className="text-sm font-medium text-brand-700 hover:underline">
+              Forgot password?
+            </Link>
+          </p>
+        }
+      />
+      <Button type="submit" className="w-full" disabled={form.isSubmitting}>
+        {form.isSubmitting ? "Signing in..." : "Sign in"}
+      </Button>
+      {unverifiedEmail ? (
+        <div className="space-y-3 rounded-md border border-amber-200 bg-amber-50 p-4 text-sm text-amber-900">
+          <p>Your email address is not verified yet. Use the link we emailed you, or ask for a new one.</p>
+          <ResendVerificationButton email={unverifiedEmail} />
+        </div>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,110 @@
+// The signup tab of /auth: the combined form with complexity rules and both agreements.
+import type { FormEvent } from "react";
+import { Button } from "@/components/ui/Button";
+import { trackEvent } from "@/lib/analytics";
+import { toast } from "@/state/toast";
+import { serverFieldErrors, signUpCombined, signupFailureMessage } from "./api";
+import { CheckboxField, ResearchFieldSelect, TextField } from "./fields";
+import { useForm } from "./useForm";
+import { validateCombinedSignup, type CombinedSignupValues } from "./validation";
+
+const EMPTY: CombinedSignupValues = {
+  email: "",
+  researchField: "",
+  password: "",
+  confirmPassword: "",
+  agreeToTerms: false,
+  agreeToPrivacy: false,
+};
+
+const policyLink = "font-medium text-brand-700 underline-offset-4 hover:underline";
+
+export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) => void }) {
+  const form = useForm(EMPTY, validateCombinedSignup);
+  const { values, errors } = form;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const valid = form.validate();
+    if (!valid) return;
+    void form.submitWith(async () => {
+      try {
+        const answer = await signUpCombined(valid);
+        trackEvent("sign_up", { method: "email" });
+        toast({
+          title: "Account Created Successfully!",
+          description: "Please check your email (and spam folder) to verify your account.",
+          variant: "success",
+        });
+        onCreated(answer.user?.email ?? valid.email.trim());
+      } catch (error) {
+        form.showErrors(serverFieldErrors(error));
+        toast({ title: "Sign Up Failed", description: signupFailureMessage(error), variant: "destructive" });
+      }
+    });
+  };
+
+  return (
+    <form noValidate onSubmit={submit} className="space-y-4">
+      <TextField
+        id="signup-email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        placeholder="you@university.edu"
+        value={values.email}
+        onValueChange={(value) => form.setValue("email", value)}
+        errors={errors.email}
+      />
+      <ResearchFieldSelect
+        id="signup-research-field"
+        value={values.researchField}
+        onValueChange={(value) => form.setValue("researchField", value)}
+        errors={errors.researchField}
+      />
+      <TextField
+        id="signup-password"
+        label="Password"
+        type="password"
+        autoComplete="new-password"
+        value={values.password}
+        onValueChange={(value) => form.setValue("password", value)}
+        errors={errors.password}
+      />
+      <TextField
+        id="signup-confirm-password"
+        label="Confirm password"
+        type="password"
+        autoComplete="new-password"
+        value={values.confirmPassword}
+        onValueChange={(value) => form.setValue("confirmPassword", value)}
+        errors={errors.confirmPassword}
+      />
+      <CheckboxField
+        id="signup-agree-terms"
+        checked={values.agreeToTerms}
+        onCheckedChange={(checked) => form.setValue("agreeToTerms", checked)}
+        errors={errors.agreeToTerms}
+      >
+        I agree to the{" "}
+        <a href="/terms" target="_blank" rel="noopener noreferrer" className={policyLink}>
+          Terms and Conditions
+        </a>
+      </CheckboxField>
+      <CheckboxField
+        id="signup-agree-privacy"
+        checked={values.agreeToPrivacy}
+        onCheckedChange={(checked) => form.setValue("agreeToPrivacy", checked)}
+        errors={errors.agreeToPrivacy}
+      >
+        I agree to the{" "}
+        <a href="/privacy" target="_blank" rel="noopener noreferrer" className={policyLink}>
+          Privacy Policy
+        </a>
+      </CheckboxField>
+      <Button type="submit" className="w-full" disabled={form.isSubmitting}>
+        {form.isSubmitting ? "Creating account..." : "Create account"}
+      </Button>
+    </form>
+  );
+}

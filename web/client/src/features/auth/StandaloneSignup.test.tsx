@@ -1,0 +1,101 @@
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { StandaloneSignup } from "./StandaloneSignup";
+import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch } from "./testing";
+
+const USER = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
+const CREATED = { status: 201, body: { message: "created", requiresVerification: true, user: USER } };
+const location = () => screen.getByTestId("location").textContent;
+
+function renderSignup(at = "/signup") {
+  return renderRoute(<StandaloneSignup />, { at, routePath: "/signup" });
+}
+
+async function fill(user: ReturnType<typeof userEvent.setup>, values: Partial<Record<string, string>> = {}) {
+  const all = { Email: "ada@example.org", "Research field": "Neuroscience", Password: "secret-1", "Confirm password": "secret-1", ...values };
+  for (const [label, value] of Object.entries(all)) {
+    if (value) await user.type(screen.getByLabelText(label), value);
+  }
+  await user.click(screen.getByRole("button", { name: "Create account" }));
+}
+
+beforeAll(polyfillBrowserApis);
+beforeEach(resetToasts);
+afterEach(() => vi.unstubAllGlobals());
+
+describe("/signup", () => {
+  it("shows each rule's message and sends nothing", async () => {
+    const user = userEvent.setup();
+    const fetchMock = stubFetch({});
+    renderSignup();
+    await fill(user, { Email: "ada@", "Research field": "", Password: "12345", "Confirm password": "12346" });
+    expect(screen.getByText("Please enter a valid email address")).toBeInTheDocument();
+    expect(screen.getByText("Password must be at least 6 characters")).toBeInTheDocument();
+    expect(screen.getByText("Passwords don't match")).toBeInTheDocument();
+    expect(screen.getByText("Please enter your research field")).toBeInTheDocument();
+    expect(callsTo(fetchMock, "/api/auth/signup")).toBe(0);
+  });
+
+  it("accepts 6 characters on the client", async () => {
+    const user = userEvent.setup();
+    stubFetch({ "POST /api/auth/signup": CREATED });
+    renderSignup();
+    await fill(user, { Password: "123456", "Confirm password": "123456" });
+    expect(screen.queryByText("Password must be at least 6 characters")).not.toBeInTheDocument();
+    await screen.findByText("/login page");
+  });
+
+  it("creates the account and goes to /login", async () => {
+    const user = userEvent.setup();
+    const fetchMock = stubFetch({ "POST /api/auth/signup": CREATED });
+    renderSignup();
+    await fill(user);
+    await screen.findByText("/login page");
+    expect(location()).toBe("/login");
+    expect(latestToast()).toMatchObject({ title: "Account created successfully!" });
+    expect(requestBody(fetchMock, "/api/auth/signup")).toEqual({
+      email: "ada@example.org",
+      password: "secret-1",
+      confirmPassword: "secret-1",
+      researchField: "Neuroscience",
+    });
+  });
+
+  it("goes to /login?redirect=subscribe when it came with redirect=subscribe", async () => {
+    const user = userEvent.setup();
+    stubFetch({ "POST /api/auth/signup": CREATED });
+    renderSignup("/signup?redirect=subscribe");
+    await fill(user);
+    await screen.findByText("/login page");
+    expect(location()).toBe("/login?redirect=subscribe");
+  });
+
+  it("toasts the server's message and shows its field message", async () => {
+    const user = userEvent.setup();
+    const message = "Password must be at least 8 characters long";
+    stubFetch({
+      "POST /api/auth/signup": { status: 400, body: { message, code: "validation_failed", errors: [{ field: "password", message }] } },
+    });
+    renderSignup();
+    await fill(user, { Password: "1234567", "Confirm password": "1234567" });
+    await waitFor(() => expect(latestToast()).toMatchObject({ description: message, variant: "destructive" }));
+    expect(screen.getByRole("alert")).toHaveTextContent(message);
+    expect(location()).toBe("/signup");
+  });
+
+  it("defaults to 'Failed to create account' when the server gives no message", async () => {
+    const user = userEvent.setup();
+    stubFetch({ "POST /api/auth/signup": { status: 500 } });
+    renderSignup();
+    await fill(user);
+    await waitFor(() => expect(latestToast()).toMatchObject({ description: "Failed to create account" }));
+  });
+
+  it("says 'Something went wrong. Please try again.' when the network fails", async () => {
+    const user = userEvent.setup();
+    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("Failed to fetch"))));
+    renderSignup();
+    await fill(user);
+    await waitFor(() => expect(latestToast()).toMatchObject({ description: "Something went wrong. Please try again." }));
+  });
+});

@@ -1,0 +1,127 @@
+import { render, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { MemoryRouter, Route, Routes } from "react-router-dom";
+import { DashboardPage } from "@/pages/Dashboard";
+import { resetAppConfig } from "@/state/config";
+import { setCurrentUser, type Tier } from "@/state/session";
+import { toasts } from "@/state/toast";
+
+type Reply = { status: number; body: unknown };
+
+/** Answers the API by "METHOD path"; anything unlisted is a 404. */
+function serveApi(routes: Record<string, Reply>) {
+  const fetchMock = vi.fn(async (url: string, init?: RequestInit) => {
+    const reply = routes[`${init?.method ?? "GET"} ${url}`] ?? { status: 404, body: { message: "not found" } };
+    return new Response(JSON.stringify(reply.body), { status: reply.status });
+  });
+  vi.stubGlobal("fetch", fetchMock);
+  return fetchMock;
+}
+
+function signedIn(tier: Tier, extra: Record<string, Reply> = {}) {
+  return serveApi({
+    "GET /api/auth/me": { status: 200, body: { user: { id: "u1", email: "ada@example.org", subscriptionTier: tier } } },
+    "GET /api/config": { status: 200, body: { supportEmail: "help@example.org", analytics: null, billingEnabled: true } },
+    ...extra,
+  });
+}
+
+function renderDashboard() {
+  render(
+    <MemoryRouter initialEntries={["/dashboard"]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
+      <Routes>
+        <Route path="/dashboard" element={<DashboardPage />} />
+        <Route path="/auth" element={<h1>Auth page</h1>} />
+      </Routes>
+    </MemoryRouter>,
+  );
+  return userEvent.setup();
+}
+
+beforeEach(() => {
+  setCurrentUser(null);
+  resetAppConfig();
+  toasts.value = [];
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe("DashboardPage", () => {
+  it("shows a spinner while asking who is signed in", async () => {
+    signedIn("free");
+    renderDashboard();
+    expect(screen.getByRole("status", { name: "Loading your dashboard" })).toBeInTheDocument();
+    await screen.findByText("ada@example.org");
+    expect(screen.queryByRole("status", { name: "Loading your dashboard" })).not.toBeInTheDocument();
+  });
+
+  it("sends a visitor to /auth when /api/auth/me answers 401", async () => {
+    serveApi({ "GET /api/auth/me": { status: 401, body: { message: "Not authenticated" } } });
+    renderDashboard();
+    expect(await screen.findByRole("heading", { name: "Auth page" })).toBeInTheDocument();
+  });
+
+  it("sends the visitor to /auth when the user check fails", async () => {
+    serveApi({ "GET /api/auth/me": { status: 500, body: { message: "boom" } } });
+    renderDashboard();
+    expect(await screen.findByRole("heading", { name: "Auth page" })).toBeInTheDocument();
+  });
+
+  it("does not trust a user left over in memory: a 401 still redirects", async () => {
+    setCurrentUser({ id: "old", email: "old@example.org", subscriptionTier: "pro" });
+    serveApi({ "GET /api/auth/me": { status: 401, body: { message: "Not authenticated" } } });
+    renderDashboard();
+    expect(await screen.findByRole("heading", { name: "Auth page" })).toBeInTheDocument();
+    expect(screen.queryByText("old@example.org")).not.toBeInTheDocument();
+  });
+
+  it("shows the title, the user's email, the plan badge and the first-digest note", async () => {
+    signedIn("pro");
+    renderDashboard();
+    expect(await screen.findByText("ada@example.org")).toBeInTheDocument();
+    expect(screen.getByRole("heading", { name: "Papertide", level: 1 })).toBeInTheDocument();
+    expect(screen.getByLabelText("Plan: Pro")).toHaveTextContent("Pro");
+    expect(screen.getByText("Your first digest arrives within a week.")).toBeInTheDocument();
+  });
+
+  it.each([
+    ["free", "Free", "Upgrade", "/subscribe"],
+    ["pro", "Pro", "Upgrade to Team", "/subscribe?tier=team"],
+  ] as const)("offers a %s user the %s → '%s' upgrade", async (tier, badge, label, href) => {
+    signedIn(tier);
+    renderDashboard();
+    await screen.findByText("ada@example.org");
+    expect(screen.getByLabelText(`Plan: ${badge}`)).toBeInTheDocument();
+    const upgradeLinks = screen.getAllByRole("link", { name: /^Upgrade/ });
+    expect(upgradeLinks).toHaveLength(1);
+    expect(upgradeLinks[0]).toHaveTextContent(new RegExp(`^${label}$`));
+    expect(upgradeLinks[0]).toHaveAttribute("href", href);
+  });
+
+  it("offers a team user no upgrade", async () => {
+    signedIn("team");
+    renderDashboard();
+    await screen.findByText("ada@example.org");
+    expect(screen.getByLabelText("Plan: Team")).toBeInTheDocument();
+    expect(screen.queryByRole("link", { name: /Upgrade/ })).not.toBeInTheDocument();
+  });
+
+  it("logs out, says so and goes to /auth", async () => {
+    const fetchMock = signedIn("free", { "POST /api/auth/logout": { status: 200, body: {} } });
+    const user = renderDashboard();
+    await user.click(await screen.findByRole("button", { name: "Logout" }));
+    expect(await screen.findByRole("heading", { name: "Auth page" })).toBeInTheDocument();
+    expect(fetchMock).toHaveBeenCalledWith("/api/auth/logout", expect.objectContaining({ method: "POST" }));
+    expect(toasts.value.map((item) => item.title)).toEqual(["Logged Out"]);
+  });
+
+  it("stays and says 'Logout Failed' when the server refuses", async () => {
+    signedIn("free", { "POST /api/auth/logout": { status: 500, body: { message: "Database unavailable" } } });
+    const user = renderDashboard();
+    await user.click(await screen.findByRole("button", { name: "Logout" }));
+    await waitFor(() => expect(toasts.value.map((item) => item.title)).toEqual(["Logout Failed"]));
+    expect(toasts.value[0].description).toBe("Database unavailable");
+    expect(screen.getByText("ada@example.org")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Logout" })).toBeEnabled();
+  });
+});

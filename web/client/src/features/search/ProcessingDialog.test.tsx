@@ -1,0 +1,216 @@
+import { act, fireEvent, render, screen } from "@testing-library/react";
+import { useState } from "react";
+import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";
+import { toasts } from "@/state/toast";
+import { getPendingSearch, setPendingSearch } from "./pending";
+import { ProcessingDialog } from "./ProcessingDialog";
+
+const EMAIL = "ada@example.org";
+const TERM = "CRISPR base editing";
+
+function LocationProbe() {
+  const location = useLocation();
+  return <output data-testid="location">{`${location.pathname}${location.search}`}</output>;
+}
+
+/** The dialog as a page would host it: open from the start, closed through onOpenChange. */
+function Host({ flow, onComplete, onOpenChange }: { flow?: "signup" | "dashboard"; onComplete?: () => void; onOpenChange?: (open: boolean) => void }) {
+  const [open, setOpen] = useState(true);
+  return (
+    <ProcessingDialog
+      email={EMAIL}
+      searchTerm={TERM}
+      open={open}
+      flow={flow}
+      onComplete={onComplete}
+      onOpenChange={(next) => {
+        onOpenChange?.(next);
+        setOpen(next);
+      }}
+    />
+  );
+}
+
+function renderDialog(props: Parameters<typeof Host>[0] = {}) {
+  return render(
+    <MemoryRouter initialEntries={["/verify-email?token=t"]}>
+      <LocationProbe />
+      <Routes>
+        <Route path="/verify-email" element={<Host {...props} />} />
+        <Route path="*" element={<p>elsewhere</p>} />
+      </Routes>
+    </MemoryRouter>,
+  );
+}
+
+/** Answers POST /api/immediate-search (the only call the dialog makes) with `status` and `body`. */
+function answerSearch(status: number, body: unknown) {
+  const mock = vi.fn(async () => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } }));
+  vi.stubGlobal("fetch", mock);
+  return mock;
+}
+
+const location = () => screen.getByTestId("location").textContent;
+const percent = () => screen.getByRole("progressbar").getAttribute("aria-valuenow");
+const currentStep = () => screen.getByRole("list", { name: "Search steps" }).querySelector('[aria-current="step"]')?.textContent;
+const latestToast = () => toasts.value[0];
+const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+/** Runs the simulated stages and the call: 1000 + 1000 + 500 ms, then lets the answer arrive. */
+async function runToTheCall() {
+  await advance(1000);
+  await advance(1000);
+  await advance(500);
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  toasts.value = [];
+  setPendingSearch(TERM);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe("ProcessingDialog", () => {
+  it("walks 10, 30, 60, 90 with the spec's waits, then calls the search", async () => {
+    const fetchMock = vi.fn(() => new Promise<Response>(() => {}));
+    vi.stubGlobal("fetch", fetchMock);
+    renderDialog();
+    expect(screen.getByRole("dialog", { name: "Processing Your Search" })).toBeVisible();
+    expect(percent()).toBe("10");
+    expect(screen.getByText("10%")).toBeVisible();
+    expect(currentStep()).toBe("Expanding search terms with AI");
+
+    await advance(999);
+    expect(percent()).toBe("10");
+    await advance(1);
+    expect(percent()).toBe("30");
+    expect(currentStep()).toBe("Searching PubMed, arXiv and bioRxiv");
+
+    await advance(1000);
+    expect(percent()).toBe("60");
+    expect(currentStep()).toBe("Analyzing papers with AI");
+    expect(fetchMock).not.toHaveBeenCalled();
+
+    await advance(499);
+    expect(percent()).toBe("60");
+    await advance(1);
+    expect(percent()).toBe("90");
+    expect(currentStep()).toBe("Sending email digest");
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/immediate-search");
+    expect(init).toMatchObject({ method: "POST", credentials: "include" });
+    expect(JSON.parse(String(init.body))).toEqual({ email: EMAIL, searchTerm: TERM });
+  });
+
+  it("lists the steps in the spec's order", () => {
+    vi.stubGlobal("fetch", vi.fn(() => new Promise<Response>(() => {})));
+    renderDialog();
+    const steps = screen.getAllByRole("listitem").map((item) => item.textContent);
+    expect(steps).toEqual([
+      "Expanding search terms with AI",
+      "Searching PubMed, arXiv and bioRxiv",
+      "Analyzing papers with AI",
+      "Sending email digest",
+      "Search complete",
+    ]);
+  });
+
+  it("success: 100 %, the digest message, a toast, the pending search cleared, the dashboard after 1000 ms", async () => {
+    answerSearch(200, { success: true });
+    const onComplete = vi.fn();
+    renderDialog({ onComplete });
+    await runToTheCall();
+    expect(percent()).toBe("100");
+    expect(screen.getByText("Check your email for the research digest!")).toBeVisible();
+    expect(latestToast()).toMatchObject({ title: "Search Complete!" });
+    expect(getPendingSearch()).toBeNull();
+    expect(screen.queryByRole("button", { name: "Cancel" })).not.toBeInTheDocument();
+
+    await advance(999);
+    expect(location()).toBe("/verify-email?token=t");
+    expect(onComplete).not.toHaveBeenCalled();
+    await advance(1);
+    expect(onComplete).toHaveBeenCalledTimes(1);
+    expect(location()).toBe("/dashboard?email=ada%40example.org");
+  });
+
+  it("success in the dashboard flow closes the dialog instead of navigating", async () => {
+    answerSearch(200, { success: true });
+    const onOpenChange = vi.fn();
+    renderDialog({ flow: "dashboard", onOpenChange });
+    await runToTheCall();
+    await advance(1000);
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(location()).toBe("/verify-email?token=t");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it.each([
+    [5, "team"],
+    [7, "team"],
+    [2, "pro"],
+  ])("402 with currentCount %i: 'Subscription Required' and /subscribe?tier=%s, the term kept", async (currentCount, tier) => {
+    answerSearch(402, { message: "Upgrade to add more terms", requiresPayment: true, currentCount });
+    renderDialog();
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Subscription Required", variant: "destructive" });
+    expect(location()).toBe(`/subscribe?tier=${tier}`);
+    expect(getPendingSearch()).toBe(TERM);
+  });
+
+  it("403 with requiresSupport: 'Maximum Searches Reached' with the server's message, the dialog closes", async () => {
+    answerSearch(403, { message: "You have reached 10 search terms. Contact support for more.", requiresSupport: true });
+    const onOpenChange = vi.fn();
+    renderDialog({ onOpenChange });
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({
+      title: "Maximum Searches Reached",
+      description: "You have reached 10 search terms. Contact support for more.",
+    });
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(location()).toBe("/verify-email?token=t");
+  });
+
+  it("any other failure in the signup flow: 'Search Failed' and /login", async () => {
+    answerSearch(500, { message: "The search service is down" });
+    renderDialog({ flow: "signup" });
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Search Failed", description: "The search service is down" });
+    expect(location()).toBe("/login");
+  });
+
+  it("today's missing endpoint (404) fails with the default text and goes to /login", async () => {
+    answerSearch(404, { message: "Not found", code: "not_found" });
+    renderDialog();
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Search Failed", description: "Failed to perform search" });
+    expect(location()).toBe("/login");
+  });
+
+  it("a failure in the dashboard flow closes the dialog and stays", async () => {
+    answerSearch(500, {});
+    renderDialog({ flow: "dashboard" });
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Search Failed", description: "Failed to perform search" });
+    expect(location()).toBe("/verify-email?token=t");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("Cancel stops the run and closes the dialog", async () => {
+    const fetchMock = answerSearch(200, {});
+    const onOpenChange = vi.fn();
+    renderDialog({ onOpenChange });
+    await advance(1000);
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(onOpenChange).toHaveBeenCalledWith(false);
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    await advance(5000);
+    expect(fetchMock).not.toHaveBeenCalled();
+    expect(location()).toBe("/verify-email?token=t");
+    expect(getPendingSearch()).toBe(TERM);
+  });
+});
