@@ -27,7 +27,7 @@ test("a topic typed on the landing page waits on /auth as 'Ready to search'", as
   assert.equal(await page.evaluate(() => sessionStorage.getItem("pendingSearch")), "CRISPR base editing");
   await screenshot(page, "auth-ready-to-search");
 
-  await page.getByRole("link", { name: /Back to search/ }).click();
+  await page.getByRole("button", { name: /Back to search/ }).click();
   await page.waitForURL((url) => url.pathname === "/");
   assert.equal(await page.evaluate(() => sessionStorage.getItem("pendingSearch")), null, "Back to search keeps the topic");
   await page.context().close();

@@ -1,0 +1,168 @@
+// Accounts in the browser: signup with every error, the mailed verification link, sign-in and
+// sign-out, and a password reset from the mailed link — against the real binary and maildev.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { linkIn, screenshot, startStack } from "./harness.mjs";
+
+const PASSWORD = "Secret-123";
+const NEW_PASSWORD = "Brand-New-456";
+
+let stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.stop();
+});
+
+async function dismissCookieBanner(page) {
+  await page.evaluate(() => localStorage.setItem("cookieConsent", "declined"));
+}
+
+async function signUp(page, email) {
+  await page.goto("/auth?tab=signup");
+  await page.locator("#signup-email").fill(email);
+  await page.locator("#signup-password").fill(PASSWORD);
+  await page.locator("#signup-confirm-password").fill(PASSWORD);
+  await page.locator("#signup-agree-terms").click();
+  await page.locator("#signup-agree-privacy").click();
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByText("Account Created Successfully!").first().waitFor();
+}
+
+async function signIn(page, email, password) {
+  await page.goto("/auth?tab=login");
+  await page.locator("#login-email").fill(email);
+  await page.locator("#login-password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+test("the combined signup form shows every error", async () => {
+  const page = await stack.newPage();
+  await page.goto("/");
+  await dismissCookieBanner(page);
+  await page.goto("/auth?tab=signup");
+  await page.locator("#signup-email").fill("not-an-email");
+  await page.locator("#signup-password").fill("short");
+  await page.locator("#signup-confirm-password").fill("different");
+  await page.getByRole("button", { name: "Create account" }).click();
+  for (const message of [
+    "Please enter a valid email address",
+    "Password must be at least 8 characters long",
+    "Password must contain at least one uppercase letter",
+    "Password must contain at least one number",
+    "Password must contain at least one special character",
+    "Passwords don't match",
+    "You must agree to the Terms and Conditions",
+    "You must agree to the Privacy Policy",
+  ]) {
+    await page.getByText(message, { exact: true }).waitFor();
+  }
+  await screenshot(page, "signup-errors");
+  const health = await (await fetch(`${stack.papertide.baseUrl}/healthz`)).json();
+  assert.equal(health.users, 0, "an invalid form reached the server");
+  await page.context().close();
+});
+
+test("signup → the mailed link verifies and signs in → sign out → sign in", async () => {
+  const email = "ada@example.org";
+  const page = await stack.newPage();
+  await page.goto("/");
+  await dismissCookieBanner(page);
+  await signUp(page, email);
+  await screenshot(page, "signup-check-email");
+
+  const mail = await stack.maildev.waitForEmail(email, "Verify your email");
+  const link = linkIn(mail, "/verify-email?token=");
+  await page.goto(link);
+  await page.getByText("Email Verified Successfully!").waitFor();
+  await screenshot(page, "verify-email-success");
+  const me = await page.evaluate(async () => (await fetch("/api/auth/me", { credentials: "include" })).json());
+  assert.equal(me.user.email, email, "verifying did not sign the user in");
+
+  await page.getByRole("button", { name: "Continue to Sign In" }).click();
+  await page.waitForURL("**/dashboard**");
+  await page.getByText(email).first().waitFor();
+  await page.getByText("Free", { exact: true }).first().waitFor();
+  await screenshot(page, "dashboard-shell");
+
+  await page.getByRole("button", { name: "Logout" }).click();
+  await page.waitForURL((url) => url.pathname === "/auth");
+  await page.goto("/dashboard");
+  await page.waitForURL((url) => url.pathname === "/auth", { timeout: 10_000 });
+
+  await signIn(page, email, "Wrong-Pass-1");
+  await page.getByText("Invalid email or password").first().waitFor();
+  await signIn(page, email, PASSWORD);
+  await page.waitForURL("**/dashboard?email=**");
+  await page.getByText(email).first().waitFor();
+  await screenshot(page, "dashboard-after-login");
+  await page.context().close();
+});
+
+test("forgot password → the mailed link → the new password works and the old does not", async () => {
+  const email = "bob@example.org";
+  const setup = await stack.newPage();
+  await setup.goto("/");
+  await dismissCookieBanner(setup);
+  await signUp(setup, email);
+  const verification = await stack.maildev.waitForEmail(email, "Verify your email");
+  await setup.goto(linkIn(verification, "/verify-email?token="));
+  await setup.getByText("Email Verified Successfully!").waitFor();
+  await setup.context().close();
+
+  const page = await stack.newPage();
+  await page.goto("/");
+  await dismissCookieBanner(page);
+  await page.goto("/auth?tab=login");
+  await page.getByRole("button", { name: "Forgot password?" }).or(page.getByRole("link", { name: "Forgot password?" })).click();
+  await page.locator("#forgot-email").fill(email);
+  await page.getByRole("button", { name: "Send reset link" }).click();
+  await page.getByText("Password Reset Email Sent").first().waitFor();
+  await screenshot(page, "forgot-password-sent");
+
+  const mail = await stack.maildev.waitForEmail(email, "Reset your Papertide password");
+  await page.goto(linkIn(mail, "/reset-password?token="));
+  await page.locator("#new-password").fill(NEW_PASSWORD);
+  await page.locator("#confirm-new-password").fill(NEW_PASSWORD);
+  await page.getByRole("button", { name: "Reset password" }).click();
+  await page.getByText("Password Reset Complete").waitFor();
+  await screenshot(page, "reset-password-complete");
+
+  await signIn(page, email, PASSWORD);
+  await page.getByText("Invalid email or password").first().waitFor();
+  await signIn(page, email, NEW_PASSWORD);
+  await page.waitForURL("**/dashboard?email=**");
+  await page.getByText(email).first().waitFor();
+  await page.context().close();
+});
+
+test("a topic typed before signup is processed after verification (failure path until digests exist)", async () => {
+  const email = "cy@example.org";
+  const page = await stack.newPage();
+  await page.goto("/");
+  await dismissCookieBanner(page);
+  await page.getByLabel("Research topic").fill("tau protein aggregation");
+  await page.getByRole("button", { name: "Start Discovery" }).click();
+  await page.waitForURL("**/auth");
+  await page.getByText("Ready to search").waitFor();
+  await page.locator("#signup-email").fill(email);
+  await page.locator("#signup-password").fill(PASSWORD);
+  await page.locator("#signup-confirm-password").fill(PASSWORD);
+  await page.locator("#signup-agree-terms").click();
+  await page.locator("#signup-agree-privacy").click();
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByText("Account Created Successfully!").first().waitFor();
+
+  const mail = await stack.maildev.waitForEmail(email, "Verify your email");
+  await page.goto(linkIn(mail, "/verify-email?token="));
+  await page.getByRole("button", { name: "Process Search & Continue" }).click();
+  await page.getByText("Processing Your Search").waitFor();
+  await page.getByText("10%").waitFor();
+  await screenshot(page, "processing-dialog");
+  // The immediate-search endpoint arrives with digests; until then the spec's failure path runs.
+  await page.getByText("Search Failed").first().waitFor({ timeout: 15_000 });
+  await page.waitForURL((url) => url.pathname === "/login", { timeout: 15_000 });
+  await screenshot(page, "processing-failed-login");
+  await page.context().close();
+});
