@@ -12,7 +12,7 @@ test:
 	./scripts/test.sh
 
 client:
-	cd web/client && npm ci --no-audit --no-fund --loglevel=error && npm run build
+	cd web/client && npm install --no-audit --no-fund --no-save --loglevel=error && npm run build
 
 test-tools:
 	cd tools && npm ci --no-audit --no-fund --loglevel=error

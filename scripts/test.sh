@@ -10,7 +10,7 @@ trap 'rm -f "$log"' EXIT
 
 echo "==> installing the test peers (tools/) and the client's packages"
 (cd tools && npm ci --no-audit --no-fund --loglevel=error)
-(cd web/client && npm ci --no-audit --no-fund --loglevel=error)
+(cd web/client && npm install --no-audit --no-fund --no-save --loglevel=error)
 
 echo "==> client: type check, build, unit tests"
 (cd web/client && npm run build && npx vitest run) 2>&1 | tee -a "$log"
