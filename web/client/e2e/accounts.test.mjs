@@ -19,8 +19,9 @@ async function dismissCookieBanner(page) {
   await page.evaluate(() => localStorage.setItem("cookieConsent", "declined"));
 }
 
-async function signUp(page, email) {
-  await page.goto("/auth?tab=signup");
+/** Fills and sends the combined signup form (on /auth, or opening it first). */
+async function signUp(page, email, { openForm = true } = {}) {
+  if (openForm) await page.goto("/auth?tab=signup");
   await page.locator("#signup-email").fill(email);
   await page.locator("#signup-password").fill(PASSWORD);
   await page.locator("#signup-confirm-password").fill(PASSWORD);
@@ -146,13 +147,7 @@ test("a topic typed before signup is processed after verification (failure path 
   await page.getByRole("button", { name: "Start Discovery" }).click();
   await page.waitForURL("**/auth");
   await page.getByText("Ready to search").waitFor();
-  await page.locator("#signup-email").fill(email);
-  await page.locator("#signup-password").fill(PASSWORD);
-  await page.locator("#signup-confirm-password").fill(PASSWORD);
-  await page.locator("#signup-agree-terms").click();
-  await page.locator("#signup-agree-privacy").click();
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByText("Account Created Successfully!").first().waitFor();
+  await signUp(page, email, { openForm: false });
 
   const mail = await stack.maildev.waitForEmail(email, "Verify your email");
   await page.goto(linkIn(mail, "/verify-email?token="));

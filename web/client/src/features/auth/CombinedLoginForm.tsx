@@ -7,7 +7,7 @@ import { errorMessage } from "@/lib/api";
 import { setCurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
 import { dashboardPath, logIn, needsVerification } from "./api";
-import { TextField } from "./fields";
+import { EmailField, PasswordField } from "./fields";
 import { ResendVerificationButton } from "./ResendVerification";
 import { useForm } from "./useForm";
 import { validateCombinedLogin } from "./validation";
@@ -50,21 +50,15 @@ export function CombinedLoginForm({
 
   return (
     <form noValidate onSubmit={submit} className="space-y-4">
-      <TextField
+      <EmailField
         id="login-email"
-        label="Email"
-        type="email"
-        autoComplete="email"
-        placeholder="you@university.edu"
         value={values.email}
         onValueChange={(value) => form.setValue("email", value)}
         errors={errors.email}
       />
-      <TextField
+      <PasswordField
         id="login-password"
         label="Password"
-        type="password"
-        autoComplete="current-password"
         value={values.password}
         onValueChange={(value) => form.setValue("password", value)}
         errors={errors.password}

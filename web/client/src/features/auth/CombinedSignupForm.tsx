@@ -4,7 +4,7 @@ import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
 import { toast } from "@/state/toast";
 import { serverFieldErrors, signUpCombined, signupFailureMessage } from "./api";
-import { CheckboxField, ResearchFieldSelect, TextField } from "./fields";
+import { CheckboxField, EmailField, PasswordField, ResearchFieldSelect } from "./fields";
 import { useForm } from "./useForm";
 import { validateCombinedSignup, type CombinedSignupValues } from "./validation";
 
@@ -46,12 +46,8 @@ export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) =
 
   return (
     <form noValidate onSubmit={submit} className="space-y-4">
-      <TextField
+      <EmailField
         id="signup-email"
-        label="Email"
-        type="email"
-        autoComplete="email"
-        placeholder="you@university.edu"
         value={values.email}
         onValueChange={(value) => form.setValue("email", value)}
         errors={errors.email}
@@ -62,20 +58,18 @@ export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) =
         onValueChange={(value) => form.setValue("researchField", value)}
         errors={errors.researchField}
       />
-      <TextField
+      <PasswordField
         id="signup-password"
         label="Password"
-        type="password"
-        autoComplete="new-password"
+        isNew
         value={values.password}
         onValueChange={(value) => form.setValue("password", value)}
         errors={errors.password}
       />
-      <TextField
+      <PasswordField
         id="signup-confirm-password"
         label="Confirm password"
-        type="password"
-        autoComplete="new-password"
+        isNew
         value={values.confirmPassword}
         onValueChange={(value) => form.setValue("confirmPassword", value)}
         errors={errors.confirmPassword}

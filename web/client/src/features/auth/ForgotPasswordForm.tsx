@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { errorMessage } from "@/lib/api";
 import { toast } from "@/state/toast";
 import { requestPasswordReset } from "./api";
-import { TextField } from "./fields";
+import { EmailField } from "./fields";
 import { useForm } from "./useForm";
 import { validateForgotPassword } from "./validation";
 
@@ -33,12 +33,8 @@ export function ForgotPasswordForm({ signInHref }: { signInHref: string }) {
 
   return (
     <form noValidate onSubmit={submit} className="space-y-4">
-      <TextField
+      <EmailField
         id="forgot-email"
-        label="Email"
-        type="email"
-        autoComplete="email"
-        placeholder="you@university.edu"
         value={form.values.email}
         onValueChange={(value) => form.setValue("email", value)}
         errors={form.errors.email}

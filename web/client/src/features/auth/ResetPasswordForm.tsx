@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { errorMessage } from "@/lib/api";
 import { toast } from "@/state/toast";
 import { resetPassword } from "./api";
-import { AuthHeading, AuthShell, TextField } from "./fields";
+import { AuthHeading, AuthShell, PasswordField } from "./fields";
 import { useForm } from "./useForm";
 import { validateResetPassword } from "./validation";
 
@@ -75,20 +75,18 @@ export function ResetPasswordForm() {
       <AuthHeading title="Set a new password" description="Choose a strong password for your account." />
       <form noValidate onSubmit={submit}>
         <fieldset disabled={!token || form.isSubmitting} className="space-y-4">
-          <TextField
+          <PasswordField
             id="new-password"
             label="New Password"
-            type="password"
-            autoComplete="new-password"
+            isNew
             value={values.password}
             onValueChange={(value) => form.setValue("password", value)}
             errors={errors.password}
           />
-          <TextField
+          <PasswordField
             id="confirm-new-password"
             label="Confirm New Password"
-            type="password"
-            autoComplete="new-password"
+            isNew
             value={values.confirmPassword}
             onValueChange={(value) => form.setValue("confirmPassword", value)}
             errors={errors.confirmPassword}

@@ -8,7 +8,7 @@ import { errorMessage } from "@/lib/api";
 import { setCurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
 import { dashboardPath, logIn, needsVerification } from "./api";
-import { AuthHeading, AuthShell, TextField } from "./fields";
+import { AuthHeading, AuthShell, EmailField, PasswordField } from "./fields";
 import { ResendVerificationButton } from "./ResendVerification";
 import { useForm } from "./useForm";
 import { validateStandaloneLogin } from "./validation";
@@ -51,21 +51,15 @@ export function StandaloneLogin() {
     <AuthShell>
       <AuthHeading title="Sign in" description="Sign in to manage your research digests" />
       <form noValidate onSubmit={submit} className="space-y-4">
-        <TextField
+        <EmailField
           id="email"
-          label="Email"
-          type="email"
-          autoComplete="email"
-          placeholder="you@university.edu"
           value={values.email}
           onValueChange={(value) => form.setValue("email", value)}
           errors={errors.email}
         />
-        <TextField
+        <PasswordField
           id="password"
           label="Password"
-          type="password"
-          autoComplete="current-password"
           value={values.password}
           onValueChange={(value) => form.setValue("password", value)}
           errors={errors.password}

@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
 import { toast } from "@/state/toast";
 import { serverFieldErrors, signUpStandalone, signupFailureMessage } from "./api";
-import { AuthHeading, AuthShell, TextField } from "./fields";
+import { AuthHeading, AuthShell, EmailField, PasswordField, TextField } from "./fields";
 import { useForm } from "./useForm";
 import { validateStandaloneSignup, type StandaloneSignupValues } from "./validation";
 
@@ -45,12 +45,8 @@ export function StandaloneSignup() {
     <AuthShell>
       <AuthHeading title="Create your account" description="Start receiving weekly research digests" />
       <form noValidate onSubmit={submit} className="space-y-4">
-        <TextField
+        <EmailField
           id="email"
-          label="Email"
-          type="email"
-          autoComplete="email"
-          placeholder="you@university.edu"
           value={values.email}
           onValueChange={(value) => form.setValue("email", value)}
           errors={errors.email}
@@ -63,20 +59,18 @@ export function StandaloneSignup() {
           onValueChange={(value) => form.setValue("researchField", value)}
           errors={errors.researchField}
         />
-        <TextField
+        <PasswordField
           id="password"
           label="Password"
-          type="password"
-          autoComplete="new-password"
+          isNew
           value={values.password}
           onValueChange={(value) => form.setValue("password", value)}
           errors={errors.password}
         />
-        <TextField
+        <PasswordField
           id="confirmPassword"
           label="Confirm password"
-          type="password"
-          autoComplete="new-password"
+          isNew
           value={values.confirmPassword}
           onValueChange={(value) => form.setValue("confirmPassword", value)}
           errors={errors.confirmPassword}

@@ -54,6 +54,16 @@ export function TextField({ id, label, value, onValueChange, errors, after, ...i
   );
 }
 
+/** The email field every auth form starts with. */
+export function EmailField(props: Omit<TextFieldProps, "label" | "type">) {
+  return <TextField label="Email" type="email" autoComplete="email" placeholder="you@university.edu" {...props} />;
+}
+
+/** A password field; `isNew` for fields that set a password (signup, reset). */
+export function PasswordField({ isNew = false, ...props }: Omit<TextFieldProps, "type"> & { isNew?: boolean }) {
+  return <TextField type="password" autoComplete={isNew ? "new-password" : "current-password"} {...props} />;
+}
+
 export function CheckboxField({
   id,
   checked,
