@@ -4,7 +4,7 @@ import * as TabsPrimitive from "@radix-ui/react-tabs";
 import { useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { cn } from "@/components/ui/cn";
-import { clearPendingSearch, getPendingSearch } from "@/features/search/pending";
+import { clearPendingSearch, getPendingSearch } from "@/state/pendingSearch";
 import { CombinedLoginForm } from "./CombinedLoginForm";
 import { CombinedSignupForm } from "./CombinedSignupForm";
 import { AuthHeading, AuthShell } from "./fields";

@@ -6,7 +6,7 @@ import { useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { Spinner } from "@/components/ui/Spinner";
 import { errorMessage } from "@/lib/api";
-import { getPendingSearch } from "@/features/search/pending";
+import { getPendingSearch } from "@/state/pendingSearch";
 import { ProcessingDialog } from "@/features/search/ProcessingDialog";
 import { setCurrentUser } from "@/state/session";
 import { dashboardPath, verifyEmailOnce } from "./api";

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { Input } from "@/components/ui/Input";
-import { setPendingSearch } from "@/features/search/pending";
+import { setPendingSearch } from "@/state/pendingSearch";
 
 export function TopicForm() {
   const navigate = useNavigate();

@@ -2,7 +2,7 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { useState } from "react";
 import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";
 import { toasts } from "@/state/toast";
-import { getPendingSearch, setPendingSearch } from "./pending";
+import { getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
 import { ProcessingDialog } from "./ProcessingDialog";
 
 const EMAIL = "ada@example.org";

@@ -18,7 +18,7 @@ import {
   SENDING_STAGE_INDEX,
   type SearchFailure,
 } from "./immediateSearch";
-import { clearPendingSearch, setPendingSearch } from "./pending";
+import { clearPendingSearch, setPendingSearch } from "@/state/pendingSearch";
 
 export interface ProcessingDialogProps {
   email: string;

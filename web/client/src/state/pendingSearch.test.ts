@@ -1,4 +1,4 @@
-import { clearPendingSearch, getPendingSearch, setPendingSearch } from "./pending";
+import { clearPendingSearch, getPendingSearch, setPendingSearch } from "./pendingSearch";
 
 describe("pending search", () => {
   it("reads either key and clears both", () => {
