@@ -25,11 +25,11 @@ echo "==> browser tests (screenshots in test-artifacts/e2e/)"
 cargo build --locked -p web --bin papertide
 (cd web/client && PAPERTIDE_BIN="$PWD/../../target/debug/papertide" node --test --test-concurrency=1 e2e/) 2>&1 | tee -a "$log"
 
-# One closing line for the whole run: cargo ("N passed; N failed"), Vitest ("Tests  N passed"),
+# One closing line for the whole run (colour codes removed first): cargo ("N passed; N failed"), Vitest ("Tests  N passed"),
 # node's runner ("# pass N", "# fail N").
 awk '
   /^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) passed += $(i-1); if ($i ~ /^failed/) failed += $(i-1) } }
   /^ *Tests +[0-9]/ { for (i = 1; i <= NF; i++) { if ($i == "passed") passed += $(i-1); if ($i == "failed") failed += $(i-1) } }
   /^# pass / { passed += $3 }
   /^# fail / { failed += $3 }
-  END { printf "%d passed, %d failed\n", passed, failed }' "$log"
+  END { printf "%d passed, %d failed\n", passed, failed }' <(sed 's/\x1b\[[0-9;]*m//g' "$log")
