@@ -1,12 +1,16 @@
 //! Papertide's domain as plain code: accounts and plans, the spec's validation rules with their
-//! exact messages, and the rendering of every mail the service sends.
+//! exact messages, the rendering of every mail the service sends, and papers: the model, the
+//! parsers of the four sources' responses, and deduplication.
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
 //! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
 
 pub mod account;
+pub mod dedup;
 pub mod error;
 pub mod mail;
+pub mod paper;
+pub mod parse;
 pub mod validation;
 
 pub use account::{DeliveryDay, Preferences, ResearchField, Tier, UserId};

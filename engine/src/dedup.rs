@@ -1,0 +1,1 @@
+//! Deduplication of papers (being written).

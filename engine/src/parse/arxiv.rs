@@ -1,0 +1,1 @@
+//! Parser for arxiv responses (being written).

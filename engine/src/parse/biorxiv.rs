@@ -1,0 +1,1 @@
+//! Parser for biorxiv responses (being written).

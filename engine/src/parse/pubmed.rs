@@ -1,0 +1,1 @@
+//! Parser for pubmed responses (being written).
