@@ -1,1 +1,0 @@
-//! Parser for pubmed responses (being written).

@@ -1,0 +1,308 @@
+//! A small owned element tree, read with quick-xml, for one PubMed record or one short
+//! E-utilities answer at a time, and the flattening of its mixed content to clean text.
+//!
+//! Character references and the five predefined entities are decoded; element names are local
+//! names (`mml:math` is `math`); a document that is not well-formed (mismatched or missing end
+//! tags, a dangling `&`) is an error, never a partial tree.
+
+use quick_xml::events::{BytesRef, BytesStart, Event};
+use quick_xml::Reader;
+
+use crate::paper::collapse_whitespace;
+
+/// An element with its attributes and its children in document order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Element {
+    pub name: String,
+    pub attributes: Vec<(String, String)>,
+    pub children: Vec<Node>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Node {
+    Element(Element),
+    Text(String),
+}
+
+impl Element {
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+    }
+
+    /// The first child element called `name`.
+    pub fn child(&self, name: &str) -> Option<&Element> {
+        self.children.iter().find_map(|node| match node {
+            Node::Element(element) if element.name == name => Some(element),
+            _ => None,
+        })
+    }
+
+    /// The child elements called `name` (direct children only, never deeper descendants).
+    pub fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+        self.children.iter().filter_map(move |node| match node {
+            Node::Element(element) if element.name == name => Some(element),
+            _ => None,
+        })
+    }
+
+    /// Follows a path of child names, taking the first match at each step.
+    pub fn descend(&self, path: &[&str]) -> Option<&Element> {
+        path.iter().try_fold(self, |element, name| element.child(name))
+    }
+
+    /// The element's text with inline markup and MathML flattened and whitespace collapsed.
+    pub fn text(&self) -> String {
+        let mut flattened = String::new();
+        append_flattened_text(self, &mut flattened);
+        collapse_whitespace(&flattened)
+    }
+
+    /// The flattened text of the child `name`, when there is such a child and its text is not
+    /// empty.
+    pub fn child_text(&self, name: &str) -> Option<String> {
+        self.child(name).map(Element::text).filter(|text| !text.is_empty())
+    }
+}
+
+/// Reads a document (or a fragment holding one element) into its root element. Declarations,
+/// the DOCTYPE, comments and text outside the root are skipped.
+pub(super) fn parse_tree(xml: &str) -> Result<Element, String> {
+    let mut reader = Reader::from_str(xml);
+    let mut open_elements: Vec<Element> = Vec::new();
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|error| format!("not well-formed XML at byte {}: {error}", reader.error_position()))?;
+        match event {
+            Event::Start(start) => open_elements.push(element_from_start(&start)?),
+            Event::Empty(start) => {
+                let element = element_from_start(&start)?;
+                if let Some(root) = close_element(&mut open_elements, element) {
+                    return Ok(root);
+                }
+            }
+            Event::End(_) => {
+                let element = open_elements.pop().ok_or("an end tag closes nothing")?;
+                if let Some(root) = close_element(&mut open_elements, element) {
+                    return Ok(root);
+                }
+            }
+            Event::Text(text) => {
+                let decoded = text.decode().map_err(|error| format!("text is not UTF-8: {error}"))?;
+                append_text(&mut open_elements, &decoded);
+            }
+            Event::CData(data) => {
+                let decoded = data.decode().map_err(|error| format!("CDATA is not UTF-8: {error}"))?;
+                append_text(&mut open_elements, &decoded);
+            }
+            Event::GeneralRef(reference) => append_text(&mut open_elements, &resolve_reference(&reference)?),
+            Event::Eof => {
+                return Err(match open_elements.last() {
+                    Some(unclosed) => format!("the body ends inside <{}>", unclosed.name),
+                    None => "no XML element found".to_owned(),
+                })
+            }
+            Event::Decl(_) | Event::PI(_) | Event::DocType(_) | Event::Comment(_) => {}
+        }
+    }
+}
+
+/// The name of the document's root element and the byte offset just past its start tag, or
+/// `None` for the offset when the root is an empty element (`<Root/>`).
+pub(super) fn find_root(xml: &str) -> Result<(String, Option<usize>), String> {
+    let mut reader = Reader::from_str(xml);
+    loop {
+        let event = reader.read_event().map_err(|error| format!("not XML: {error}"))?;
+        match event {
+            Event::Start(start) => {
+                let content_start = usize::try_from(reader.buffer_position()).unwrap_or(xml.len());
+                return Ok((local_name(&start)?, Some(content_start)));
+            }
+            Event::Empty(start) => return Ok((local_name(&start)?, None)),
+            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => {
+                return Err("not XML: text before any element".to_owned())
+            }
+            Event::Eof => return Err("no XML element found".to_owned()),
+            _ => {}
+        }
+    }
+}
+
+fn element_from_start(start: &BytesStart) -> Result<Element, String> {
+    let mut attributes = Vec::new();
+    for attribute in start.attributes() {
+        let attribute = attribute.map_err(|error| format!("bad attribute: {error}"))?;
+        let key = String::from_utf8_lossy(attribute.key.local_name().as_ref()).into_owned();
+        let value = attribute.unescape_value().map_err(|error| format!("bad attribute value: {error}"))?;
+        attributes.push((key, value.into_owned()));
+    }
+    Ok(Element { name: local_name(start)?, attributes, children: Vec::new() })
+}
+
+fn local_name(start: &BytesStart) -> Result<String, String> {
+    std::str::from_utf8(start.local_name().as_ref())
+        .map(str::to_owned)
+        .map_err(|error| format!("element name is not UTF-8: {error}"))
+}
+
+/// Attaches a finished element to its parent; returns it when it is the root.
+fn close_element(open_elements: &mut [Element], element: Element) -> Option<Element> {
+    match open_elements.last_mut() {
+        Some(parent) => {
+            parent.children.push(Node::Element(element));
+            None
+        }
+        None => Some(element),
+    }
+}
+
+/// Appends text to the innermost open element, merging with a preceding text node (text and
+/// references arrive as separate events). Text outside the root is ignored.
+fn append_text(open_elements: &mut [Element], text: &str) {
+    let Some(parent) = open_elements.last_mut() else { return };
+    match parent.children.last_mut() {
+        Some(Node::Text(previous)) => previous.push_str(text),
+        _ => parent.children.push(Node::Text(text.to_owned())),
+    }
+}
+
+/// `&#xe0;` → `à`, `&amp;` → `&`; an unknown named entity is kept as written.
+fn resolve_reference(reference: &BytesRef) -> Result<String, String> {
+    let character = reference.resolve_char_ref().map_err(|error| format!("bad character reference: {error}"))?;
+    if let Some(character) = character {
+        return Ok(character.to_string());
+    }
+    let name = reference.decode().map_err(|error| format!("bad entity reference: {error}"))?;
+    Ok(match quick_xml::escape::resolve_predefined_entity(&name) {
+        Some(resolved) => resolved.to_owned(),
+        None => format!("&{name};"),
+    })
+}
+
+/// Inline markup (`<i>`, `<b>`, `<sub>`, `<sup>`, `<u>` and anything else) contributes its text
+/// as is, without added spaces; MathML goes through [`append_math_text`].
+fn append_flattened_text(element: &Element, flattened: &mut String) {
+    if element.name == "math" {
+        append_math_text(element, flattened);
+        return;
+    }
+    for node in &element.children {
+        match node {
+            Node::Text(text) => flattened.push_str(text),
+            Node::Element(child) => append_flattened_text(child, flattened),
+        }
+    }
+}
+
+/// MathML as plain text: token elements give their (trimmed) text, indentation between
+/// elements is dropped, `<mtext>` keeps its spaces, prescripts come before their base
+/// (`³He` is written `3He`), fractions get a slash and annotations (TeX sources) are skipped.
+fn append_math_text(element: &Element, flattened: &mut String) {
+    match element.name.as_str() {
+        "annotation" | "annotation-xml" => {}
+        "mtext" => append_flattened_text_of_children(element, flattened),
+        "mi" | "mn" | "mo" | "ms" => {
+            let mut token = String::new();
+            append_flattened_text_of_children(element, &mut token);
+            flattened.push_str(token.trim());
+        }
+        "mfrac" => {
+            let parts: Vec<String> = child_elements(element).map(math_text).collect();
+            flattened.push_str(&parts.join("/"));
+        }
+        "mmultiscripts" => {
+            let children: Vec<&Element> = child_elements(element).collect();
+            let split_at = children.iter().position(|child| child.name == "mprescripts").unwrap_or(children.len());
+            let (base_and_postscripts, prescripts) = children.split_at(split_at);
+            for child in prescripts.iter().chain(base_and_postscripts) {
+                append_math_text(child, flattened);
+            }
+        }
+        _ => {
+            for child in child_elements(element) {
+                append_math_text(child, flattened);
+            }
+        }
+    }
+}
+
+fn append_flattened_text_of_children(element: &Element, flattened: &mut String) {
+    for node in &element.children {
+        match node {
+            Node::Text(text) => flattened.push_str(text),
+            Node::Element(child) => append_math_text(child, flattened),
+        }
+    }
+}
+
+fn math_text(element: &Element) -> String {
+    let mut text = String::new();
+    append_math_text(element, &mut text);
+    text
+}
+
+fn child_elements(element: &Element) -> impl Iterator<Item = &Element> {
+    element.children.iter().filter_map(|node| match node {
+        Node::Element(child) => Some(child),
+        Node::Text(_) => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(xml: &str) -> String {
+        parse_tree(xml).expect("well-formed").text()
+    }
+
+    #[test]
+    fn inline_markup_is_flattened_without_losing_words() {
+        assert_eq!(
+            text_of("<T>risk at the <i>TERT</i> gene, r<sup>2</sup>&lt;0.25</T>"),
+            "risk at the TERT gene, r2<0.25"
+        );
+        assert_eq!(text_of("<T>(<i>&#x3bc;</i>-XRF) Universit&#xe0; &amp; co</T>"), "(μ-XRF) Università & co");
+        assert_eq!(text_of("<T>\n   line\n   broken  </T>"), "line broken");
+    }
+
+    #[test]
+    fn mathml_reads_as_text() {
+        let xml = r#"<T>inhaled <mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML">
+            <mml:mrow><mml:mmultiscripts><mml:mrow><mml:mi>He</mml:mi></mml:mrow><mml:mprescripts/>
+            <mml:none/><mml:mrow><mml:mn>3</mml:mn></mml:mrow></mml:mmultiscripts>
+            <mml:mo>/</mml:mo><mml:mtext> </mml:mtext><mml:mi>MRI</mml:mi>
+            <mml:mfrac><mml:mi>a</mml:mi><mml:mi>b</mml:mi></mml:mfrac>
+            <mml:annotation encoding="TeX">^3He</mml:annotation></mml:mrow></mml:math> ventilation</T>"#;
+        assert_eq!(text_of(xml), "inhaled 3He/ MRIa/b ventilation");
+    }
+
+    #[test]
+    fn navigation_takes_direct_children_only() {
+        let root = parse_tree(r#"<A><B kind="x"><C>deep</C></B><C>near</C></A>"#).expect("well-formed");
+        assert_eq!(root.child_text("C").as_deref(), Some("near"));
+        assert_eq!(root.descend(&["B", "C"]).map(Element::text).as_deref(), Some("deep"));
+        assert_eq!(root.child("B").and_then(|b| b.attribute("kind")), Some("x"));
+        assert_eq!(root.children_named("C").count(), 1);
+    }
+
+    #[test]
+    fn broken_documents_are_errors() {
+        assert!(parse_tree("<A><B></A>").is_err());
+        assert!(parse_tree("<A><B>").is_err());
+        assert!(parse_tree("<A>fish & chips</A>").is_err());
+        assert!(parse_tree("").is_err());
+        assert!(parse_tree("just words").is_err());
+    }
+
+    #[test]
+    fn the_root_is_found_after_the_prolog() {
+        let xml = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Set>\n<Set>\n<Item/></Set>";
+        let (name, content_start) = find_root(xml).expect("xml");
+        assert_eq!(name, "Set");
+        assert_eq!(content_start.map(|offset| &xml[offset..]), Some("\n<Item/></Set>"));
+        assert_eq!(find_root("<Set/>").expect("xml"), ("Set".to_owned(), None));
+        assert!(find_root("{\"error\":\"API rate limit exceeded\"}").is_err());
+        assert!(find_root("   ").is_err());
+    }
+}
