@@ -1,0 +1,1 @@
+//! The paper index (being written).

@@ -1,0 +1,1 @@
+//! Index tests (being written).
