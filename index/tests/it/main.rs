@@ -1,1 +1,8 @@
-//! Index tests (being written).
+//! Integration tests of the paper index: in-RAM indexes (and a temporary directory where the disk
+//! matters), papers built by hand.
+
+mod common;
+mod dedup;
+mod properties;
+mod search;
+mod storage;

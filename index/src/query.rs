@@ -1,0 +1,154 @@
+//! Searching the index: [`PaperQuery`] in, [`Hit`]s out, ranked by BM25.
+//!
+//! The text is matched against title (boosted by [`TITLE_BOOST`]), abstract, authors, journal and
+//! categories, any word sufficing (more matching words rank higher). It may use tantivy's query
+//! syntax (`"a phrase"`, `+required`, `-excluded`, `title:word`); text that does not parse is
+//! searched as its plain words instead, so a user's typing never fails a search. Empty text lists
+//! the papers the filters let through, newest `entered` first, all with score 0.
+//!
+//! The filters do not change scores: the date window keeps papers whose `entered` day lies in it
+//! (both bounds inclusive; papers without an `entered` date are left out when a bound is set), and
+//! the source filter keeps papers reported by any of the sources named.
+
+use std::ops::Bound;
+
+use chrono::NaiveDate;
+use engine::paper::{Paper, Source};
+use tantivy::collector::TopDocs;
+use tantivy::query::{AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DateTime, DocAddress, Order, Searcher, TantivyDocument, Term};
+
+use crate::error::IndexError;
+use crate::paper_index::PaperIndex;
+use crate::schema::{date_time, Fields};
+use crate::PaperId;
+
+/// How much more a word in the title counts than the same word elsewhere.
+pub const TITLE_BOOST: f32 = 2.0;
+
+/// What to look for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PaperQuery {
+    /// Words or tantivy query syntax; empty means "everything the filters let through".
+    pub text: String,
+    /// First `entered` day wanted, inclusive.
+    pub since: Option<NaiveDate>,
+    /// Last `entered` day wanted, inclusive.
+    pub until: Option<NaiveDate>,
+    /// Papers reported by any of these; empty means every source.
+    pub sources: Vec<Source>,
+    /// The most hits to return; 0 returns none.
+    pub limit: usize,
+}
+
+/// A paper found, with its BM25 score (higher is better).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: PaperId,
+    pub paper: Paper,
+    pub score: f32,
+}
+
+impl PaperQuery {
+    /// A query for `text` over every date and source.
+    pub fn new(text: impl Into<String>, limit: usize) -> PaperQuery {
+        PaperQuery { text: text.into(), limit, ..PaperQuery::default() }
+    }
+}
+
+impl PaperIndex {
+    /// The committed papers matching `query`, best first (see the module docs for the rules).
+    pub fn search(&self, query: &PaperQuery) -> Result<Vec<Hit>, IndexError> {
+        let window_is_empty = matches!((query.since, query.until), (Some(since), Some(until)) if since > until);
+        if query.limit == 0 || window_is_empty {
+            return Ok(Vec::new());
+        }
+        let fields = self.fields();
+        let searcher = self.searcher();
+        let mut clauses = filters(fields, query);
+        if query.text.trim().is_empty() {
+            clauses.push((Occur::Must, Box::new(AllQuery)));
+            let newest_first = TopDocs::with_limit(query.limit).order_by_fast_field::<DateTime>(Fields::ENTERED, Order::Desc);
+            let found = searcher.search(&BooleanQuery::new(clauses), &newest_first).map_err(|source| IndexError::Search { source })?;
+            return found.into_iter().map(|(_, address)| hit(&searcher, fields, address, 0.0)).collect();
+        }
+        clauses.push((Occur::Must, self.text_query(&query.text)));
+        let best_first = TopDocs::with_limit(query.limit);
+        let found = searcher.search(&BooleanQuery::new(clauses), &best_first).map_err(|source| IndexError::Search { source })?;
+        found.into_iter().map(|(score, address)| hit(&searcher, fields, address, score)).collect()
+    }
+
+    /// `text` as a query over the text fields: as written if it parses, else as its plain words.
+    fn text_query(&self, text: &str) -> Box<dyn Query> {
+        let fields = self.fields();
+        let mut parser = QueryParser::for_index(self.index(), fields.text_fields());
+        parser.set_field_boost(fields.title, TITLE_BOOST);
+        match parser.parse_query(text) {
+            Ok(query) => query,
+            Err(error) => {
+                tracing::debug!(%error, "query text did not parse; searching its words");
+                let (query, _ignored) = parser.parse_query_lenient(&plain_words(text));
+                query
+            }
+        }
+    }
+}
+
+/// The date-window and source clauses of `query`, scoring nothing.
+fn filters(fields: Fields, query: &PaperQuery) -> Vec<(Occur, Box<dyn Query>)> {
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if query.since.is_some() || query.until.is_some() {
+        let bound = |day: Option<NaiveDate>| match day {
+            Some(day) => Bound::Included(Term::from_field_date_for_search(fields.entered, date_time(day))),
+            None => Bound::Unbounded,
+        };
+        let window = RangeQuery::new(bound(query.since), bound(query.until));
+        clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(window), 0.0))));
+    }
+    if !query.sources.is_empty() {
+        let any_source: Vec<(Occur, Box<dyn Query>)> = query
+            .sources
+            .iter()
+            .map(|source| {
+                let term = Term::from_field_text(fields.sources, source.as_str());
+                (Occur::Should, Box::new(TermQuery::new(term, IndexRecordOption::Basic)) as Box<dyn Query>)
+            })
+            .collect();
+        clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(any_source)), 0.0))));
+    }
+    clauses
+}
+
+fn hit(searcher: &Searcher, fields: Fields, address: DocAddress, score: f32) -> Result<Hit, IndexError> {
+    let document: TantivyDocument = searcher.doc(address).map_err(|source| IndexError::Search { source })?;
+    let stored = fields.stored_paper(&document)?;
+    Ok(Hit { id: stored.id, paper: stored.paper, score })
+}
+
+/// `text` without query syntax: lower-case letters, digits and spaces (the tokenizers split
+/// words at everything else anyway, and lower-case words are never operators).
+fn plain_words(text: &str) -> String {
+    text.chars().map(|character| if character.is_alphanumeric() { character } else { ' ' }).collect::<String>().to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_words_drop_every_operator() {
+        assert_eq!(plain_words("\"unbalanced ( AND title:CRISPR-Cas9^2"), " unbalanced   and title crispr cas9 2");
+    }
+
+    #[test]
+    fn a_window_ending_before_it_starts_finds_nothing_without_searching() {
+        let index = PaperIndex::create_in_ram().expect("index");
+        let query = PaperQuery {
+            since: NaiveDate::from_ymd_opt(2025, 2, 1),
+            until: NaiveDate::from_ymd_opt(2025, 1, 1),
+            ..PaperQuery::new("anything", 10)
+        };
+        assert_eq!(index.search(&query).expect("searches"), []);
+    }
+}
