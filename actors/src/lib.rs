@@ -24,6 +24,7 @@
 mod error;
 pub mod janitor;
 pub mod mailer;
+pub mod sources;
 pub mod status;
 
 pub use error::MailError;

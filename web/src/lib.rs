@@ -13,6 +13,7 @@ pub mod config;
 pub mod error;
 mod fallback;
 mod health;
+pub mod papers;
 pub mod security;
 pub mod server;
 pub mod state;

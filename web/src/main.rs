@@ -20,6 +20,23 @@ enum Command {
     /// Manage accounts (stop the service first).
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Add papers from files: PubMed XML, arXiv Atom or OAI-PMH, bioRxiv/medRxiv JSON.
+    Import {
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+    /// Search the paper index.
+    Search {
+        query: String,
+        /// Only papers that entered their source on or after this date (YYYY-MM-DD).
+        #[arg(long)]
+        since: Option<chrono::NaiveDate>,
+        /// Only papers from this source: pubmed, arxiv, biorxiv or medrxiv.
+        #[arg(long)]
+        source: Option<String>,
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -35,15 +52,24 @@ enum UsersCommand {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let file = read_file_config(cli.common.config.as_deref())?;
+    let data_dir: std::path::PathBuf = cli.common.data_dir.clone().or(file.data_dir.clone()).unwrap_or_else(|| DEFAULT_DATA_DIR.into());
     match cli.command {
         Command::Serve(serve) => {
             let settings = resolve(file, &cli.common, &serve)?;
             init_logging(&settings.log);
             actix_web::rt::System::new().block_on(web::server::serve(settings))
         }
+        Command::Import { files } => {
+            init_logging("warn");
+            web::papers::import(&data_dir, &files, &mut std::io::stdout().lock()).map(|_| ())
+        }
+        Command::Search { query, since, source, limit } => {
+            init_logging("warn");
+            let source = source.as_deref().map(web::papers::parse_source).transpose()?;
+            web::papers::search(&data_dir, &query, since, source, limit, &mut std::io::stdout().lock())
+        }
         Command::Users(command) => {
             init_logging("warn");
-            let data_dir = cli.common.data_dir.clone().or(file.data_dir).unwrap_or_else(|| DEFAULT_DATA_DIR.into());
             let mut out = std::io::stdout().lock();
             match command {
                 UsersCommand::List => web::commands::list_users(&data_dir, &mut out),

@@ -2,6 +2,8 @@
 
 #[path = "../../../tools/testing/maildev.rs"]
 mod maildev;
+mod replay;
+mod sources;
 
 use std::time::{Duration, Instant};
 

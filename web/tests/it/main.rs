@@ -8,6 +8,7 @@ mod common;
 mod crash;
 mod health;
 mod login;
+mod papers;
 mod password_reset;
 mod security;
 mod signup;

@@ -1,0 +1,236 @@
+//! arXiv through its export API: the papers first submitted in a window of days, optionally in
+//! some categories, paged with `start`/`max_results` until `totalResults`.
+//!
+//! The query is `submittedDate:[YYYYMMDD0000 TO YYYYMMDD2359]` (GMT), `AND`ed with
+//! `(cat:… OR cat:…)` when categories are given, sorted by submission date ascending so that
+//! the pages stay put while the window is read. arXiv's terms allow one request every 3 s over a
+//! single connection: the default pace, with one request open at a time. A query may reach
+//! 30,000 results; a window with more is split in halves by days. arXiv's error feed (HTTP 400,
+//! or inside a 200) is `Permanent`; an empty page before `totalResults` is reached (a known
+//! arXiv hiccup) is retried as `Transient`.
+
+use std::time::Duration;
+
+use chrono::NaiveDate;
+use engine::paper::{Paper, Parsed, Source};
+use engine::parse::arxiv::{parse_atom, ArxivError, ArxivPage};
+use url::Url;
+
+use super::error::{Failure, SourceError};
+use super::http::{Call, HttpConfig, Transport};
+use super::{check_window, records_in, split_days, window_warning, Harvest, ProgressFn};
+
+/// The export API's query endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://export.arxiv.org/api/query";
+
+/// The knobs of the arXiv client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArxivConfig {
+    /// The query endpoint itself (not a directory).
+    pub base_url: Url,
+    /// `max_results` per page (the API serves at most 2,000).
+    pub page_size: u64,
+    /// The most results one query can be paged through (30,000); a window with more is split.
+    pub max_results_per_query: u64,
+    pub http: HttpConfig,
+}
+
+impl Default for ArxivConfig {
+    /// The documented endpoint, pages of 200, one request every 3 s with one open at a time.
+    fn default() -> ArxivConfig {
+        ArxivConfig {
+            base_url: Url::parse(DEFAULT_BASE_URL).expect("the default base URL is a valid URL"),
+            page_size: 200,
+            max_results_per_query: 30_000,
+            http: HttpConfig { max_in_flight: Some(1), ..HttpConfig::paced(Duration::from_secs(3)) },
+        }
+    }
+}
+
+/// The arXiv client. Clones share the connection and the pacing.
+#[derive(Debug, Clone)]
+pub struct ArxivClient {
+    config: ArxivConfig,
+    transport: Transport,
+}
+
+/// What came of reading one part of a window.
+enum PartOutcome {
+    Fetched,
+    /// More results than one query reaches, and the part can still be split.
+    TooLarge {
+        total_results: u64,
+    },
+}
+
+impl ArxivClient {
+    /// Checks the config and sets up the connection pool; no request is sent.
+    pub fn new(config: ArxivConfig) -> Result<ArxivClient, SourceError> {
+        let invalid = |why: &str| SourceError::invalid_request(Source::Arxiv, "client setup", why);
+        if !matches!(config.base_url.scheme(), "http" | "https") {
+            return Err(invalid("the base URL must be http(s)"));
+        }
+        if !(1..=2_000).contains(&config.page_size) || config.max_results_per_query == 0 {
+            return Err(invalid("page_size must be 1 to 2,000 and max_results_per_query at least 1"));
+        }
+        let transport = Transport::new(Source::Arxiv, config.http.clone(), explain_error_feed)?;
+        Ok(ArxivClient { config, transport })
+    }
+
+    pub fn config(&self) -> &ArxivConfig {
+        &self.config
+    }
+
+    /// Every paper first submitted between `from` and `to` (inclusive, GMT days), in
+    /// `categories` (e.g. `["q-bio.GN", "cs.LG"]`; empty: every category).
+    pub async fn fetch_window(
+        &self,
+        from: NaiveDate,
+        to: NaiveDate,
+        categories: &[&str],
+        progress: Option<ProgressFn<'_>>,
+    ) -> Result<Parsed<Paper>, SourceError> {
+        check_window(Source::Arxiv, "query", from, to)?;
+        if let Some(bad) = categories.iter().find(|category| !is_category_name(category)) {
+            return Err(SourceError::invalid_request(Source::Arxiv, "query", format!("not an arXiv category: {bad:?}")));
+        }
+        let mut harvest = Harvest::new(Source::Arxiv);
+        let mut pending = vec![(from, to)];
+        while let Some((part_from, part_to)) = pending.pop() {
+            let outcome = self.fetch_part(part_from, part_to, categories, &mut harvest, progress).await?;
+            if let PartOutcome::TooLarge { total_results } = outcome {
+                if let Some((first_half, second_half)) = split_days(part_from, part_to) {
+                    tracing::info!(total_results, from = %part_from, to = %part_to, "arxiv window too large; splitting");
+                    pending.push(second_half);
+                    pending.push(first_half);
+                }
+            }
+        }
+        Ok(harvest.papers)
+    }
+
+    /// Pages through one part of the window, unless its first page says it is too large and
+    /// can be split.
+    async fn fetch_part(
+        &self,
+        from: NaiveDate,
+        to: NaiveDate,
+        categories: &[&str],
+        harvest: &mut Harvest,
+        progress: Option<ProgressFn<'_>>,
+    ) -> Result<PartOutcome, SourceError> {
+        let query = search_query(from, to, categories);
+        let limit = self.config.max_results_per_query;
+        let mut start = 0u64;
+        // Known from the first page on: the results this part can be paged through.
+        let mut reachable = u64::MAX;
+        let mut is_first_page = true;
+        while start < reachable {
+            let max_results = self.config.page_size.min(reachable - start);
+            let page = self.fetch_page(&query, start, max_results).await?;
+            harvest.pages += 1;
+            if is_first_page {
+                if page.total_results > limit {
+                    if split_days(from, to).is_some() {
+                        return Ok(PartOutcome::TooLarge { total_results: page.total_results });
+                    }
+                    harvest.papers.warnings.push(window_warning(format!(
+                        "{from} holds {} arXiv results, but one query reaches only {limit}; the rest were not fetched",
+                        page.total_results
+                    )));
+                }
+                harvest.expected += page.total_results.min(limit);
+                is_first_page = false;
+            }
+            reachable = page.total_results.min(limit);
+            start += harvest.add_page(page.papers);
+            harvest.report(progress);
+        }
+        Ok(PartOutcome::Fetched)
+    }
+
+    /// One page of results from `start`. An empty page before the end is `Incomplete` (retried).
+    async fn fetch_page(&self, query: &str, start: u64, max_results: u64) -> Result<ArxivPage, SourceError> {
+        let parameters = vec![
+            ("search_query", query.to_owned()),
+            ("start", start.to_string()),
+            ("max_results", max_results.to_string()),
+            ("sortBy", "submittedDate".to_owned()),
+            ("sortOrder", "ascending".to_owned()),
+        ];
+        let label = format!("query {query} from {start}");
+        let call = Call::get(label, self.config.base_url.clone(), parameters);
+        self.transport
+            .fetch(&call, |body| {
+                let page = parse_atom(body).map_err(|error| match error {
+                    ArxivError::Api(message) => Failure::Api { message, retry_later: false },
+                    ArxivError::Malformed(problem) => Failure::Parse(problem),
+                })?;
+                let entries = records_in(&page.papers);
+                if entries == 0 && start < page.total_results {
+                    return Err(Failure::Incomplete(format!("no entries from {start} of {} results", page.total_results)));
+                }
+                Ok(page)
+            })
+            .await
+    }
+}
+
+/// The `search_query` for a window of days and, optionally, categories.
+fn search_query(from: NaiveDate, to: NaiveDate, categories: &[&str]) -> String {
+    let dates = format!("submittedDate:[{}0000 TO {}2359]", from.format("%Y%m%d"), to.format("%Y%m%d"));
+    if categories.is_empty() {
+        return dates;
+    }
+    let any_category = categories.iter().map(|category| format!("cat:{category}")).collect::<Vec<_>>().join(" OR ");
+    format!("{dates} AND ({any_category})")
+}
+
+/// An arXiv category name (`cs.AI`, `q-bio.GN`, `hep-th`), which cannot change the query's
+/// meaning (no spaces, colons, brackets or quotes).
+fn is_category_name(category: &str) -> bool {
+    !category.is_empty() && category.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'-')
+}
+
+/// The message of arXiv's error feed, for an error status.
+fn explain_error_feed(body: &str) -> Option<String> {
+    match parse_atom(body) {
+        Err(ArxivError::Api(message)) => Some(message),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(text: &str) -> NaiveDate {
+        text.parse().expect("a date")
+    }
+
+    #[test]
+    fn queries_cover_whole_days_and_any_listed_category() {
+        assert_eq!(search_query(day("2024-01-01"), day("2024-01-07"), &[]), "submittedDate:[202401010000 TO 202401072359]");
+        assert_eq!(
+            search_query(day("2024-01-01"), day("2024-01-01"), &["q-bio.GN", "cs.LG"]),
+            "submittedDate:[202401010000 TO 202401012359] AND (cat:q-bio.GN OR cat:cs.LG)"
+        );
+    }
+
+    #[test]
+    fn category_names_cannot_inject_query_syntax() {
+        for good in ["cs.AI", "q-bio.GN", "hep-th", "math-ph"] {
+            assert!(is_category_name(good), "{good}");
+        }
+        for bad in ["", "cs.AI OR all:x", "cat:cs.AI", "cs.AI)", "\"cs\""] {
+            assert!(!is_category_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_default_respects_the_terms_of_use() {
+        let config = ArxivConfig::default();
+        assert_eq!((config.http.min_interval, config.http.max_in_flight), (Duration::from_secs(3), Some(1)));
+        assert!(config.page_size <= 2_000);
+    }
+}

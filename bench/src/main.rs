@@ -1,0 +1,123 @@
+//! `papertide-bench SCENARIO [options] [--json]`: Papertide's benchmark harness. With `--json`
+//! the last line printed is one JSON object of the scenario's figures.
+//!
+//! Scenarios:
+//! - `ingest`: parse + deduplicate + index a realistic week of new records (see `workload`).
+
+mod workload;
+
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use engine::parse::parse_any;
+use index::PaperIndex;
+use serde_json::json;
+
+#[derive(Debug, Parser)]
+#[command(name = "papertide-bench", about = "Measure Papertide's pipeline on realistic workloads.")]
+struct Cli {
+    #[command(subcommand)]
+    scenario: Scenario,
+    /// Print the figures as one JSON object on the last line.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Scenario {
+    /// Parse, deduplicate and index a week of new records.
+    Ingest {
+        /// Records in the week (a real week is about 35,000).
+        #[arg(long, default_value_t = 35_000)]
+        records: usize,
+        /// Index writer memory budget in MiB.
+        #[arg(long, default_value_t = 256)]
+        writer_heap_mib: usize,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let figures = match cli.scenario {
+        Scenario::Ingest { records, writer_heap_mib } => ingest(records, writer_heap_mib)?,
+    };
+    let machine = machine();
+    let mut report = figures;
+    report["machine"] = machine;
+    if cli.json {
+        #[allow(clippy::print_stdout)]
+        {
+            println!("{report}");
+        }
+    } else {
+        #[allow(clippy::print_stdout)]
+        {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+    }
+    Ok(())
+}
+
+fn ingest(records: usize, writer_heap_mib: usize) -> anyhow::Result<serde_json::Value> {
+    let week = workload::build_week(records);
+    let dir = tempfile::tempdir().context("temporary index directory")?;
+    let index = PaperIndex::open_or_create(dir.path()).context("creating the index")?;
+    let mut writer = index.writer(writer_heap_mib * 1024 * 1024).context("index writer")?;
+
+    let started = Instant::now();
+    let mut parsed_records = 0usize;
+    let mut rejected = 0usize;
+    let mut parse_secs = 0.0;
+    for body in &week.bodies {
+        let parse_started = Instant::now();
+        let (_, parsed) = parse_any(body);
+        parse_secs += parse_started.elapsed().as_secs_f64();
+        parsed_records += parsed.items.len();
+        rejected += parsed.warnings.len();
+        for paper in parsed.items {
+            writer.upsert(paper)?;
+        }
+    }
+    writer.commit()?;
+    let elapsed_secs = started.elapsed().as_secs_f64();
+    let papers_in_index = index.paper_count()?;
+
+    Ok(json!({
+        "scenario": "ingest",
+        "records": week.records,
+        "parsedRecords": parsed_records,
+        "rejectedRecords": rejected,
+        "papersInIndex": papers_in_index,
+        "inputBytes": week.bytes,
+        "seconds": round(elapsed_secs),
+        "parseSeconds": round(parse_secs),
+        "papersPerSecond": round(parsed_records as f64 / elapsed_secs),
+        "megabytesPerSecond": round(week.bytes as f64 / 1_000_000.0 / elapsed_secs),
+        "peakRssMib": peak_rss_mib(),
+        "targetPapersPerSecond": 10_000,
+    }))
+}
+
+fn round(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// The process's peak resident memory (VmHWM), Linux only.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(round(kib / 1024.0))
+}
+
+fn machine() -> serde_json::Value {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| info.lines().find(|line| line.starts_with("model name")).map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned()));
+    json!({
+        "cores": std::thread::available_parallelism().map(|count| count.get()).unwrap_or(1),
+        "cpu": cpu,
+        "os": std::env::consts::OS,
+    })
+}
