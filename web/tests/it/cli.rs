@@ -1,20 +1,14 @@
 //! The operator's `papertide users ...` commands, run as the real binary.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
+
+use crate::common::papertide;
 
 use chrono::Utc;
 use engine::{Preferences, UserId};
 use store::{NewAccount, Store, User};
 use uuid::Uuid;
-
-fn papertide(data_dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_papertide"))
-        .args(["--data-dir", &data_dir.display().to_string()])
-        .args(args)
-        .output()
-        .expect("the papertide binary runs")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -1,18 +1,12 @@
 //! `papertide import` and `papertide search` on the recorded fixtures, as the real binary.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
+
+use crate::common::papertide;
 
 fn fixture(relative: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../engine/fixtures").join(relative).display().to_string()
-}
-
-fn papertide(data_dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_papertide"))
-        .args(["--data-dir", &data_dir.display().to_string()])
-        .args(args)
-        .output()
-        .expect("the papertide binary runs")
 }
 
 fn stdout(output: &Output) -> String {

@@ -136,6 +136,15 @@ impl Drop for TestServer {
     }
 }
 
+/// Runs the real binary on `data_dir` with `args`, to completion.
+pub fn papertide(data_dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .args(["--data-dir", &data_dir.display().to_string()])
+        .args(args)
+        .output()
+        .expect("the papertide binary runs")
+}
+
 pub fn signup_body(email: &str, password: &str) -> Value {
     json!({
         "email": email,
