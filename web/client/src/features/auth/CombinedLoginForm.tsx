@@ -1,15 +1,10 @@
 // The login tab of /auth. Success goes to the dashboard, carrying the pending search topic.
-import { useState, type FormEvent } from "react";
-import { Link, useNavigate } from "react-router-dom";
+import { Link } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
-import { trackEvent } from "@/lib/analytics";
-import { errorMessage } from "@/lib/api";
-import { setCurrentUser } from "@/state/session";
-import { toast } from "@/state/toast";
-import { dashboardPath, logIn, needsVerification } from "./api";
+import { dashboardPath } from "./api";
 import { EmailField, PasswordField } from "./fields";
 import { ResendVerificationButton } from "./ResendVerification";
-import { useForm } from "./useForm";
+import { useLogin } from "./useLogin";
 import { validateCombinedLogin } from "./validation";
 
 export function CombinedLoginForm({
@@ -23,30 +18,16 @@ export function CombinedLoginForm({
   /** Overrides the dashboard as the destination (e.g. /subscribe). */
   successPath?: string;
 }) {
-  const navigate = useNavigate();
-  const form = useForm({ email: "", password: "" }, validateCombinedLogin);
-  const [unverifiedEmail, setUnverifiedEmail] = useState<string | null>(null);
+  const { form, submit, unverifiedEmail } = useLogin(
+    validateCombinedLogin,
+    {
+      success: { title: "Welcome back!", description: "You have signed in successfully." },
+      failureTitle: "Login Failed",
+      failureFallback: "Invalid email or password",
+    },
+    (email) => successPath ?? dashboardPath(email, pendingSearch),
+  );
   const { values, errors } = form;
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const valid = form.validate();
-    if (!valid) return;
-    setUnverifiedEmail(null);
-    void form.submitWith(async () => {
-      try {
-        const answer = await logIn(valid.email, valid.password);
-        setCurrentUser(answer.user);
-        trackEvent("login", { method: "email" });
-        toast({ title: "Welcome back!", description: "You have signed in successfully.", variant: "success" });
-        const email = answer.user?.email ?? valid.email.trim();
-        navigate(successPath ?? dashboardPath(email, pendingSearch));
-      } catch (error) {
-        if (needsVerification(error)) setUnverifiedEmail(valid.email.trim());
-        toast({ title: "Login Failed", description: errorMessage(error, "Invalid email or password"), variant: "destructive" });
-      }
-    });
-  };
 
   return (
     <form noValidate onSubmit={submit} className="space-y-4">

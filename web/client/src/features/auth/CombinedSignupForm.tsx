@@ -1,5 +1,4 @@
 // The signup tab of /auth: the combined form with complexity rules and both agreements.
-import type { FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
 import { toast } from "@/state/toast";
@@ -23,26 +22,21 @@ export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) =
   const form = useForm(EMPTY, validateCombinedSignup);
   const { values, errors } = form;
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const valid = form.validate();
-    if (!valid) return;
-    void form.submitWith(async () => {
-      try {
-        const answer = await signUpCombined(valid);
-        trackEvent("sign_up", { method: "email" });
-        toast({
-          title: "Account Created Successfully!",
-          description: "Please check your email (and spam folder) to verify your account.",
-          variant: "success",
-        });
-        onCreated(answer.user?.email ?? valid.email.trim());
-      } catch (error) {
-        form.showErrors(serverFieldErrors(error));
-        toast({ title: "Sign Up Failed", description: signupFailureMessage(error), variant: "destructive" });
-      }
-    });
-  };
+  const submit = form.onSubmit(async (valid) => {
+    try {
+      const answer = await signUpCombined(valid);
+      trackEvent("sign_up", { method: "email" });
+      toast({
+        title: "Account Created Successfully!",
+        description: "Please check your email (and spam folder) to verify your account.",
+        variant: "success",
+      });
+      onCreated(answer.user?.email ?? valid.email.trim());
+    } catch (error) {
+      form.showErrors(serverFieldErrors(error));
+      toast({ title: "Sign Up Failed", description: signupFailureMessage(error), variant: "destructive" });
+    }
+  });
 
   return (
     <form noValidate onSubmit={submit} className="space-y-4">

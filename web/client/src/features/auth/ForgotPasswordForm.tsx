@@ -1,6 +1,5 @@
 // The forgot-password view of /auth: one email field; the answer never tells whether the
 // account exists.
-import type { FormEvent } from "react";
 import { Link } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { errorMessage } from "@/lib/api";
@@ -13,23 +12,18 @@ import { validateForgotPassword } from "./validation";
 export function ForgotPasswordForm({ signInHref }: { signInHref: string }) {
   const form = useForm({ email: "" }, validateForgotPassword);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const valid = form.validate();
-    if (!valid) return;
-    void form.submitWith(async () => {
-      try {
-        await requestPasswordReset(valid.email);
-        toast({
-          title: "Password Reset Email Sent",
-          description: "If an account exists for that address, you will receive a link to reset your password shortly.",
-          variant: "success",
-        });
-      } catch (error) {
-        toast({ title: "Request Failed", description: errorMessage(error, "Failed to send password reset email"), variant: "destructive" });
-      }
-    });
-  };
+  const submit = form.onSubmit(async (valid) => {
+    try {
+      await requestPasswordReset(valid.email);
+      toast({
+        title: "Password Reset Email Sent",
+        description: "If an account exists for that address, you will receive a link to reset your password shortly.",
+        variant: "success",
+      });
+    } catch (error) {
+      toast({ title: "Request Failed", description: errorMessage(error, "Failed to send password reset email"), variant: "destructive" });
+    }
+  });
 
   return (
     <form noValidate onSubmit={submit} className="space-y-4">

@@ -1,6 +1,6 @@
 // /reset-password?token=…: a new password with the combined complexity rules. Without a token
 // the page says so in a toast and sends the visitor to /auth; the form stays blocked meanwhile.
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { errorMessage } from "@/lib/api";
@@ -26,24 +26,19 @@ export function ResetPasswordForm() {
     navigate("/auth", { replace: true });
   }, [token, navigate]);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = form.onSubmit(async (valid) => {
     if (!token) return;
-    const valid = form.validate();
-    if (!valid) return;
-    void form.submitWith(async () => {
-      try {
-        await resetPassword(token, valid.password, valid.confirmPassword);
-        setIsDone(true);
-      } catch (error) {
-        toast({
-          title: "Password Reset Failed",
-          description: errorMessage(error, "Failed to reset password. The reset link may be invalid or expired."),
-          variant: "destructive",
-        });
-      }
-    });
-  };
+    try {
+      await resetPassword(token, valid.password, valid.confirmPassword);
+      setIsDone(true);
+    } catch (error) {
+      toast({
+        title: "Password Reset Failed",
+        description: errorMessage(error, "Failed to reset password. The reset link may be invalid or expired."),
+        variant: "destructive",
+      });
+    }
+  });
 
   const backToSignIn = (
     <p className="mt-6 text-center text-sm">

@@ -1,49 +1,26 @@
 // The standalone /login page. With ?redirect=subscribe success goes to /subscribe, otherwise
 // to /dashboard?email=….
-import { useState, type FormEvent } from "react";
-import { Link, useNavigate, useSearchParams } from "react-router-dom";
+import { Link, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
-import { trackEvent } from "@/lib/analytics";
-import { errorMessage } from "@/lib/api";
-import { setCurrentUser } from "@/state/session";
-import { toast } from "@/state/toast";
-import { dashboardPath, logIn, needsVerification } from "./api";
+import { dashboardPath } from "./api";
 import { AuthHeading, AuthShell, EmailField, PasswordField } from "./fields";
 import { ResendVerificationButton } from "./ResendVerification";
-import { useForm } from "./useForm";
+import { useLogin } from "./useLogin";
 import { validateStandaloneLogin } from "./validation";
 
 export function StandaloneLogin() {
-  const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const redirectsToSubscribe = searchParams.get("redirect") === "subscribe";
-  const form = useForm({ email: "", password: "" }, validateStandaloneLogin);
-  const [unverifiedEmail, setUnverifiedEmail] = useState<string | null>(null);
+  const { form, submit, unverifiedEmail } = useLogin(
+    validateStandaloneLogin,
+    {
+      success: { title: "Login Successful!", description: "Welcome back to Papertide." },
+      failureTitle: "Login failed",
+      failureFallback: "Login failed. Please check your credentials.",
+    },
+    (email) => (redirectsToSubscribe ? "/subscribe" : dashboardPath(email)),
+  );
   const { values, errors } = form;
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const valid = form.validate();
-    if (!valid) return;
-    setUnverifiedEmail(null);
-    void form.submitWith(async () => {
-      try {
-        const answer = await logIn(valid.email, valid.password);
-        setCurrentUser(answer.user);
-        trackEvent("login", { method: "email" });
-        toast({ title: "Login Successful!", description: "Welcome back to Papertide.", variant: "success" });
-        const email = answer.user?.email ?? valid.email.trim();
-        navigate(redirectsToSubscribe ? "/subscribe" : dashboardPath(email));
-      } catch (error) {
-        if (needsVerification(error)) setUnverifiedEmail(valid.email.trim());
-        toast({
-          title: "Login failed",
-          description: errorMessage(error, "Login failed. Please check your credentials."),
-          variant: "destructive",
-        });
-      }
-    });
-  };
 
   const signupHref = redirectsToSubscribe ? "/signup?redirect=subscribe" : "/signup";
 

@@ -1,6 +1,5 @@
 // The standalone /signup page. Success goes to /login, or /login?redirect=subscribe when the
 // visitor came from the plans.
-import type { FormEvent } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
@@ -20,26 +19,21 @@ export function StandaloneSignup() {
   const { values, errors } = form;
   const loginHref = redirectsToSubscribe ? "/login?redirect=subscribe" : "/login";
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const valid = form.validate();
-    if (!valid) return;
-    void form.submitWith(async () => {
-      try {
-        await signUpStandalone(valid);
-        trackEvent("sign_up", { method: "email" });
-        toast({
-          title: "Account created successfully!",
-          description: "Please check your email (and spam folder) to verify your account, then sign in.",
-          variant: "success",
-        });
-        navigate(loginHref);
-      } catch (error) {
-        form.showErrors(serverFieldErrors(error));
-        toast({ title: "Sign Up Failed", description: signupFailureMessage(error), variant: "destructive" });
-      }
-    });
-  };
+  const submit = form.onSubmit(async (valid) => {
+    try {
+      await signUpStandalone(valid);
+      trackEvent("sign_up", { method: "email" });
+      toast({
+        title: "Account created successfully!",
+        description: "Please check your email (and spam folder) to verify your account, then sign in.",
+        variant: "success",
+      });
+      navigate(loginHref);
+    } catch (error) {
+      form.showErrors(serverFieldErrors(error));
+      toast({ title: "Sign Up Failed", description: signupFailureMessage(error), variant: "destructive" });
+    }
+  });
 
   return (
     <AuthShell>

@@ -1,7 +1,7 @@
 // Local form state for the auth forms: values, per-field messages, and a submitting flag.
 // Messages appear on the first submit and then follow every change, so a fixed field clears
 // its message at once.
-import { useState } from "react";
+import { useState, type FormEvent } from "react";
 import { hasErrors, type FormErrors } from "./validation";
 
 export interface FormState<Values> {
@@ -15,6 +15,8 @@ export interface FormState<Values> {
   showErrors: (errors: FormErrors) => void;
   /** Runs `work` with the submitting flag set. */
   submitWith: (work: () => Promise<void>) => Promise<void>;
+  /** A submit handler: validates, then runs `work` with the valid values while submitting. */
+  onSubmit: (work: (valid: Values) => Promise<void>) => (event: FormEvent) => void;
 }
 
 export function useForm<Values extends object>(
@@ -50,5 +52,11 @@ export function useForm<Values extends object>(
     }
   };
 
-  return { values, errors, isSubmitting, setValue, validate, showErrors, submitWith };
+  const onSubmit = (work: (valid: Values) => Promise<void>) => (event: FormEvent) => {
+    event.preventDefault();
+    const valid = validate();
+    if (valid) void submitWith(() => work(valid));
+  };
+
+  return { values, errors, isSubmitting, setValue, validate, showErrors, submitWith, onSubmit };
 }
