@@ -9,6 +9,7 @@ async fn healthz_reports_the_database_mail_and_actors() {
     server.verified_user(&client, "ada@example.org").await;
     server.wait_for_outbox(2).await;
     server.wait_for_empty_queue().await;
+    server.wait_for_mailer_processed(2).await;
     let health = client.get("/healthz").await;
     assert_eq!(health.status, 200);
     assert_eq!(health.body["status"], "ok");
@@ -29,6 +30,7 @@ async fn metrics_are_prometheus_text() {
     let client = server.client();
     server.sign_up(&client, "ada@example.org").await;
     server.wait_for_empty_queue().await;
+    server.wait_for_mailer_processed(1).await;
     let metrics = client.get("/metrics").await;
     assert_eq!(metrics.status, 200);
     let text = metrics.body.as_str().expect("text body");

@@ -99,6 +99,20 @@ impl TestServer {
         }
     }
 
+    /// Waits until the mailer's status reports at least `count` mails handed over (the status is
+    /// written after each drain, a moment after the queue empties).
+    pub async fn wait_for_mailer_processed(&self, count: u64) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let processed = self.state.board.get("mailer").map_or(0, |status| status.processed_total);
+            if processed >= count {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the mailer reported {processed} of {count} mails");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Signs up with the combined form and returns the verification link that was mailed.
     pub async fn sign_up(&self, client: &Client, email: &str) -> String {
         let answer = client.post("/api/signup", signup_body(email, PASSWORD)).await;
