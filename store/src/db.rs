@@ -41,6 +41,8 @@ pub struct Store {
     pub(crate) mail_queue: sled::Tree,
     /// mails that failed for good, kept for the operator
     pub(crate) mail_dead: sled::Tree,
+    /// source name (`pubmed`, …) → `HarvestState`
+    pub(crate) harvest: sled::Tree,
 }
 
 impl Store {
@@ -73,6 +75,7 @@ impl Store {
             tokens: db.open_tree("tokens")?,
             mail_queue: db.open_tree("mail_queue")?,
             mail_dead: db.open_tree("mail_dead")?,
+            harvest: db.open_tree("harvest_state")?,
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;

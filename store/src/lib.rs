@@ -11,6 +11,7 @@
 mod codec;
 mod db;
 mod error;
+pub mod harvest;
 pub mod mail_queue;
 pub mod preferences;
 pub mod secret;

@@ -2,6 +2,7 @@
 
 #[path = "../../../tools/testing/maildev.rs"]
 mod maildev;
+#[path = "../../../tools/testing/replay.rs"]
 mod replay;
 mod sources;
 
