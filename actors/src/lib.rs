@@ -22,12 +22,16 @@
 //! sent only from the durable queue, never directly from a request.
 
 mod error;
+pub mod harvester;
+pub mod indexer;
 pub mod janitor;
 pub mod mailer;
 pub mod sources;
 pub mod status;
 
 pub use error::MailError;
+pub use harvester::{harvest_days, HarvestNow, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
+pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};
 pub use janitor::{Janitor, PurgeExpired};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use status::{ActorStatus, StatusBoard};

@@ -14,6 +14,8 @@ pub struct ActorStatus {
     pub last_error_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
     pub restarts: u32,
+    /// Working now (a harvester in the middle of a run).
+    pub busy: bool,
     /// Work waiting for the actor (queued mail for the mailer).
     pub queue_depth: u64,
     /// Units of work done since start (mails handed over, records purged).

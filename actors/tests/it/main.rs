@@ -4,6 +4,7 @@
 mod maildev;
 #[path = "../../../tools/testing/replay.rs"]
 mod replay;
+mod harvest;
 mod sources;
 
 use std::time::{Duration, Instant};
