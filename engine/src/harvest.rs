@@ -4,9 +4,11 @@
 //!
 //! Rules:
 //! - A source is harvested **by day** (the source's own calendar day), oldest first. A day
-//!   before today, once fetched and indexed, is *complete*: the cursor moves onto it if it
-//!   follows the cursor without a gap. Today is fetched too but never completes (more papers
-//!   arrive), so the next run fetches it again; deduplication makes the repeat harmless.
+//!   before yesterday (UTC), once fetched and indexed, is *complete*: the cursor moves onto it
+//!   if it follows the cursor without a gap. Yesterday and today are fetched too but do not
+//!   complete: papers still arrive for them (PubMed's days are US Eastern, behind UTC, and
+//!   sources index late), so the next run fetches them again; deduplication makes the repeat
+//!   harmless.
 //! - The next automatic run covers the day after the cursor through today; with no cursor
 //!   (first run) the last `lookback_days` days; never more than [`MAX_CATCH_UP_DAYS`] days (a
 //!   service that was off for months catches up on the recent past; `papertide harvest --since`
@@ -82,10 +84,10 @@ impl HarvestState {
     }
 
     /// Records a finished day: counts it, and moves the cursor onto it when it is complete
-    /// (before `today`) and follows the cursor without a gap.
+    /// (before yesterday) and follows the cursor without a gap.
     pub fn record_day(&mut self, report: DayReport, today: NaiveDate) {
         let follows_cursor = self.cursor.is_none_or(|cursor| report.day <= cursor + Duration::days(1));
-        if report.day < today && follows_cursor {
+        if report.day < today - Duration::days(1) && follows_cursor {
             self.cursor = Some(self.cursor.map_or(report.day, |cursor| cursor.max(report.day)));
         }
         let monday = week_of(today);
@@ -115,6 +117,15 @@ impl HarvestState {
         self.last_error = Some(error.chars().take(MAX_ERROR_CHARS).collect());
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         self.failures_total += 1;
+    }
+
+    /// New works this week as of `today`: none once a new week has begun without a harvest.
+    pub fn papers_in_week_of(&self, today: NaiveDate) -> u64 {
+        if self.week_of == Some(week_of(today)) {
+            self.papers_this_week
+        } else {
+            0
+        }
     }
 
     /// Whether the last run succeeded (or none has failed yet).
@@ -191,17 +202,18 @@ mod tests {
     }
 
     #[test]
-    fn the_cursor_moves_over_complete_days_without_gaps_and_never_onto_today() {
+    fn the_cursor_moves_over_complete_days_without_gaps_and_never_onto_the_last_two() {
         let today = day("2026-11-22");
         let mut state = HarvestState::default();
-        state.record_day(report("2026-11-20", 3), today);
+        state.record_day(report("2026-11-19", 3), today);
+        assert_eq!(state.cursor, Some(day("2026-11-19")));
+        state.record_day(report("2026-11-20", 2), today);
         assert_eq!(state.cursor, Some(day("2026-11-20")));
-        state.record_day(report("2026-11-21", 2), today);
-        assert_eq!(state.cursor, Some(day("2026-11-21")));
+        state.record_day(report("2026-11-21", 4), today);
         state.record_day(report("2026-11-22", 4), today);
-        assert_eq!(state.cursor, Some(day("2026-11-21")), "today is not complete");
+        assert_eq!(state.cursor, Some(day("2026-11-20")), "yesterday and today are not complete");
         state.record_day(report("2026-11-10", 1), today);
-        assert_eq!(state.cursor, Some(day("2026-11-21")), "an older day does not move the cursor back");
+        assert_eq!(state.cursor, Some(day("2026-11-20")), "an older day does not move the cursor back");
 
         let mut gap = HarvestState { cursor: Some(day("2026-11-01")), ..HarvestState::default() };
         gap.record_day(report("2026-11-10", 1), today);
@@ -217,6 +229,8 @@ mod tests {
         assert_eq!((state.week_of, state.papers_this_week), (Some(day("2026-11-16")), 7));
         state.record_day(report("2026-11-23", 4), day("2026-11-23"));
         assert_eq!((state.week_of, state.papers_this_week, state.papers_added_total), (Some(day("2026-11-23")), 4, 11));
+        assert_eq!(state.papers_in_week_of(day("2026-11-29")), 4);
+        assert_eq!(state.papers_in_week_of(day("2026-11-30")), 0, "a week without a harvest counts none");
     }
 
     #[test]

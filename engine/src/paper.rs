@@ -35,6 +35,19 @@ impl Source {
     }
 }
 
+impl std::str::FromStr for Source {
+    type Err = String;
+
+    /// A source by name, any case: `pubmed`, `arxiv`, `biorxiv` or `medrxiv`.
+    fn from_str(text: &str) -> Result<Source, String> {
+        let name = text.trim().to_ascii_lowercase();
+        Source::ALL
+            .into_iter()
+            .find(|source| source.as_str() == name)
+            .ok_or_else(|| format!("unknown source {text:?}: one of pubmed, arxiv, biorxiv, medrxiv"))
+    }
+}
+
 impl fmt::Display for Source {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.as_str())

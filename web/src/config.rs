@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use engine::paper::Source;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -19,6 +20,27 @@ pub struct CommonArgs {
     /// Directory of the database and the mail outbox [default: ./papertide-data].
     #[arg(long, env = "PAPERTIDE_DATA_DIR", global = true)]
     pub data_dir: Option<PathBuf>,
+}
+
+/// Where the paper sources answer and how Papertide introduces itself to them (`serve` and
+/// `harvest`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SourceArgs {
+    /// PubMed E-utilities directory [default: https://eutils.ncbi.nlm.nih.gov/entrez/eutils/].
+    #[arg(long, env = "PAPERTIDE_PUBMED_URL")]
+    pub pubmed_url: Option<String>,
+    /// arXiv export API query endpoint [default: https://export.arxiv.org/api/query].
+    #[arg(long, env = "PAPERTIDE_ARXIV_URL")]
+    pub arxiv_url: Option<String>,
+    /// bioRxiv/medRxiv API root, for both servers [default: https://api.biorxiv.org/].
+    #[arg(long, env = "PAPERTIDE_BIORXIV_URL")]
+    pub biorxiv_url: Option<String>,
+    /// NCBI API key: PubMed allows 10 requests a second with one, 3 without.
+    #[arg(long, env = "PAPERTIDE_NCBI_API_KEY", hide_env_values = true)]
+    pub ncbi_api_key: Option<String>,
+    /// Contact email sent to NCBI with every request [default: the support email].
+    #[arg(long, env = "PAPERTIDE_NCBI_EMAIL")]
+    pub ncbi_email: Option<String>,
 }
 
 /// The options of `papertide serve`.
@@ -62,6 +84,17 @@ pub struct ServeArgs {
     /// Log filter, e.g. info or web=debug,info [default: info].
     #[arg(long, env = "PAPERTIDE_LOG")]
     pub log: Option<String>,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// Sources harvested daily, comma-separated, or none [default: pubmed,arxiv,biorxiv,medrxiv].
+    #[arg(long, env = "PAPERTIDE_HARVEST_SOURCES", value_delimiter = ',')]
+    pub harvest_sources: Option<Vec<String>>,
+    /// Hour of the UTC day at which the daily harvest runs, 0 to 23 [default: 6].
+    #[arg(long, env = "PAPERTIDE_HARVEST_HOUR")]
+    pub harvest_hour: Option<u32>,
+    /// Days a source's first harvest goes back [default: 7].
+    #[arg(long, env = "PAPERTIDE_HARVEST_LOOKBACK_DAYS")]
+    pub harvest_lookback_days: Option<u32>,
     /// Sign-in attempts per client and email [default: 10/15m].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
     pub rate_limit_login: Option<String>,
@@ -93,6 +126,26 @@ pub struct FileConfig {
     pub log: Option<String>,
     pub rate_limits: Option<FileRateLimits>,
     pub analytics: Option<FileAnalytics>,
+    pub sources: Option<FileSources>,
+    pub harvest: Option<FileHarvest>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSources {
+    pub pubmed_url: Option<String>,
+    pub arxiv_url: Option<String>,
+    pub biorxiv_url: Option<String>,
+    pub ncbi_api_key: Option<String>,
+    pub ncbi_email: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileHarvest {
+    pub sources: Option<Vec<String>>,
+    pub hour: Option<u32>,
+    pub lookback_days: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,6 +211,40 @@ pub struct Analytics {
     pub script_url: String,
 }
 
+/// Where the sources answer; every URL checked.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SourceSettings {
+    pub pubmed_url: Url,
+    pub arxiv_url: Url,
+    pub biorxiv_url: Url,
+    pub ncbi_api_key: Option<String>,
+    pub ncbi_email: String,
+}
+
+impl std::fmt::Debug for SourceSettings {
+    /// Everything but the API key, which is a secret.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("SourceSettings")
+            .field("pubmed_url", &self.pubmed_url.as_str())
+            .field("arxiv_url", &self.arxiv_url.as_str())
+            .field("biorxiv_url", &self.biorxiv_url.as_str())
+            .field("ncbi_api_key", &self.ncbi_api_key.as_ref().map(|_| "<redacted>"))
+            .field("ncbi_email", &self.ncbi_email)
+            .finish()
+    }
+}
+
+/// The daily harvest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HarvestSettings {
+    /// The sources harvested by `serve`; empty: no harvesting.
+    pub sources: Vec<Source>,
+    /// Hour of the UTC day, 0–23.
+    pub hour: u32,
+    pub lookback_days: u32,
+}
+
 /// Validated settings of a running service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -176,6 +263,8 @@ pub struct Settings {
     pub rate_limits: RateLimits,
     /// None unless configured: then nothing is ever loaded.
     pub analytics: Option<Analytics>,
+    pub sources: SourceSettings,
+    pub harvest: HarvestSettings,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -185,6 +274,10 @@ pub const DEFAULT_RATE_LOGIN: &str = "10/15m";
 pub const DEFAULT_RATE_SIGNUP: &str = "5/1h";
 pub const DEFAULT_RATE_FORGOT_PASSWORD: &str = "5/1h";
 pub const DEFAULT_RATE_RESEND: &str = "5/1h";
+pub const DEFAULT_HARVEST_HOUR: u32 = 6;
+pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
+/// The longest first harvest `serve` may be told to make.
+const MAX_LOOKBACK_DAYS: u32 = engine::harvest::MAX_CATCH_UP_DAYS;
 
 impl Settings {
     /// The public URL as text without a trailing slash, for building links.
@@ -271,7 +364,17 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         pick(&serve.analytics_site_id, file_analytics.site_id),
         pick(&serve.analytics_script_url, file_analytics.script_url),
     )?;
+    let file_sources = file.sources.clone().unwrap_or_default();
+    let sources = resolve_sources(&serve.sources, file_sources, &support_email)?;
+    let file_harvest = file.harvest.clone().unwrap_or_default();
+    let harvest = resolve_harvest(
+        serve.harvest_sources.clone().or(file_harvest.sources),
+        serve.harvest_hour.or(file_harvest.hour),
+        serve.harvest_lookback_days.or(file_harvest.lookback_days),
+    )?;
     Ok(Settings {
+        sources,
+        harvest,
         bind,
         data_dir,
         public_url,
@@ -285,6 +388,48 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         rate_limits,
         analytics,
     })
+}
+
+fn resolve_sources(args: &SourceArgs, file: FileSources, support_email: &str) -> anyhow::Result<SourceSettings> {
+    let url = |name: &str, given: Option<String>, default: &str| -> anyhow::Result<Url> {
+        let text = given.filter(|text| !text.trim().is_empty()).unwrap_or_else(|| default.to_owned());
+        let url = Url::parse(text.trim()).with_context(|| format!("the {name} URL {text:?} is not a URL"))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            bail!("the {name} URL {text:?} must be an http:// or https:// address");
+        }
+        Ok(url)
+    };
+    let ncbi_email = args.ncbi_email.clone().or(file.ncbi_email).unwrap_or_else(|| support_email.to_owned());
+    if !ncbi_email.contains('@') {
+        bail!("the NCBI contact email {ncbi_email:?} is not an email address");
+    }
+    Ok(SourceSettings {
+        pubmed_url: url("PubMed", args.pubmed_url.clone().or(file.pubmed_url), actors::sources::pubmed::DEFAULT_BASE_URL)?,
+        arxiv_url: url("arXiv", args.arxiv_url.clone().or(file.arxiv_url), actors::sources::arxiv::DEFAULT_BASE_URL)?,
+        biorxiv_url: url("bioRxiv", args.biorxiv_url.clone().or(file.biorxiv_url), actors::sources::biorxiv::DEFAULT_BASE_URL)?,
+        ncbi_api_key: args.ncbi_api_key.clone().or(file.ncbi_api_key).filter(|key| !key.trim().is_empty()),
+        ncbi_email,
+    })
+}
+
+fn resolve_harvest(sources: Option<Vec<String>>, hour: Option<u32>, lookback_days: Option<u32>) -> anyhow::Result<HarvestSettings> {
+    let names = sources.unwrap_or_else(|| Source::ALL.iter().map(|source| source.as_str().to_owned()).collect());
+    let mut sources = Vec::new();
+    for name in names.iter().map(|name| name.trim()).filter(|name| !name.is_empty() && !name.eq_ignore_ascii_case("none")) {
+        let source: Source = name.parse().map_err(|error: String| anyhow::anyhow!("harvest sources: {error}"))?;
+        if !sources.contains(&source) {
+            sources.push(source);
+        }
+    }
+    let hour = hour.unwrap_or(DEFAULT_HARVEST_HOUR);
+    if hour > 23 {
+        bail!("the harvest hour {hour} is not an hour of the day (0 to 23)");
+    }
+    let lookback_days = lookback_days.unwrap_or(DEFAULT_HARVEST_LOOKBACK_DAYS);
+    if !(1..=MAX_LOOKBACK_DAYS).contains(&lookback_days) {
+        bail!("the harvest look-back of {lookback_days} days must be 1 to {MAX_LOOKBACK_DAYS}");
+    }
+    Ok(HarvestSettings { sources, hour, lookback_days })
 }
 
 fn resolve_analytics(provider: Option<String>, site_id: Option<String>, script_url: Option<String>) -> anyhow::Result<Option<Analytics>> {
@@ -377,6 +522,43 @@ mod tests {
     }
 
     #[test]
+    fn the_harvest_covers_every_source_daily_unless_told_otherwise() -> anyhow::Result<()> {
+        let defaults = resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!(defaults.harvest, HarvestSettings { sources: Source::ALL.to_vec(), hour: 6, lookback_days: 7 });
+        assert_eq!(defaults.sources.pubmed_url.as_str(), "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/");
+        assert_eq!(defaults.sources.ncbi_email, "support@localhost");
+        assert_eq!(defaults.sources.ncbi_api_key, None);
+
+        let file: FileConfig = toml::from_str("[harvest]\nsources = [\"arxiv\"]\nhour = 2\n[sources]\nncbi_api_key = \"k\"\n")?;
+        let serve = ServeArgs { harvest_sources: Some(vec!["PubMed".into(), " medrxiv".into(), "pubmed".into()]), ..ServeArgs::default() };
+        let settings = resolve(file, &CommonArgs::default(), &serve)?;
+        assert_eq!(settings.harvest.sources, vec![Source::Pubmed, Source::Medrxiv]);
+        assert_eq!(settings.harvest.hour, 2);
+        assert_eq!(settings.sources.ncbi_api_key.as_deref(), Some("k"));
+        assert!(!format!("{:?}", settings.sources).contains("\"k\""), "the API key must not be printed");
+
+        let off = ServeArgs { harvest_sources: Some(vec!["none".into()]), ..ServeArgs::default() };
+        assert!(resolve(FileConfig::default(), &CommonArgs::default(), &off)?.harvest.sources.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn bad_harvest_and_source_settings_are_refused() {
+        let bad = |serve: ServeArgs| resolve(FileConfig::default(), &CommonArgs::default(), &serve).err().map(|e| format!("{e:#}"));
+        let message = bad(ServeArgs { harvest_sources: Some(vec!["scopus".into()]), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("unknown source \"scopus\"")));
+        let message = bad(ServeArgs { harvest_hour: Some(24), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("0 to 23")));
+        let message = bad(ServeArgs { harvest_lookback_days: Some(0), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("1 to 31")));
+        let sources = SourceArgs { arxiv_url: Some("ftp://arxiv.org".into()), ..SourceArgs::default() };
+        let message = bad(ServeArgs { sources, ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("arXiv URL")));
+        let sources = SourceArgs { ncbi_email: Some("nobody".into()), ..SourceArgs::default() };
+        assert!(bad(ServeArgs { sources, ..ServeArgs::default() }).is_some_and(|m| m.contains("NCBI")));
+    }
+
+    #[test]
     fn rates_parse() -> anyhow::Result<()> {
         assert_eq!(Rate::parse("5/1h")?, Rate { max: 5, window: Duration::from_secs(3600) });
         assert_eq!(Rate::parse("20/s")?, Rate { max: 20, window: Duration::from_secs(1) });
@@ -411,6 +593,14 @@ mod tests {
                 resend: Some(String::new()),
             }),
             analytics: Some(FileAnalytics { provider: Some(String::new()), site_id: Some(String::new()), script_url: Some(String::new()) }),
+            sources: Some(FileSources {
+                pubmed_url: Some(String::new()),
+                arxiv_url: Some(String::new()),
+                biorxiv_url: Some(String::new()),
+                ncbi_api_key: Some(String::new()),
+                ncbi_email: Some(String::new()),
+            }),
+            harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
         };
         let keys = toml::to_string(&every_key)?;
         for line in keys.lines().filter(|line| line.contains(" = ")) {

@@ -3,9 +3,51 @@
 use std::fmt::Write;
 
 use actix_web::{web, HttpResponse};
-use serde_json::json;
+use actors::Harvester;
+use chrono::Utc;
+use engine::harvest::HarvestState;
+use engine::paper::Source;
+use serde_json::{json, Value};
 
 use crate::state::AppState;
+
+/// Each source's harvest state, as stored (the empty state when unreadable).
+fn harvest_states(state: &AppState) -> Vec<(Source, HarvestState)> {
+    Source::ALL
+        .into_iter()
+        .map(|source| {
+            let harvest = state.store.harvest_state(source).unwrap_or_else(|error| {
+                tracing::error!(%error, %source, "reading the harvest state");
+                HarvestState::default()
+            });
+            (source, harvest)
+        })
+        .collect()
+}
+
+/// A source's harvest for `/healthz`: its cursor, last success and error, this week's papers,
+/// restarts and next run.
+fn source_status(state: &AppState, source: Source, harvest: &HarvestState) -> Value {
+    let now = Utc::now();
+    let enabled = state.settings.harvest.sources.contains(&source);
+    let actor = state.board.get(Harvester::actor_name(source)).unwrap_or_default();
+    json!({
+        "enabled": enabled,
+        "healthy": harvest.is_healthy(),
+        "running": actor.busy,
+        "cursor": harvest.cursor,
+        "lastSuccessAt": harvest.last_success_at,
+        "lastErrorAt": harvest.last_error_at,
+        "lastError": harvest.last_error,
+        "consecutiveFailures": harvest.consecutive_failures,
+        "papersThisWeek": harvest.papers_in_week_of(now.date_naive()),
+        "papersAddedTotal": harvest.papers_added_total,
+        "recordsTotal": harvest.records_total,
+        "restarts": actor.restarts,
+        "nextRunAt": enabled.then(|| harvest.next_run_at(now, state.settings.harvest.hour)),
+        "lastDay": harvest.last_day,
+    })
+}
 
 /// `GET /healthz`: 200 with the state of the database and every actor; 503 when the database
 /// cannot be read.
@@ -22,6 +64,11 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
             "queued": state.store.mail_queue_len(),
             "dead": state.store.dead_mail_len(),
         },
+        "index": { "papers": state.index.paper_count().ok() },
+        "sources": harvest_states(&state)
+            .iter()
+            .map(|(source, harvest)| (source.as_str().to_owned(), source_status(&state, *source, harvest)))
+            .collect::<serde_json::Map<String, Value>>(),
         "actors": state.board.snapshot(),
     });
     match database {
@@ -44,6 +91,28 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     gauge("papertide_mail_dead", "Mails given up on.", state.store.dead_mail_len() as u64);
     gauge("papertide_uptime_seconds", "Seconds since the service started.", state.started_at.elapsed().as_secs());
     gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
+
+    gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
+
+    let today = Utc::now().date_naive();
+    let harvests = harvest_states(&state);
+    let mut per_source = |name: &str, help: &str, kind: &str, value: &dyn Fn(Source, &HarvestState) -> u64| {
+        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (source, harvest) in &harvests {
+            let _ = writeln!(text, "{name}{{source=\"{source}\"}} {}", value(*source, harvest));
+        }
+    };
+    per_source("papertide_source_up", "1 if the source's last harvest succeeded.", "gauge", &|_, h| u64::from(h.is_healthy()));
+    per_source("papertide_source_papers_this_week", "New papers a source brought this week.", "gauge", &|_, h| h.papers_in_week_of(today));
+    per_source("papertide_source_papers_added_total", "New papers a source brought.", "counter", &|_, h| h.papers_added_total);
+    per_source("papertide_source_records_total", "Records a source delivered.", "counter", &|_, h| h.records_total);
+    per_source("papertide_source_failures_total", "Harvest runs that failed.", "counter", &|_, h| h.failures_total);
+    per_source("papertide_source_last_success_timestamp_seconds", "When a source was last harvested.", "gauge", &|_, h| {
+        h.last_success_at.map_or(0, |at| at.timestamp().max(0) as u64)
+    });
+    per_source("papertide_source_restarts_total", "Harvests that stopped abnormally since start.", "counter", &|source, _| {
+        state.board.get(Harvester::actor_name(source)).map_or(0, |status| u64::from(status.restarts))
+    });
 
     let actors = state.board.snapshot();
     let mut family = |name: &str, help: &str, kind: &str, value: &dyn Fn(&actors::ActorStatus) -> u64| {

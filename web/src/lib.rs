@@ -12,6 +12,7 @@ pub mod commands;
 pub mod config;
 pub mod error;
 mod fallback;
+pub mod harvest;
 mod health;
 pub mod papers;
 pub mod security;

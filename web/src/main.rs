@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
-use web::config::{read_file_config, resolve, CommonArgs, ServeArgs, DEFAULT_DATA_DIR};
+use web::config::{read_file_config, resolve, CommonArgs, ServeArgs, SourceArgs, DEFAULT_DATA_DIR};
 
 #[derive(Debug, Parser)]
 #[command(name = "papertide", version, about = "Weekly digests of new research papers on your topics.")]
@@ -24,6 +24,21 @@ enum Command {
     Import {
         #[arg(required = true)]
         files: Vec<std::path::PathBuf>,
+    },
+    /// Harvest the sources once, in the foreground, with a progress display (stop the service
+    /// first). Without dates each source continues from where its last harvest stopped.
+    Harvest {
+        /// Only this source: pubmed, arxiv, biorxiv or medrxiv [default: all four].
+        #[arg(long)]
+        source: Option<String>,
+        /// First day to fetch (YYYY-MM-DD, the source's calendar).
+        #[arg(long)]
+        since: Option<chrono::NaiveDate>,
+        /// Last day to fetch (YYYY-MM-DD) [default: today, UTC].
+        #[arg(long)]
+        until: Option<chrono::NaiveDate>,
+        #[command(flatten)]
+        sources: SourceArgs,
     },
     /// Search the paper index.
     Search {
@@ -62,6 +77,21 @@ fn main() -> anyhow::Result<()> {
         Command::Import { files } => {
             init_logging("warn");
             web::papers::import(&data_dir, &files, &mut std::io::stdout().lock()).map(|_| ())
+        }
+        Command::Harvest { source, since, until, sources } => {
+            init_logging("warn");
+            let settings = resolve(file, &cli.common, &ServeArgs { sources, ..ServeArgs::default() })?;
+            let request = web::harvest::HarvestRequest {
+                sources: match source {
+                    Some(name) => vec![web::papers::parse_source(&name)?],
+                    None => engine::paper::Source::ALL.to_vec(),
+                },
+                since,
+                until,
+                lookback_days: settings.harvest.lookback_days,
+            };
+            let mut out = std::io::stdout().lock();
+            actix_web::rt::System::new().block_on(web::harvest::harvest(&data_dir, &settings.sources, &request, &mut out))
         }
         Command::Search { query, since, source, limit } => {
             init_logging("warn");

@@ -101,8 +101,5 @@ pub fn search(
 
 /// Parses a source name for `--source`.
 pub fn parse_source(text: &str) -> anyhow::Result<Source> {
-    Source::ALL
-        .into_iter()
-        .find(|source| source.as_str() == text.trim().to_ascii_lowercase())
-        .with_context(|| format!("unknown source {text:?}: one of pubmed, arxiv, biorxiv, medrxiv"))
+    text.parse().map_err(anyhow::Error::msg)
 }

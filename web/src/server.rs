@@ -4,10 +4,12 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
-use actors::{Janitor, MailTransport, Mailer, MailerConfig, StatusBoard};
+use actors::{Indexer, Janitor, MailTransport, Mailer, MailerConfig, StatusBoard};
 use anyhow::Context;
+use index::PaperIndex;
 use store::Store;
 
 use crate::app::create_app;
@@ -22,6 +24,8 @@ pub struct Started {
     pub server: Server,
     pub address: SocketAddr,
     pub state: AppState,
+    /// The index writer's thread; stopping it releases the index.
+    pub indexer_thread: Arbiter,
 }
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
@@ -45,7 +49,14 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let mailer = Mailer::new(store.clone(), transport, mailer_config, board.clone()).start_supervised();
     Janitor::new(store.clone(), board.clone()).start_supervised();
 
-    let state = AppState::new(settings.clone(), store, mailer, board);
+    let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
+    // Taken here once, so that an index another process writes (papertide import or harvest)
+    // stops the start with a reason instead of failing every batch later.
+    drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
+    let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
+    crate::harvest::start_harvesters(&settings.sources, &settings.harvest, &store, &indexer, &board)?;
+
+    let state = AppState::new(settings.clone(), store, mailer, index, indexer, board);
     let app_state = state.clone();
     let http = HttpServer::new(move || create_app(app_state.clone()))
         .workers(workers)
@@ -53,7 +64,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         .bind(settings.bind)
         .with_context(|| format!("listening on {}", settings.bind))?;
     let address = http.addrs().first().copied().context("the server has no address")?;
-    Ok(Started { server: http.run(), address, state })
+    Ok(Started { server: http.run(), address, state, indexer_thread })
 }
 
 /// `papertide serve`: runs until SIGINT or SIGTERM, then flushes the database.
@@ -64,16 +75,22 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         None => format!("outbox {}", settings.outbox_dir().display()),
     };
     let client = if crate::client::is_embedded() { "embedded" } else { "not built: serving the built-in page" };
+    let harvest = match settings.harvest.sources.as_slice() {
+        [] => "off".to_owned(),
+        sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
+    };
     let started = start(settings, workers)?;
     tracing::info!(
         address = %started.address,
         public_url = %started.state.settings.public_base(),
         data_dir = %started.state.settings.data_dir.display(),
         %mail,
+        %harvest,
         client,
         "papertide is listening"
     );
     started.server.await.context("serving HTTP")?;
+    started.indexer_thread.stop();
     started.state.store.flush_async().await.context("flushing the database")?;
     tracing::info!("stopped; database flushed");
     Ok(())

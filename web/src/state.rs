@@ -4,8 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Addr;
-use actors::{DrainQueue, Mailer, StatusBoard};
+use actors::{DrainQueue, Indexer, Mailer, StatusBoard};
 use engine::mail::MailContext;
+use index::PaperIndex;
 use store::Store;
 
 use crate::config::Settings;
@@ -16,17 +17,22 @@ pub struct AppState {
     pub settings: Arc<Settings>,
     pub store: Store,
     pub mailer: Addr<Mailer>,
+    /// The paper index, for searches; its one writer is the `indexer`.
+    pub index: PaperIndex,
+    pub indexer: Addr<Indexer>,
     pub board: StatusBoard,
     pub limiter: RateLimiter,
     pub started_at: Instant,
 }
 
 impl AppState {
-    pub fn new(settings: Settings, store: Store, mailer: Addr<Mailer>, board: StatusBoard) -> AppState {
+    pub fn new(settings: Settings, store: Store, mailer: Addr<Mailer>, index: PaperIndex, indexer: Addr<Indexer>, board: StatusBoard) -> AppState {
         AppState {
             settings: Arc::new(settings),
             store,
             mailer,
+            index,
+            indexer,
             board,
             limiter: RateLimiter::default(),
             started_at: Instant::now(),

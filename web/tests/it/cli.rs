@@ -101,6 +101,7 @@ async fn serve_reads_the_file_then_the_environment_then_flags() {
             .args(flags)
             .env("PAPERTIDE_PUBLIC_URL", "http://env.example.org")
             .env("PAPERTIDE_LOG", "warn")
+            .env("PAPERTIDE_HARVEST_SOURCES", "none")
             .spawn()
             .expect("papertide starts");
         let client = crate::common::Client::new(&format!("http://127.0.0.1:{port}"));

@@ -13,6 +13,7 @@ fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
         .args(["--data-dir", &data_dir.display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
         .args(["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
         .env("PAPERTIDE_LOG", "warn")
+            .env("PAPERTIDE_HARVEST_SOURCES", "none")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()

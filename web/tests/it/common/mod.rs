@@ -15,6 +15,8 @@ use web::AppState;
 
 #[path = "../../../../tools/testing/maildev.rs"]
 pub mod maildev;
+#[path = "../../../../tools/testing/replay.rs"]
+pub mod replay;
 
 pub use maildev::{free_port, Maildev};
 
@@ -45,6 +47,8 @@ impl TestServer {
             rate_limit_signup: Some(GENEROUS_RATE.into()),
             rate_limit_forgot_password: Some(GENEROUS_RATE.into()),
             rate_limit_resend: Some(GENEROUS_RATE.into()),
+            // No test reaches the real sources; a test that harvests names its replay server.
+            harvest_sources: Some(vec!["none".into()]),
             ..ServeArgs::default()
         };
         configure(&mut serve);
@@ -153,6 +157,7 @@ impl Drop for TestServer {
 /// Runs the real binary on `data_dir` with `args`, to completion.
 pub fn papertide(data_dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .env("PAPERTIDE_HARVEST_SOURCES", "none")
         .args(["--data-dir", &data_dir.display().to_string()])
         .args(args)
         .output()

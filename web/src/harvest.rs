@@ -1,0 +1,200 @@
+//! Harvesting from the binary: the source clients built from the settings, the harvester actors
+//! `serve` starts, and `papertide harvest`, one run in the foreground with a progress display.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use actix::Addr;
+use actors::sources::{ArxivClient, ArxivConfig, BiorxivClient, BiorxivConfig, PubmedClient, PubmedConfig};
+use actors::{harvest_days, HarvestSchedule, Harvester, Indexer, PaperSource, PreprintServer, RunProgress, StatusBoard};
+use anyhow::{bail, Context};
+use chrono::{NaiveDate, Utc};
+use engine::paper::Source;
+use index::PaperIndex;
+use store::Store;
+
+use crate::config::{HarvestSettings, SourceSettings};
+use crate::papers::index_dir;
+
+/// The name Papertide gives NCBI as `tool`.
+const NCBI_TOOL: &str = "papertide";
+/// The index writer's memory budget in `serve` and `harvest`.
+pub const WRITER_HEAP_BYTES: usize = 128 * 1024 * 1024;
+
+/// A client for each of `sources`, aimed where the settings say. bioRxiv and medRxiv share one
+/// client (one host, one pace).
+pub fn paper_sources(settings: &SourceSettings, sources: &[Source]) -> anyhow::Result<Vec<Arc<dyn PaperSource>>> {
+    let mut biorxiv: Option<BiorxivClient> = None;
+    let mut built: Vec<Arc<dyn PaperSource>> = Vec::new();
+    for &source in sources {
+        match source {
+            Source::Pubmed => {
+                let mut config = PubmedConfig::new(NCBI_TOOL, settings.ncbi_email.clone(), settings.ncbi_api_key.clone());
+                config.base_url = settings.pubmed_url.clone();
+                built.push(Arc::new(PubmedClient::new(config).context("the PubMed client")?));
+            }
+            Source::Arxiv => {
+                let config = ArxivConfig { base_url: settings.arxiv_url.clone(), ..ArxivConfig::default() };
+                built.push(Arc::new(ArxivClient::new(config).context("the arXiv client")?));
+            }
+            Source::Biorxiv | Source::Medrxiv => {
+                let client = match &biorxiv {
+                    Some(client) => client.clone(),
+                    None => {
+                        let config = BiorxivConfig { base_url: settings.biorxiv_url.clone(), ..BiorxivConfig::default() };
+                        let client = BiorxivClient::new(config).context("the bioRxiv/medRxiv client")?;
+                        biorxiv.insert(client).clone()
+                    }
+                };
+                built.push(Arc::new(PreprintServer { client, server: source }));
+            }
+        }
+    }
+    Ok(built)
+}
+
+/// Starts one supervised harvester per configured source (none when harvesting is off).
+pub fn start_harvesters(
+    sources: &SourceSettings,
+    harvest: &HarvestSettings,
+    store: &Store,
+    indexer: &Addr<Indexer>,
+    board: &StatusBoard,
+) -> anyhow::Result<BTreeMap<Source, Addr<Harvester>>> {
+    let schedule = HarvestSchedule { hour: harvest.hour, lookback_days: harvest.lookback_days };
+    let mut started = BTreeMap::new();
+    for source in paper_sources(sources, &harvest.sources)? {
+        let name = source.source();
+        let harvester = Harvester::new(source, store.clone(), indexer.clone(), board.clone(), schedule);
+        started.insert(name, harvester.start_supervised());
+    }
+    Ok(started)
+}
+
+/// What `papertide harvest` was asked to do.
+#[derive(Debug, Clone)]
+pub struct HarvestRequest {
+    pub sources: Vec<Source>,
+    pub since: Option<NaiveDate>,
+    pub until: Option<NaiveDate>,
+    /// How far back a source that never ran starts, when `since` is not given.
+    pub lookback_days: u32,
+}
+
+/// `papertide harvest`: every requested source at once, each day by day, then a summary line
+/// per source. Fails (after every source has run) if any source failed.
+pub async fn harvest(data_dir: &Path, settings: &SourceSettings, request: &HarvestRequest, out: &mut impl Write) -> anyhow::Result<()> {
+    let today = Utc::now().date_naive();
+    if let Some(until) = request.until.filter(|until| *until > today) {
+        bail!("--until {until} is in the future (today is {today}, UTC)");
+    }
+    if let (Some(since), Some(until)) = (request.since, request.until) {
+        if since > until {
+            bail!("--since {since} comes after --until {until}");
+        }
+    }
+    std::fs::create_dir_all(data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+    let store = Store::open(&data_dir.join("db")).context("opening the database (is papertide serve running? stop it first)")?;
+    let index = PaperIndex::open_or_create(&index_dir(data_dir)).context("opening the paper index")?;
+    // Take the writer here, so that an index in use fails at once with a clear reason.
+    drop(index.writer(WRITER_HEAP_BYTES).context("taking the index writer (is papertide serve running?)")?);
+    let (indexer, arbiter) = Indexer::new(index.clone(), WRITER_HEAP_BYTES, StatusBoard::default()).start_in_own_thread();
+
+    let display = ProgressDisplay::new(std::io::stderr().is_terminal());
+    let runs = paper_sources(settings, &request.sources)?.into_iter().map(|source| {
+        let (store, indexer, display) = (store.clone(), indexer.clone(), &display);
+        async move {
+            let name = source.source();
+            let state = store.harvest_state(name)?;
+            let (due_from, due_to) = state.days_due(today, request.lookback_days);
+            let window = (request.since.unwrap_or(due_from), request.until.unwrap_or(due_to));
+            if window.0 > window.1 {
+                bail!("--since {} comes after today", window.0);
+            }
+            display.start(name, window);
+            let outcome = harvest_days(source.as_ref(), window, today, &store, &indexer, &|update| display.update(update)).await;
+            Ok::<_, anyhow::Error>((name, window, outcome))
+        }
+    });
+    let results = futures_util::future::join_all(runs).await;
+    display.finish();
+    arbiter.stop();
+
+    let mut failed = Vec::new();
+    for result in results {
+        let (name, (from, to), outcome) = result?;
+        match outcome {
+            Ok(report) => writeln!(
+                out,
+                "{name} {from}..{to}: {} records, {} added, {} merged, {} already present, {} rejected",
+                report.received, report.counts.added, report.counts.merged, report.counts.unchanged, report.rejected
+            )?,
+            Err(error) => {
+                writeln!(out, "{name} {from}..{to}: failed: {error}")?;
+                failed.push(name.as_str());
+            }
+        }
+    }
+    writeln!(out, "{} papers in the index", index.paper_count()?)?;
+    if !failed.is_empty() {
+        bail!("the harvest failed for {}; the days before the failure are kept", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// The live progress of `papertide harvest` on stderr: on a terminal one line redrawn with
+/// every source's position; otherwise a line per finished day.
+struct ProgressDisplay {
+    redraw: bool,
+    lines: Mutex<BTreeMap<Source, String>>,
+}
+
+impl ProgressDisplay {
+    fn new(redraw: bool) -> ProgressDisplay {
+        ProgressDisplay { redraw, lines: Mutex::new(BTreeMap::new()) }
+    }
+
+    fn start(&self, source: Source, (from, to): (NaiveDate, NaiveDate)) {
+        self.set(source, format!("{source} starting"), Some(format!("{source} {from}..{to}: starting")));
+    }
+
+    fn update(&self, update: RunProgress) {
+        match update {
+            RunProgress::Page { source, day_number, days, page, .. } => {
+                let expected = if page.records_expected > 0 { format!("/{}", page.records_expected) } else { String::new() };
+                self.set(source, format!("{source} day {day_number}/{days} {}{expected}", page.records_received), None);
+            }
+            RunProgress::DayDone { source, day_number, days, report } => {
+                let line = format!(
+                    "{source} {} (day {day_number}/{days}) done: {} records, {} added, {} merged",
+                    report.day, report.received, report.added, report.merged
+                );
+                self.set(source, format!("{source} day {day_number}/{days} done"), Some(line));
+            }
+        }
+    }
+
+    /// Records a source's `compact` state (the redrawn line) and prints `line` when not
+    /// redrawing.
+    fn set(&self, source: Source, compact: String, line: Option<String>) {
+        let mut lines = self.lines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut stderr = std::io::stderr().lock();
+        if let Some(line) = line.filter(|_| !self.redraw) {
+            let _ = writeln!(stderr, "{line}");
+        }
+        lines.insert(source, compact);
+        if self.redraw {
+            let joined: Vec<&str> = lines.values().map(String::as_str).collect();
+            let _ = write!(stderr, "\r\x1b[K{}", joined.join(" | "));
+            let _ = stderr.flush();
+        }
+    }
+
+    fn finish(&self) {
+        if self.redraw {
+            let _ = writeln!(std::io::stderr());
+        }
+    }
+}
