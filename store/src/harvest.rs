@@ -31,7 +31,7 @@ mod tests {
     #[test]
     fn states_are_kept_per_source_and_survive_a_reopen() -> Result<()> {
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let day = "2026-11-21".parse().expect("a date");
+        let day = "2026-11-20".parse().expect("a date");
         {
             let store = Store::open(dir.path())?;
             assert_eq!(store.harvest_state(Source::Pubmed)?, HarvestState::default());
