@@ -10,6 +10,12 @@
 //!     hourly[interval 1 h] -. PurgeExpired .-> janitor[Janitor]
 //!     janitor -- "drops expired sessions and tokens" --> db[(sled)]
 //!     mailer & janitor -- status --> board[StatusBoard] --> health["/healthz, /metrics"]
+//!     slot[daily slot / backoff] -. run .-> harvester["Harvester ×4 (one per source)"]
+//!     harvester -- "fetch one day (paced, retried)" --> src((PubMed, arXiv, bioRxiv, medRxiv))
+//!     harvester -- "Ingest(≤ 5,000 papers), awaited" --> indexer["Indexer (own thread)"]
+//!     indexer -- "upsert + commit" --> tantivy[(paper index)]
+//!     harvester -- "HarvestState after every day" --> harvest_state[(sled harvest_state)]
+//!     harvester & indexer -- status --> board
 //! ```
 //!
 //! Supervision policy: every actor runs under an actix `Supervisor`; an actor that reaches a
@@ -20,6 +26,10 @@
 //!
 //! Architecture invariant: exactly one actor (the [`Mailer`]) owns the mail transport; mail is
 //! sent only from the durable queue, never directly from a request.
+//!
+//! Architecture invariant: exactly one actor (the [`Indexer`]) writes the paper index; a
+//! harvest run is a task of its own, so an error or panic in one source's run ends that run
+//! only.
 
 mod error;
 pub mod harvester;
