@@ -44,7 +44,7 @@ fn source_status(state: &AppState, source: Source, harvest: &HarvestState) -> Va
         "papersAddedTotal": harvest.papers_added_total,
         "recordsTotal": harvest.records_total,
         "restarts": actor.restarts,
-        "nextRunAt": enabled.then(|| harvest.next_run_at(now, state.settings.harvest.hour)),
+        "nextRunAt": (enabled && !actor.busy).then(|| harvest.next_run_at(now, state.settings.harvest.hour)),
         "lastDay": harvest.last_day,
     })
 }

@@ -111,7 +111,9 @@ fn main() -> anyhow::Result<()> {
 }
 
 fn init_logging(filter: &str) {
-    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
+    // tantivy reports every commit at info; keep it to warnings unless the filter names it.
+    let filter = if filter.contains("tantivy") { filter.to_owned() } else { format!("{filter},tantivy=warn") };
+    let filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info,tantivy=warn"));
     let is_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
