@@ -182,11 +182,6 @@ impl Default for HarvestSchedule {
     }
 }
 
-/// Start a run now if none is running (an operator's nudge; the schedule goes on as before).
-#[derive(Debug, Clone, Copy, Message)]
-#[rtype(result = "()")]
-pub struct HarvestNow;
-
 /// One source's harvester. See the module documentation.
 pub struct Harvester {
     source: Arc<dyn PaperSource>,
@@ -318,13 +313,5 @@ impl Supervised for Harvester {
         self.running = false;
         self.next_run = None;
         self.board.update(self.name(), |status| status.restarts += 1);
-    }
-}
-
-impl Handler<HarvestNow> for Harvester {
-    type Result = ();
-
-    fn handle(&mut self, _: HarvestNow, ctx: &mut Self::Context) {
-        self.start_run(ctx);
     }
 }

@@ -40,7 +40,7 @@ pub mod sources;
 pub mod status;
 
 pub use error::MailError;
-pub use harvester::{harvest_days, HarvestNow, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
+pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};
 pub use janitor::{Janitor, PurgeExpired};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
