@@ -31,6 +31,7 @@ mod error;
 mod paper_index;
 mod query;
 mod schema;
+mod tokenizer;
 mod writer;
 
 use std::fmt;

@@ -17,7 +17,8 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::{Index, IndexBuilder, IndexReader, IndexSettings, Order, ReloadPolicy, Searcher, TantivyDocument, TantivyError, Term};
 
 use crate::error::IndexError;
-use crate::schema::{Fields, StoredPaper, SCHEMA_VERSION};
+use crate::schema::{Fields, StoredPaper, ENGLISH_TOKENIZER, SCHEMA_VERSION};
+use crate::tokenizer::english_analyzer;
 use crate::writer::{PaperWriter, WriterSlot};
 
 /// The file beside an on-disk index that records its [`SCHEMA_VERSION`].
@@ -124,6 +125,7 @@ impl PaperIndex {
     }
 
     fn with_index(index: Index, fields: Fields) -> Result<PaperIndex, IndexError> {
+        index.tokenizers().register(ENGLISH_TOKENIZER, english_analyzer());
         let reader =
             index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|source| IndexError::OpenReader { source })?;
         Ok(PaperIndex { index, reader, fields, writer_open: Arc::new(AtomicBool::new(false)) })

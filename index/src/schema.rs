@@ -29,8 +29,10 @@ use crate::PaperId;
 /// is refused.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// English text: split on non-alphanumerics, lower-cased, Porter-stemmed (tantivy's built-in).
-const ENGLISH_TOKENIZER: &str = "en_stem";
+/// English text: split on non-alphanumerics, lower-cased, Porter-stemmed (tantivy's built-in
+/// name; `PaperIndex` registers `crate::tokenizer::english_analyzer` under it, which yields the
+/// same tokens faster).
+pub(crate) const ENGLISH_TOKENIZER: &str = "en_stem";
 /// Names and subject codes: split and lower-cased, not stemmed.
 const PLAIN_TOKENIZER: &str = "default";
 

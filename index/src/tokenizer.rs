@@ -1,0 +1,174 @@
+//! The English analyzer of the text fields, registered under tantivy's own name for it
+//! (`en_stem`) so the schema does not change: the same chain as tantivy's built-in one (split on
+//! non-alphanumerics, drop tokens of 40 bytes or more, lower-case, Porter-stem), with the stems
+//! remembered.
+//!
+//! Stemming is the largest single cost of indexing papers, and their vocabulary is small next to
+//! their word count, so each analyzer keeps a map from word to stem and stems a word once. The map
+//! belongs to one clone of the analyzer (tantivy clones it per segment writer and per query), needs
+//! no lock, and stops growing at [`MAX_CACHED_STEMS`] words. A stem comes from tantivy's own
+//! stemmer, so the tokens are exactly the built-in analyzer's.
+
+use std::collections::HashMap;
+
+use tantivy::tokenizer::{
+    LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, TokenFilter, TokenStream, Tokenizer,
+};
+
+/// Tokens this long (in bytes) or longer are dropped, as tantivy's `en_stem` does.
+const LONGEST_TOKEN: usize = 40;
+
+/// The most words one analyzer remembers the stem of (a few MiB at most); words met after that
+/// are stemmed every time.
+pub(crate) const MAX_CACHED_STEMS: usize = 100_000;
+
+/// The English analyzer: tantivy's `en_stem` chain with remembered stems.
+pub(crate) fn english_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(LONGEST_TOKEN))
+        .filter(LowerCaser)
+        .filter(RememberedStems)
+        .build()
+}
+
+/// A token filter that replaces each (lower-cased) token with its English stem, remembering the
+/// stems it has computed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RememberedStems;
+
+impl TokenFilter for RememberedStems {
+    type Tokenizer<T: Tokenizer> = RememberedStemsFilter<T>;
+
+    fn transform<T: Tokenizer>(self, tokenizer: T) -> RememberedStemsFilter<T> {
+        RememberedStemsFilter { inner: tokenizer, stems: StemCache::new() }
+    }
+}
+
+/// [`RememberedStems`] applied to the tokenizer `T`.
+#[derive(Clone)]
+pub(crate) struct RememberedStemsFilter<T> {
+    inner: T,
+    stems: StemCache,
+}
+
+impl<T: Tokenizer> Tokenizer for RememberedStemsFilter<T> {
+    type TokenStream<'a> = RememberedStemsStream<'a, T::TokenStream<'a>>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        RememberedStemsStream { tail: self.inner.token_stream(text), stems: &mut self.stems }
+    }
+}
+
+/// The token stream of [`RememberedStemsFilter`].
+pub(crate) struct RememberedStemsStream<'a, S> {
+    tail: S,
+    stems: &'a mut StemCache,
+}
+
+impl<S: TokenStream> TokenStream for RememberedStemsStream<'_, S> {
+    fn advance(&mut self) -> bool {
+        if !self.tail.advance() {
+            return false;
+        }
+        self.stems.stem_in_place(&mut self.tail.token_mut().text);
+        true
+    }
+
+    fn token(&self) -> &tantivy::tokenizer::Token {
+        self.tail.token()
+    }
+
+    fn token_mut(&mut self) -> &mut tantivy::tokenizer::Token {
+        self.tail.token_mut()
+    }
+}
+
+/// Words and their stems, and the stemmer for the words not seen yet.
+#[derive(Clone)]
+struct StemCache {
+    /// Tantivy's English stemmer applied to one whole word (a raw token).
+    stemmer: TextAnalyzer,
+    stems: HashMap<String, String>,
+}
+
+impl StemCache {
+    fn new() -> StemCache {
+        StemCache { stemmer: TextAnalyzer::builder(RawTokenizer::default()).filter(Stemmer::default()).build(), stems: HashMap::new() }
+    }
+
+    /// Replaces `word` with its stem.
+    fn stem_in_place(&mut self, word: &mut String) {
+        if let Some(stem) = self.stems.get(word.as_str()) {
+            word.clear();
+            word.push_str(stem);
+            return;
+        }
+        let stem = {
+            let mut stream = self.stemmer.token_stream(word);
+            if stream.advance() {
+                stream.token().text.clone()
+            } else {
+                word.clone()
+            }
+        };
+        if self.stems.len() < MAX_CACHED_STEMS {
+            self.stems.insert(std::mem::replace(word, stem.clone()), stem);
+        } else {
+            *word = stem;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::tokenizer::{Language, Token};
+
+    use super::*;
+
+    /// Tantivy's built-in `en_stem`, as registered by its tokenizer manager.
+    fn builtin_en_stem() -> TextAnalyzer {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(RemoveLongFilter::limit(LONGEST_TOKEN))
+            .filter(LowerCaser)
+            .filter(Stemmer::new(Language::English))
+            .build()
+    }
+
+    fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
+        let mut stream = analyzer.token_stream(text);
+        let mut tokens = Vec::new();
+        stream.process(&mut |token| tokens.push(token.clone()));
+        tokens
+    }
+
+    const TEXTS: [&str; 4] = [
+        "Ribosome stalling drives the cold-shock responses of bacteria; RIBOSOMES stalled, stalling again.",
+        "Generalizations: running runners ran, happily HAPPIER happiest — caresses ponies ties caress cats.",
+        "Ünïcode wörds, Fe3O4@SiO2, α1-microglobulin and a pneumonoultramicroscopicsilicovolcanoconiosisisms-long token",
+        "",
+    ];
+
+    #[test]
+    fn the_tokens_are_the_builtin_analyzers_every_time() {
+        let mut ours = english_analyzer();
+        let mut builtin = builtin_en_stem();
+        for _ in 0..2 {
+            for text in TEXTS {
+                assert_eq!(tokens(&mut ours, text), tokens(&mut builtin, text), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_cache_stops_growing_but_stemming_goes_on() {
+        let mut cache = StemCache::new();
+        let mut builtin = builtin_en_stem();
+        for number in 0..MAX_CACHED_STEMS + 10 {
+            let mut word = format!("walk{number}ing");
+            let expected: Vec<String> = tokens(&mut builtin, &word).into_iter().map(|token| token.text).collect();
+            cache.stem_in_place(&mut word);
+            assert_eq!([word], expected.as_slice());
+        }
+        assert_eq!(cache.stems.len(), MAX_CACHED_STEMS);
+    }
+}
