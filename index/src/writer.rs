@@ -5,9 +5,12 @@
 //! pending (uncommitted) works first and the committed index second, and merges with the oldest one
 //! `engine::dedup::can_merge` allows; the merged work's keys may reach further works, which are
 //! merged in turn, exactly as `engine::dedup::deduplicate` does. The result is staged, keyed by the
-//! oldest id involved; the works it absorbed are marked for deletion. Nothing reaches tantivy
-//! before [`PaperWriter::commit`], which deletes every replaced document and adds the staged ones
-//! in one commit: a batch becomes visible whole, or not at all.
+//! oldest id involved; the works it absorbed are marked for deletion. The staged work's document
+//! is handed to tantivy's indexing threads at once, after deletions of the documents it replaces,
+//! so indexing overlaps with whatever the caller does between upserts; but tantivy shows none of it
+//! to readers before [`PaperWriter::commit`], which makes the whole batch visible in one commit: a
+//! batch becomes visible whole, or not at all. (Tantivy applies a deletion to the documents sent
+//! before it only, so a work merged twice in a batch leaves exactly its last document.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,8 +48,11 @@ pub struct PaperWriter {
     pending: BTreeMap<PaperId, StoredPaper>,
     /// Every key of every pending work; entries of works absorbed since may linger.
     pending_by_key: BTreeMap<String, BTreeSet<PaperId>>,
-    /// Works absorbed into an older one since the last commit: their documents go at commit.
+    /// Works absorbed into an older one since the last commit (their documents are deleted).
     absorbed: BTreeSet<PaperId>,
+    /// Whether tantivy may have lost part of the pending batch (a failed send or commit), so the
+    /// next commit must send it all again.
+    resend_at_commit: bool,
     /// Declared last so it is freed after `writer` has released tantivy's lock.
     _slot: WriterSlot,
 }
@@ -79,12 +85,18 @@ impl PaperWriter {
             pending: BTreeMap::new(),
             pending_by_key: BTreeMap::new(),
             absorbed: BTreeSet::new(),
+            resend_at_commit: false,
             _slot: slot,
         })
     }
 
     /// Adds `paper` as a new work, or merges it into the works it shares dedup keys with (see the
     /// module docs). Visible to later upserts at once, to searches after [`PaperWriter::commit`].
+    ///
+    /// The work's document goes to tantivy's indexing threads at once (replacing the documents of
+    /// the works it absorbed), so indexing runs while the caller reads its next records. Should
+    /// tantivy refuse it ([`IndexError::Add`]), the work stays pending and the next commit sends
+    /// the whole batch again.
     pub fn upsert(&mut self, paper: Paper) -> Result<UpsertOutcome, IndexError> {
         let searcher = self.reader.searcher();
         let mut keys = key_strings(&paper);
@@ -98,9 +110,12 @@ impl PaperWriter {
         }
 
         let Some(oldest) = absorbed.iter().map(|work| work.id).min() else {
-            let id = PaperId::new(self.next_id);
+            let work = StoredPaper { id: PaperId::new(self.next_id), paper: merged, keys };
+            // Encoded before anything changes, so that an encoding error leaves the writer as it was.
+            let document = self.fields.document(&work)?;
             self.next_id = self.next_id.saturating_add(1);
-            self.stage(StoredPaper { id, paper: merged, keys });
+            self.stage(work);
+            self.send(&[], document)?;
             return Ok(UpsertOutcome::Added);
         };
         if let [only] = absorbed.as_slice() {
@@ -108,14 +123,18 @@ impl PaperWriter {
                 return Ok(UpsertOutcome::Unchanged);
             }
         }
-        for work in &absorbed {
-            self.pending.remove(&work.id);
-            if work.id != oldest {
-                self.absorbed.insert(work.id);
+        let work = StoredPaper { id: oldest, paper: merged, keys };
+        let document = self.fields.document(&work)?;
+        let replaced: Vec<PaperId> = absorbed.iter().map(|work| work.id).collect();
+        for &id in &replaced {
+            self.pending.remove(&id);
+            if id != oldest {
+                self.absorbed.insert(id);
             }
         }
         tracing::debug!(id = %oldest, works = absorbed.len(), "paper merged into the index");
-        self.stage(StoredPaper { id: oldest, paper: merged, keys });
+        self.stage(work);
+        self.send(&replaced, document)?;
         Ok(UpsertOutcome::Merged)
     }
 
@@ -124,18 +143,23 @@ impl PaperWriter {
     /// the commit's opstamp. Should it fail, the batch stays pending: retry the commit, or
     /// [`PaperWriter::rollback`] to drop it.
     pub fn commit(&mut self) -> Result<u64, IndexError> {
-        let documents: Vec<TantivyDocument> = self.pending.values().map(|work| self.fields.document(work)).collect::<Result<_, _>>()?;
-        for id in self.absorbed.iter().chain(self.pending.keys()) {
-            self.writer.delete_term(Term::from_field_u64(self.fields.id, id.get()));
-        }
-        for document in documents {
-            self.writer.add_document(document).map_err(|source| IndexError::Add { source })?;
+        if self.resend_at_commit {
+            self.resend()?;
         }
         let record = CommitRecord { next_paper_id: self.next_id };
         let payload = serde_json::to_string(&record).map_err(|source| IndexError::EncodeCommitRecord { source })?;
-        let mut prepared = self.writer.prepare_commit().map_err(|source| IndexError::Commit { source })?;
-        prepared.set_payload(&payload);
-        let opstamp = prepared.commit().map_err(|source| IndexError::Commit { source })?;
+        let committed = self.writer.prepare_commit().and_then(|mut prepared| {
+            prepared.set_payload(&payload);
+            prepared.commit()
+        });
+        let opstamp = match committed {
+            Ok(opstamp) => opstamp,
+            Err(source) => {
+                // Tantivy may have dropped the documents it was sent; a retry sends them again.
+                self.resend_at_commit = true;
+                return Err(IndexError::Commit { source });
+            }
+        };
         tracing::debug!(opstamp, works = self.pending.len(), absorbed = self.absorbed.len(), "paper index committed");
         self.clear_pending();
         self.reader.reload().map_err(|source| IndexError::Reload { source })?;
@@ -164,11 +188,15 @@ impl PaperWriter {
         absorbed: &[StoredPaper],
     ) -> Result<Option<StoredPaper>, IndexError> {
         let is_absorbed = |id: PaperId| absorbed.iter().any(|work| work.id == id);
+        let committed_is_empty = searcher.num_docs() == 0;
         let mut sharing: BTreeMap<PaperId, StoredPaper> = BTreeMap::new();
         for key in keys {
             let pending_ids = self.pending_by_key.get(key).into_iter().flatten();
             for work in pending_ids.filter_map(|id| self.pending.get(id)) {
                 sharing.entry(work.id).or_insert_with(|| work.clone());
+            }
+            if committed_is_empty {
+                continue;
             }
             for work in find_by_key(searcher, self.fields, key)? {
                 // A pending work supersedes its committed document, and carries all its keys.
@@ -182,6 +210,37 @@ impl PaperWriter {
         Ok(candidates.find(|work| can_merge(&work.paper, merged)))
     }
 
+    /// Hands `document` to tantivy after deleting the documents of the `replaced` works (tantivy
+    /// applies a deletion to the documents sent before it only). Nothing is sent while the batch
+    /// awaits a resend, which covers it.
+    fn send(&mut self, replaced: &[PaperId], document: TantivyDocument) -> Result<(), IndexError> {
+        if self.resend_at_commit {
+            return Ok(());
+        }
+        for id in replaced {
+            self.writer.delete_term(Term::from_field_u64(self.fields.id, id.get()));
+        }
+        if let Err(source) = self.writer.add_document(document) {
+            self.resend_at_commit = true;
+            return Err(IndexError::Add { source });
+        }
+        Ok(())
+    }
+
+    /// Sends the whole pending batch again: deletes every replaced or pending work's documents,
+    /// then adds each pending work's document.
+    fn resend(&mut self) -> Result<(), IndexError> {
+        let documents: Vec<TantivyDocument> = self.pending.values().map(|work| self.fields.document(work)).collect::<Result<_, _>>()?;
+        for id in self.absorbed.iter().chain(self.pending.keys()) {
+            self.writer.delete_term(Term::from_field_u64(self.fields.id, id.get()));
+        }
+        for document in documents {
+            self.writer.add_document(document).map_err(|source| IndexError::Add { source })?;
+        }
+        self.resend_at_commit = false;
+        Ok(())
+    }
+
     fn stage(&mut self, work: StoredPaper) {
         for key in &work.keys {
             self.pending_by_key.entry(key.clone()).or_default().insert(work.id);
@@ -193,6 +252,7 @@ impl PaperWriter {
         self.pending.clear();
         self.pending_by_key.clear();
         self.absorbed.clear();
+        self.resend_at_commit = false;
     }
 }
 
