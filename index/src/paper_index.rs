@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::io::ErrorKind;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -84,14 +85,26 @@ impl PaperIndex {
     /// buffering documents. Fails with [`IndexError::WriterBusy`] while another writer of this
     /// index (or another process's writer of the same directory) lives; dropping the writer frees
     /// the slot, discarding its uncommitted upserts.
+    ///
+    /// The writer indexes on one thread of its own: documents reach the index in upsert order,
+    /// so hits of equal score always come in the same order, and a harvest's batches are small
+    /// enough for it. [`PaperIndex::writer_with_threads`] indexes faster on several cores.
     pub fn writer(&self, heap_bytes: usize) -> Result<PaperWriter, IndexError> {
-        if heap_bytes < MIN_WRITER_HEAP_BYTES {
-            return Err(IndexError::WriterHeapTooSmall { heap_bytes, minimum: MIN_WRITER_HEAP_BYTES });
+        self.writer_with_threads(heap_bytes, NonZeroUsize::MIN)
+    }
+
+    /// Like [`PaperIndex::writer`], with `threads` indexing threads (at most 8, tantivy's limit)
+    /// sharing `heap_bytes`, which must give each at least [`MIN_WRITER_HEAP_BYTES`]. For bulk
+    /// imports: the index holds the same works, with the same ids and scores, whatever the
+    /// thread count, but the threads split each commit's documents into several segments in an
+    /// order that varies from run to run, so hits of *equal* score may come in another order.
+    pub fn writer_with_threads(&self, heap_bytes: usize, threads: NonZeroUsize) -> Result<PaperWriter, IndexError> {
+        let minimum = MIN_WRITER_HEAP_BYTES.saturating_mul(threads.get());
+        if heap_bytes < minimum {
+            return Err(IndexError::WriterHeapTooSmall { heap_bytes, minimum });
         }
         let slot = WriterSlot::take(Arc::clone(&self.writer_open)).ok_or(IndexError::WriterBusy)?;
-        // One indexing thread: documents get ids in upsert order, which keeps tests deterministic,
-        // and a harvest's batches are small enough for it.
-        let writer = self.index.writer_with_num_threads(1, heap_bytes).map_err(|error| match error {
+        let writer = self.index.writer_with_num_threads(threads.get(), heap_bytes).map_err(|error| match error {
             TantivyError::LockFailure(LockError::LockBusy, _) => IndexError::WriterBusy,
             source => IndexError::OpenWriter { source },
         })?;

@@ -6,3 +6,4 @@ mod dedup;
 mod properties;
 mod search;
 mod storage;
+mod threads;
