@@ -8,7 +8,7 @@
 use serde::Serialize;
 
 use super::dates::date_from_parts;
-use super::xml_tree::{find_root, parse_tree, Element};
+use super::xml_tree::{find_root, parse_tree, parse_tree_pruned, Element};
 use super::{mark_notices, normalize_pmcid, pubmed_links, strip_translation_brackets};
 use crate::paper::{
     collapse_whitespace, normalize_doi, AbstractSection, Author, Paper, PaperIds, ParseWarning, Parsed, Source,
@@ -144,12 +144,33 @@ fn find_record_start(xml: &str, from: usize) -> Option<(usize, &'static str)> {
     }
 }
 
+/// The parts of a record that [`read_journal_article`] and [`read_book_article`] never look at, as
+/// (parent, child) element names: parsed and checked like the rest, but not kept in the tree. MeSH
+/// headings and chemicals alone are about a third of a typical record.
+const UNREAD_PARTS: [(&str, &str); 11] = [
+    ("MedlineCitation", "MeshHeadingList"),
+    ("MedlineCitation", "ChemicalList"),
+    ("MedlineCitation", "SupplMeshList"),
+    ("MedlineCitation", "CommentsCorrectionsList"),
+    ("MedlineCitation", "GeneSymbolList"),
+    ("MedlineCitation", "PersonalNameSubjectList"),
+    ("MedlineCitation", "InvestigatorList"),
+    ("Article", "GrantList"),
+    ("Article", "DataBankList"),
+    ("PubmedData", "ReferenceList"),
+    ("PubmedBookData", "ReferenceList"),
+];
+
 fn read_record(record_xml: &str) -> Result<PubmedRecord, RecordFailure> {
-    let record =
-        parse_tree(record_xml).map_err(|problem| RecordFailure::new(sniff_pmid(record_xml).as_deref(), problem))?;
+    let record = parse_tree_pruned(record_xml, &UNREAD_PARTS)
+        .map_err(|problem| RecordFailure::new(sniff_pmid(record_xml).as_deref(), problem))?;
+    read_record_tree(&record)
+}
+
+fn read_record_tree(record: &Element) -> Result<PubmedRecord, RecordFailure> {
     match record.name.as_str() {
-        "PubmedBookArticle" => read_book_article(&record),
-        _ => read_journal_article(&record),
+        "PubmedBookArticle" => read_book_article(record),
+        _ => read_journal_article(record),
     }
 }
 
@@ -359,6 +380,33 @@ mod tests {
         include_str!("../../../fixtures/pubmed/efetch_abstract_with_inline_markup_29186030.xml");
     const BATCH_OF_20: &str = include_str!("../../../fixtures/pubmed/efetch_batch_20_articles.xml");
     const BATCH_OF_6: &str = include_str!("../../../fixtures/pubmed/efetch_batch_6_articles.xml");
+
+    #[test]
+    fn pruning_the_unread_parts_changes_no_record() {
+        let bodies = [
+            BATCH_OF_6,
+            include_str!("../../../fixtures/pubmed/efetch_batch_20_articles.xml"),
+            include_str!("../../../fixtures/pubmed/efetch_book_chapter_pubmedbookarticle_20301382.xml"),
+            include_str!("../../../fixtures/pubmed/efetch_reference_list_cites_preprint_dois_36156117.xml"),
+        ];
+        let mut pruned_elements = 0;
+        for body in bodies {
+            let mut cursor = find_article_set(body).expect("an article set").expect("records");
+            while let Some(slice) = next_record_slice(body, cursor) {
+                cursor = slice.end;
+                let full = parse_tree(slice.text).expect("well-formed");
+                let pruned = parse_tree_pruned(slice.text, &UNREAD_PARTS).expect("well-formed");
+                pruned_elements += UNREAD_PARTS
+                    .iter()
+                    .filter(|(parent, child)| {
+                        full.descend(&[parent]).is_some_and(|parent| parent.child(child).is_some())
+                    })
+                    .count();
+                assert_eq!(read_record_tree(&pruned).ok(), read_record_tree(&full).ok());
+            }
+        }
+        assert!(pruned_elements > 0, "the fixtures have parts to prune");
+    }
     const BOOK_CHAPTER: &str =
         include_str!("../../../fixtures/pubmed/efetch_book_chapter_pubmedbookarticle_20301382.xml");
     const CHARREF_IN_ITALIC_TITLE: &str =

@@ -67,14 +67,67 @@ impl Element {
 /// Reads a document (or a fragment holding one element) into its root element. Declarations,
 /// the DOCTYPE, comments and text outside the root are skipped.
 pub(super) fn parse_tree(xml: &str) -> Result<Element, String> {
+    parse_tree_pruned(xml, &[])
+}
+
+/// Like [`parse_tree`], except that the content of each element named `child` directly inside an
+/// element named `parent`, for every `(parent, child)` of `pruned`, is read and checked exactly as
+/// the rest (the result is the same `Err` for a document that is not well-formed) but not kept:
+/// such an element is in the tree with its attributes and without children. For the large parts
+/// of a record that its reader never looks at (MeSH headings, reference lists), whose thousands
+/// of small elements would otherwise each cost a few allocations.
+pub(super) fn parse_tree_pruned(xml: &str, pruned: &[(&str, &str)]) -> Result<Element, String> {
     let mut reader = Reader::from_str(xml);
     let mut open_elements: Vec<Element> = Vec::new();
+    // While inside a pruned element: the names of the elements open inside it, innermost last.
+    let mut pruning: Option<NameStack> = None;
     loop {
         let event = reader
             .read_event()
             .map_err(|error| format!("not well-formed XML at byte {}: {error}", reader.error_position()))?;
+        if let Some(inside) = &mut pruning {
+            match event {
+                Event::Start(start) => inside.push(check_start(&start)?),
+                Event::Empty(start) => {
+                    check_start(&start)?;
+                }
+                Event::End(_) if !inside.is_empty() => inside.pop(),
+                Event::End(_) => {
+                    pruning = None;
+                    let element = open_elements.pop().ok_or("an end tag closes nothing")?;
+                    if let Some(root) = close_element(&mut open_elements, element) {
+                        return Ok(root);
+                    }
+                }
+                Event::Text(text) => {
+                    text.decode().map_err(|error| format!("text is not UTF-8: {error}"))?;
+                }
+                Event::CData(data) => {
+                    data.decode().map_err(|error| format!("CDATA is not UTF-8: {error}"))?;
+                }
+                Event::GeneralRef(reference) => {
+                    resolve_reference(&reference)?;
+                }
+                Event::Eof => {
+                    let innermost = inside.last().or(open_elements.last().map(|element| element.name.as_str()));
+                    return Err(innermost.map_or_else(
+                        || "no XML element found".to_owned(),
+                        |name| format!("the body ends inside <{name}>"),
+                    ));
+                }
+                Event::Decl(_) | Event::PI(_) | Event::DocType(_) | Event::Comment(_) => {}
+            }
+            continue;
+        }
         match event {
-            Event::Start(start) => open_elements.push(element_from_start(&start)?),
+            Event::Start(start) => {
+                let element = element_from_start(&start)?;
+                let parent = open_elements.last().map(|parent| parent.name.as_str());
+                if parent.is_some_and(|parent| pruned.contains(&(parent, element.name.as_str()))) {
+                    pruning = Some(NameStack::default());
+                }
+                open_elements.push(element);
+            }
             Event::Empty(start) => {
                 let element = element_from_start(&start)?;
                 if let Some(root) = close_element(&mut open_elements, element) {
@@ -107,6 +160,39 @@ pub(super) fn parse_tree(xml: &str) -> Result<Element, String> {
     }
 }
 
+/// A stack of element names that keeps its strings' buffers when popped, so that walking many
+/// small elements allocates only for the deepest nesting seen.
+#[derive(Default)]
+struct NameStack {
+    names: Vec<String>,
+    depth: usize,
+}
+
+impl NameStack {
+    fn push(&mut self, name: &str) {
+        match self.names.get_mut(self.depth) {
+            Some(slot) => {
+                slot.clear();
+                slot.push_str(name);
+            }
+            None => self.names.push(name.to_owned()),
+        }
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
+
+    fn last(&self) -> Option<&str> {
+        self.depth.checked_sub(1).map(|top| self.names[top].as_str())
+    }
+}
+
 /// The name of the document's root element and the byte offset just past its start tag, or
 /// `None` for the offset when the root is an empty element (`<Root/>`).
 pub(super) fn find_root(xml: &str) -> Result<(String, Option<usize>), String> {
@@ -128,6 +214,16 @@ pub(super) fn find_root(xml: &str) -> Result<(String, Option<usize>), String> {
     }
 }
 
+/// Checks a start tag as [`element_from_start`] does (same errors, in the same order) without
+/// building the element; returns its local name.
+fn check_start<'a>(start: &'a BytesStart) -> Result<&'a str, String> {
+    for attribute in start.attributes() {
+        let attribute = attribute.map_err(|error| format!("bad attribute: {error}"))?;
+        attribute.unescape_value().map_err(|error| format!("bad attribute value: {error}"))?;
+    }
+    local_name_str(start)
+}
+
 fn element_from_start(start: &BytesStart) -> Result<Element, String> {
     let mut attributes = Vec::new();
     for attribute in start.attributes() {
@@ -140,9 +236,11 @@ fn element_from_start(start: &BytesStart) -> Result<Element, String> {
 }
 
 fn local_name(start: &BytesStart) -> Result<String, String> {
-    std::str::from_utf8(start.local_name().as_ref())
-        .map(str::to_owned)
-        .map_err(|error| format!("element name is not UTF-8: {error}"))
+    local_name_str(start).map(str::to_owned)
+}
+
+fn local_name_str<'a>(start: &'a BytesStart) -> Result<&'a str, String> {
+    std::str::from_utf8(start.local_name().into_inner()).map_err(|error| format!("element name is not UTF-8: {error}"))
 }
 
 /// Attaches a finished element to its parent; returns it when it is the root.
@@ -284,6 +382,32 @@ mod tests {
         assert_eq!(root.descend(&["B", "C"]).map(Element::text).as_deref(), Some("deep"));
         assert_eq!(root.child("B").and_then(|b| b.attribute("kind")), Some("x"));
         assert_eq!(root.children_named("C").count(), 1);
+    }
+
+    #[test]
+    fn pruned_parts_are_checked_but_not_kept() {
+        let xml =
+            r#"<R><P><L kind="x"><I a="1">one &amp; <b>two</b></I><I/></L><K>kept</K></P><L><I>elsewhere</I></L></R>"#;
+        let pruned = parse_tree_pruned(xml, &[("P", "L")]).expect("well-formed");
+        let list = pruned.descend(&["P", "L"]).expect("the pruned element stays");
+        assert_eq!(list.attribute("kind"), Some("x"));
+        assert!(list.children.is_empty());
+        assert_eq!(pruned.descend(&["P", "K"]).map(Element::text).as_deref(), Some("kept"));
+        assert_eq!(pruned.child_text("L").as_deref(), Some("elsewhere"), "an L elsewhere is kept");
+        assert_eq!(parse_tree_pruned(xml, &[]), parse_tree(xml));
+
+        let broken = [
+            "<R><P><L><I></L></P></R>",
+            "<R><P><L>fish & chips</L></P></R>",
+            "<R><P><L><I>cut short",
+            "<R><P><L>cut short",
+            "<R><P><L><I a=\"&bogus;\" a=\"twice\">x</I></L></P></R>",
+            "<R><P><L><I>&#xD800;</I></L></P></R>",
+        ];
+        for xml in broken {
+            let error = parse_tree(xml).expect_err(xml);
+            assert_eq!(parse_tree_pruned(xml, &[("P", "L")]), Err(error), "{xml}");
+        }
     }
 
     #[test]
