@@ -112,15 +112,20 @@ fn find_article_set(xml: &str) -> Result<Option<usize>, String> {
 fn next_record_slice(xml: &str, from: usize) -> Option<RecordSlice<'_>> {
     let (start, tag) = find_record_start(xml, from)?;
     let after_start_tag_name = start + 1 + tag.len();
-    let end_tag = format!("</{tag}>");
-    let end_of_end_tag =
-        xml[after_start_tag_name..].find(&end_tag).map(|offset| after_start_tag_name + offset + end_tag.len());
-    let next_start = find_record_start(xml, after_start_tag_name).map(|(offset, _)| offset);
-    let (end, is_complete) = match (end_of_end_tag, next_start) {
-        (Some(end), Some(next)) if end <= next => (end, true),
-        (Some(end), None) => (end, true),
-        (_, Some(next)) => (next, false),
-        (None, None) => (xml.len(), false),
+    // One scan for whichever comes first: the record's end tag, or the start of the next record
+    // (when this one's end tag is missing). Both hold "Pubmed", which is rare elsewhere.
+    let mut search_from = after_start_tag_name;
+    let (end, is_complete) = loop {
+        let Some(offset) = xml[search_from..].find("Pubmed") else { break (xml.len(), false) };
+        let at = search_from + offset;
+        let closes_record = xml[at..].strip_prefix(tag).is_some_and(|rest| rest.starts_with('>'));
+        if closes_record && xml[..at].ends_with("</") {
+            break (at + tag.len() + 1, true);
+        }
+        if xml[..at].ends_with('<') && record_tag_at(&xml[at..]).is_some() {
+            break (at - 1, false);
+        }
+        search_from = at + 1;
     };
     Some(RecordSlice { text: &xml[start..end], end, is_complete })
 }
@@ -131,17 +136,21 @@ fn find_record_start(xml: &str, from: usize) -> Option<(usize, &'static str)> {
     let mut search_from = from;
     loop {
         let candidate = search_from + xml[search_from..].find("<Pubmed")?;
-        let after_bracket = &xml[candidate + 1..];
-        let tag = RECORD_TAGS.into_iter().find(|tag| {
-            after_bracket.strip_prefix(tag).is_some_and(|rest| {
-                rest.starts_with(|character: char| character == '>' || character == '/' || character.is_whitespace())
-            })
-        });
-        if let Some(tag) = tag {
+        if let Some(tag) = record_tag_at(&xml[candidate + 1..]) {
             return Some((candidate, tag));
         }
         search_from = candidate + 1;
     }
+}
+
+/// The record tag that `after_bracket` (the text after a `<`) starts with, if it starts with one
+/// followed by the end of the name.
+fn record_tag_at(after_bracket: &str) -> Option<&'static str> {
+    RECORD_TAGS.into_iter().find(|tag| {
+        after_bracket.strip_prefix(tag).is_some_and(|rest| {
+            rest.starts_with(|character: char| character == '>' || character == '/' || character.is_whitespace())
+        })
+    })
 }
 
 /// The parts of a record that [`read_journal_article`] and [`read_book_article`] never look at, as

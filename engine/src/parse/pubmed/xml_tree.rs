@@ -54,7 +54,7 @@ impl Element {
     pub fn text(&self) -> String {
         let mut flattened = String::new();
         append_flattened_text(self, &mut flattened);
-        collapse_whitespace(&flattened)
+        collapsed(&flattened)
     }
 
     /// The flattened text of the child `name`, when there is such a child and its text is not
@@ -62,6 +62,38 @@ impl Element {
     pub fn child_text(&self, name: &str) -> Option<String> {
         self.child(name).map(Element::text).filter(|text| !text.is_empty())
     }
+}
+
+/// [`collapse_whitespace`]'s result (the words of `text` joined by single spaces), built in one
+/// pass over the bytes when `text` is ASCII, as most of a record's text is.
+fn collapsed(text: &str) -> String {
+    if !text.is_ascii() {
+        return collapse_whitespace(text);
+    }
+    let mut words = String::with_capacity(text.len());
+    let mut push_word = |word: &str| {
+        if !words.is_empty() {
+            words.push(' ');
+        }
+        words.push_str(word);
+    };
+    let mut word_start = None;
+    for (at, byte) in text.bytes().enumerate() {
+        // The ASCII characters that `char::is_whitespace` (which `split_whitespace` uses) accepts.
+        let is_space = matches!(byte, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
+        match (is_space, word_start) {
+            (true, Some(start)) => {
+                push_word(&text[start..at]);
+                word_start = None;
+            }
+            (false, None) => word_start = Some(at),
+            _ => {}
+        }
+    }
+    if let Some(start) = word_start {
+        push_word(&text[start..]);
+    }
+    words
 }
 
 /// Reads a document (or a fragment holding one element) into its root element. Declarations,
@@ -382,6 +414,24 @@ mod tests {
         assert_eq!(root.descend(&["B", "C"]).map(Element::text).as_deref(), Some("deep"));
         assert_eq!(root.child("B").and_then(|b| b.attribute("kind")), Some("x"));
         assert_eq!(root.children_named("C").count(), 1);
+    }
+
+    #[test]
+    fn whitespace_collapses_as_the_shared_rule_does() {
+        let ascii_whitespace: String =
+            (0u8..=0x7f).map(char::from).filter(|character| character.is_whitespace()).collect();
+        let texts = [
+            String::new(),
+            "   ".to_owned(),
+            " a  b\tc\n\nd ".to_owned(),
+            format!("{ascii_whitespace}x{ascii_whitespace}y{ascii_whitespace}"),
+            (0u8..=0x7f).map(char::from).collect(),
+            "\u{1c}\u{1d}word\u{1f} next".to_owned(),
+            "non\u{a0}breaking and\u{2009}thin spaces, Università".to_owned(),
+        ];
+        for text in texts {
+            assert_eq!(collapsed(&text), collapse_whitespace(&text), "{text:?}");
+        }
     }
 
     #[test]
