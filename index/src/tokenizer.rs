@@ -10,6 +10,7 @@
 //! stemmer, so the tokens are exactly the built-in analyzer's.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use tantivy::tokenizer::{
     LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, TokenFilter, TokenStream, Tokenizer,
@@ -88,12 +89,12 @@ impl<S: TokenStream> TokenStream for RememberedStemsStream<'_, S> {
 struct StemCache {
     /// Tantivy's English stemmer applied to one whole word (a raw token).
     stemmer: TextAnalyzer,
-    stems: HashMap<String, String>,
+    stems: HashMap<String, String, BuildHasherDefault<WordHasher>>,
 }
 
 impl StemCache {
     fn new() -> StemCache {
-        StemCache { stemmer: TextAnalyzer::builder(RawTokenizer::default()).filter(Stemmer::default()).build(), stems: HashMap::new() }
+        StemCache { stemmer: TextAnalyzer::builder(RawTokenizer::default()).filter(Stemmer::default()).build(), stems: HashMap::default() }
     }
 
     /// Replaces `word` with its stem.
@@ -116,6 +117,28 @@ impl StemCache {
         } else {
             *word = stem;
         }
+    }
+}
+
+/// FNV-1a, 64 bits: for short words several times faster than the standard library's SipHash,
+/// whose protection against chosen collisions a bounded cache of one analyzer does not need.
+struct WordHasher(u64);
+
+impl Default for WordHasher {
+    fn default() -> WordHasher {
+        WordHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
