@@ -177,7 +177,7 @@ fn read_record(record_xml: &str) -> Result<PubmedRecord, RecordFailure> {
 }
 
 fn read_record_tree(record: &Element) -> Result<PubmedRecord, RecordFailure> {
-    match record.name.as_str() {
+    match record.name.as_ref() {
         "PubmedBookArticle" => read_book_article(record),
         _ => read_journal_article(record),
     }
@@ -281,7 +281,11 @@ fn choose_title(article_title: Option<String>, vernacular_title: Option<&str>) -
 /// The record's ids: the PMID, and the DOI and PMC id from the record's own `ArticleIdList`
 /// (the child of `PubmedData`/`PubmedBookData`, never a `Reference`'s), falling back to an
 /// `ELocationID` for the DOI.
-fn record_ids<'a>(pmid: &str, data: Option<&Element>, elocation_ids: impl Iterator<Item = &'a Element>) -> PaperIds {
+fn record_ids<'b, 'a: 'b>(
+    pmid: &str,
+    data: Option<&Element>,
+    elocation_ids: impl Iterator<Item = &'b Element<'a>>,
+) -> PaperIds {
     let listed_doi = data.and_then(|data| listed_id(data, "doi")).and_then(|doi| normalize_doi(&doi));
     let elocation_doi = || {
         elocation_ids
@@ -347,7 +351,7 @@ fn author(author_element: &Element) -> Option<Author> {
 }
 
 /// Keywords of every `KeywordList`, without repeats (compared ignoring case).
-fn keywords<'a>(keyword_lists: impl Iterator<Item = &'a Element>) -> Vec<String> {
+fn keywords<'b, 'a: 'b>(keyword_lists: impl Iterator<Item = &'b Element<'a>>) -> Vec<String> {
     let mut unique: Vec<String> = Vec::new();
     for keyword in texts(keyword_lists.flat_map(|list| list.children_named("Keyword"))) {
         if !unique.iter().any(|seen| seen.to_lowercase() == keyword.to_lowercase()) {
@@ -357,7 +361,7 @@ fn keywords<'a>(keyword_lists: impl Iterator<Item = &'a Element>) -> Vec<String>
     unique
 }
 
-fn texts<'a>(elements: impl Iterator<Item = &'a Element>) -> Vec<String> {
+fn texts<'b, 'a: 'b>(elements: impl Iterator<Item = &'b Element<'a>>) -> Vec<String> {
     elements.map(Element::text).filter(|text| !text.is_empty()).collect()
 }
 

@@ -115,7 +115,7 @@ fn xml_warnings(root: &Element) -> Vec<String> {
         })
         .filter_map(|entry| {
             let text = entry.text();
-            match entry.name.as_str() {
+            match entry.name.as_ref() {
                 _ if text.is_empty() => None,
                 "OutputMessage" => Some(text),
                 kind => Some(format!("{kind}: {text}")),

@@ -164,11 +164,11 @@ fn author_from_summary_name(name: &str, is_collective: bool) -> Author {
 }
 
 /// The `<Item Name="…">` child of an XML summary (items nest inside `Type="List"` items).
-fn item<'a>(parent: &'a Element, name: &str) -> Option<&'a Element> {
+fn item<'b, 'a>(parent: &'b Element<'a>, name: &str) -> Option<&'b Element<'a>> {
     items(parent).find(|item| item.attribute("Name") == Some(name))
 }
 
-fn items(parent: &Element) -> impl Iterator<Item = &Element> {
+fn items<'b, 'a>(parent: &'b Element<'a>) -> impl Iterator<Item = &'b Element<'a>> {
     parent.children_named("Item")
 }
 

@@ -5,32 +5,35 @@
 //! names (`mml:math` is `math`); a document that is not well-formed (mismatched or missing end
 //! tags, a dangling `&`) is an error, never a partial tree.
 
+use std::borrow::Cow;
+
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::Reader;
 
 use crate::paper::collapse_whitespace;
 
-/// An element with its attributes and its children in document order.
+/// An element with its attributes and its children in document order. Its name and text borrow
+/// from the document where they can (`'a`), which spares an allocation per element and per text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Element {
-    pub name: String,
+pub(super) struct Element<'a> {
+    pub name: Cow<'a, str>,
     pub attributes: Vec<(String, String)>,
-    pub children: Vec<Node>,
+    pub children: Vec<Node<'a>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Node {
-    Element(Element),
-    Text(String),
+pub(super) enum Node<'a> {
+    Element(Element<'a>),
+    Text(Cow<'a, str>),
 }
 
-impl Element {
+impl<'a> Element<'a> {
     pub fn attribute(&self, name: &str) -> Option<&str> {
         self.attributes.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
     }
 
     /// The first child element called `name`.
-    pub fn child(&self, name: &str) -> Option<&Element> {
+    pub fn child(&self, name: &str) -> Option<&Element<'a>> {
         self.children.iter().find_map(|node| match node {
             Node::Element(element) if element.name == name => Some(element),
             _ => None,
@@ -38,7 +41,7 @@ impl Element {
     }
 
     /// The child elements called `name` (direct children only, never deeper descendants).
-    pub fn children_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Element> + 'a {
+    pub fn children_named<'b>(&'b self, name: &'b str) -> impl Iterator<Item = &'b Element<'a>> + 'b {
         self.children.iter().filter_map(move |node| match node {
             Node::Element(element) if element.name == name => Some(element),
             _ => None,
@@ -46,7 +49,7 @@ impl Element {
     }
 
     /// Follows a path of child names, taking the first match at each step.
-    pub fn descend(&self, path: &[&str]) -> Option<&Element> {
+    pub fn descend(&self, path: &[&str]) -> Option<&Element<'a>> {
         path.iter().try_fold(self, |element, name| element.child(name))
     }
 
@@ -98,7 +101,7 @@ fn collapsed(text: &str) -> String {
 
 /// Reads a document (or a fragment holding one element) into its root element. Declarations,
 /// the DOCTYPE, comments and text outside the root are skipped.
-pub(super) fn parse_tree(xml: &str) -> Result<Element, String> {
+pub(super) fn parse_tree(xml: &str) -> Result<Element<'_>, String> {
     parse_tree_pruned(xml, &[])
 }
 
@@ -108,9 +111,9 @@ pub(super) fn parse_tree(xml: &str) -> Result<Element, String> {
 /// such an element is in the tree with its attributes and without children. For the large parts
 /// of a record that its reader never looks at (MeSH headings, reference lists), whose thousands
 /// of small elements would otherwise each cost a few allocations.
-pub(super) fn parse_tree_pruned(xml: &str, pruned: &[(&str, &str)]) -> Result<Element, String> {
+pub(super) fn parse_tree_pruned<'a>(xml: &'a str, pruned: &[(&str, &str)]) -> Result<Element<'a>, String> {
     let mut reader = Reader::from_str(xml);
-    let mut open_elements: Vec<Element> = Vec::new();
+    let mut open_elements: Vec<Element<'a>> = Vec::new();
     // While inside a pruned element: the names of the elements open inside it, innermost last.
     let mut pruning: Option<NameStack> = None;
     loop {
@@ -141,7 +144,7 @@ pub(super) fn parse_tree_pruned(xml: &str, pruned: &[(&str, &str)]) -> Result<El
                     resolve_reference(&reference)?;
                 }
                 Event::Eof => {
-                    let innermost = inside.last().or(open_elements.last().map(|element| element.name.as_str()));
+                    let innermost = inside.last().or(open_elements.last().map(|element| element.name.as_ref()));
                     return Err(innermost.map_or_else(
                         || "no XML element found".to_owned(),
                         |name| format!("the body ends inside <{name}>"),
@@ -153,15 +156,17 @@ pub(super) fn parse_tree_pruned(xml: &str, pruned: &[(&str, &str)]) -> Result<El
         }
         match event {
             Event::Start(start) => {
-                let element = element_from_start(&start)?;
-                let parent = open_elements.last().map(|parent| parent.name.as_str());
-                if parent.is_some_and(|parent| pruned.contains(&(parent, element.name.as_str()))) {
+                // The reader stands just past the tag's `>`.
+                let element = element_from_start(xml, &start, position(&reader).saturating_sub(1))?;
+                let parent = open_elements.last().map(|parent| parent.name.as_ref());
+                if parent.is_some_and(|parent| pruned.contains(&(parent, element.name.as_ref()))) {
                     pruning = Some(NameStack::default());
                 }
                 open_elements.push(element);
             }
             Event::Empty(start) => {
-                let element = element_from_start(&start)?;
+                // The reader stands just past the tag's `/>`.
+                let element = element_from_start(xml, &start, position(&reader).saturating_sub(2))?;
                 if let Some(root) = close_element(&mut open_elements, element) {
                     return Ok(root);
                 }
@@ -174,13 +179,13 @@ pub(super) fn parse_tree_pruned(xml: &str, pruned: &[(&str, &str)]) -> Result<El
             }
             Event::Text(text) => {
                 let decoded = text.decode().map_err(|error| format!("text is not UTF-8: {error}"))?;
-                append_text(&mut open_elements, &decoded);
+                append_text(&mut open_elements, decoded);
             }
             Event::CData(data) => {
                 let decoded = data.decode().map_err(|error| format!("CDATA is not UTF-8: {error}"))?;
-                append_text(&mut open_elements, &decoded);
+                append_text(&mut open_elements, decoded);
             }
-            Event::GeneralRef(reference) => append_text(&mut open_elements, &resolve_reference(&reference)?),
+            Event::GeneralRef(reference) => append_text(&mut open_elements, Cow::Owned(resolve_reference(&reference)?)),
             Event::Eof => {
                 return Err(match open_elements.last() {
                     Some(unclosed) => format!("the body ends inside <{}>", unclosed.name),
@@ -190,6 +195,11 @@ pub(super) fn parse_tree_pruned(xml: &str, pruned: &[(&str, &str)]) -> Result<El
             Event::Decl(_) | Event::PI(_) | Event::DocType(_) | Event::Comment(_) => {}
         }
     }
+}
+
+/// Where `reader` stands in the document.
+fn position(reader: &Reader<&[u8]>) -> usize {
+    usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX)
 }
 
 /// A stack of element names that keeps its strings' buffers when popped, so that walking many
@@ -256,7 +266,9 @@ fn check_start<'a>(start: &'a BytesStart) -> Result<&'a str, String> {
     local_name_str(start)
 }
 
-fn element_from_start(start: &BytesStart) -> Result<Element, String> {
+/// The element a start tag opens. `tag_content_end` is the offset in `xml` where the tag's content
+/// (name and attributes) ends, which lets the name borrow from `xml`.
+fn element_from_start<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usize) -> Result<Element<'a>, String> {
     let mut attributes = Vec::new();
     for attribute in start.attributes() {
         let attribute = attribute.map_err(|error| format!("bad attribute: {error}"))?;
@@ -264,7 +276,22 @@ fn element_from_start(start: &BytesStart) -> Result<Element, String> {
         let value = attribute.unescape_value().map_err(|error| format!("bad attribute value: {error}"))?;
         attributes.push((key, value.into_owned()));
     }
-    Ok(Element { name: local_name(start)?, attributes, children: Vec::new() })
+    Ok(Element { name: local_name_in(xml, start, tag_content_end)?, attributes, children: Vec::new() })
+}
+
+/// The local name of `start` as a slice of `xml`, found from where the tag's content ends (and
+/// checked against the tag); an owned copy should the slice not match.
+fn local_name_in<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usize) -> Result<Cow<'a, str>, String> {
+    let local = start.local_name();
+    let name_end =
+        tag_content_end.checked_sub(start.len()).map(|content_start| content_start + start.name().as_ref().len());
+    let in_xml = name_end
+        .and_then(|end| xml.get(end.checked_sub(local.as_ref().len())?..end))
+        .filter(|name| name.as_bytes() == local.as_ref());
+    match in_xml {
+        Some(name) => Ok(Cow::Borrowed(name)),
+        None => local_name(start).map(Cow::Owned),
+    }
 }
 
 fn local_name(start: &BytesStart) -> Result<String, String> {
@@ -276,7 +303,7 @@ fn local_name_str<'a>(start: &'a BytesStart) -> Result<&'a str, String> {
 }
 
 /// Attaches a finished element to its parent; returns it when it is the root.
-fn close_element(open_elements: &mut [Element], element: Element) -> Option<Element> {
+fn close_element<'a>(open_elements: &mut [Element<'a>], element: Element<'a>) -> Option<Element<'a>> {
     match open_elements.last_mut() {
         Some(parent) => {
             parent.children.push(Node::Element(element));
@@ -288,11 +315,11 @@ fn close_element(open_elements: &mut [Element], element: Element) -> Option<Elem
 
 /// Appends text to the innermost open element, merging with a preceding text node (text and
 /// references arrive as separate events). Text outside the root is ignored.
-fn append_text(open_elements: &mut [Element], text: &str) {
+fn append_text<'a>(open_elements: &mut [Element<'a>], text: Cow<'a, str>) {
     let Some(parent) = open_elements.last_mut() else { return };
     match parent.children.last_mut() {
-        Some(Node::Text(previous)) => previous.push_str(text),
-        _ => parent.children.push(Node::Text(text.to_owned())),
+        Some(Node::Text(previous)) => previous.to_mut().push_str(&text),
+        _ => parent.children.push(Node::Text(text)),
     }
 }
 
@@ -328,7 +355,7 @@ fn append_flattened_text(element: &Element, flattened: &mut String) {
 /// elements is dropped, `<mtext>` keeps its spaces, prescripts come before their base
 /// (`³He` is written `3He`), fractions get a slash and annotations (TeX sources) are skipped.
 fn append_math_text(element: &Element, flattened: &mut String) {
-    match element.name.as_str() {
+    match element.name.as_ref() {
         "annotation" | "annotation-xml" => {}
         "mtext" => append_flattened_text_of_children(element, flattened),
         "mi" | "mn" | "mo" | "ms" => {
@@ -341,7 +368,7 @@ fn append_math_text(element: &Element, flattened: &mut String) {
             flattened.push_str(&parts.join("/"));
         }
         "mmultiscripts" => {
-            let children: Vec<&Element> = child_elements(element).collect();
+            let children: Vec<&Element<'_>> = child_elements(element).collect();
             let split_at = children.iter().position(|child| child.name == "mprescripts").unwrap_or(children.len());
             let (base_and_postscripts, prescripts) = children.split_at(split_at);
             for child in prescripts.iter().chain(base_and_postscripts) {
@@ -371,7 +398,7 @@ fn math_text(element: &Element) -> String {
     text
 }
 
-fn child_elements(element: &Element) -> impl Iterator<Item = &Element> {
+fn child_elements<'b, 'a>(element: &'b Element<'a>) -> impl Iterator<Item = &'b Element<'a>> {
     element.children.iter().filter_map(|node| match node {
         Node::Element(child) => Some(child),
         Node::Text(_) => None,
@@ -414,6 +441,18 @@ mod tests {
         assert_eq!(root.descend(&["B", "C"]).map(Element::text).as_deref(), Some("deep"));
         assert_eq!(root.child("B").and_then(|b| b.attribute("kind")), Some("x"));
         assert_eq!(root.children_named("C").count(), 1);
+    }
+
+    #[test]
+    fn names_and_text_borrow_from_the_document() {
+        let root = parse_tree("<p:R k=\"v\">\n <B/><C >t &amp; u</C><D a=\"1\" /><p:E\n/></p:R>").expect("well-formed");
+        let mut names = vec![&root.name];
+        names.extend(child_elements(&root).map(|child| &child.name));
+        let spelled: Vec<&str> = names.iter().map(|name| name.as_ref()).collect();
+        assert_eq!(spelled, ["R", "B", "C", "D", "E"]);
+        assert!(names.iter().all(|name| matches!(name, Cow::Borrowed(_))), "{names:?}");
+        assert!(matches!(root.children.first(), Some(Node::Text(Cow::Borrowed("\n ")))));
+        assert_eq!(root.child_text("C").as_deref(), Some("t & u"));
     }
 
     #[test]
