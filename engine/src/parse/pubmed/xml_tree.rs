@@ -10,8 +10,6 @@ use std::borrow::Cow;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::Reader;
 
-use crate::paper::collapse_whitespace;
-
 /// An element with its attributes and its children in document order. Its name and text borrow
 /// from the document where they can (`'a`), which spares an allocation per element and per text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,12 +65,9 @@ impl<'a> Element<'a> {
     }
 }
 
-/// [`collapse_whitespace`]'s result (the words of `text` joined by single spaces), built in one
-/// pass over the bytes when `text` is ASCII, as most of a record's text is.
+/// `crate::paper::collapse_whitespace`'s result (the words of `text`, split where `char::is_whitespace` says,
+/// joined by single spaces), built in one pass without a list of the words.
 fn collapsed(text: &str) -> String {
-    if !text.is_ascii() {
-        return collapse_whitespace(text);
-    }
     let mut words = String::with_capacity(text.len());
     let mut push_word = |word: &str| {
         if !words.is_empty() {
@@ -81,10 +76,8 @@ fn collapsed(text: &str) -> String {
         words.push_str(word);
     };
     let mut word_start = None;
-    for (at, byte) in text.bytes().enumerate() {
-        // The ASCII characters that `char::is_whitespace` (which `split_whitespace` uses) accepts.
-        let is_space = matches!(byte, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r');
-        match (is_space, word_start) {
+    for (at, character) in text.char_indices() {
+        match (character.is_whitespace(), word_start) {
             (true, Some(start)) => {
                 push_word(&text[start..at]);
                 word_start = None;
@@ -408,6 +401,7 @@ fn child_elements<'b, 'a>(element: &'b Element<'a>) -> impl Iterator<Item = &'b 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::paper::collapse_whitespace;
 
     fn text_of(xml: &str) -> String {
         parse_tree(xml).expect("well-formed").text()
