@@ -12,6 +12,7 @@ pub mod harvest;
 pub mod mail;
 pub mod paper;
 pub mod parse;
+pub mod search_term;
 pub mod validation;
 
 pub use account::{DeliveryDay, Preferences, ResearchField, Tier, UserId};
