@@ -6,6 +6,7 @@
 
 mod workload;
 
+use std::num::NonZeroUsize;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -31,16 +32,22 @@ enum Scenario {
         /// Records in the week (a real week is about 35,000).
         #[arg(long, default_value_t = 35_000)]
         records: usize,
-        /// Index writer memory budget in MiB.
+        /// Index writer memory budget in MiB, shared by its threads.
         #[arg(long, default_value_t = 256)]
         writer_heap_mib: usize,
+        /// Index writer threads (the machine's cores by default).
+        #[arg(long)]
+        writer_threads: Option<NonZeroUsize>,
     },
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let figures = match cli.scenario {
-        Scenario::Ingest { records, writer_heap_mib } => ingest(records, writer_heap_mib)?,
+        Scenario::Ingest { records, writer_heap_mib, writer_threads } => {
+            let threads = writer_threads.unwrap_or_else(cores);
+            ingest(records, writer_heap_mib, threads)?
+        }
     };
     let machine = machine();
     let mut report = figures;
@@ -59,27 +66,32 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn ingest(records: usize, writer_heap_mib: usize) -> anyhow::Result<serde_json::Value> {
+fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) -> anyhow::Result<serde_json::Value> {
     let week = workload::build_week(records);
     let dir = tempfile::tempdir().context("temporary index directory")?;
     let index = PaperIndex::open_or_create(dir.path()).context("creating the index")?;
-    let mut writer = index.writer(writer_heap_mib * 1024 * 1024).context("index writer")?;
+    let mut writer = index.writer_with_threads(writer_heap_mib * 1024 * 1024, writer_threads).context("index writer")?;
 
     let started = Instant::now();
     let mut parsed_records = 0usize;
     let mut rejected = 0usize;
     let mut parse_secs = 0.0;
+    let mut upsert_secs = 0.0;
     for body in &week.bodies {
         let parse_started = Instant::now();
         let (_, parsed) = parse_any(body);
         parse_secs += parse_started.elapsed().as_secs_f64();
         parsed_records += parsed.items.len();
         rejected += parsed.warnings.len();
+        let upsert_started = Instant::now();
         for paper in parsed.items {
             writer.upsert(paper)?;
         }
+        upsert_secs += upsert_started.elapsed().as_secs_f64();
     }
+    let commit_started = Instant::now();
     writer.commit()?;
+    let commit_secs = commit_started.elapsed().as_secs_f64();
     let elapsed_secs = started.elapsed().as_secs_f64();
     let papers_in_index = index.paper_count()?;
 
@@ -92,9 +104,12 @@ fn ingest(records: usize, writer_heap_mib: usize) -> anyhow::Result<serde_json::
         "inputBytes": week.bytes,
         "seconds": round(elapsed_secs),
         "parseSeconds": round(parse_secs),
+        "upsertSeconds": round(upsert_secs),
+        "commitSeconds": round(commit_secs),
         "papersPerSecond": round(parsed_records as f64 / elapsed_secs),
         "megabytesPerSecond": round(week.bytes as f64 / 1_000_000.0 / elapsed_secs),
         "peakRssMib": peak_rss_mib(),
+        "writerThreads": writer_threads.get(),
         "targetPapersPerSecond": 10_000,
     }))
 }
@@ -111,12 +126,16 @@ fn peak_rss_mib() -> Option<f64> {
     Some(round(kib / 1024.0))
 }
 
+fn cores() -> NonZeroUsize {
+    std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN)
+}
+
 fn machine() -> serde_json::Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| info.lines().find(|line| line.starts_with("model name")).map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned()));
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
+        info.lines().find(|line| line.starts_with("model name")).map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned())
+    });
     json!({
-        "cores": std::thread::available_parallelism().map(|count| count.get()).unwrap_or(1),
+        "cores": cores().get(),
         "cpu": cpu,
         "os": std::env::consts::OS,
     })
