@@ -9,7 +9,9 @@
 //! which records [`SCHEMA_VERSION`] beside it and refuses any other) or in RAM for tests
 //! ([`PaperIndex::create_in_ram`]). It answers look-ups by dedup key ([`PaperIndex::find`]) and
 //! queries ([`PaperIndex::search`] with a [`PaperQuery`]). Its [`PaperWriter`] upserts papers,
-//! merging records of one work with `engine::dedup`'s rules, and commits them when its owner says.
+//! merging records of one work with `engine::dedup`'s rules, and commits them when its owner says;
+//! it indexes on one thread of its own ([`PaperIndex::writer`]), or on several for bulk imports
+//! ([`PaperIndex::writer_with_threads`]), while its owner goes on reading records.
 //!
 //! Architecture invariant: **one writer.** [`PaperIndex::writer`] hands out at most one
 //! [`PaperWriter`] per index at a time, across clones of the [`PaperIndex`]; asking for a second
