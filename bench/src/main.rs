@@ -3,8 +3,11 @@
 //!
 //! Scenarios:
 //! - `ingest`: parse + deduplicate + index a realistic week of new records (see `workload`).
+//! - `relevance`: MAP, nDCG@10, P@10 and recall@100 of the production ranking on a test
+//!   collection (see `relevance`).
 
-mod workload;
+use bench::relevance::{self, Collection, Format};
+use bench::workload;
 
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -39,6 +42,15 @@ enum Scenario {
         #[arg(long)]
         writer_threads: Option<NonZeroUsize>,
     },
+    /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
+    Relevance {
+        /// The collection's directory, e.g. bench/collections/med.
+        #[arg(long)]
+        collection: std::path::PathBuf,
+        /// The layout [default: BEIR if corpus.jsonl is there, else SMART].
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -48,6 +60,7 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads)?
         }
+        Scenario::Relevance { collection, format } => relevance_figures(&collection, format)?,
     };
     let machine = machine();
     let mut report = figures;
@@ -114,8 +127,37 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
     }))
 }
 
+fn relevance_figures(dir: &std::path::Path, format: Option<Format>) -> anyhow::Result<serde_json::Value> {
+    let collection = Collection::load(dir, format)?;
+    let evaluation = relevance::evaluate(&collection)?;
+    let mean = evaluation.mean;
+    let per_query: serde_json::Map<String, serde_json::Value> = evaluation
+        .per_query
+        .iter()
+        .map(|result| (result.query.clone(), json!({ "relevant": result.relevant, "ap": round4(result.measures.average_precision) })))
+        .collect();
+    Ok(json!({
+        "scenario": "relevance",
+        "collection": evaluation.collection,
+        "documents": evaluation.documents,
+        "queries": evaluation.queries,
+        "ranking": "bm25",
+        "map": round4(mean.average_precision),
+        "ndcgAt10": round4(mean.ndcg_at_10),
+        "precisionAt10": round4(mean.precision_at_10),
+        "recallAt100": round4(mean.recall_at_100),
+        "indexSeconds": round(evaluation.index_seconds),
+        "searchSeconds": round(evaluation.search_seconds),
+        "perQuery": per_query,
+    }))
+}
+
 fn round(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
+}
+
+fn round4(value: f64) -> f64 {
+    (value * 10_000.0).round() / 10_000.0
 }
 
 /// The process's peak resident memory (VmHWM), Linux only.

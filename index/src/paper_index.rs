@@ -21,6 +21,7 @@ use crate::error::IndexError;
 use crate::schema::{Fields, StoredPaper, ENGLISH_TOKENIZER, SCHEMA_VERSION};
 use crate::tokenizer::english_analyzer;
 use crate::writer::{PaperWriter, WriterSlot};
+use crate::PaperId;
 
 /// The file beside an on-disk index that records its [`SCHEMA_VERSION`].
 pub const SCHEMA_VERSION_FILE: &str = "papertide-index-version";
@@ -118,6 +119,13 @@ impl PaperIndex {
         let searcher = self.reader.searcher();
         let found = find_by_key(&searcher, self.fields, &key.to_string())?;
         Ok(found.into_iter().next().map(|stored| stored.paper))
+    }
+
+    /// Like [`PaperIndex::find`], with the work's id.
+    pub fn find_with_id(&self, key: &DedupKey) -> Result<Option<(PaperId, Paper)>, IndexError> {
+        let searcher = self.reader.searcher();
+        let found = find_by_key(&searcher, self.fields, &key.to_string())?;
+        Ok(found.into_iter().next().map(|stored| (stored.id, stored.paper)))
     }
 
     /// How many works the last commit holds.

@@ -60,23 +60,44 @@ impl PaperQuery {
 impl PaperIndex {
     /// The committed papers matching `query`, best first (see the module docs for the rules).
     pub fn search(&self, query: &PaperQuery) -> Result<Vec<Hit>, IndexError> {
+        let searcher = self.searcher();
+        let fields = self.fields();
+        self.top(&searcher, query)?.into_iter().map(|(score, address)| hit(&searcher, fields, address, score)).collect()
+    }
+
+    /// The same ranking as [`PaperIndex::search`], without loading the papers: their ids and
+    /// scores, best first. For ranking many candidates and loading only the few that are used.
+    pub fn rank(&self, query: &PaperQuery) -> Result<Vec<(PaperId, f32)>, IndexError> {
+        let searcher = self.searcher();
+        let mut ids = Vec::new();
+        for (score, address) in self.top(&searcher, query)? {
+            let column = searcher
+                .segment_reader(address.segment_ord)
+                .fast_fields()
+                .u64(Fields::ID)
+                .map_err(|source| IndexError::Search { source })?;
+            let id = column.first(address.doc_id).ok_or(IndexError::DamagedDocument { field: Fields::ID })?;
+            ids.push((PaperId::new(id), score));
+        }
+        Ok(ids)
+    }
+
+    /// The addresses and scores of the best `query.limit` matches.
+    fn top(&self, searcher: &Searcher, query: &PaperQuery) -> Result<Vec<(f32, DocAddress)>, IndexError> {
         let window_is_empty = matches!((query.since, query.until), (Some(since), Some(until)) if since > until);
         if query.limit == 0 || window_is_empty {
             return Ok(Vec::new());
         }
-        let fields = self.fields();
-        let searcher = self.searcher();
-        let mut clauses = filters(fields, query);
+        let mut clauses = filters(self.fields(), query);
         if query.text.trim().is_empty() {
             clauses.push((Occur::Must, Box::new(AllQuery)));
             let newest_first = TopDocs::with_limit(query.limit).order_by_fast_field::<DateTime>(Fields::ENTERED, Order::Desc);
             let found = searcher.search(&BooleanQuery::new(clauses), &newest_first).map_err(|source| IndexError::Search { source })?;
-            return found.into_iter().map(|(_, address)| hit(&searcher, fields, address, 0.0)).collect();
+            return Ok(found.into_iter().map(|(_, address)| (0.0, address)).collect());
         }
         clauses.push((Occur::Must, self.text_query(&query.text)));
         let best_first = TopDocs::with_limit(query.limit);
-        let found = searcher.search(&BooleanQuery::new(clauses), &best_first).map_err(|source| IndexError::Search { source })?;
-        found.into_iter().map(|(score, address)| hit(&searcher, fields, address, score)).collect()
+        searcher.search(&BooleanQuery::new(clauses), &best_first).map_err(|source| IndexError::Search { source })
     }
 
     /// `text` as a query over the text fields: as written if it parses, else as its plain words.

@@ -194,3 +194,29 @@ fn searches_see_upserts_only_once_committed() -> TestResult {
     assert_eq!(index.clone().paper_count()?, 1, "clones share the reader");
     Ok(())
 }
+
+#[test]
+fn rank_orders_ids_exactly_as_search_orders_papers() -> TestResult {
+    let papers = vec![
+        with_abstract(paper(Source::Pubmed, "Protein folding kinetics", "Ito", "2025-01-06"), "protein protein folding"),
+        paper(Source::Arxiv, "Protein language models", "Li", "2025-01-07"),
+        paper(Source::Biorxiv, "Folding of RNA hairpins in living cells", "Ng", "2025-01-08"),
+        paper(Source::Medrxiv, "Galaxy rotation curves", "Oh", "2025-01-08"),
+    ];
+    let index = index_of(papers)?;
+    let arxiv_only = PaperQuery { sources: vec![Source::Arxiv], ..PaperQuery::new("protein", 10) };
+    for query in [PaperQuery::new("protein folding", 10), PaperQuery::new("", 10), arxiv_only] {
+        let searched = index.search(&query)?;
+        let ranked = index.rank(&query)?;
+        let searched: Vec<_> = searched.iter().map(|hit| (hit.id, hit.score)).collect();
+        assert_eq!(ranked, searched, "{query:?}");
+    }
+    assert_eq!(index.rank(&PaperQuery::new("protein folding", 10))?.len(), 3);
+
+    let rna = paper(Source::Biorxiv, "Folding of RNA hairpins in living cells", "Ng", "2025-01-08");
+    let key = engine::dedup::DedupKey::Title(engine::dedup::title_key(&rna).expect("a title key"));
+    let (id, found) = index.find_with_id(&key)?.expect("found");
+    assert_eq!(found, rna);
+    assert!(index.rank(&PaperQuery::new("RNA", 10))?.iter().any(|(ranked, _)| *ranked == id));
+    Ok(())
+}

@@ -1,0 +1,95 @@
+//! The `relevance` scenario: how well Papertide's ranking orders a test collection's documents
+//! for its queries, against the collection's relevance judgments.
+//!
+//! Every document becomes a paper (title, and its text as the abstract) in an in-memory index,
+//! each under a synthetic DOI of its own so that deduplication keeps them apart; every query is
+//! searched as its plain words (as a user's topic is) for the best 1,000 documents, through the
+//! production search (`index::PaperIndex::search`: BM25 over title, boosted, and abstract, English
+//! stemming; `rank`, which orders exactly as `search` does without loading the papers). Only queries with judgments count; the measures are in `metrics`.
+
+pub mod collection;
+pub mod metrics;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use anyhow::Context;
+use engine::dedup::DedupKey;
+use engine::paper::{AbstractSection, Paper, Source};
+use index::{PaperIndex, PaperQuery};
+
+pub use collection::{Collection, Format};
+pub use metrics::{mean, measure, Measures};
+
+/// How deep each ranking goes (trec_eval's usual depth).
+pub const DEPTH: usize = 1_000;
+const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
+
+/// One query's measures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryResult {
+    pub query: String,
+    pub relevant: usize,
+    pub measures: Measures,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub collection: String,
+    pub documents: usize,
+    /// Queries with judgments (the ones averaged).
+    pub queries: usize,
+    pub mean: Measures,
+    pub per_query: Vec<QueryResult>,
+    pub index_seconds: f64,
+    pub search_seconds: f64,
+}
+
+/// Indexes `collection` and ranks it for every judged query.
+pub fn evaluate(collection: &Collection) -> anyhow::Result<Evaluation> {
+    let index = PaperIndex::create_in_ram().context("creating the index")?;
+    let started = Instant::now();
+    let mut writer = index.writer(WRITER_HEAP_BYTES).context("index writer")?;
+    let doi = |position: usize| format!("10.0000/relevance.{position}");
+    for (position, document) in collection.documents.iter().enumerate() {
+        let mut paper = Paper::new(Source::Pubmed, document.title.clone());
+        paper.ids.doi = Some(doi(position));
+        paper.abstract_sections = vec![AbstractSection { label: None, text: document.text.clone() }];
+        writer.upsert(paper)?;
+    }
+    writer.commit()?;
+    let mut by_id = HashMap::new();
+    for (position, document) in collection.documents.iter().enumerate() {
+        let (id, _) = index.find_with_id(&DedupKey::Doi(doi(position)))?.context("a document went missing from the index")?;
+        by_id.insert(id, document.id.clone());
+    }
+    let index_seconds = started.elapsed().as_secs_f64();
+
+    let started = Instant::now();
+    let mut per_query = Vec::new();
+    for query in &collection.queries {
+        let Some(relevant) = collection.judgments.get(&query.id) else {
+            continue;
+        };
+        let ranked = index.rank(&PaperQuery::new(plain_words(&query.text), DEPTH))?;
+        let ranking: Vec<String> = ranked.iter().filter_map(|(id, _)| by_id.get(id).cloned()).collect();
+        per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ranking, relevant) });
+    }
+    let search_seconds = started.elapsed().as_secs_f64();
+    let all: Vec<Measures> = per_query.iter().map(|result| result.measures).collect();
+    Ok(Evaluation {
+        collection: collection.name.clone(),
+        documents: collection.documents.len(),
+        queries: per_query.len(),
+        mean: mean(&all),
+        per_query,
+        index_seconds,
+        search_seconds,
+    })
+}
+
+/// The query's words, without anything the query syntax would read as an operator.
+fn plain_words(text: &str) -> String {
+    text.split(|character: char| !character.is_alphanumeric()).filter(|word| !word.is_empty()).collect::<Vec<_>>().join(" ")
+}
