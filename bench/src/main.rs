@@ -129,26 +129,36 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
 
 fn relevance_figures(dir: &std::path::Path, format: Option<Format>) -> anyhow::Result<serde_json::Value> {
     let collection = Collection::load(dir, format)?;
-    let evaluation = relevance::evaluate(&collection)?;
-    let mean = evaluation.mean;
-    let per_query: serde_json::Map<String, serde_json::Value> = evaluation
+    let plain = relevance::evaluate(&collection, None)?;
+    let expanded = relevance::evaluate(&collection, Some(&relevance::Rm3::default()))?;
+    let run = |evaluation: &relevance::Evaluation| {
+        let mean = evaluation.mean;
+        let per_query: serde_json::Map<String, serde_json::Value> =
+            evaluation.per_query.iter().map(|result| (result.query.clone(), json!(round4(result.measures.average_precision)))).collect();
+        json!({
+            "map": round4(mean.average_precision),
+            "ndcgAt10": round4(mean.ndcg_at_10),
+            "precisionAt10": round4(mean.precision_at_10),
+            "recallAt100": round4(mean.recall_at_100),
+            "searchSeconds": round(evaluation.search_seconds),
+            "averagePrecisionPerQuery": per_query,
+        })
+    };
+    let improved = plain
         .per_query
         .iter()
-        .map(|result| (result.query.clone(), json!({ "relevant": result.relevant, "ap": round4(result.measures.average_precision) })))
-        .collect();
+        .zip(&expanded.per_query)
+        .filter(|(before, after)| after.measures.average_precision > before.measures.average_precision)
+        .count();
     Ok(json!({
         "scenario": "relevance",
-        "collection": evaluation.collection,
-        "documents": evaluation.documents,
-        "queries": evaluation.queries,
-        "ranking": "bm25",
-        "map": round4(mean.average_precision),
-        "ndcgAt10": round4(mean.ndcg_at_10),
-        "precisionAt10": round4(mean.precision_at_10),
-        "recallAt100": round4(mean.recall_at_100),
-        "indexSeconds": round(evaluation.index_seconds),
-        "searchSeconds": round(evaluation.search_seconds),
-        "perQuery": per_query,
+        "collection": plain.collection,
+        "documents": plain.documents,
+        "queries": plain.queries,
+        "indexSeconds": round(plain.index_seconds),
+        "bm25": run(&plain),
+        "bm25Rm3": run(&expanded),
+        "queriesImprovedByExpansion": improved,
     }))
 }
 

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use bench::relevance::{evaluate, Collection, Format};
+use bench::relevance::{evaluate, Collection, Format, Rm3};
 
 fn collection(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("collections").join(name)
@@ -17,10 +17,13 @@ fn med_is_read_whole_and_ranked_like_bm25() -> anyhow::Result<()> {
     let med = Collection::load(&collection("med"), None)?;
     assert_eq!((med.documents.len(), med.queries.len(), med.judgments.len()), (1033, 30, 30));
     assert_eq!(med.judgments.values().map(|relevant| relevant.len()).sum::<usize>(), 696);
-    let evaluation = evaluate(&med)?;
+    let evaluation = evaluate(&med, None)?;
     assert_eq!(evaluation.queries, 30);
     assert!(evaluation.mean.average_precision > 0.45, "MED MAP {}", evaluation.mean.average_precision);
     assert!(evaluation.mean.ndcg_at_10 > 0.55, "MED nDCG@10 {}", evaluation.mean.ndcg_at_10);
+    let expanded = evaluate(&med, Some(&Rm3::default()))?;
+    let (before, after) = (evaluation.mean.average_precision, expanded.mean.average_precision);
+    assert!(after > before + 0.03, "RM3 expansion should lift MED's MAP well above plain BM25: {before} -> {after}");
     Ok(())
 }
 
@@ -30,7 +33,7 @@ fn cranfield_queries_are_numbered_by_position_and_graded_by_code() -> anyhow::Re
     assert_eq!((cranfield.documents.len(), cranfield.queries.len()), (1400, 225));
     assert_eq!(cranfield.queries.last().map(|query| query.id.as_str()), Some("225"));
     assert_eq!(cranfield.judgments.values().map(|relevant| relevant.len()).sum::<usize>(), 1612, "codes 1–4 only");
-    let evaluation = evaluate(&cranfield)?;
+    let evaluation = evaluate(&cranfield, None)?;
     assert!(evaluation.mean.average_precision > 0.25, "Cranfield MAP {}", evaluation.mean.average_precision);
     Ok(())
 }
@@ -51,7 +54,7 @@ fn beir_collections_are_read_and_measured() -> anyhow::Result<()> {
     std::fs::write(dir.path().join("qrels/test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\t3\t2\nq2\td2\t0\n")?;
     let beir = Collection::load(dir.path(), None)?;
     assert_eq!((beir.documents.len(), beir.queries.len(), beir.judgments.len()), (3, 2, 2));
-    let evaluation = evaluate(&beir)?;
+    let evaluation = evaluate(&beir, None)?;
     assert_eq!(evaluation.queries, 2);
     assert!((evaluation.mean.average_precision - 1.0).abs() < 1e-9, "{evaluation:?}");
 

@@ -8,6 +8,7 @@
 pub mod account;
 pub mod dedup;
 pub mod error;
+pub mod expansion;
 pub mod harvest;
 pub mod mail;
 pub mod paper;

@@ -30,6 +30,7 @@
 //! rule of its own; it stores each work's keys and asks `engine`.
 
 mod error;
+mod expand;
 mod paper_index;
 mod query;
 mod schema;
@@ -39,6 +40,7 @@ mod writer;
 use std::fmt;
 
 pub use error::IndexError;
+pub use expand::Expansion;
 pub use paper_index::{PaperIndex, DEFAULT_WRITER_HEAP_BYTES, MIN_WRITER_HEAP_BYTES, SCHEMA_VERSION_FILE};
 pub use query::{Hit, PaperQuery, TITLE_BOOST};
 pub use schema::SCHEMA_VERSION;

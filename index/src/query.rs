@@ -71,13 +71,7 @@ impl PaperIndex {
         let searcher = self.searcher();
         let mut ids = Vec::new();
         for (score, address) in self.top(&searcher, query)? {
-            let column = searcher
-                .segment_reader(address.segment_ord)
-                .fast_fields()
-                .u64(Fields::ID)
-                .map_err(|source| IndexError::Search { source })?;
-            let id = column.first(address.doc_id).ok_or(IndexError::DamagedDocument { field: Fields::ID })?;
-            ids.push((PaperId::new(id), score));
+            ids.push((id_of(&searcher, address)?, score));
         }
         Ok(ids)
     }
@@ -101,7 +95,7 @@ impl PaperIndex {
     }
 
     /// `text` as a query over the text fields: as written if it parses, else as its plain words.
-    fn text_query(&self, text: &str) -> Box<dyn Query> {
+    pub(crate) fn text_query(&self, text: &str) -> Box<dyn Query> {
         let fields = self.fields();
         let mut parser = QueryParser::for_index(self.index(), fields.text_fields());
         parser.set_field_boost(fields.title, TITLE_BOOST);
@@ -117,7 +111,7 @@ impl PaperIndex {
 }
 
 /// The date-window and source clauses of `query`, scoring nothing.
-fn filters(fields: Fields, query: &PaperQuery) -> Vec<(Occur, Box<dyn Query>)> {
+pub(crate) fn filters(fields: Fields, query: &PaperQuery) -> Vec<(Occur, Box<dyn Query>)> {
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
     if query.since.is_some() || query.until.is_some() {
         let bound = |day: Option<NaiveDate>| match day {
@@ -139,6 +133,13 @@ fn filters(fields: Fields, query: &PaperQuery) -> Vec<(Occur, Box<dyn Query>)> {
         clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(any_source)), 0.0))));
     }
     clauses
+}
+
+/// The id of the document at `address`, from its fast field.
+pub(crate) fn id_of(searcher: &Searcher, address: DocAddress) -> Result<PaperId, IndexError> {
+    let column = searcher.segment_reader(address.segment_ord).fast_fields().u64(Fields::ID).map_err(|source| IndexError::Search { source })?;
+    let id = column.first(address.doc_id).ok_or(IndexError::DamagedDocument { field: Fields::ID })?;
+    Ok(PaperId::new(id))
 }
 
 fn hit(searcher: &Searcher, fields: Fields, address: DocAddress, score: f32) -> Result<Hit, IndexError> {

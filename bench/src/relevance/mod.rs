@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use engine::dedup::DedupKey;
+pub use engine::expansion::Rm3;
 use engine::paper::{AbstractSection, Paper, Source};
 use index::{PaperIndex, PaperQuery};
 
@@ -46,8 +47,9 @@ pub struct Evaluation {
     pub search_seconds: f64,
 }
 
-/// Indexes `collection` and ranks it for every judged query.
-pub fn evaluate(collection: &Collection) -> anyhow::Result<Evaluation> {
+/// Indexes `collection` and ranks it for every judged query, with the query as typed (`None`) or
+/// expanded by RM3 with `expansion`.
+pub fn evaluate(collection: &Collection, expansion: Option<&Rm3>) -> anyhow::Result<Evaluation> {
     let index = PaperIndex::create_in_ram().context("creating the index")?;
     let started = Instant::now();
     let mut writer = index.writer(WRITER_HEAP_BYTES).context("index writer")?;
@@ -72,7 +74,11 @@ pub fn evaluate(collection: &Collection) -> anyhow::Result<Evaluation> {
         let Some(relevant) = collection.judgments.get(&query.id) else {
             continue;
         };
-        let ranked = index.rank(&PaperQuery::new(plain_words(&query.text), DEPTH))?;
+        let wanted = PaperQuery::new(plain_words(&query.text), DEPTH);
+        let ranked = match expansion {
+            None => index.rank(&wanted)?,
+            Some(params) => index.rank_expanded(&wanted, params)?.0,
+        };
         let ranking: Vec<String> = ranked.iter().filter_map(|(id, _)| by_id.get(id).cloned()).collect();
         per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ranking, relevant) });
     }

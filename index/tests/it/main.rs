@@ -3,6 +3,7 @@
 
 mod common;
 mod dedup;
+mod expand;
 mod properties;
 mod search;
 mod storage;

@@ -1,0 +1,169 @@
+//! Local query expansion by pseudo-relevance feedback, RM3-style: the best-ranked papers for a
+//! query are taken as relevant, the words they use most (weighted by how well each paper
+//! matched) form a relevance model, and the query becomes a weighted mix of its own words and the
+//! model's strongest words. It needs no network and no model; the index supplies the feedback
+//! papers as analyzed word counts, and runs the weighted query.
+//!
+//! The rule (Lavrenko & Croft's relevance model, interpolated as RM3):
+//! - each feedback paper `d` weighs `w(d) = score(d) / Σ score` (its share of the retrieval
+//!   scores);
+//! - `P(t|R) = Σ_d w(d) · tf(t, d) / |d|` over the feedback papers, stopwords, numbers and
+//!   one-letter words excluded, keeping the `feedback_terms` strongest and renormalizing them;
+//! - `P(t|q) = qtf(t) / |q|` over the query's own words;
+//! - the final weight is `original_weight · P(t|q) + (1 − original_weight) · P(t|R)`.
+
+use std::collections::{BTreeMap, HashMap};
+
+/// A feedback paper: its retrieval score and its analyzed words (the index's own tokens).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FeedbackDoc {
+    pub score: f32,
+    pub term_counts: HashMap<String, u32>,
+}
+
+impl FeedbackDoc {
+    /// Counts `tokens`, the paper's analyzed text.
+    pub fn from_tokens(score: f32, tokens: impl IntoIterator<Item = String>) -> FeedbackDoc {
+        let mut term_counts = HashMap::new();
+        for token in tokens {
+            *term_counts.entry(token).or_insert(0) += 1;
+        }
+        FeedbackDoc { score, term_counts }
+    }
+
+    fn length(&self) -> u32 {
+        self.term_counts.values().sum()
+    }
+}
+
+/// The knobs of the expansion.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rm3 {
+    /// How many of the best papers are taken as relevant.
+    pub feedback_docs: usize,
+    /// How many words of the relevance model join the query.
+    pub feedback_terms: usize,
+    /// The share of the query's own words in the mix (0 to 1).
+    pub original_weight: f32,
+}
+
+impl Default for Rm3 {
+    /// The common RM3 settings: 10 papers, 10 words, half and half.
+    fn default() -> Rm3 {
+        Rm3 { feedback_docs: 10, feedback_terms: 10, original_weight: 0.5 }
+    }
+}
+
+/// The expanded query: each word with its weight, strongest first (ties by word).
+pub fn rm3(query_terms: &[String], feedback: &[FeedbackDoc], params: &Rm3) -> Vec<(String, f32)> {
+    let mut weights: BTreeMap<String, f32> = BTreeMap::new();
+    let query_length = query_terms.len() as f32;
+    for term in query_terms {
+        *weights.entry(term.clone()).or_insert(0.0) += params.original_weight / query_length;
+    }
+    let model = relevance_model(feedback, params.feedback_terms);
+    let original_weight = if model.is_empty() { 1.0 } else { params.original_weight };
+    if model.is_empty() {
+        // Without feedback the query stands alone, with its own proportions.
+        weights.values_mut().for_each(|weight| *weight /= params.original_weight.max(f32::EPSILON));
+    }
+    for (term, probability) in model {
+        *weights.entry(term).or_insert(0.0) += (1.0 - original_weight) * probability;
+    }
+    let mut expanded: Vec<(String, f32)> = weights.into_iter().filter(|(_, weight)| *weight > 0.0).collect();
+    expanded.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    expanded
+}
+
+/// `P(t|R)` over the feedback papers: the `keep` strongest words, renormalized to sum to 1.
+fn relevance_model(feedback: &[FeedbackDoc], keep: usize) -> Vec<(String, f32)> {
+    let total_score: f32 = feedback.iter().map(|doc| doc.score.max(0.0)).sum();
+    if total_score <= 0.0 || keep == 0 {
+        return Vec::new();
+    }
+    let mut model: HashMap<&str, f32> = HashMap::new();
+    for doc in feedback {
+        let length = doc.length();
+        if length == 0 {
+            continue;
+        }
+        let doc_weight = doc.score.max(0.0) / total_score;
+        for (term, count) in &doc.term_counts {
+            if is_expansion_word(term) {
+                *model.entry(term.as_str()).or_insert(0.0) += doc_weight * *count as f32 / length as f32;
+            }
+        }
+    }
+    let mut strongest: Vec<(&str, f32)> = model.into_iter().collect();
+    strongest.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    strongest.truncate(keep);
+    let sum: f32 = strongest.iter().map(|(_, probability)| probability).sum();
+    strongest.into_iter().map(|(term, probability)| (term.to_owned(), probability / sum)).collect()
+}
+
+/// Words worth adding to a query: not a stopword, not a number, longer than one letter.
+fn is_expansion_word(term: &str) -> bool {
+    term.chars().count() > 1 && !term.chars().all(|character| character.is_ascii_digit()) && !STOPWORDS.contains(&term)
+}
+
+/// English function words, and the stems the index's analyzer makes of them: they carry no topic.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "abov", "above", "after", "again", "against", "all", "also", "am", "an", "and", "ani", "any", "are", "as", "at", "be",
+    "becaus", "because", "been", "befor", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
+    "doe", "does", "done", "dure", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+    "here", "hi", "him", "his", "how", "howev", "however", "i", "if", "in", "into", "is", "it", "it'", "its", "itself", "just", "may",
+    "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "onc", "once", "onli", "only", "or",
+    "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "thi", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use", "used",
+    "veri", "very", "wa", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "whi", "why",
+    "will", "with", "within", "without", "would", "yet", "you", "your",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(score: f32, text: &str) -> FeedbackDoc {
+        FeedbackDoc::from_tokens(score, text.split_whitespace().map(str::to_owned))
+    }
+
+    fn terms(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn the_query_keeps_half_and_the_feedback_words_share_the_rest() {
+        let feedback = [doc(3.0, "lens crystallin protein the of"), doc(1.0, "lens cataract the")];
+        let expanded = rm3(&terms("crystallin lens"), &feedback, &Rm3 { feedback_terms: 3, ..Rm3::default() });
+        let total: f32 = expanded.iter().map(|(_, weight)| weight).sum();
+        assert!((total - 1.0).abs() < 1e-5, "weights sum to 1: {expanded:?}");
+        assert_eq!(expanded[0].0, "lens", "in the query and in every feedback paper");
+        assert!(expanded.iter().all(|(term, _)| term != "the" && term != "of"), "no stopwords: {expanded:?}");
+        assert!(expanded.iter().any(|(term, _)| term == "protein"), "{expanded:?}");
+        assert!(!expanded.iter().any(|(term, _)| term == "cataract"), "only the 3 strongest words join: {expanded:?}");
+    }
+
+    #[test]
+    fn better_matching_papers_weigh_more() {
+        let feedback = [doc(9.0, "alpha"), doc(1.0, "beta")];
+        let expanded = rm3(&terms("query"), &feedback, &Rm3::default());
+        let weight = |word: &str| expanded.iter().find(|(term, _)| term == word).map(|(_, weight)| *weight).unwrap_or(0.0);
+        assert!((weight("alpha") - 0.45).abs() < 1e-5 && (weight("beta") - 0.05).abs() < 1e-5, "{expanded:?}");
+        assert!((weight("query") - 0.5).abs() < 1e-5);
+    }
+
+    #[test]
+    fn without_feedback_the_query_stands_alone() {
+        let expanded = rm3(&terms("gene gene editing"), &[], &Rm3::default());
+        assert_eq!(expanded.len(), 2);
+        let weight = |word: &str| expanded.iter().find(|(term, _)| term == word).map(|(_, weight)| *weight).unwrap_or(0.0);
+        assert!((weight("gene") - 2.0 / 3.0).abs() < 1e-5 && (weight("editing") - 1.0 / 3.0).abs() < 1e-5, "{expanded:?}");
+        assert!(rm3(&[], &[], &Rm3::default()).is_empty());
+    }
+
+    #[test]
+    fn numbers_and_single_letters_are_not_expansion_words() {
+        assert!(!is_expansion_word("1998") && !is_expansion_word("x") && !is_expansion_word("thi"));
+        assert!(is_expansion_word("p53") && is_expansion_word("glucos"));
+    }
+}
