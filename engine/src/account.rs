@@ -247,6 +247,56 @@ impl Default for Preferences {
     }
 }
 
+/// What a free plan may not choose (spec §5 and §6: PubMed only, Monday).
+pub const MSG_FREE_PLAN_LOCKED: &str =
+    "Free plans receive PubMed papers on Mondays. Upgrade to Pro or Team to choose your sources and delivery day.";
+/// A change that would leave no source to search.
+pub const MSG_NO_SOURCE: &str = "Choose at least one source for your digests.";
+
+/// A change to a user's preferences, as the dashboard sends it: any of the fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PreferencesChange {
+    pub include_pubmed: Option<bool>,
+    pub include_arxiv: Option<bool>,
+    pub include_biorxiv: Option<bool>,
+    pub weekly_digest: Option<bool>,
+    pub daily_highlights: Option<bool>,
+    pub delivery_day: Option<DeliveryDay>,
+}
+
+impl Preferences {
+    /// The preferences the service applies on `tier`: a free plan gets PubMed only, on Mondays,
+    /// whatever was stored (a downgrade keeps the paid choices for a later upgrade).
+    pub fn effective(&self, tier: Tier) -> Preferences {
+        if tier.is_paid() {
+            return self.clone();
+        }
+        Preferences { include_pubmed: true, include_arxiv: false, include_biorxiv: false, delivery_day: DeliveryDay::Monday, ..self.clone() }
+    }
+
+    /// These preferences with `change` applied, if `tier` allows it: a free plan cannot choose
+    /// sources or the day (sending the values it already has is fine), and some source must stay.
+    pub fn changed(&self, change: &PreferencesChange, tier: Tier) -> Result<Preferences, &'static str> {
+        let current = self.effective(tier);
+        let next = Preferences {
+            include_pubmed: change.include_pubmed.unwrap_or(current.include_pubmed),
+            include_arxiv: change.include_arxiv.unwrap_or(current.include_arxiv),
+            include_biorxiv: change.include_biorxiv.unwrap_or(current.include_biorxiv),
+            weekly_digest: change.weekly_digest.unwrap_or(current.weekly_digest),
+            daily_highlights: change.daily_highlights.unwrap_or(current.daily_highlights),
+            delivery_day: change.delivery_day.unwrap_or(current.delivery_day),
+        };
+        if !tier.is_paid() && next.effective(tier) != next {
+            return Err(MSG_FREE_PLAN_LOCKED);
+        }
+        if !(next.include_pubmed || next.include_arxiv || next.include_biorxiv) {
+            return Err(MSG_NO_SOURCE);
+        }
+        Ok(next)
+    }
+}
+
 /// Normalizes an email address for identity: trimmed and lower-cased. Two addresses that
 /// normalize alike are one account.
 pub fn normalize_email(email: &str) -> String {
@@ -288,5 +338,32 @@ mod tests {
     #[test]
     fn emails_normalize_by_trimming_and_lowercasing() {
         assert_eq!(normalize_email("  Ada@Example.ORG "), "ada@example.org");
+    }
+
+    #[test]
+    fn free_plans_get_pubmed_on_mondays_whatever_was_stored() {
+        let stored = Preferences { include_arxiv: true, delivery_day: DeliveryDay::Friday, ..Preferences::default() };
+        let free = stored.effective(Tier::Free);
+        assert_eq!((free.include_pubmed, free.include_arxiv, free.include_biorxiv, free.delivery_day), (true, false, false, DeliveryDay::Monday));
+        assert_eq!(stored.effective(Tier::Pro), stored);
+    }
+
+    #[test]
+    fn preference_changes_follow_the_plan() {
+        let stored = Preferences::default();
+        let change = |json: &str| serde_json::from_str::<PreferencesChange>(json).expect("a change");
+        let paid = stored.changed(&change(r#"{"deliveryDay":"friday","includePubmed":false}"#), Tier::Pro).expect("paid plans choose");
+        assert_eq!((paid.delivery_day, paid.include_pubmed, paid.include_arxiv), (DeliveryDay::Friday, false, true));
+
+        assert_eq!(stored.changed(&change(r#"{"deliveryDay":"friday"}"#), Tier::Free), Err(MSG_FREE_PLAN_LOCKED));
+        assert_eq!(stored.changed(&change(r#"{"includeArxiv":true}"#), Tier::Free), Err(MSG_FREE_PLAN_LOCKED));
+        assert_eq!(stored.changed(&change(r#"{"includePubmed":false}"#), Tier::Free), Err(MSG_FREE_PLAN_LOCKED));
+        let free = stored.changed(&change(r#"{"weeklyDigest":false,"deliveryDay":"monday","includeArxiv":false}"#), Tier::Free).expect("allowed");
+        assert!(!free.weekly_digest);
+
+        let none = change(r#"{"includePubmed":false,"includeArxiv":false,"includeBiorxiv":false}"#);
+        assert_eq!(stored.changed(&none, Tier::Team), Err(MSG_NO_SOURCE));
+        assert!(serde_json::from_str::<PreferencesChange>(r#"{"deliveryDay":"funday"}"#).is_err());
+        assert!(serde_json::from_str::<PreferencesChange>(r#"{"isUnlimited":true}"#).is_err(), "unknown fields are refused");
     }
 }

@@ -14,4 +14,5 @@ mod password_reset;
 mod security;
 mod signup;
 mod smtp;
+mod users;
 mod verification;
