@@ -1,4 +1,6 @@
-//! A search term as users type it: the spec's §5 schema with its exact messages.
+//! Search terms: the entity (spec §3), the plan limits (free 1, pro 5, team 10; §8's 402 and
+//! 403 answers), and the term as users type it, checked with the spec's §5 schema and its exact
+//! messages.
 //!
 //! The term is trimmed, then checked in this order: length (3 to 200 characters), injection-like
 //! patterns, then the allowed characters (letters, digits, whitespace and `- _ . , ( ) & + ' " :
@@ -7,6 +9,12 @@
 //! where they frame a comparison (`' or '1'='1`). SQL keywords are refused in the shapes of a
 //! statement (`union select`, `drop table`, `insert into`, …), not as words, so that topics such
 //! as "drug selection" or "protein drop-out" stay valid.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::account::{Tier, UserId};
 
 pub const MSG_TOO_SHORT: &str = "Search term must be at least 3 characters";
 pub const MSG_TOO_LONG: &str = "Search term must be less than 200 characters";
@@ -39,6 +47,102 @@ const STATEMENT_SHAPES: &[(&str, &str)] = &[
 
 /// Words that open script code when followed by `(` or `:`.
 const SCRIPT_CALLS: &[&str] = &["javascript:", "vbscript:", "data:text", "eval(", "alert(", "exec(", "execute(", "sleep(", "benchmark("];
+
+/// A search term's id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TermId(pub Uuid);
+
+impl std::fmt::Display for TermId {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(formatter)
+    }
+}
+
+impl std::str::FromStr for TermId {
+    type Err = uuid::Error;
+
+    fn from_str(text: &str) -> Result<TermId, uuid::Error> {
+        Uuid::parse_str(text).map(TermId)
+    }
+}
+
+/// Where a term's search stands (the dashboard shows 'Pending', 'Searching...', 'Complete',
+/// 'Failed').
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TermStatus {
+    #[default]
+    Pending,
+    Processing,
+    Completed,
+    Failed,
+}
+
+/// A user's search term (spec §3 `search_terms`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchTerm {
+    pub id: TermId,
+    pub user_id: UserId,
+    pub term: String,
+    pub is_active: bool,
+    /// Added on the free plan.
+    pub is_free: bool,
+    pub status: TermStatus,
+    pub last_processed_at: Option<DateTime<Utc>>,
+    pub next_scheduled_run: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl SearchTerm {
+    /// A new, active, pending term.
+    pub fn new(id: TermId, user_id: UserId, term: String, tier: Tier, now: DateTime<Utc>) -> SearchTerm {
+        SearchTerm {
+            id,
+            user_id,
+            term,
+            is_active: true,
+            is_free: !tier.is_paid(),
+            status: TermStatus::Pending,
+            last_processed_at: None,
+            next_scheduled_run: None,
+            created_at: now,
+        }
+    }
+}
+
+/// Why one more term is refused (spec §8): a plan with room to grow asks for payment (402), the
+/// largest plan asks to contact support (403).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TermLimit {
+    RequiresPayment { current_count: usize, message: String },
+    RequiresSupport { message: String },
+}
+
+/// Whether a user on `tier` with `active_terms` active terms may add one more. `is_unlimited`
+/// (set by an operator) lifts the limit.
+pub fn check_term_limit(tier: Tier, is_unlimited: bool, active_terms: usize) -> Result<(), TermLimit> {
+    let limit = tier.search_term_limit();
+    if is_unlimited || active_terms < limit {
+        return Ok(());
+    }
+    let plural = if limit == 1 { "term" } else { "terms" };
+    match tier {
+        Tier::Team => Err(TermLimit::RequiresSupport {
+            message: format!(
+                "You have reached the maximum of {limit} search {plural} on the Team plan. Contact support to add more."
+            ),
+        }),
+        Tier::Free | Tier::Pro => Err(TermLimit::RequiresPayment {
+            current_count: active_terms,
+            message: format!(
+                "Your {} plan includes {limit} search {plural}. Upgrade your plan to add more.",
+                tier.label()
+            ),
+        }),
+    }
+}
 
 /// The trimmed term, or the message of the first rule it breaks.
 pub fn validate_search_term(text: &str) -> Result<String, &'static str> {
@@ -142,6 +246,32 @@ mod tests {
         ] {
             assert_eq!(validate_search_term(attack), Err(MSG_INJECTION), "{attack:?}");
         }
+    }
+
+    #[test]
+    fn plan_limits_ask_for_payment_then_for_support() {
+        assert_eq!(check_term_limit(Tier::Free, false, 0), Ok(()));
+        assert!(matches!(check_term_limit(Tier::Free, false, 1), Err(TermLimit::RequiresPayment { current_count: 1, .. })));
+        assert_eq!(check_term_limit(Tier::Pro, false, 4), Ok(()));
+        let Err(TermLimit::RequiresPayment { current_count, message }) = check_term_limit(Tier::Pro, false, 5) else {
+            panic!("pro stops at 5");
+        };
+        assert_eq!((current_count, message.as_str()), (5, "Your Pro plan includes 5 search terms. Upgrade your plan to add more."));
+        assert_eq!(check_term_limit(Tier::Team, false, 9), Ok(()));
+        assert!(matches!(check_term_limit(Tier::Team, false, 10), Err(TermLimit::RequiresSupport { .. })));
+        assert_eq!(check_term_limit(Tier::Free, true, 40), Ok(()), "isUnlimited lifts the limit");
+    }
+
+    #[test]
+    fn terms_serialize_as_the_client_reads_them() {
+        let id = TermId(Uuid::from_u128(7));
+        let user = UserId(Uuid::from_u128(9));
+        let now: DateTime<Utc> = "2026-11-22T10:00:00Z".parse().expect("a time");
+        let term = SearchTerm::new(id, user, "CRISPR".into(), Tier::Free, now);
+        let json = serde_json::to_value(&term).expect("json");
+        assert_eq!(json["id"], "00000000-0000-0000-0000-000000000007");
+        assert_eq!((json["status"].as_str(), json["isActive"].as_bool(), json["isFree"].as_bool()), (Some("pending"), Some(true), Some(true)));
+        assert!(json["lastProcessedAt"].is_null() && json["createdAt"].is_string());
     }
 
     #[test]

@@ -43,6 +43,12 @@ pub struct Store {
     pub(crate) mail_dead: sled::Tree,
     /// source name (`pubmed`, …) → `HarvestState`
     pub(crate) harvest: sled::Tree,
+    /// term id (16 bytes) → `SearchTerm`
+    pub(crate) search_terms: sled::Tree,
+    /// user id ++ term id → ()
+    pub(crate) search_terms_by_user: sled::Tree,
+    /// Held while a term is added: the plan-limit check reads, then writes.
+    pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
 }
 
 impl Store {
@@ -76,6 +82,9 @@ impl Store {
             mail_queue: db.open_tree("mail_queue")?,
             mail_dead: db.open_tree("mail_dead")?,
             harvest: db.open_tree("harvest_state")?,
+            search_terms: db.open_tree("search_terms")?,
+            search_terms_by_user: db.open_tree("search_terms_by_user")?,
+            adding_terms: std::sync::Arc::default(),
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;

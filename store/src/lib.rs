@@ -14,6 +14,7 @@ mod error;
 pub mod harvest;
 pub mod mail_queue;
 pub mod preferences;
+pub mod search_terms;
 pub mod secret;
 pub mod sessions;
 pub mod tokens;

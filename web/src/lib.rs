@@ -18,6 +18,7 @@ pub mod papers;
 pub mod security;
 pub mod server;
 pub mod state;
+pub mod terms;
 pub mod users;
 
 pub use app::create_app;

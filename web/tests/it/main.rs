@@ -14,5 +14,6 @@ mod password_reset;
 mod security;
 mod signup;
 mod smtp;
+mod terms;
 mod users;
 mod verification;

@@ -221,6 +221,10 @@ impl Client {
         Self::answer(self.http.patch(format!("{}{path}", self.base)).json(&body).send().await).await
     }
 
+    pub async fn delete(&self, path: &str) -> Answer {
+        Self::answer(self.http.delete(format!("{}{path}", self.base)).send().await).await
+    }
+
     /// A POST with extra headers (origin checks) and a raw body.
     pub async fn post_raw(&self, path: &str, headers: &[(&str, &str)], body: String) -> Answer {
         let mut request = self.http.post(format!("{}{path}", self.base)).body(body);

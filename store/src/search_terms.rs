@@ -1,0 +1,157 @@
+//! Search terms (`engine::search_term::SearchTerm`), kept by id with a per-user index. Adding a
+//! term checks the plan limit and writes in one step under a lock, so two concurrent adds cannot
+//! both take a user's last free place.
+
+use engine::search_term::{check_term_limit, SearchTerm, TermId, TermLimit};
+use engine::{Tier, UserId};
+use sled::Transactional;
+
+use crate::codec::{decode, encode, tx_encode};
+use crate::{Result, Store, StoreError};
+
+fn by_user_key(user_id: UserId, id: TermId) -> Vec<u8> {
+    [user_id.as_bytes().as_slice(), id.0.as_bytes().as_slice()].concat()
+}
+
+/// What [`Store::add_search_term`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    Added(SearchTerm),
+    /// The plan has no room; nothing was written.
+    OverLimit(TermLimit),
+}
+
+impl Store {
+    /// A user's terms, oldest first.
+    pub fn search_terms(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
+        let mut terms = Vec::new();
+        for entry in self.search_terms_by_user.scan_prefix(user_id.as_bytes()) {
+            let (key, _) = entry?;
+            let id = &key[16..];
+            if let Some(bytes) = self.search_terms.get(id)? {
+                terms.push(decode::<SearchTerm>("search term", &bytes)?);
+            }
+        }
+        terms.sort_by(|a, b| a.created_at.cmp(&b.created_at).then_with(|| a.id.cmp(&b.id)));
+        Ok(terms)
+    }
+
+    pub fn search_term(&self, id: TermId) -> Result<Option<SearchTerm>> {
+        self.search_terms.get(id.0.as_bytes())?.map(|bytes| decode("search term", &bytes)).transpose()
+    }
+
+    /// Adds `term` if the plan allows one more active term (see `engine::search_term`).
+    pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
+        let _adding = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let active = self.search_terms(term.user_id)?.iter().filter(|existing| existing.is_active).count();
+        if let Err(limit) = check_term_limit(tier, is_unlimited, active) {
+            return Ok(Added::OverLimit(limit));
+        }
+        let key = by_user_key(term.user_id, term.id);
+        (&self.search_terms, &self.search_terms_by_user)
+            .transaction(|(terms, by_user)| {
+                terms.insert(term.id.0.as_bytes().as_slice(), tx_encode("search term", term)?)?;
+                by_user.insert(key.as_slice(), &[])?;
+                Ok(())
+            })
+            .map_err(StoreError::from)?;
+        Ok(Added::Added(term.clone()))
+    }
+
+    /// Changes a term in place; `None` when there is no such term.
+    pub fn update_search_term(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
+        let mut updated = None;
+        self.search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
+            let mut term: SearchTerm = decode("search term", bytes?).ok()?;
+            change(&mut term);
+            let encoded = encode("search term", &term).ok()?;
+            updated = Some(term);
+            Some(encoded)
+        })?;
+        Ok(updated)
+    }
+
+    /// Removes a term; whether it was there.
+    pub fn delete_search_term(&self, id: TermId) -> Result<bool> {
+        let Some(term) = self.search_term(id)? else {
+            return Ok(false);
+        };
+        let key = by_user_key(term.user_id, id);
+        (&self.search_terms, &self.search_terms_by_user)
+            .transaction(|(terms, by_user)| {
+                terms.remove(id.0.as_bytes().as_slice())?;
+                by_user.remove(key.as_slice())?;
+                Ok(())
+            })
+            .map_err(StoreError::from)?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, Utc};
+    use engine::search_term::TermStatus;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn term(user: UserId, text: &str, minutes: i64) -> SearchTerm {
+        let id = TermId(Uuid::new_v4());
+        SearchTerm::new(id, user, text.into(), Tier::Free, Utc::now() + Duration::minutes(minutes))
+    }
+
+    #[test]
+    fn terms_are_added_within_the_plan_listed_changed_and_deleted() -> Result<()> {
+        let store = Store::temporary()?;
+        let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
+        let first = term(ada, "CRISPR", 0);
+        assert_eq!(store.add_search_term(&first, Tier::Free, false)?, Added::Added(first.clone()));
+        let second = term(ada, "gene drive", 1);
+        assert!(matches!(store.add_search_term(&second, Tier::Free, false)?, Added::OverLimit(TermLimit::RequiresPayment { .. })));
+        assert_eq!(store.search_terms(ada)?.len(), 1, "a refused term is not written");
+        assert_eq!(store.add_search_term(&second, Tier::Pro, false)?, Added::Added(second.clone()));
+        store.add_search_term(&term(bob, "dark matter", 2), Tier::Free, false)?;
+
+        let listed: Vec<String> = store.search_terms(ada)?.into_iter().map(|term| term.term).collect();
+        assert_eq!(listed, vec!["CRISPR", "gene drive"]);
+        let changed = store.update_search_term(first.id, |term| term.status = TermStatus::Completed)?.expect("there");
+        assert_eq!(changed.status, TermStatus::Completed);
+        assert_eq!(store.search_term(first.id)?.map(|term| term.status), Some(TermStatus::Completed));
+        assert_eq!(store.update_search_term(TermId(Uuid::new_v4()), |_| {})?, None);
+
+        assert!(store.delete_search_term(first.id)?);
+        assert!(!store.delete_search_term(first.id)?);
+        assert_eq!(store.search_terms(ada)?.len(), 1);
+        assert_eq!(store.search_terms(bob)?.len(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn inactive_terms_do_not_count_against_the_limit() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let first = term(ada, "CRISPR", 0);
+        store.add_search_term(&first, Tier::Free, false)?;
+        store.update_search_term(first.id, |term| term.is_active = false)?;
+        assert!(matches!(store.add_search_term(&term(ada, "gene drive", 1), Tier::Free, false)?, Added::Added(_)));
+        Ok(())
+    }
+
+    #[test]
+    fn concurrent_adds_never_pass_the_limit() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let handles: Vec<_> = (0..8)
+            .map(|index| {
+                let store = store.clone();
+                std::thread::spawn(move || store.add_search_term(&term(ada, &format!("topic {index}"), index), Tier::Pro, false))
+            })
+            .collect();
+        let results: Vec<Result<Added>> = handles.into_iter().map(|handle| handle.join().expect("thread")).collect();
+        let added = results.iter().filter(|result| matches!(result, Ok(Added::Added(_)))).count();
+        assert_eq!(added, 5);
+        assert_eq!(store.search_terms(ada)?.len(), 5);
+        Ok(())
+    }
+}

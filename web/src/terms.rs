@@ -1,0 +1,75 @@
+//! A user's search terms over HTTP (spec §7): `GET /api/users/{userId}/search-terms`,
+//! `PATCH /api/search-terms/{termId}` (new text, checked with the §5 schema; the term searches
+//! again) and `DELETE /api/search-terms/{termId}`. Only the owner sees or touches a term; anyone
+//! else gets the 404 of a term that is not there.
+
+use actix_web::{web, HttpResponse};
+use engine::search_term::{validate_search_term, SearchTerm, TermId, TermStatus};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::auth::SignedIn;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+const MSG_NO_TERM: &str = "Search term not found";
+
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route("/users/{user_id}/search-terms", web::get().to(list))
+        .route("/search-terms/{term_id}", web::patch().to(update))
+        .route("/search-terms/{term_id}", web::delete().to(remove));
+}
+
+/// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.
+async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+    if user_id.parse::<engine::UserId>().ok() != Some(signed_in.user.id) {
+        return Err(ApiError::not_found("Not found"));
+    }
+    Ok(HttpResponse::Ok().json(state.store.search_terms(signed_in.user.id)?))
+}
+
+/// The term `term_id` names, if the signed-in user owns it.
+fn owned_term(state: &AppState, signed_in: &SignedIn, term_id: &str) -> ApiResult<SearchTerm> {
+    let id: TermId = term_id.parse().map_err(|_| ApiError::not_found(MSG_NO_TERM))?;
+    match state.store.search_term(id)? {
+        Some(term) if term.user_id == signed_in.user.id => Ok(term),
+        _ => Err(ApiError::not_found(MSG_NO_TERM)),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TermChange {
+    term: String,
+}
+
+/// `PATCH /api/search-terms/{termId}` `{ term }` → the changed term, pending its next search.
+async fn update(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    term_id: web::Path<String>,
+    change: web::Json<TermChange>,
+) -> ApiResult<HttpResponse> {
+    let term = owned_term(&state, &signed_in, &term_id)?;
+    let text = validate_search_term(&change.term).map_err(ApiError::bad_request)?;
+    let changed = state
+        .store
+        .update_search_term(term.id, |stored| {
+            if stored.term != text {
+                stored.term = text.clone();
+                stored.status = TermStatus::Pending;
+            }
+        })?
+        .ok_or_else(|| ApiError::not_found(MSG_NO_TERM))?;
+    state.store.flush_async().await?;
+    Ok(HttpResponse::Ok().json(changed))
+}
+
+/// `DELETE /api/search-terms/{termId}`.
+async fn remove(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
+    let term = owned_term(&state, &signed_in, &term_id)?;
+    state.store.delete_search_term(term.id)?;
+    state.store.flush_async().await?;
+    Ok(HttpResponse::Ok().json(json!({ "success": true, "id": term.id })))
+}
