@@ -14,6 +14,7 @@ pub mod mail;
 pub mod paper;
 pub mod parse;
 pub mod search_term;
+pub mod summary;
 pub mod validation;
 
 pub use account::{DeliveryDay, Preferences, ResearchField, Tier, UserId};

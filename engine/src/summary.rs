@@ -1,0 +1,242 @@
+//! Extractive summaries, offline: a paper's summary is its most representative sentences, and a
+//! digest's "AI Research Summary" is a few lines drawn from the week's best papers.
+//!
+//! A sentence's weight is the mean frequency (within the abstract) of its content words, so
+//! sentences about what the abstract keeps returning to score high; a structured abstract's
+//! conclusions and results sections get a bonus, and so does an unstructured abstract's last
+//! sentence (where conclusions usually are). The chosen sentences keep their original order. No
+//! randomness, no clock: the same abstract always gives the same summary, which is computed once
+//! per paper and shared by every user.
+
+use std::collections::HashMap;
+
+use crate::paper::Paper;
+
+/// Sentences in a paper's summary.
+pub const PAPER_SUMMARY_SENTENCES: usize = 2;
+/// The most characters of a paper summary (longer sentences are cut at a word).
+const MAX_SUMMARY_CHARS: usize = 400;
+
+/// Words that end a sentence with their period without ending the sentence.
+const ABBREVIATIONS: &[&str] = &["e.g.", "i.e.", "al.", "fig.", "figs.", "vs.", "ca.", "approx.", "no.", "ref.", "eq.", "dr.", "st.", "cf."];
+
+/// Splits prose into sentences at `.`, `!` or `?` followed by a space and a capital letter, a
+/// digit or an opening bracket, leaving abbreviations and decimals alone.
+pub fn sentences(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut found = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for (index, word) in words.iter().enumerate() {
+        current.push(word);
+        let next_starts_sentence = words
+            .get(index + 1)
+            .and_then(|next| next.chars().next())
+            .is_some_and(|first| first.is_uppercase() || first.is_ascii_digit() || first == '(' || first == '[');
+        let ends = word.ends_with(['.', '!', '?']) && !ABBREVIATIONS.contains(&word.to_lowercase().as_str());
+        if ends && (next_starts_sentence || index + 1 == words.len()) {
+            found.push(current.join(" "));
+            current.clear();
+        }
+    }
+    if !current.is_empty() {
+        found.push(current.join(" "));
+    }
+    found
+}
+
+/// A paper's summary: its most representative sentences (see the module docs), or its title
+/// when it has no abstract.
+pub fn summarize_paper(paper: &Paper) -> String {
+    let mut candidates: Vec<(String, f64)> = Vec::new();
+    for section in &paper.abstract_sections {
+        let bonus = match section.label.as_deref().map(str::to_lowercase) {
+            Some(label) if label.contains("conclusion") || label.contains("interpretation") => 1.5,
+            Some(label) if label.contains("result") || label.contains("finding") => 1.2,
+            Some(label) if label.contains("background") || label.contains("method") => 0.8,
+            _ => 1.0,
+        };
+        candidates.extend(sentences(&section.text).into_iter().map(|sentence| (sentence, bonus)));
+    }
+    if candidates.is_empty() {
+        return paper.title.clone();
+    }
+    let unstructured = paper.abstract_sections.iter().all(|section| section.label.is_none());
+    if unstructured && candidates.len() > 2 {
+        if let Some(last) = candidates.last_mut() {
+            last.1 *= 1.3;
+        }
+    }
+    let frequencies = word_frequencies(candidates.iter().map(|(sentence, _)| sentence.as_str()));
+    let mut scored: Vec<(usize, f64)> =
+        candidates.iter().enumerate().map(|(index, (sentence, bonus))| (index, sentence_weight(sentence, &frequencies) * bonus)).collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut chosen: Vec<usize> = scored.iter().take(PAPER_SUMMARY_SENTENCES).map(|(index, _)| *index).collect();
+    chosen.sort_unstable();
+    let summary = chosen.iter().map(|index| candidates[*index].0.as_str()).collect::<Vec<_>>().join(" ");
+    cut_at_word(&summary, MAX_SUMMARY_CHARS)
+}
+
+/// The digest's "AI Research Summary", one line per point: how many papers matched, the themes
+/// they share, and the key finding of each of the best three.
+pub fn digest_summary(term: &str, papers: &[&Paper]) -> Vec<String> {
+    if papers.is_empty() {
+        return vec![format!("No new papers matched \"{term}\" this week.")];
+    }
+    let noun = if papers.len() == 1 { "paper" } else { "papers" };
+    let mut lines = vec![format!("{} new {noun} matched \"{term}\" this week.", papers.len())];
+    let texts: Vec<String> = papers.iter().map(|paper| format!("{} {}", paper.title, paper.abstract_text())).collect();
+    let frequencies = word_frequencies(texts.iter().map(String::as_str));
+    let mut themes: Vec<(&String, &u32)> = frequencies.iter().filter(|(word, count)| **count > 1 && word.len() > 3).collect();
+    themes.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut chosen: Vec<&str> = Vec::new();
+    for (word, _) in &themes {
+        let singular = word.strip_suffix('s').unwrap_or(word);
+        if !chosen.iter().any(|taken| taken.strip_suffix('s').unwrap_or(taken) == singular) {
+            chosen.push(word.as_str());
+        }
+    }
+    let themes: Vec<&str> = chosen.into_iter().take(5).collect();
+    if themes.len() >= 2 {
+        lines.push(format!("Recurring themes: {}.", themes.join(", ")));
+    }
+    for paper in papers.iter().take(3) {
+        let title = paper.title.trim_end_matches('.');
+        if paper.abstract_sections.is_empty() {
+            lines.push(title.to_owned());
+        } else {
+            lines.push(format!("{title}: {}", summarize_paper(paper)));
+        }
+    }
+    lines
+}
+
+fn word_frequencies<'a>(texts: impl Iterator<Item = &'a str>) -> HashMap<String, u32> {
+    let mut frequencies = HashMap::new();
+    for text in texts {
+        for word in content_words(text) {
+            *frequencies.entry(word).or_insert(0) += 1;
+        }
+    }
+    frequencies
+}
+
+fn sentence_weight(sentence: &str, frequencies: &HashMap<String, u32>) -> f64 {
+    let words = content_words(sentence);
+    if words.len() < 4 {
+        return 0.0;
+    }
+    let total: u32 = words.iter().map(|word| frequencies.get(word).copied().unwrap_or(0)).sum();
+    f64::from(total) / (words.len() as f64).sqrt()
+}
+
+fn content_words(text: &str) -> Vec<String> {
+    text.split(|character: char| !character.is_alphanumeric() && character != '-')
+        .map(str::to_lowercase)
+        .filter(|word| word.chars().count() > 2 && !COMMON_WORDS.contains(&word.as_str()) && !word.chars().all(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+fn cut_at_word(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max_chars).collect();
+    let end = cut.rfind(' ').unwrap_or(cut.len());
+    format!("{}…", cut[..end].trim_end_matches([',', ';', ':']))
+}
+
+/// Function words and the boilerplate of abstracts, which say nothing about the topic.
+const COMMON_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "has", "have", "had", "been", "which", "their", "these",
+    "those", "into", "than", "then", "also", "can", "may", "not", "but", "its", "our", "all", "any", "both", "each", "such", "between",
+    "during", "after", "before", "among", "within", "without", "using", "used", "use", "based", "study", "studies", "results",
+    "result", "show", "shows", "showed", "shown", "found", "here", "however", "thus", "therefore", "whether", "while", "other",
+    "more", "most", "less", "two", "three", "one", "new", "well", "high", "low", "data", "analysis", "method", "methods", "paper",
+    "present", "propose", "proposed", "approach", "compared", "including", "associated", "significant", "significantly",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paper::{AbstractSection, Source};
+
+    fn paper_with(title: &str, sections: &[(Option<&str>, &str)]) -> Paper {
+        let mut paper = Paper::new(Source::Pubmed, title);
+        paper.abstract_sections =
+            sections.iter().map(|(label, text)| AbstractSection { label: label.map(str::to_owned), text: (*text).to_owned() }).collect();
+        paper
+    }
+
+    #[test]
+    fn sentences_split_at_real_ends_only() {
+        let text = "Mice were treated, e.g. with 2.5 mg of drug. Results differ (Smith et al. 2020). 3 groups improved! Why?";
+        assert_eq!(
+            sentences(text),
+            vec!["Mice were treated, e.g. with 2.5 mg of drug.", "Results differ (Smith et al. 2020).", "3 groups improved!", "Why?"]
+        );
+        assert!(sentences("").is_empty());
+        assert_eq!(sentences("no final stop"), vec!["no final stop"]);
+    }
+
+    #[test]
+    fn a_summary_keeps_the_sentences_about_the_abstracts_subject_in_order() {
+        let paper = paper_with(
+            "Base editing in mice",
+            &[(
+                None,
+                "We thank the funding agencies for support. Base editing corrected the mutation in liver cells of mice. \
+                 The weather during the experiments was mild. Base editing of liver cells restored enzyme activity in mice.",
+            )],
+        );
+        let summary = summarize_paper(&paper);
+        assert_eq!(
+            summary,
+            "Base editing corrected the mutation in liver cells of mice. Base editing of liver cells restored enzyme activity in mice."
+        );
+        assert_eq!(summarize_paper(&paper), summary, "deterministic");
+    }
+
+    #[test]
+    fn structured_abstracts_favour_their_conclusions_and_empty_ones_give_the_title() {
+        let paper = paper_with(
+            "Statins and memory",
+            &[
+                (Some("BACKGROUND"), "Statins are widely prescribed drugs for cholesterol and memory complaints are common."),
+                (Some("METHODS"), "We followed statin users and memory tests for ten years in a cohort."),
+                (Some("CONCLUSIONS"), "Statin use was not linked to memory decline in this cohort of statin users."),
+            ],
+        );
+        assert!(summarize_paper(&paper).contains("Statin use was not linked to memory decline"), "{}", summarize_paper(&paper));
+        assert_eq!(summarize_paper(&paper_with("Only a title", &[])), "Only a title");
+    }
+
+    #[test]
+    fn long_summaries_are_cut_at_a_word() {
+        let long = format!("{} end.", "word ".repeat(200));
+        let summary = summarize_paper(&paper_with("Long", &[(None, &long)]));
+        assert!(summary.chars().count() <= MAX_SUMMARY_CHARS + 1 && summary.ends_with('…'), "{summary}");
+    }
+
+    #[test]
+    fn the_digest_summary_counts_names_themes_and_quotes_the_best_papers() {
+        let first = paper_with("CRISPR screens in T cells", &[(None, "CRISPR screens identified regulators of T cell exhaustion in tumours.")]);
+        let second = paper_with("Exhaustion of T cells", &[(None, "T cell exhaustion limits CRISPR engineered therapies in tumours.")]);
+        let lines = digest_summary("CRISPR T cells", &[&first, &second]);
+        assert_eq!(lines[0], "2 new papers matched \"CRISPR T cells\" this week.");
+        assert!(lines[1].starts_with("Recurring themes: ") && lines[1].contains("crispr") && lines[1].contains("exhaustion"), "{lines:?}");
+        assert!(lines[2].starts_with("CRISPR screens in T cells: CRISPR screens identified"), "{lines:?}");
+        assert_eq!(digest_summary("dark matter", &[]), vec!["No new papers matched \"dark matter\" this week."]);
+    }
+
+    #[test]
+    fn summaries_of_recorded_papers() {
+        let batch = include_str!("../fixtures/pubmed/efetch_batch_6_articles.xml");
+        let structured = include_str!("../fixtures/pubmed/efetch_structured_abstract_21813367.xml");
+        let mut papers = crate::parse::pubmed::parse_efetch(batch).items;
+        papers.extend(crate::parse::pubmed::parse_efetch(structured).items);
+        let summaries: Vec<String> = papers.iter().map(|paper| format!("{}\n  {}", paper.title, summarize_paper(paper))).collect();
+        insta::assert_snapshot!(summaries.join("\n\n"));
+        let refs: Vec<&Paper> = papers.iter().collect();
+        insta::assert_snapshot!("digest_summary", digest_summary("perfluorooctanoic acid", &refs).join("\n"));
+    }
+}
