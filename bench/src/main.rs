@@ -141,6 +141,9 @@ fn relevance_figures(dir: &std::path::Path, format: Option<Format>) -> anyhow::R
             "precisionAt10": round4(mean.precision_at_10),
             "recallAt100": round4(mean.recall_at_100),
             "searchSeconds": round(evaluation.search_seconds),
+            "calibration": evaluation.calibration.iter().map(|bin| json!({
+                "from": bin.from, "hits": bin.hits, "predicted": round4(bin.predicted), "observed": round4(bin.observed),
+            })).collect::<Vec<_>>(),
             "averagePrecisionPerQuery": per_query,
         })
     };

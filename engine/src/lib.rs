@@ -13,6 +13,7 @@ pub mod harvest;
 pub mod mail;
 pub mod paper;
 pub mod parse;
+pub mod scoring;
 pub mod search_term;
 pub mod summary;
 pub mod validation;

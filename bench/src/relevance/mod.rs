@@ -17,6 +17,7 @@ use anyhow::Context;
 use engine::dedup::DedupKey;
 pub use engine::expansion::Rm3;
 use engine::paper::{AbstractSection, Paper, Source};
+use engine::scoring::{relevance, Calibration};
 use index::{PaperIndex, PaperQuery};
 
 pub use collection::{Collection, Format};
@@ -25,6 +26,22 @@ pub use metrics::{mean, measure, Measures};
 /// How deep each ranking goes (trec_eval's usual depth).
 pub const DEPTH: usize = 1_000;
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
+
+/// How well `engine::scoring::relevance` is calibrated: for the hits whose predicted relevance
+/// falls in a bin, the share that the judgments call relevant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CalibrationBin {
+    /// The bin's lower bound (bins are 0.1 wide).
+    pub from: f64,
+    pub hits: usize,
+    /// Mean predicted relevance of the bin's hits.
+    pub predicted: f64,
+    /// Share of the bin's hits judged relevant.
+    pub observed: f64,
+}
+
+/// How many of each query's best hits the calibration looks at.
+const CALIBRATION_DEPTH: usize = 100;
 
 /// One query's measures.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +62,7 @@ pub struct Evaluation {
     pub per_query: Vec<QueryResult>,
     pub index_seconds: f64,
     pub search_seconds: f64,
+    pub calibration: Vec<CalibrationBin>,
 }
 
 /// Indexes `collection` and ranks it for every judged query, with the query as typed (`None`) or
@@ -70,6 +88,7 @@ pub fn evaluate(collection: &Collection, expansion: Option<&Rm3>) -> anyhow::Res
 
     let started = Instant::now();
     let mut per_query = Vec::new();
+    let mut predictions: Vec<(f64, bool)> = Vec::new();
     for query in &collection.queries {
         let Some(relevant) = collection.judgments.get(&query.id) else {
             continue;
@@ -79,6 +98,11 @@ pub fn evaluate(collection: &Collection, expansion: Option<&Rm3>) -> anyhow::Res
             None => index.rank(&wanted)?,
             Some(params) => index.rank_expanded(&wanted, params)?.0,
         };
+        let best = ranked.first().map_or(0.0, |(_, score)| *score);
+        for (id, score) in ranked.iter().take(CALIBRATION_DEPTH) {
+            let judged = by_id.get(id).is_some_and(|document| relevant.contains_key(document));
+            predictions.push((relevance(*score, best, &Calibration::default()), judged));
+        }
         let ranking: Vec<String> = ranked.iter().filter_map(|(id, _)| by_id.get(id).cloned()).collect();
         per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ranking, relevant) });
     }
@@ -92,7 +116,25 @@ pub fn evaluate(collection: &Collection, expansion: Option<&Rm3>) -> anyhow::Res
         per_query,
         index_seconds,
         search_seconds,
+        calibration: calibration_bins(&predictions),
     })
+}
+
+fn calibration_bins(predictions: &[(f64, bool)]) -> Vec<CalibrationBin> {
+    (0..10)
+        .filter_map(|bin| {
+            let from = f64::from(bin) / 10.0;
+            let inside: Vec<&(f64, bool)> =
+                predictions.iter().filter(|(predicted, _)| *predicted >= from && (*predicted < from + 0.1 || bin == 9)).collect();
+            if inside.is_empty() {
+                return None;
+            }
+            let hits = inside.len();
+            let predicted = inside.iter().map(|(predicted, _)| predicted).sum::<f64>() / hits as f64;
+            let observed = inside.iter().filter(|(_, judged)| *judged).count() as f64 / hits as f64;
+            Some(CalibrationBin { from, hits, predicted, observed })
+        })
+        .collect()
 }
 
 /// The query's words, without anything the query syntax would read as an operator.
