@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use lettre::message::header::ContentType;
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
@@ -310,12 +310,19 @@ fn build_message(queued: &QueuedMail, config: &MailerConfig) -> Result<Message, 
     let body = MultiPart::alternative()
         .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(queued.mail.text.clone()))
         .singlepart(SinglePart::builder().header(ContentType::TEXT_HTML).body(queued.mail.html.clone()));
-    Message::builder()
+    let mut builder = Message::builder()
         .from(config.from.clone())
         .to(recipient)
         .subject(queued.mail.subject.clone())
         .message_id(Some(message_id))
-        .date(SystemTime::from(queued.enqueued_at))
+        .date(SystemTime::from(queued.enqueued_at));
+    if let Some(url) = &queued.mail.list_unsubscribe {
+        // RFC 2369 and RFC 8058: mail clients offer a one-click unsubscribe that POSTs to the URL.
+        builder = builder
+            .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("List-Unsubscribe"), format!("<{url}>")))
+            .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("List-Unsubscribe-Post"), "List-Unsubscribe=One-Click".into()));
+    }
+    builder
         .multipart(body)
         .map_err(|error| MailError::Permanent(format!("building the message: {error}")))
 }

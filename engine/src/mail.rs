@@ -20,6 +20,130 @@ pub struct RenderedMail {
     /// The one link the mail asks the reader to follow, if any; logged when mail goes to the
     /// outbox so a fresh install can be used without a mail server.
     pub action_url: Option<String>,
+    /// One-click unsubscribe address (RFC 8058): sent as `List-Unsubscribe` with
+    /// `List-Unsubscribe-Post`.
+    #[serde(default)]
+    pub list_unsubscribe: Option<String>,
+}
+
+/// A paper as a digest mail shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DigestPaper {
+    pub title: String,
+    /// The paper's links, best first: (label, address).
+    pub links: Vec<(String, String)>,
+    pub authors: String,
+    /// The journal, or the preprint server.
+    pub venue: String,
+    /// The sources that reported it, e.g. "PubMed, medRxiv".
+    pub sources: String,
+    /// 0 to 100.
+    pub relevance_percent: u8,
+    pub summary: String,
+    /// Why it matched, e.g. `Matched "gene editing"; words: gene, edit`.
+    pub reason: String,
+    pub retracted: bool,
+}
+
+/// What a digest mail says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DigestMail<'a> {
+    pub term: &'a str,
+    /// The expanded query, shown as "searched as …".
+    pub searched_as: Option<&'a str>,
+    /// The "AI Research Summary", one line per point.
+    pub ai_summary: &'a [String],
+    pub papers: &'a [DigestPaper],
+    /// When there are no papers: why (no matches, or which source failed).
+    pub empty_reason: Option<&'a str>,
+    /// The tokenized unsubscribe address.
+    pub unsubscribe_url: &'a str,
+}
+
+/// The digest of one search term: the AI summary, then each paper with its relevance, summary
+/// and why it matched; an unsubscribe link in the footer and in the headers.
+pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> RenderedMail {
+    let count = digest.papers.len();
+    let subject = match count {
+        0 => format!("Papertide: no new papers on \"{}\" this week", digest.term),
+        1 => format!("Papertide: 1 new paper on \"{}\"", digest.term),
+        _ => format!("Papertide: {count} new papers on \"{}\"", digest.term),
+    };
+    let dashboard = format!("{}/dashboard", context.public_url);
+    let mut text = format!("Your weekly digest for \"{}\"\n", digest.term);
+    if let Some(expanded) = digest.searched_as {
+        text.push_str(&format!("Searched as: {expanded}\n"));
+    }
+    let mut html = format!(r#"<h1 style="font-size:20px;margin:0 0 8px">Your weekly digest for “{}”</h1>"#, escape_html(digest.term));
+    if let Some(expanded) = digest.searched_as {
+        html.push_str(&format!(r#"<p style="margin:0 0 16px;font-size:13px;color:#475569">Searched as: {}</p>"#, escape_html(expanded)));
+    }
+    if let Some(reason) = digest.empty_reason.filter(|_| count == 0) {
+        text.push_str(&format!("\n{reason}\n"));
+        html.push_str(&format!(r#"<p style="margin:0 0 16px;line-height:1.5">{}</p>"#, escape_html(reason)));
+    }
+    if !digest.ai_summary.is_empty() {
+        text.push_str("\nAI Research Summary\n");
+        html.push_str(r#"<h2 style="font-size:16px;margin:16px 0 8px">AI Research Summary</h2><ul style="margin:0 0 16px;padding-left:20px;line-height:1.5">"#);
+        for line in digest.ai_summary {
+            text.push_str(&format!("- {line}\n"));
+            html.push_str(&format!("<li>{}</li>", escape_html(line)));
+        }
+        html.push_str("</ul>");
+    }
+    for (index, paper) in digest.papers.iter().enumerate() {
+        let flag = if paper.retracted { " [RETRACTED]" } else { "" };
+        text.push_str(&format!(
+            "\n{number}. {title}{flag}\n   {authors}\n   {venue} · {sources} · {percent}% relevant\n",
+            number = index + 1,
+            title = paper.title,
+            authors = paper.authors,
+            venue = paper.venue,
+            sources = paper.sources,
+            percent = paper.relevance_percent,
+        ));
+        for (label, url) in &paper.links {
+            text.push_str(&format!("   {label}: {url}\n"));
+        }
+        text.push_str(&format!("   Summary: {}\n   Why: {}\n", paper.summary, paper.reason));
+
+        let title = match paper.links.first() {
+            Some((_, url)) => format!(r#"<a href="{}" style="color:#1d4ed8;text-decoration:none">{}</a>"#, escape_html(url), escape_html(&paper.title)),
+            None => escape_html(&paper.title),
+        };
+        let links: Vec<String> =
+            paper.links.iter().map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{}</a>"#, escape_html(url), escape_html(label))).collect();
+        let retracted = if paper.retracted { r#" <strong style="color:#b91c1c">Retracted</strong>"# } else { "" };
+        html.push_str(&format!(
+            r#"<div style="border-top:1px solid #e2e8f0;padding:12px 0"><p style="margin:0 0 4px;font-weight:600">{title}{retracted}</p><p style="margin:0 0 4px;font-size:13px;color:#475569">{authors}<br>{venue} · {sources} · <strong>{percent}% relevant</strong></p><p style="margin:0 0 4px;line-height:1.5">{summary}</p><p style="margin:0;font-size:12px;color:#64748b">Why: {reason} · {links}</p></div>"#,
+            authors = escape_html(&paper.authors),
+            venue = escape_html(&paper.venue),
+            sources = escape_html(&paper.sources),
+            percent = paper.relevance_percent,
+            summary = escape_html(&paper.summary),
+            reason = escape_html(&paper.reason),
+            links = links.join(" · "),
+        ));
+    }
+    text.push_str(&format!(
+        "\nManage your topics: {dashboard}\nStop weekly digests: {unsubscribe}\n\n-- \nPapertide · {public_url}\nHelp: {support}\n",
+        unsubscribe = digest.unsubscribe_url,
+        public_url = context.public_url,
+        support = context.support_email,
+    ));
+    html.push_str(&format!(
+        r#"<p style="margin:16px 0 0;font-size:12px;color:#64748b"><a href="{dashboard}" style="color:#64748b">Manage your topics</a> · <a href="{unsubscribe}" style="color:#64748b">Unsubscribe from weekly digests</a></p>"#,
+        dashboard = escape_html(&dashboard),
+        unsubscribe = escape_html(digest.unsubscribe_url),
+    ));
+    RenderedMail {
+        to: to.to_owned(),
+        html: html_layout(context, &subject, &html),
+        subject,
+        text,
+        action_url: Some(dashboard),
+        list_unsubscribe: Some(digest.unsubscribe_url.to_owned()),
+    }
 }
 
 /// Asks a new user to confirm their address; the link is valid for 48 hours.
@@ -120,6 +244,7 @@ fn render_action_mail(context: &MailContext, to: &str, mail: ActionMail<'_>) -> 
         html: html_layout(context, mail.subject, &body),
         text,
         action_url: Some(mail.link.to_owned()),
+        list_unsubscribe: None,
     }
 }
 
@@ -194,6 +319,52 @@ fn collapse_spaces(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    fn digest_paper(title: &str, retracted: bool) -> DigestPaper {
+        DigestPaper {
+            title: title.into(),
+            links: vec![("DOI".into(), "https://doi.org/10.1038/x".into()), ("PubMed".into(), "https://pubmed.ncbi.nlm.nih.gov/1/".into())],
+            authors: "Ada Lovelace, Alan Turing".into(),
+            venue: "Nature Communications".into(),
+            sources: "PubMed, medRxiv".into(),
+            relevance_percent: 87,
+            summary: "Immunity lasts <longer> than expected.".into(),
+            reason: "Matched \"sars cov\"; words: immun".into(),
+            retracted,
+        }
+    }
+
+    #[test]
+    fn a_digest_mail_shows_each_paper_and_offers_one_click_unsubscribe() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let papers = vec![digest_paper("Evolution of immunity to SARS-CoV-2", false), digest_paper("A retracted claim", true)];
+        let summary = vec!["2 new papers matched \"SARS-CoV-2 immunity\" this week.".to_owned()];
+        let unsubscribe = "https://papers.example.org/api/unsubscribe/tok123";
+        let digest = DigestMail {
+            term: "SARS-CoV-2 immunity",
+            searched_as: Some("sar, cov, immun, antibodi"),
+            ai_summary: &summary,
+            papers: &papers,
+            empty_reason: None,
+            unsubscribe_url: unsubscribe,
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert_eq!(mail.subject, "Papertide: 2 new papers on \"SARS-CoV-2 immunity\"");
+        assert_eq!(mail.list_unsubscribe.as_deref(), Some(unsubscribe));
+        assert!(mail.text.contains("1. Evolution of immunity to SARS-CoV-2\n   Ada Lovelace, Alan Turing\n   Nature Communications · PubMed, medRxiv · 87% relevant"));
+        assert!(mail.text.contains("2. A retracted claim [RETRACTED]"));
+        assert!(mail.text.contains("Searched as: sar, cov, immun, antibodi") && mail.text.contains("AI Research Summary\n- 2 new papers"));
+        assert!(mail.text.contains(&format!("Stop weekly digests: {unsubscribe}")));
+        assert!(mail.html.contains("Immunity lasts &lt;longer&gt; than expected.") && !mail.html.contains("<longer>"));
+        assert!(mail.html.contains(r#"<a href="https://doi.org/10.1038/x" style="color:#1d4ed8;text-decoration:none">Evolution of immunity"#));
+        assert!(mail.html.contains("Retracted</strong>") && mail.html.contains("87% relevant"));
+
+        let empty = DigestMail { papers: &[], ai_summary: &[], empty_reason: Some("No new papers matched this week."), ..digest };
+        let quiet = digest_mail(&context, "ada@example.org", &empty);
+        assert_eq!(quiet.subject, "Papertide: no new papers on \"SARS-CoV-2 immunity\" this week");
+        assert!(quiet.text.contains("No new papers matched this week.") && quiet.html.contains("No new papers matched this week."));
+    }
+
     use super::*;
 
     fn context() -> MailContext {

@@ -23,6 +23,7 @@ fn mail(to: &str, subject: &str) -> RenderedMail {
         html: format!("<p>{subject}</p>"),
         text: subject.into(),
         action_url: None,
+        list_unsubscribe: None,
     }
 }
 
@@ -201,4 +202,22 @@ async fn a_long_queue_is_drained_in_batches_without_waiting_for_the_timer() {
         actix_rt::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(std::fs::read_dir(&outbox).expect("outbox").count(), 25);
+}
+
+#[actix_rt::test]
+async fn a_digest_carries_one_click_unsubscribe_headers() {
+    let maildev = Maildev::start().await;
+    let store = Store::temporary().expect("store");
+    let unsubscribe = "https://papers.example.org/api/unsubscribe/tok123";
+    let digest = RenderedMail { list_unsubscribe: Some(unsubscribe.into()), ..mail("ada@example.org", "digest") };
+    store.enqueue_mail(&digest, Utc::now()).expect("queued");
+    store.enqueue_mail(&mail("ada@example.org", "plain"), Utc::now()).expect("queued");
+    let report = drain_due_mail(&store, &smtp(&maildev.smtp_url()), &config()).await;
+    assert_eq!(report.sent, 2, "{:?}", report.last_error);
+    let received = maildev.wait_for_emails(2).await;
+    let headers = |subject: &str| received.iter().find(|mail| mail["subject"] == subject).map(|mail| mail["headers"].clone()).expect("received");
+    let digest_headers = headers("digest");
+    assert_eq!(digest_headers["list-unsubscribe"], format!("<{unsubscribe}>").as_str(), "{digest_headers}");
+    assert_eq!(digest_headers["list-unsubscribe-post"], "List-Unsubscribe=One-Click");
+    assert!(headers("plain").get("list-unsubscribe").is_none(), "only digests offer it");
 }

@@ -21,6 +21,7 @@ fn mail(to: &str, subject: &str) -> RenderedMail {
         html: "<p>hi</p>".into(),
         text: "hi".into(),
         action_url: None,
+        list_unsubscribe: None,
     }
 }
 
