@@ -7,6 +7,7 @@
 
 pub mod account;
 pub mod dedup;
+pub mod digest;
 pub mod error;
 pub mod expansion;
 pub mod harvest;

@@ -1,0 +1,212 @@
+//! Building a digest from ranked candidates: drop what the user was already sent, score what is
+//! left (relevance × impact prior, `scoring`), keep the best, and describe each paper for the
+//! mail and for the stored digest (spec §3 `email_digests`, `papersData`).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::account::UserId;
+use crate::dedup::dedup_keys;
+use crate::mail::DigestPaper;
+use crate::paper::{Paper, Source};
+use crate::scoring::{impact_prior, relevance, Calibration, MatchReason};
+use crate::summary::summarize_paper;
+
+/// Papers in one digest at most.
+pub const MAX_PAPERS: usize = 10;
+/// Candidates below this relevance are left out.
+pub const MIN_RELEVANCE: f64 = 0.2;
+
+/// A candidate: a ranked paper with its score, analyzed words and why it matched.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub paper: Paper,
+    pub score: f32,
+    pub reason: MatchReason,
+}
+
+/// A paper chosen for a digest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DigestEntry {
+    pub title: String,
+    pub url: Option<String>,
+    pub authors: String,
+    pub journal: Option<String>,
+    #[serde(rename = "abstract")]
+    pub abstract_text: String,
+    /// The first source that reported it (pubmed, arxiv, biorxiv, medrxiv).
+    pub source: Source,
+    pub sources: Vec<Source>,
+    /// 0 to 1.
+    pub relevance_score: f64,
+    pub impact: f64,
+    pub summary: String,
+    pub reason: String,
+    pub retracted: bool,
+    /// The paper's dedup keys, to know it was sent.
+    pub keys: Vec<String>,
+    pub links: Vec<(String, String)>,
+}
+
+/// A stored digest (spec §3 `email_digests`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Digest {
+    pub id: Uuid,
+    pub user_id: UserId,
+    /// `immediate` or `weekly`.
+    pub digest_type: String,
+    pub search_term: String,
+    pub searched_as: Option<String>,
+    pub papers_data: Vec<DigestEntry>,
+    /// Line-separated.
+    pub ai_summary: String,
+    pub subject: String,
+    pub status: String,
+    pub sent_at: DateTime<Utc>,
+}
+
+/// The digest's papers: candidates not sent before (`already_sent` says by dedup key), scored
+/// and ordered by relevance × prior, at most [`MAX_PAPERS`], none below [`MIN_RELEVANCE`].
+pub fn choose(candidates: Vec<Candidate>, already_sent: impl Fn(&str) -> bool, today: NaiveDate) -> Vec<DigestEntry> {
+    let best = candidates.iter().map(|candidate| candidate.score).fold(0.0_f32, f32::max);
+    let mut entries: Vec<(f64, DigestEntry)> = candidates
+        .into_iter()
+        .filter(|candidate| !dedup_keys(&candidate.paper).iter().any(|key| already_sent(&key.to_string())))
+        .filter_map(|candidate| {
+            let relevance_score = relevance(candidate.score, best, &Calibration::default());
+            if relevance_score < MIN_RELEVANCE {
+                return None;
+            }
+            let impact = impact_prior(&candidate.paper, today);
+            Some((relevance_score * impact, entry(&candidate.paper, relevance_score, impact, &candidate.reason)))
+        })
+        .collect();
+    entries.sort_by(|a, b| b.0.total_cmp(&a.0));
+    entries.into_iter().take(MAX_PAPERS).map(|(_, entry)| entry).collect()
+}
+
+fn entry(paper: &Paper, relevance_score: f64, impact: f64, reason: &MatchReason) -> DigestEntry {
+    let links: Vec<(String, String)> = paper_links(paper);
+    DigestEntry {
+        title: paper.title.clone(),
+        url: links.first().map(|(_, url)| url.clone()),
+        authors: author_line(paper),
+        journal: paper.journal.clone(),
+        abstract_text: paper.abstract_text(),
+        source: paper.sources.first().copied().unwrap_or(Source::Pubmed),
+        sources: paper.sources.clone(),
+        relevance_score: (relevance_score * 1000.0).round() / 1000.0,
+        impact: (impact * 1000.0).round() / 1000.0,
+        summary: summarize_paper(paper),
+        reason: reason.describe(),
+        retracted: paper.is_retraction,
+        keys: dedup_keys(paper).iter().map(ToString::to_string).collect(),
+        links,
+    }
+}
+
+/// The paper's addresses, the journal version first.
+fn paper_links(paper: &Paper) -> Vec<(String, String)> {
+    let ids = &paper.ids;
+    let mut links = Vec::new();
+    if let Some(doi) = ids.doi.as_ref().or(ids.published_doi.as_ref()) {
+        links.push(("DOI".to_owned(), format!("https://doi.org/{doi}")));
+    }
+    if let Some(pmid) = &ids.pmid {
+        links.push(("PubMed".to_owned(), format!("https://pubmed.ncbi.nlm.nih.gov/{pmid}/")));
+    }
+    if let Some(arxiv) = &ids.arxiv {
+        links.push(("arXiv".to_owned(), format!("https://arxiv.org/abs/{arxiv}")));
+    }
+    if let Some(preprint) = ids.preprint_doi.as_ref().filter(|preprint| Some(*preprint) != ids.doi.as_ref()) {
+        links.push(("Preprint".to_owned(), format!("https://doi.org/{preprint}")));
+    }
+    links
+}
+
+/// Up to three authors, then "et al.".
+fn author_line(paper: &Paper) -> String {
+    let names: Vec<&str> = paper.authors.iter().take(3).map(|author| author.name.as_str()).collect();
+    let mut line = names.join(", ");
+    if paper.authors.len() > 3 {
+        line.push_str(", et al.");
+    }
+    line
+}
+
+impl DigestEntry {
+    /// How the mail shows it.
+    pub fn for_mail(&self) -> DigestPaper {
+        let venue = self.journal.clone().unwrap_or_else(|| source_label(self.source).to_owned());
+        DigestPaper {
+            title: self.title.clone(),
+            links: self.links.clone(),
+            authors: self.authors.clone(),
+            venue,
+            sources: self.sources.iter().map(|source| source_label(*source)).collect::<Vec<_>>().join(", "),
+            relevance_percent: (self.relevance_score * 100.0).round().clamp(0.0, 100.0) as u8,
+            summary: self.summary.clone(),
+            reason: self.reason.clone(),
+            retracted: self.retracted,
+        }
+    }
+}
+
+/// A source's name as people write it.
+pub fn source_label(source: Source) -> &'static str {
+    match source {
+        Source::Pubmed => "PubMed",
+        Source::Arxiv => "arXiv",
+        Source::Biorxiv => "bioRxiv",
+        Source::Medrxiv => "medRxiv",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paper::{AbstractSection, Author};
+
+    fn candidate(title: &str, doi: &str, score: f32, source: Source) -> Candidate {
+        let mut paper = Paper::new(source, title);
+        paper.ids.doi = Some(doi.into());
+        paper.authors = (0..5).map(|index| Author::person(Some("A."), &format!("Author{index}"))).collect();
+        paper.abstract_sections = vec![AbstractSection { label: None, text: format!("{title} is studied here in depth.") }];
+        paper.entered = Some("2026-11-20".parse().expect("a date"));
+        Candidate { paper, score, reason: MatchReason { terms: vec!["gene".into()], phrases: vec![] } }
+    }
+
+    #[test]
+    fn the_digest_drops_sent_and_weak_papers_and_orders_by_relevance_and_impact() {
+        let today: NaiveDate = "2026-11-23".parse().expect("a date");
+        let candidates = vec![
+            candidate("Gene therapy preprint", "10.1101/1", 10.0, Source::Biorxiv),
+            candidate("Gene therapy trial", "10.1000/2", 10.0, Source::Pubmed),
+            candidate("Already sent gene paper", "10.1000/3", 9.0, Source::Pubmed),
+            candidate("Barely related", "10.1000/4", 0.5, Source::Pubmed),
+        ];
+        let chosen = choose(candidates, |key| key == "doi:10.1000/3", today);
+        let titles: Vec<&str> = chosen.iter().map(|entry| entry.title.as_str()).collect();
+        assert_eq!(titles, vec!["Gene therapy trial", "Gene therapy preprint"], "journal before preprint at equal score; sent and weak left out");
+        assert!((0.85..=0.95).contains(&chosen[0].relevance_score));
+        assert_eq!(chosen[0].authors, "A. Author0, A. Author1, A. Author2, et al.");
+        assert_eq!(chosen[0].url.as_deref(), Some("https://doi.org/10.1000/2"));
+        assert!(chosen[0].keys.contains(&"doi:10.1000/2".to_owned()));
+        let mail = chosen[1].for_mail();
+        assert_eq!((mail.venue.as_str(), mail.sources.as_str(), mail.relevance_percent), ("bioRxiv", "bioRxiv", 90));
+        assert_eq!(mail.reason, "words: gene");
+    }
+
+    #[test]
+    fn entries_serialize_as_papers_data() {
+        let entry = choose(vec![candidate("Gene therapy trial", "10.1000/2", 10.0, Source::Pubmed)], |_| false, "2026-11-23".parse().expect("day"));
+        let json = serde_json::to_value(&entry[0]).expect("json");
+        for field in ["title", "url", "authors", "journal", "abstract", "source", "relevanceScore", "summary", "reason"] {
+            assert!(json.get(field).is_some(), "papersData lacks {field}: {json}");
+        }
+        assert_eq!(json["source"], "pubmed");
+    }
+}
