@@ -47,6 +47,12 @@ pub struct Store {
     pub(crate) search_terms: sled::Tree,
     /// user id ++ term id → ()
     pub(crate) search_terms_by_user: sled::Tree,
+    /// user id ++ sent-at (µs, big-endian) ++ digest id → `Digest`
+    pub(crate) digests: sled::Tree,
+    /// user id ++ dedup key → sent-at (s): the papers a user was sent
+    pub(crate) sent_papers: sled::Tree,
+    /// unsubscribe token hash → user id
+    pub(crate) unsubscribe_tokens: sled::Tree,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
 }
@@ -84,6 +90,9 @@ impl Store {
             harvest: db.open_tree("harvest_state")?,
             search_terms: db.open_tree("search_terms")?,
             search_terms_by_user: db.open_tree("search_terms_by_user")?,
+            digests: db.open_tree("email_digests")?,
+            sent_papers: db.open_tree("sent_papers")?,
+            unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
             adding_terms: std::sync::Arc::default(),
             db,
         };

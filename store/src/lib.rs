@@ -10,6 +10,7 @@
 
 mod codec;
 mod db;
+pub mod digests;
 mod error;
 pub mod harvest;
 pub mod mail_queue;
