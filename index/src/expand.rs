@@ -13,11 +13,11 @@ use engine::expansion::{rm3, FeedbackDoc, Rm3};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{Searcher, TantivyDocument, Term};
+use tantivy::{DocAddress, Searcher, TantivyDocument, Term};
 
 use crate::error::IndexError;
 use crate::paper_index::PaperIndex;
-use crate::query::{filters, PaperQuery, TITLE_BOOST};
+use crate::query::{filters, Hit, PaperQuery, TITLE_BOOST};
 use crate::schema::ENGLISH_TOKENIZER;
 use crate::PaperId;
 
@@ -47,11 +47,25 @@ impl PaperIndex {
     /// Like [`PaperIndex::rank`], for the expanded query; the expansion comes along.
     pub fn rank_expanded(&self, query: &PaperQuery, params: &Rm3) -> Result<(Vec<(PaperId, f32)>, Expansion), IndexError> {
         let searcher = self.searcher();
+        let (found, expansion) = self.top_expanded(&searcher, query, params)?;
+        let ranked = found.into_iter().map(|(score, address)| crate::query::id_of(&searcher, address).map(|id| (id, score))).collect::<Result<_, _>>()?;
+        Ok((ranked, expansion))
+    }
+
+    /// Like [`PaperIndex::search`], for the expanded query; the expansion comes along.
+    pub fn search_expanded(&self, query: &PaperQuery, params: &Rm3) -> Result<(Vec<Hit>, Expansion), IndexError> {
+        let searcher = self.searcher();
+        let (found, expansion) = self.top_expanded(&searcher, query, params)?;
+        let hits = found.into_iter().map(|(score, address)| crate::query::hit(&searcher, self.fields(), address, score)).collect::<Result<_, _>>()?;
+        Ok((hits, expansion))
+    }
+
+    fn top_expanded(&self, searcher: &Searcher, query: &PaperQuery, params: &Rm3) -> Result<(Vec<(f32, DocAddress)>, Expansion), IndexError> {
         let query_terms = self.analyze(&query.text);
         if query.limit == 0 || query_terms.is_empty() {
-            return Ok((self.rank(query)?, Vec::new()));
+            return Ok((self.top(searcher, query)?, Vec::new()));
         }
-        let expansion = self.expand_with(&searcher, query, params)?;
+        let expansion = self.expand_with(searcher, query, params)?;
         let fields = self.fields();
         let query_share = params.original_weight / query_terms.len() as f32;
         let mut words: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Should, Box::new(BoostQuery::new(self.text_query(&query.text), query_share)))];
@@ -74,11 +88,7 @@ impl PaperIndex {
         let found = searcher
             .search(&BooleanQuery::new(clauses), &TopDocs::with_limit(query.limit))
             .map_err(|source| IndexError::Search { source })?;
-        let ranked = found
-            .into_iter()
-            .map(|(score, address)| crate::query::id_of(&searcher, address).map(|id| (id, score)))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((ranked, expansion))
+        Ok((found, expansion))
     }
 
     fn expand_with(&self, searcher: &Searcher, query: &PaperQuery, params: &Rm3) -> Result<Expansion, IndexError> {

@@ -77,7 +77,7 @@ impl PaperIndex {
     }
 
     /// The addresses and scores of the best `query.limit` matches.
-    fn top(&self, searcher: &Searcher, query: &PaperQuery) -> Result<Vec<(f32, DocAddress)>, IndexError> {
+    pub(crate) fn top(&self, searcher: &Searcher, query: &PaperQuery) -> Result<Vec<(f32, DocAddress)>, IndexError> {
         let window_is_empty = matches!((query.since, query.until), (Some(since), Some(until)) if since > until);
         if query.limit == 0 || window_is_empty {
             return Ok(Vec::new());
@@ -142,7 +142,7 @@ pub(crate) fn id_of(searcher: &Searcher, address: DocAddress) -> Result<PaperId,
     Ok(PaperId::new(id))
 }
 
-fn hit(searcher: &Searcher, fields: Fields, address: DocAddress, score: f32) -> Result<Hit, IndexError> {
+pub(crate) fn hit(searcher: &Searcher, fields: Fields, address: DocAddress, score: f32) -> Result<Hit, IndexError> {
     let document: TantivyDocument = searcher.doc(address).map_err(|source| IndexError::Search { source })?;
     let stored = fields.stored_paper(&document)?;
     Ok(Hit { id: stored.id, paper: stored.paper, score })

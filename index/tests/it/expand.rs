@@ -32,6 +32,9 @@ fn feedback_words_find_papers_that_share_no_word_with_the_query() -> TestResult 
     let (ranked, expansion) = index.rank_expanded(&query, &params)?;
     assert!(expansion.iter().any(|(word, _)| word == "cataract"), "{expansion:?}");
     assert_eq!(expansion, index.expand(&query, &params)?);
+    let (hits, same_expansion) = index.search_expanded(&query, &params)?;
+    assert_eq!(hits.iter().map(|hit| (hit.id, hit.score)).collect::<Vec<_>>(), ranked, "search_expanded loads what rank_expanded ranks");
+    assert_eq!(same_expansion, expansion);
     let titles: Vec<String> = ranked
         .iter()
         .map(|(id, _)| index.search(&PaperQuery::new("", 10)).map(|hits| hits.into_iter().find(|hit| hit.id == *id).map(|hit| hit.paper.title)))
