@@ -10,6 +10,7 @@ pub mod auth;
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod digests;
 pub mod error;
 mod fallback;
 pub mod harvest;

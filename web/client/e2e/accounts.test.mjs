@@ -138,7 +138,7 @@ test("forgot password → the mailed link → the new password works and the old
   await page.context().close();
 });
 
-test("a topic typed before signup is processed after verification (failure path until digests exist)", async () => {
+test("a topic typed before signup is processed after verification and its digest is mailed", async () => {
   const email = "cy@example.org";
   const page = await stack.newPage();
   await page.goto("/");
@@ -155,9 +155,12 @@ test("a topic typed before signup is processed after verification (failure path 
   await page.getByText("Processing Your Search").waitFor();
   await page.getByText("10%").waitFor();
   await screenshot(page, "processing-dialog");
-  // The immediate-search endpoint arrives with digests; until then the spec's failure path runs.
-  await page.getByText("Search Failed").first().waitFor({ timeout: 15_000 });
-  await page.waitForURL((url) => url.pathname === "/login", { timeout: 15_000 });
-  await screenshot(page, "processing-failed-login");
+  await page.getByText("Search Complete!").first().waitFor({ timeout: 15_000 });
+  await screenshot(page, "processing-complete");
+  await page.waitForURL("**/dashboard?email=**", { timeout: 15_000 });
+  // This server harvests nothing, so the digest says why it is empty.
+  const digest = await stack.maildev.waitForEmail(email, 'no new papers on "tau protein aggregation"');
+  assert.match(digest.text, /No new papers matched "tau protein aggregation"/);
+  assert.ok(digest.headers["list-unsubscribe"], "the digest offers one-click unsubscribe");
   await page.context().close();
 });

@@ -6,6 +6,7 @@ mod cli;
 mod client;
 mod common;
 mod crash;
+mod digests;
 mod harvest;
 mod health;
 mod login;

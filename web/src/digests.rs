@@ -1,0 +1,198 @@
+//! Digests over HTTP (spec §7): `POST /api/immediate-search` adds a term and runs it at once —
+//! expanded locally (RM3 over the index), searched in the last week's papers of the sources the
+//! user's plan and preferences allow, scored, summarized, stored and mailed;
+//! `GET /api/users/{userId}/digests` lists what was sent; `GET`/`POST /api/unsubscribe/{token}`
+//! turn weekly digests off (the POST is the mail clients' one-click unsubscribe, RFC 8058).
+
+use actix_web::{web, HttpResponse};
+use chrono::{Duration, Utc};
+use engine::account::normalize_email;
+use engine::digest::{choose, Candidate, Digest, DigestEntry};
+use engine::expansion::Rm3;
+use engine::mail::{digest_mail, DigestMail, DigestPaper};
+use engine::paper::{Paper, Source};
+use engine::scoring::match_reason;
+use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
+use engine::summary::digest_summary;
+use engine::UserId;
+use index::PaperQuery;
+use serde::Deserialize;
+use serde_json::json;
+use store::search_terms::Added;
+use store::{TokenHash, User};
+use uuid::Uuid;
+
+use crate::auth::session::new_secret_token;
+use crate::auth::SignedIn;
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+
+/// How far back a digest looks for new papers.
+pub const DIGEST_WINDOW_DAYS: i64 = 7;
+/// How many ranked candidates a digest chooses from.
+const CANDIDATES: usize = 100;
+const MSG_UNSUBSCRIBED: &str = "You have been unsubscribed from weekly digests. You can turn them back on in your dashboard.";
+const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please check your email for the correct link.";
+
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route("/immediate-search", web::post().to(immediate_search))
+        .route("/users/{user_id}/digests", web::get().to(list))
+        .route("/unsubscribe/{token}", web::get().to(unsubscribe))
+        .route("/unsubscribe/{token}", web::post().to(unsubscribe));
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ImmediateSearch {
+    email: String,
+    search_term: String,
+}
+
+/// `POST /api/immediate-search` `{ email, searchTerm }`.
+async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ImmediateSearch>) -> ApiResult<HttpResponse> {
+    let user = signed_in.user;
+    if normalize_email(&body.email) != user.email {
+        return Err(ApiError::forbidden("not_your_account", "You can only search for your own account."));
+    }
+    let text = validate_search_term(&body.search_term).map_err(ApiError::bad_request)?;
+    let now = Utc::now();
+    let existing = state.store.search_terms(user.id)?.into_iter().find(|term| term.term.to_lowercase() == text.to_lowercase());
+    let term = match existing {
+        // The same topic again runs the term the user has, rather than adding a copy.
+        Some(term) => term,
+        None => add_term(&state, &user, SearchTerm::new(TermId(Uuid::new_v4()), user.id, text, user.subscription_tier, now))?,
+    };
+    state.store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
+    let outcome = run_digest(&state, &user, &term.term, "immediate").await;
+    let status = if outcome.is_ok() { TermStatus::Completed } else { TermStatus::Failed };
+    state.store.update_search_term(term.id, |stored| {
+        stored.status = status;
+        stored.last_processed_at = Some(Utc::now());
+    })?;
+    state.store.flush_async().await?;
+    let digest = outcome?;
+    state.poke_mailer();
+    Ok(HttpResponse::Ok().json(json!({
+        "success": true,
+        "searchTerm": term.term,
+        "termId": term.id,
+        "digestId": digest.id,
+        "papersFound": digest.papers_data.len(),
+        "message": "Your digest is on its way.",
+    })))
+}
+
+/// Stores a new term, or answers the plan limit's 402 (`requiresPayment`, `currentCount`) or 403
+/// (`requiresSupport`) of spec §8.
+fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<SearchTerm> {
+    match state.store.add_search_term(&term, user.subscription_tier, user.is_unlimited)? {
+        Added::Added(term) => Ok(term),
+        Added::OverLimit(TermLimit::RequiresPayment { current_count, message }) => {
+            Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "requires_payment", message)
+                .with("requiresPayment", true)
+                .with("currentCount", current_count))
+        }
+        Added::OverLimit(TermLimit::RequiresSupport { message }) => {
+            Err(ApiError::forbidden("requires_support", message).with("requiresSupport", true))
+        }
+    }
+}
+
+/// Builds, stores and queues a digest of `term` for `user`.
+async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &str) -> ApiResult<Digest> {
+    let preferences = state.store.preferences(user.id)?.effective(user.subscription_tier);
+    let mut sources = Vec::new();
+    if preferences.include_pubmed {
+        sources.push(Source::Pubmed);
+    }
+    if preferences.include_arxiv {
+        sources.push(Source::Arxiv);
+    }
+    if preferences.include_biorxiv {
+        sources.extend([Source::Biorxiv, Source::Medrxiv]);
+    }
+    let today = Utc::now().date_naive();
+    let query = PaperQuery { text: term.to_owned(), since: Some(today - Duration::days(DIGEST_WINDOW_DAYS)), until: None, sources, limit: CANDIDATES };
+    let index = state.index.clone();
+    let (hits, expansion, query_terms, paper_terms) = web::block(move || {
+        let (hits, expansion) = index.search_expanded(&query, &Rm3::default())?;
+        let paper_terms: Vec<Vec<String>> =
+            hits.iter().map(|hit| index.analyze(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()))).collect();
+        Ok::<_, index::IndexError>((hits, expansion, index.analyze(&query.text), paper_terms))
+    })
+    .await?
+    .map_err(ApiError::internal)?;
+
+    let papers: Vec<Paper> = hits.iter().map(|hit| hit.paper.clone()).collect();
+    let candidates: Vec<Candidate> = hits
+        .into_iter()
+        .zip(&paper_terms)
+        .map(|(hit, words)| Candidate { reason: match_reason(term, &query_terms, &hit.paper, words), paper: hit.paper, score: hit.score })
+        .collect();
+    let store = &state.store;
+    let entries = choose(candidates, |key| store.was_sent(user.id, key).unwrap_or(false), today);
+    let chosen: Vec<&Paper> = entries.iter().filter_map(|entry| paper_of(entry, &papers)).collect();
+    let ai_summary = digest_summary(term, &chosen);
+    let searched_as = (!expansion.is_empty()).then(|| expansion.iter().map(|(word, _)| word.as_str()).collect::<Vec<_>>().join(", "));
+
+    let token = new_secret_token();
+    store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
+    let unsubscribe_url = format!("{}/unsubscribe?token={token}", state.settings.public_base());
+    let one_click_url = format!("{}/api/unsubscribe/{token}", state.settings.public_base());
+    let mail_papers: Vec<DigestPaper> = entries.iter().map(DigestEntry::for_mail).collect();
+    let empty_reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
+    let mut mail = digest_mail(
+        &state.mail_context(),
+        &user.email,
+        &DigestMail {
+            term,
+            searched_as: searched_as.as_deref(),
+            ai_summary: &ai_summary,
+            papers: &mail_papers,
+            empty_reason: Some(&empty_reason),
+            unsubscribe_url: &unsubscribe_url,
+        },
+    );
+    mail.list_unsubscribe = Some(one_click_url);
+    let digest = Digest {
+        id: Uuid::new_v4(),
+        user_id: user.id,
+        digest_type: digest_type.to_owned(),
+        search_term: term.to_owned(),
+        searched_as,
+        subject: mail.subject.clone(),
+        papers_data: entries,
+        ai_summary: ai_summary.join("\n"),
+        status: "sent".to_owned(),
+        sent_at: Utc::now(),
+    };
+    store.record_digest(&digest, &mail, Utc::now())?;
+    Ok(digest)
+}
+
+/// The paper an entry was made from.
+fn paper_of<'a>(entry: &DigestEntry, papers: &'a [Paper]) -> Option<&'a Paper> {
+    let first_key = entry.keys.first()?;
+    papers.iter().find(|paper| engine::dedup::dedup_keys(paper).iter().any(|key| &key.to_string() == first_key))
+}
+
+/// `GET /api/users/{userId}/digests` → the user's digests, newest first.
+async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+    if user_id.parse::<UserId>().ok() != Some(signed_in.user.id) {
+        return Err(ApiError::not_found("Not found"));
+    }
+    Ok(HttpResponse::Ok().json(state.store.digests(signed_in.user.id)?))
+}
+
+/// `GET` or `POST /api/unsubscribe/{token}`: weekly digests off for the token's user.
+async fn unsubscribe(state: web::Data<AppState>, token: web::Path<String>) -> ApiResult<HttpResponse> {
+    let Some(user_id) = state.store.unsubscribe_user(TokenHash::of(&token))? else {
+        return Err(ApiError::not_found(MSG_BAD_UNSUBSCRIBE));
+    };
+    let mut preferences = state.store.preferences(user_id)?;
+    preferences.weekly_digest = false;
+    state.store.put_preferences(user_id, &preferences)?;
+    state.store.flush_async().await?;
+    Ok(HttpResponse::Ok().json(json!({ "success": true, "message": MSG_UNSUBSCRIBED })))
+}

@@ -1,0 +1,151 @@
+//! Immediate search end to end: papers in the index (recorded PubMed records, entered today), a
+//! signed-in user's term → expanded, scored, summarized digest → stored, queued and written as a
+//! mail with one-click unsubscribe; the same paper never twice; plan limits; owner-only reads.
+
+use actors::Ingest;
+use chrono::Utc;
+use engine::paper::Paper;
+use engine::search_term::{SearchTerm, TermId};
+use engine::Tier;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use crate::common::{Client, TestServer};
+
+const BATCH_20: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml");
+const BATCH_6: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml");
+
+/// Indexes the recorded PubMed batches as if they had entered PubMed today.
+async fn index_recorded_papers(server: &TestServer) -> usize {
+    let today = Utc::now().date_naive();
+    let mut papers: Vec<Paper> = Vec::new();
+    for batch in [BATCH_20, BATCH_6] {
+        papers.extend(engine::parse::pubmed::parse_efetch(batch).items);
+    }
+    for paper in &mut papers {
+        paper.entered = Some(today);
+    }
+    let count = papers.len();
+    server.state.indexer.send(Ingest(papers)).await.expect("indexer alive").expect("indexed");
+    count
+}
+
+async fn user_id(client: &Client) -> String {
+    client.get("/api/auth/user").await.body["id"].as_str().expect("id").to_owned()
+}
+
+fn search(email: &str, term: &str) -> Value {
+    json!({ "email": email, "searchTerm": term })
+}
+
+/// The outbox mail whose subject line contains `needle`.
+async fn mail_with(server: &TestServer, count: usize, needle: &str) -> String {
+    let mails = server.wait_for_outbox(count).await;
+    mails.into_iter().find(|mail| mail.contains(needle)).unwrap_or_else(|| panic!("no mail with {needle:?}"))
+}
+
+#[actix_web::test]
+async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
+    let server = TestServer::start().await;
+    assert_eq!(index_recorded_papers(&server).await, 26);
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let ada_id = user_id(&ada).await;
+
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let found = answer.body["papersFound"].as_u64().expect("a count");
+    assert!(found >= 3, "{}", answer.body);
+
+    let mail = mail_with(&server, 3, "Subject: Papertide: ").await;
+    assert!(mail.contains(&format!("Subject: Papertide: {found} new papers on \"cancer cells\"")), "{mail}");
+    assert!(mail.contains("% relevant") && mail.contains("AI Research Summary") && mail.contains("Why: "), "{mail}");
+    assert!(mail.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"), "{mail}");
+    let one_click = mail
+        .lines()
+        .find_map(|line| line.strip_prefix("List-Unsubscribe: <"))
+        .map(|rest| rest.trim_end_matches('>').to_owned())
+        .expect("a List-Unsubscribe header");
+    assert!(one_click.starts_with(&format!("{}/api/unsubscribe/", server.base)));
+
+    let digests = ada.get(&format!("/api/users/{ada_id}/digests")).await;
+    assert_eq!(digests.status, 200);
+    let digest = &digests.body[0];
+    assert_eq!((digest["searchTerm"].as_str(), digest["digestType"].as_str()), (Some("cancer cells"), Some("immediate")));
+    let papers = digest["papersData"].as_array().expect("papersData is an array");
+    assert_eq!(papers.len() as u64, found);
+    assert!(papers.iter().all(|paper| paper["relevanceScore"].as_f64().is_some_and(|score| (0.0..=1.0).contains(&score))));
+    assert!(papers.iter().all(|paper| paper["source"] == "pubmed" && paper["title"].is_string()));
+    assert!(digest["aiSummary"].as_str().is_some_and(|summary| summary.starts_with(&format!("{found} new papers matched"))));
+    let terms = ada.get(&format!("/api/users/{ada_id}/search-terms")).await;
+    assert_eq!((terms.body[0]["term"].as_str(), terms.body[0]["status"].as_str()), (Some("cancer cells"), Some("completed")));
+    assert!(terms.body[0]["lastProcessedAt"].is_string());
+
+    // The free plan holds one term.
+    let over = ada.post("/api/immediate-search", search("ada@example.org", "tumor suppression")).await;
+    assert_eq!(over.status, 402, "{}", over.body);
+    assert_eq!((over.body["requiresPayment"].as_bool(), over.body["currentCount"].as_u64()), (Some(true), Some(1)));
+
+    // The same topic again sends only papers not sent before, until none are left.
+    let first_titles: Vec<String> = papers.iter().filter_map(|paper| paper["title"].as_str().map(str::to_owned)).collect();
+    let mut mails = 3;
+    loop {
+        let again = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+        assert_eq!(again.status, 200, "{}", again.body);
+        mails += 1;
+        let latest = &ada.get(&format!("/api/users/{ada_id}/digests")).await.body[0];
+        let repeated: Vec<&str> = latest["papersData"]
+            .as_array()
+            .expect("papers")
+            .iter()
+            .filter_map(|paper| paper["title"].as_str())
+            .filter(|title| first_titles.iter().any(|first| first == title))
+            .collect();
+        assert!(repeated.is_empty(), "sent twice: {repeated:?}");
+        if again.body["papersFound"] == 0 {
+            break;
+        }
+        assert!(mails < 6, "the index holds 26 papers; they cannot last that long");
+    }
+    let terms = ada.get(&format!("/api/users/{ada_id}/search-terms")).await.body;
+    assert_eq!(terms.as_array().map(Vec::len), Some(1), "the same topic runs the same term: {terms}");
+    let quiet = mail_with(&server, mails, "no new papers on").await;
+    assert!(quiet.contains("No new papers matched"), "{quiet}");
+
+    // One click in the mail client turns weekly digests off.
+    let http = reqwest::Client::new();
+    let clicked = http.post(&one_click).form(&[("List-Unsubscribe", "One-Click")]).send().await.expect("answer");
+    assert_eq!(clicked.status(), 200);
+    let preferences = ada.get(&format!("/api/users/{ada_id}/preferences")).await;
+    assert_eq!(preferences.body["weeklyDigest"], false);
+    assert_eq!(server.client().get("/api/unsubscribe/not-a-token").await.status, 404);
+}
+
+#[actix_web::test]
+async fn searches_are_checked_and_digests_are_the_owners_alone() {
+    let server = TestServer::start().await;
+    let (ada, bob) = (server.client(), server.client());
+    server.verified_user(&ada, "ada@example.org").await;
+    server.verified_user(&bob, "bob@example.org").await;
+    let ada_id = user_id(&ada).await;
+
+    assert_eq!(server.client().post("/api/immediate-search", search("ada@example.org", "cancer")).await.status, 401);
+    assert_eq!(bob.post("/api/immediate-search", search("ada@example.org", "cancer")).await.status, 403, "only for oneself");
+    let bad = ada.post("/api/immediate-search", search("ada@example.org", "ab")).await;
+    assert_eq!((bad.status, bad.body["message"].as_str()), (400, Some("Search term must be at least 3 characters")));
+    let injected = ada.post("/api/immediate-search", search("ada@example.org", "x' OR '1'='1")).await;
+    assert_eq!(injected.body["message"], "Search term contains invalid characters or patterns");
+    assert_eq!(bob.get(&format!("/api/users/{ada_id}/digests")).await.status, 404);
+    assert_eq!(server.client().get(&format!("/api/users/{ada_id}/digests")).await.status, 401);
+    assert!(server.state.store.search_terms(engine::UserId(ada_id.parse().expect("uuid"))).expect("db").is_empty(), "refused searches store nothing");
+
+    // A team plan full at 10 terms is told to contact support.
+    server.state.store.update_user_by_email("bob@example.org", |user| user.subscription_tier = Tier::Team).expect("team");
+    let bob_user = server.state.store.user_by_email("bob@example.org").expect("db").expect("bob");
+    for index in 0..10 {
+        let term = SearchTerm::new(TermId(Uuid::new_v4()), bob_user.id, format!("topic {index}"), Tier::Team, Utc::now());
+        server.state.store.add_search_term(&term, Tier::Team, false).expect("added");
+    }
+    let full = bob.post("/api/immediate-search", search("bob@example.org", "one more topic")).await;
+    assert_eq!((full.status, full.body["requiresSupport"].as_bool()), (403, Some(true)), "{}", full.body);
+}
