@@ -1,15 +1,16 @@
 //! Digests over HTTP (spec §7): `POST /api/immediate-search` adds a term and runs it at once —
 //! expanded locally (RM3 over the index), searched in the last week's papers of the sources the
 //! user's plan and preferences allow, scored, summarized, stored and mailed;
-//! `GET /api/users/{userId}/digests` lists what was sent; `GET`/`POST /api/unsubscribe/{token}`
-//! turn weekly digests off (the POST is the mail clients' one-click unsubscribe, RFC 8058).
+//! `GET /api/users/{userId}/digests` lists what was sent; `POST /api/resend-email` mails a term's
+//! latest digest again; `GET`/`POST /api/unsubscribe/{token}` turn weekly digests off (the POST
+//! is the mail clients' one-click unsubscribe, RFC 8058).
 
 use actix_web::{web, HttpResponse};
 use chrono::{Duration, Utc};
 use engine::account::normalize_email;
 use engine::digest::{choose, Candidate, Digest, DigestEntry};
 use engine::expansion::Rm3;
-use engine::mail::{digest_mail, DigestMail, DigestPaper};
+use engine::mail::{digest_mail, DigestMail, DigestPaper, RenderedMail};
 use engine::paper::{Paper, Source};
 use engine::scoring::match_reason;
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
@@ -37,6 +38,7 @@ const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please ch
 pub fn configure(config: &mut web::ServiceConfig) {
     config
         .route("/immediate-search", web::post().to(immediate_search))
+        .route("/resend-email", web::post().to(resend))
         .route("/users/{user_id}/digests", web::get().to(list))
         .route("/unsubscribe/{token}", web::get().to(unsubscribe))
         .route("/unsubscribe/{token}", web::post().to(unsubscribe));
@@ -136,39 +138,71 @@ async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &str
     let ai_summary = digest_summary(term, &chosen);
     let searched_as = (!expansion.is_empty()).then(|| expansion.iter().map(|(word, _)| word.as_str()).collect::<Vec<_>>().join(", "));
 
+    let mut digest = Digest {
+        id: Uuid::new_v4(),
+        user_id: user.id,
+        digest_type: digest_type.to_owned(),
+        search_term: term.to_owned(),
+        searched_as,
+        subject: String::new(),
+        papers_data: entries,
+        ai_summary: ai_summary.join("\n"),
+        status: "sent".to_owned(),
+        sent_at: Utc::now(),
+    };
+    let mail = render_digest(state, user, &digest)?;
+    digest.subject = mail.subject.clone();
+    store.record_digest(&digest, &mail, Utc::now())?;
+    Ok(digest)
+}
+
+/// The mail of a stored digest, with a fresh unsubscribe token for its user.
+fn render_digest(state: &AppState, user: &User, digest: &Digest) -> ApiResult<RenderedMail> {
     let token = new_secret_token();
-    store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
-    let unsubscribe_url = format!("{}/unsubscribe?token={token}", state.settings.public_base());
-    let one_click_url = format!("{}/api/unsubscribe/{token}", state.settings.public_base());
-    let mail_papers: Vec<DigestPaper> = entries.iter().map(DigestEntry::for_mail).collect();
+    state.store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
+    let base = state.settings.public_base();
+    let unsubscribe_url = format!("{base}/unsubscribe?token={token}");
+    let term = digest.search_term.as_str();
+    let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
+    let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
     let empty_reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
     let mut mail = digest_mail(
         &state.mail_context(),
         &user.email,
         &DigestMail {
             term,
-            searched_as: searched_as.as_deref(),
+            searched_as: digest.searched_as.as_deref(),
             ai_summary: &ai_summary,
             papers: &mail_papers,
             empty_reason: Some(&empty_reason),
             unsubscribe_url: &unsubscribe_url,
         },
     );
-    mail.list_unsubscribe = Some(one_click_url);
-    let digest = Digest {
-        id: Uuid::new_v4(),
-        user_id: user.id,
-        digest_type: digest_type.to_owned(),
-        search_term: term.to_owned(),
-        searched_as,
-        subject: mail.subject.clone(),
-        papers_data: entries,
-        ai_summary: ai_summary.join("\n"),
-        status: "sent".to_owned(),
-        sent_at: Utc::now(),
-    };
-    store.record_digest(&digest, &mail, Utc::now())?;
-    Ok(digest)
+    mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));
+    Ok(mail)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Resend {
+    search_term: String,
+}
+
+/// `POST /api/resend-email` `{ searchTerm }`: mails the user's latest digest of that term again.
+async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<Resend>) -> ApiResult<HttpResponse> {
+    let user = signed_in.user;
+    let wanted = body.search_term.trim().to_lowercase();
+    let digest = state
+        .store
+        .digests(user.id)?
+        .into_iter()
+        .find(|digest| digest.search_term.to_lowercase() == wanted)
+        .ok_or_else(|| ApiError::not_found("There is no digest of this search term to resend yet."))?;
+    let mail = render_digest(&state, &user, &digest)?;
+    state.store.enqueue_mail(&mail, Utc::now())?;
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    Ok(HttpResponse::Ok().json(json!({ "success": true, "searchTerm": digest.search_term })))
 }
 
 /// The paper an entry was made from.

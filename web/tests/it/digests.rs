@@ -149,3 +149,26 @@ async fn searches_are_checked_and_digests_are_the_owners_alone() {
     let full = bob.post("/api/immediate-search", search("bob@example.org", "one more topic")).await;
     assert_eq!((full.status, full.body["requiresSupport"].as_bool()), (403, Some(true)), "{}", full.body);
 }
+
+#[actix_web::test]
+async fn a_digest_is_resent_on_request_and_only_the_owners() {
+    let server = TestServer::start().await;
+    index_recorded_papers(&server).await;
+    let (ada, bob) = (server.client(), server.client());
+    server.verified_user(&ada, "ada@example.org").await;
+    server.verified_user(&bob, "bob@example.org").await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let digest_subject = format!("Subject: Papertide: {} new papers on", first.body["papersFound"]);
+    server.wait_for_outbox(5).await;
+
+    let resent = ada.post("/api/resend-email", json!({ "searchTerm": "Cancer Cells" })).await;
+    assert_eq!((resent.status, resent.body["searchTerm"].as_str()), (200, Some("cancer cells")), "{}", resent.body);
+    let mails = server.wait_for_outbox(6).await;
+    assert_eq!(mails.iter().filter(|mail| mail.contains(&digest_subject)).count(), 2, "the same digest, twice");
+
+    assert_eq!(bob.post("/api/resend-email", json!({ "searchTerm": "cancer cells" })).await.status, 404, "bob has no such digest");
+    assert_eq!(ada.post("/api/resend-email", json!({ "searchTerm": "dark matter" })).await.status, 404);
+    assert_eq!(server.client().post("/api/resend-email", json!({ "searchTerm": "cancer cells" })).await.status, 401);
+    assert_eq!(server.outbox().len(), 6, "refused resends send nothing");
+}
