@@ -3,14 +3,16 @@
 //! user's plan and preferences allow, scored, summarized, stored and mailed;
 //! `GET /api/users/{userId}/digests` lists what was sent; `POST /api/resend-email` mails a term's
 //! latest digest again; `GET`/`POST /api/unsubscribe/{token}` turn weekly digests off (the POST
-//! is the mail clients' one-click unsubscribe, RFC 8058).
+//! is the mail clients' one-click unsubscribe, RFC 8058); `POST /api/test-email` and
+//! `POST /api/trigger-digest` serve the test-email page (own address only, operators any; rate
+//! limited).
 
 use actix_web::{web, HttpResponse};
 use chrono::{Duration, Utc};
 use engine::account::normalize_email;
 use engine::digest::{choose, Candidate, Digest, DigestEntry};
 use engine::expansion::Rm3;
-use engine::mail::{digest_mail, DigestMail, DigestPaper, RenderedMail};
+use engine::mail::{digest_mail, welcome_mail, DigestMail, DigestPaper, RenderedMail};
 use engine::paper::{Paper, Source};
 use engine::scoring::match_reason;
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
@@ -25,6 +27,7 @@ use uuid::Uuid;
 
 use crate::auth::session::new_secret_token;
 use crate::auth::SignedIn;
+use crate::config::Rate;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -39,6 +42,8 @@ pub fn configure(config: &mut web::ServiceConfig) {
     config
         .route("/immediate-search", web::post().to(immediate_search))
         .route("/resend-email", web::post().to(resend))
+        .route("/test-email", web::post().to(test_email))
+        .route("/trigger-digest", web::post().to(trigger_digest))
         .route("/users/{user_id}/digests", web::get().to(list))
         .route("/unsubscribe/{token}", web::get().to(unsubscribe))
         .route("/unsubscribe/{token}", web::post().to(unsubscribe));
@@ -150,14 +155,14 @@ async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &str
         status: "sent".to_owned(),
         sent_at: Utc::now(),
     };
-    let mail = render_digest(state, user, &digest)?;
+    let mail = render_digest(state, user, &user.email, &digest)?;
     digest.subject = mail.subject.clone();
     store.record_digest(&digest, &mail, Utc::now())?;
     Ok(digest)
 }
 
 /// The mail of a stored digest, with a fresh unsubscribe token for its user.
-fn render_digest(state: &AppState, user: &User, digest: &Digest) -> ApiResult<RenderedMail> {
+fn render_digest(state: &AppState, user: &User, to: &str, digest: &Digest) -> ApiResult<RenderedMail> {
     let token = new_secret_token();
     state.store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
     let base = state.settings.public_base();
@@ -168,7 +173,7 @@ fn render_digest(state: &AppState, user: &User, digest: &Digest) -> ApiResult<Re
     let empty_reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
     let mut mail = digest_mail(
         &state.mail_context(),
-        &user.email,
+        to,
         &DigestMail {
             term,
             searched_as: digest.searched_as.as_deref(),
@@ -198,11 +203,74 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
         .into_iter()
         .find(|digest| digest.search_term.to_lowercase() == wanted)
         .ok_or_else(|| ApiError::not_found("There is no digest of this search term to resend yet."))?;
-    let mail = render_digest(&state, &user, &digest)?;
+    let mail = render_digest(&state, &user, &user.email, &digest)?;
     state.store.enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(HttpResponse::Ok().json(json!({ "success": true, "searchTerm": digest.search_term })))
+}
+
+#[derive(Debug, Deserialize)]
+struct TestEmail {
+    #[serde(default)]
+    email: String,
+    #[serde(rename = "type", default)]
+    kind: String,
+}
+
+/// Test mail, per user: at most this many an hour.
+const TEST_MAIL_RATE: Rate = Rate { max: 10, window: std::time::Duration::from_secs(3600) };
+const MSG_EMAIL_REQUIRED: &str = "Please enter an email address";
+
+/// `POST /api/test-email` `{ email, type: welcome | digest }`: a welcome mail, or the user's
+/// latest digest, to the user's own address (operators: any address).
+async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<TestEmail>) -> ApiResult<HttpResponse> {
+    let user = signed_in.user;
+    let to = normalize_email(&body.email);
+    if to.is_empty() {
+        return Err(ApiError::bad_request(MSG_EMAIL_REQUIRED));
+    }
+    if !engine::validation::is_valid_email(&to) {
+        return Err(ApiError::bad_request(engine::validation::MSG_INVALID_EMAIL));
+    }
+    let is_operator = user.is_admin || state.settings.is_admin_email(&user.email);
+    if to != user.email && !is_operator {
+        return Err(ApiError::forbidden("not_your_address", "Test mail goes only to your own address."));
+    }
+    let mail = match body.kind.as_str() {
+        "welcome" => welcome_mail(&state.mail_context(), &to),
+        "digest" => {
+            let latest = state.store.digests(user.id)?.into_iter().next().ok_or_else(|| {
+                ApiError::bad_request("There is no digest to send yet: add a search term first, and the sample shows its latest results.")
+            })?;
+            render_digest(&state, &user, &to, &latest)?
+        }
+        _ => return Err(ApiError::bad_request("The type of test mail must be welcome or digest.")),
+    };
+    state.limiter.check("test-email", &user.id.to_string(), TEST_MAIL_RATE)?;
+    state.store.enqueue_mail(&mail, Utc::now())?;
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    Ok(HttpResponse::Ok().json(json!({ "success": true, "message": format!("Test mail queued for {to}.") })))
+}
+
+/// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term.
+async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+    let user = signed_in.user;
+    let terms: Vec<SearchTerm> = state.store.search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
+    if terms.is_empty() {
+        return Err(ApiError::bad_request("Add a search term first: the weekly digest covers your active terms."));
+    }
+    state.limiter.check("test-email", &user.id.to_string(), TEST_MAIL_RATE)?;
+    let mut papers = 0;
+    for term in &terms {
+        let digest = run_digest(&state, &user, &term.term, "weekly").await?;
+        papers += digest.papers_data.len();
+        state.store.update_search_term(term.id, |stored| stored.last_processed_at = Some(Utc::now()))?;
+    }
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    Ok(HttpResponse::Ok().json(json!({ "success": true, "digests": terms.len(), "papersFound": papers })))
 }
 
 /// The paper an entry was made from.

@@ -172,3 +172,45 @@ async fn a_digest_is_resent_on_request_and_only_the_owners() {
     assert_eq!(server.client().post("/api/resend-email", json!({ "searchTerm": "cancer cells" })).await.status, 401);
     assert_eq!(server.outbox().len(), 6, "refused resends send nothing");
 }
+
+#[actix_web::test]
+async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_digest() {
+    let server = TestServer::start_with(|serve| serve.admin_emails = Some(vec!["ops@example.org".into()])).await;
+    index_recorded_papers(&server).await;
+    let (ada, ops) = (server.client(), server.client());
+    server.verified_user(&ada, "ada@example.org").await;
+    server.verified_user(&ops, "ops@example.org").await;
+    let test_mail = |email: &str, kind: &str| json!({ "email": email, "type": kind });
+
+    let welcome = ada.post("/api/test-email", test_mail("ada@example.org", "welcome")).await;
+    assert_eq!(welcome.status, 200, "{}", welcome.body);
+    let refused = ada.post("/api/test-email", test_mail("bob@example.org", "welcome")).await;
+    assert_eq!(refused.status, 403, "only to one's own address");
+    let missing = ada.post("/api/test-email", json!({ "type": "welcome" })).await;
+    assert_eq!((missing.status, missing.body["message"].as_str()), (400, Some("Please enter an email address")));
+    assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "poem")).await.status, 400);
+    assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "digest")).await.status, 400, "no digest yet");
+    assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 400, "no term yet");
+    assert_eq!(server.client().post("/api/trigger-digest", json!({})).await.status, 401);
+    let operator = ops.post("/api/test-email", test_mail("someone@example.org", "welcome")).await;
+    assert_eq!(operator.status, 200, "operators may send anywhere: {}", operator.body);
+
+    assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await.status, 200);
+    let triggered = ada.post("/api/trigger-digest", json!({})).await;
+    assert_eq!((triggered.status, triggered.body["digests"].as_u64()), (200, Some(1)), "{}", triggered.body);
+    let ada_id = user_id(&ada).await;
+    let digests = ada.get(&format!("/api/users/{ada_id}/digests")).await.body;
+    assert_eq!(digests[0]["digestType"], "weekly");
+    let sample = ada.post("/api/test-email", test_mail("ada@example.org", "digest")).await;
+    assert_eq!(sample.status, 200);
+
+    let mails = server.wait_for_outbox(9).await;
+    assert!(mails.iter().any(|mail| mail.contains("To: someone@example.org") && mail.contains("Welcome to Papertide")));
+    assert!(!mails.iter().any(|mail| mail.contains("To: bob@example.org")), "a refused test mail went out");
+    // At most 10 test mails an hour per user.
+    let mut statuses = Vec::new();
+    for _ in 0..10 {
+        statuses.push(ada.post("/api/test-email", test_mail("ada@example.org", "welcome")).await.status);
+    }
+    assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+}
