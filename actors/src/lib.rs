@@ -31,6 +31,7 @@
 //! harvest run is a task of its own, so an error or panic in one source's run ends that run
 //! only.
 
+pub mod digester;
 mod error;
 pub mod harvester;
 pub mod indexer;
@@ -39,6 +40,7 @@ pub mod mailer;
 pub mod sources;
 pub mod status;
 
+pub use digester::{DigestError, Digester};
 pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};

@@ -8,33 +8,23 @@
 //! limited).
 
 use actix_web::{web, HttpResponse};
-use chrono::{Duration, Utc};
+use chrono::Utc;
 use engine::account::normalize_email;
-use engine::digest::{choose, Candidate, Digest, DigestEntry};
-use engine::expansion::Rm3;
-use engine::mail::{digest_mail, welcome_mail, DigestMail, DigestPaper, RenderedMail};
-use engine::paper::{Paper, Source};
-use engine::scoring::match_reason;
+use engine::digest::Digest;
+use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
-use engine::summary::digest_summary;
 use engine::UserId;
-use index::PaperQuery;
 use serde::Deserialize;
 use serde_json::json;
 use store::search_terms::Added;
 use store::{TokenHash, User};
 use uuid::Uuid;
 
-use crate::auth::session::new_secret_token;
 use crate::auth::SignedIn;
 use crate::config::Rate;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-/// How far back a digest looks for new papers.
-pub const DIGEST_WINDOW_DAYS: i64 = 7;
-/// How many ranked candidates a digest chooses from.
-const CANDIDATES: usize = 100;
 const MSG_UNSUBSCRIBED: &str = "You have been unsubscribed from weekly digests. You can turn them back on in your dashboard.";
 const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please check your email for the correct link.";
 
@@ -106,85 +96,15 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
     }
 }
 
-/// Builds, stores and queues a digest of `term` for `user`.
-async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &str) -> ApiResult<Digest> {
-    let preferences = state.store.preferences(user.id)?.effective(user.subscription_tier);
-    let mut sources = Vec::new();
-    if preferences.include_pubmed {
-        sources.push(Source::Pubmed);
-    }
-    if preferences.include_arxiv {
-        sources.push(Source::Arxiv);
-    }
-    if preferences.include_biorxiv {
-        sources.extend([Source::Biorxiv, Source::Medrxiv]);
-    }
-    let today = Utc::now().date_naive();
-    let query = PaperQuery { text: term.to_owned(), since: Some(today - Duration::days(DIGEST_WINDOW_DAYS)), until: None, sources, limit: CANDIDATES };
-    let index = state.index.clone();
-    let (hits, expansion, query_terms, paper_terms) = web::block(move || {
-        let (hits, expansion) = index.search_expanded(&query, &Rm3::default())?;
-        let paper_terms: Vec<Vec<String>> =
-            hits.iter().map(|hit| index.analyze(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()))).collect();
-        Ok::<_, index::IndexError>((hits, expansion, index.analyze(&query.text), paper_terms))
-    })
-    .await?
-    .map_err(ApiError::internal)?;
-
-    let papers: Vec<Paper> = hits.iter().map(|hit| hit.paper.clone()).collect();
-    let candidates: Vec<Candidate> = hits
-        .into_iter()
-        .zip(&paper_terms)
-        .map(|(hit, words)| Candidate { reason: match_reason(term, &query_terms, &hit.paper, words), paper: hit.paper, score: hit.score })
-        .collect();
-    let store = &state.store;
-    let entries = choose(candidates, |key| store.was_sent(user.id, key).unwrap_or(false), today);
-    let chosen: Vec<&Paper> = entries.iter().filter_map(|entry| paper_of(entry, &papers)).collect();
-    let ai_summary = digest_summary(term, &chosen);
-    let searched_as = (!expansion.is_empty()).then(|| expansion.iter().map(|(word, _)| word.as_str()).collect::<Vec<_>>().join(", "));
-
-    let mut digest = Digest {
-        id: Uuid::new_v4(),
-        user_id: user.id,
-        digest_type: digest_type.to_owned(),
-        search_term: term.to_owned(),
-        searched_as,
-        subject: String::new(),
-        papers_data: entries,
-        ai_summary: ai_summary.join("\n"),
-        status: "sent".to_owned(),
-        sent_at: Utc::now(),
-    };
-    let mail = render_digest(state, user, &user.email, &digest)?;
-    digest.subject = mail.subject.clone();
-    store.record_digest(&digest, &mail, Utc::now())?;
-    Ok(digest)
+/// Builds, stores and queues `user`'s digest of `term`, off the event loop.
+async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &'static str) -> ApiResult<Digest> {
+    let (digester, user, term) = (state.digester.clone(), user.clone(), term.to_owned());
+    web::block(move || digester.run(&user, &term, digest_type)).await?.map_err(ApiError::internal)
 }
 
-/// The mail of a stored digest, with a fresh unsubscribe token for its user.
+/// The mail of a stored digest, to `to`.
 fn render_digest(state: &AppState, user: &User, to: &str, digest: &Digest) -> ApiResult<RenderedMail> {
-    let token = new_secret_token();
-    state.store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
-    let base = state.settings.public_base();
-    let unsubscribe_url = format!("{base}/unsubscribe?token={token}");
-    let term = digest.search_term.as_str();
-    let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
-    let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
-    let empty_reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
-    let mut mail = digest_mail(
-        &state.mail_context(),
-        to,
-        &DigestMail {
-            term,
-            searched_as: digest.searched_as.as_deref(),
-            ai_summary: &ai_summary,
-            papers: &mail_papers,
-            empty_reason: Some(&empty_reason),
-            unsubscribe_url: &unsubscribe_url,
-        },
-    );
-    mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));
-    Ok(mail)
+    state.digester.render(user, to, digest).map_err(ApiError::internal)
 }
 
 #[derive(Debug, Deserialize)]
@@ -271,12 +191,6 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(HttpResponse::Ok().json(json!({ "success": true, "digests": terms.len(), "papersFound": papers })))
-}
-
-/// The paper an entry was made from.
-fn paper_of<'a>(entry: &DigestEntry, papers: &'a [Paper]) -> Option<&'a Paper> {
-    let first_key = entry.keys.first()?;
-    papers.iter().find(|paper| engine::dedup::dedup_keys(paper).iter().any(|key| &key.to_string() == first_key))
 }
 
 /// `GET /api/users/{userId}/digests` → the user's digests, newest first.

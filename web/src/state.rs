@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Addr;
-use actors::{DrainQueue, Indexer, Mailer, StatusBoard};
+use actors::{Digester, DrainQueue, Indexer, Mailer, StatusBoard};
 use engine::mail::MailContext;
 use index::PaperIndex;
 use store::Store;
@@ -20,6 +20,8 @@ pub struct AppState {
     /// The paper index, for searches; its one writer is the `indexer`.
     pub index: PaperIndex,
     pub indexer: Addr<Indexer>,
+    /// Builds digests (immediate searches and test mail).
+    pub digester: Digester,
     pub board: StatusBoard,
     pub limiter: RateLimiter,
     pub started_at: Instant,
@@ -27,12 +29,15 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(settings: Settings, store: Store, mailer: Addr<Mailer>, index: PaperIndex, indexer: Addr<Indexer>, board: StatusBoard) -> AppState {
+        let mail = MailContext { public_url: settings.public_base(), support_email: settings.support_email.clone() };
+        let digester = Digester::new(store.clone(), index.clone(), mail, crate::auth::session::new_secret_token);
         AppState {
             settings: Arc::new(settings),
             store,
             mailer,
             index,
             indexer,
+            digester,
             board,
             limiter: RateLimiter::default(),
             started_at: Instant::now(),

@@ -1,0 +1,129 @@
+//! The [`Digester`] builds a user's digest of one search term — the term expanded by RM3 over
+//! the index, the last week's papers from the sources the user's plan and preferences allow,
+//! scored and chosen by `engine::digest` (never a paper sent before), summarized by
+//! `engine::summary` — and stores it with its sent papers and its mail in one transaction.
+//! Immediate searches (from `web`) and the weekly [`crate::Scheduler`] both use it.
+//!
+//! Its work is blocking (index searches, sled): call it from a blocking thread or an actor of
+//! its own, never on an HTTP worker's event loop.
+
+use chrono::{Duration, Utc};
+use engine::digest::{choose, Candidate, Digest, DigestEntry};
+use engine::expansion::Rm3;
+use engine::mail::{digest_mail, DigestMail, DigestPaper, MailContext, RenderedMail};
+use engine::paper::{Paper, Source};
+use engine::scoring::match_reason;
+use engine::summary::digest_summary;
+use index::{PaperIndex, PaperQuery};
+use store::{Store, TokenHash, User};
+use uuid::Uuid;
+
+/// How far back a digest looks for new papers.
+pub const DIGEST_WINDOW_DAYS: i64 = 7;
+/// How many ranked candidates a digest chooses from.
+const CANDIDATES: usize = 100;
+
+/// Why a digest could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum DigestError {
+    #[error("searching the paper index: {0}")]
+    Index(#[from] index::IndexError),
+    #[error("the database: {0}")]
+    Store(#[from] store::StoreError),
+}
+
+/// Builds, stores and renders digests. Cheap to clone.
+#[derive(Clone)]
+pub struct Digester {
+    store: Store,
+    index: PaperIndex,
+    mail: MailContext,
+    /// Makes the secret of each unsubscribe link.
+    new_token: fn() -> String,
+}
+
+impl Digester {
+    pub fn new(store: Store, index: PaperIndex, mail: MailContext, new_token: fn() -> String) -> Digester {
+        Digester { store, index, mail, new_token }
+    }
+
+    /// Builds `user`'s digest of `term`, stores it with its sent papers and queues its mail.
+    pub fn run(&self, user: &User, term: &str, digest_type: &str) -> Result<Digest, DigestError> {
+        let preferences = self.store.preferences(user.id)?.effective(user.subscription_tier);
+        let mut sources = Vec::new();
+        if preferences.include_pubmed {
+            sources.push(Source::Pubmed);
+        }
+        if preferences.include_arxiv {
+            sources.push(Source::Arxiv);
+        }
+        if preferences.include_biorxiv {
+            sources.extend([Source::Biorxiv, Source::Medrxiv]);
+        }
+        let today = Utc::now().date_naive();
+        let since = Some(today - Duration::days(DIGEST_WINDOW_DAYS));
+        let query = PaperQuery { text: term.to_owned(), since, until: None, sources, limit: CANDIDATES };
+        let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
+        let query_terms = self.index.analyze(term);
+        let papers: Vec<Paper> = hits.iter().map(|hit| hit.paper.clone()).collect();
+        let candidates: Vec<Candidate> = hits
+            .into_iter()
+            .map(|hit| {
+                let words = self.index.analyze(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
+                Candidate { reason: match_reason(term, &query_terms, &hit.paper, &words), paper: hit.paper, score: hit.score }
+            })
+            .collect();
+        let entries = choose(candidates, |key| self.store.was_sent(user.id, key).unwrap_or(false), today);
+        let chosen: Vec<&Paper> = entries.iter().filter_map(|entry| paper_of(entry, &papers)).collect();
+        let ai_summary = digest_summary(term, &chosen);
+        let searched_as = (!expansion.is_empty()).then(|| expansion.iter().map(|(word, _)| word.as_str()).collect::<Vec<_>>().join(", "));
+        let mut digest = Digest {
+            id: Uuid::new_v4(),
+            user_id: user.id,
+            digest_type: digest_type.to_owned(),
+            search_term: term.to_owned(),
+            searched_as,
+            subject: String::new(),
+            papers_data: entries,
+            ai_summary: ai_summary.join("\n"),
+            status: "sent".to_owned(),
+            sent_at: Utc::now(),
+        };
+        let mail = self.render(user, &user.email, &digest)?;
+        digest.subject = mail.subject.clone();
+        self.store.record_digest(&digest, &mail, Utc::now())?;
+        Ok(digest)
+    }
+
+    /// The mail of a stored digest, to `to`, with a fresh unsubscribe link for `user`.
+    pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
+        let token = (self.new_token)();
+        self.store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
+        let base = &self.mail.public_url;
+        let unsubscribe_url = format!("{base}/unsubscribe?token={token}");
+        let term = digest.search_term.as_str();
+        let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
+        let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
+        let empty_reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
+        let mut mail = digest_mail(
+            &self.mail,
+            to,
+            &DigestMail {
+                term,
+                searched_as: digest.searched_as.as_deref(),
+                ai_summary: &ai_summary,
+                papers: &mail_papers,
+                empty_reason: Some(&empty_reason),
+                unsubscribe_url: &unsubscribe_url,
+            },
+        );
+        mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));
+        Ok(mail)
+    }
+}
+
+/// The paper an entry was made from.
+fn paper_of<'a>(entry: &DigestEntry, papers: &'a [Paper]) -> Option<&'a Paper> {
+    let first_key = entry.keys.first()?;
+    papers.iter().find(|paper| engine::dedup::dedup_keys(paper).iter().any(|key| &key.to_string() == first_key))
+}
