@@ -7,7 +7,7 @@
 //! Its work is blocking (index searches, sled): call it from a blocking thread or an actor of
 //! its own, never on an HTTP worker's event loop.
 
-use chrono::{Duration, Utc};
+use chrono::{DateTime, Duration, Utc};
 use engine::digest::{choose, Candidate, Digest, DigestEntry};
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, DigestMail, DigestPaper, MailContext, RenderedMail};
@@ -47,8 +47,9 @@ impl Digester {
         Digester { store, index, mail, new_token }
     }
 
-    /// Builds `user`'s digest of `term`, stores it with its sent papers and queues its mail.
-    pub fn run(&self, user: &User, term: &str, digest_type: &str) -> Result<Digest, DigestError> {
+    /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it), stores it
+    /// with its sent papers and queues its mail.
+    pub fn run(&self, user: &User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
         let preferences = self.store.preferences(user.id)?.effective(user.subscription_tier);
         let mut sources = Vec::new();
         if preferences.include_pubmed {
@@ -60,9 +61,9 @@ impl Digester {
         if preferences.include_biorxiv {
             sources.extend([Source::Biorxiv, Source::Medrxiv]);
         }
-        let today = Utc::now().date_naive();
+        let today = now.date_naive();
         let since = Some(today - Duration::days(DIGEST_WINDOW_DAYS));
-        let query = PaperQuery { text: term.to_owned(), since, until: None, sources, limit: CANDIDATES };
+        let query = PaperQuery { text: term.to_owned(), since, until: Some(today), sources, limit: CANDIDATES };
         let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
         let query_terms = self.index.analyze(term);
         let papers: Vec<Paper> = hits.iter().map(|hit| hit.paper.clone()).collect();
@@ -87,10 +88,11 @@ impl Digester {
             papers_data: entries,
             ai_summary: ai_summary.join("\n"),
             status: "sent".to_owned(),
-            sent_at: Utc::now(),
+            sent_at: now,
         };
         let mail = self.render(user, &user.email, &digest)?;
         digest.subject = mail.subject.clone();
+        // The digest is dated by the schedule's clock; its mail is due at once.
         self.store.record_digest(&digest, &mail, Utc::now())?;
         Ok(digest)
     }

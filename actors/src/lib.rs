@@ -37,6 +37,7 @@ pub mod harvester;
 pub mod indexer;
 pub mod janitor;
 pub mod mailer;
+pub mod scheduler;
 pub mod sources;
 pub mod status;
 
@@ -46,4 +47,5 @@ pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, Prepr
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};
 pub use janitor::{Janitor, PurgeExpired};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
+pub use scheduler::{RunDue, ScheduleConfig, Scheduler};
 pub use status::{ActorStatus, StatusBoard};

@@ -2,11 +2,11 @@
 //! left (relevance × impact prior, `scoring`), keep the best, and describe each paper for the
 //! mail and for the stored digest (spec §3 `email_digests`, `papersData`).
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc, Weekday};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::account::UserId;
+use crate::account::{DeliveryDay, Preferences, Tier, UserId};
 use crate::dedup::dedup_keys;
 use crate::mail::DigestPaper;
 use crate::paper::{Paper, Source};
@@ -66,6 +66,61 @@ pub struct Digest {
     pub subject: String,
     pub status: String,
     pub sent_at: DateTime<Utc>,
+}
+
+/// Free plans receive this many digests; then the dashboard and one mail invite an upgrade.
+pub const FREE_DIGESTS: usize = 2;
+
+/// What the weekly schedule does for a user now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeeklyAction {
+    /// Not their day or hour yet, digests off, or this week's digest went out already.
+    Wait,
+    /// Build a digest of each active term.
+    Send,
+    /// A free plan that used its digests: invite an upgrade (once).
+    InviteUpgrade,
+    /// A free plan that used its digests and was invited.
+    Done,
+}
+
+/// The weekly rule: a user's digests go out on their delivery day (UTC) from `hour` on, once a
+/// week; free plans after [`FREE_DIGESTS`] digests get one upgrade invitation instead.
+pub fn weekly_action(
+    preferences: &Preferences,
+    tier: Tier,
+    last_weekly: Option<DateTime<Utc>>,
+    digests_received: usize,
+    invited: bool,
+    now: DateTime<Utc>,
+    hour: u32,
+) -> WeeklyAction {
+    let preferences = preferences.effective(tier);
+    let today = now.date_naive();
+    let slot = today.and_hms_opt(hour.min(23), 0, 0).map(|time| time.and_utc()).unwrap_or(now);
+    let due = preferences.weekly_digest
+        && weekday_of(today) == preferences.delivery_day
+        && now >= slot
+        && last_weekly.is_none_or(|sent| sent < slot);
+    match (due, tier.is_paid(), digests_received >= FREE_DIGESTS, invited) {
+        (false, ..) => WeeklyAction::Wait,
+        (true, true, ..) | (true, false, false, _) => WeeklyAction::Send,
+        (true, false, true, false) => WeeklyAction::InviteUpgrade,
+        (true, false, true, true) => WeeklyAction::Done,
+    }
+}
+
+/// The delivery day that `day` is.
+pub fn weekday_of(day: NaiveDate) -> DeliveryDay {
+    match day.weekday() {
+        Weekday::Sun => DeliveryDay::Sunday,
+        Weekday::Mon => DeliveryDay::Monday,
+        Weekday::Tue => DeliveryDay::Tuesday,
+        Weekday::Wed => DeliveryDay::Wednesday,
+        Weekday::Thu => DeliveryDay::Thursday,
+        Weekday::Fri => DeliveryDay::Friday,
+        Weekday::Sat => DeliveryDay::Saturday,
+    }
 }
 
 /// The digest's papers: candidates not sent before (`already_sent` says by dedup key), scored
@@ -198,6 +253,27 @@ mod tests {
         let mail = chosen[1].for_mail();
         assert_eq!((mail.venue.as_str(), mail.sources.as_str(), mail.relevance_percent), ("bioRxiv", "bioRxiv", 90));
         assert_eq!(mail.reason, "words: gene");
+    }
+
+    #[test]
+    fn weekly_digests_go_out_on_the_delivery_day_once_and_free_plans_are_invited_after_two() {
+        let at = |text: &str| text.parse::<DateTime<Utc>>().expect("a time");
+        let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
+        // 2026-11-27 is a Friday, 2026-11-23 a Monday.
+        assert_eq!(weekly_action(&friday, Tier::Pro, None, 0, false, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Send);
+        assert_eq!(weekly_action(&friday, Tier::Pro, None, 0, false, at("2026-11-27T05:00:00Z"), 6), WeeklyAction::Wait, "before the hour");
+        assert_eq!(weekly_action(&friday, Tier::Pro, None, 0, false, at("2026-11-26T07:00:00Z"), 6), WeeklyAction::Wait, "not Friday");
+        let sent = Some(at("2026-11-27T06:05:00Z"));
+        assert_eq!(weekly_action(&friday, Tier::Pro, sent, 1, false, at("2026-11-27T09:00:00Z"), 6), WeeklyAction::Wait, "once a week");
+        let off = Preferences { weekly_digest: false, ..friday.clone() };
+        assert_eq!(weekly_action(&off, Tier::Pro, None, 0, false, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
+
+        // Free plans: Monday whatever was stored, two digests, then one invitation.
+        let monday = at("2026-11-23T07:00:00Z");
+        assert_eq!(weekly_action(&friday, Tier::Free, None, 1, false, monday, 6), WeeklyAction::Send);
+        assert_eq!(weekly_action(&friday, Tier::Free, None, 1, false, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&friday, Tier::Free, None, 2, false, monday, 6), WeeklyAction::InviteUpgrade);
+        assert_eq!(weekly_action(&friday, Tier::Free, None, 2, true, monday, 6), WeeklyAction::Done);
     }
 
     #[test]

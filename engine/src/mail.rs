@@ -206,6 +206,25 @@ pub fn welcome_mail(context: &MailContext, to: &str) -> RenderedMail {
     )
 }
 
+/// Tells a free user their two free digests are used and invites an upgrade.
+pub fn upgrade_invite_mail(context: &MailContext, to: &str) -> RenderedMail {
+    let link = format!("{}/subscribe?tier=pro", context.public_url);
+    render_action_mail(
+        context,
+        to,
+        ActionMail {
+            subject: "Your free Papertide digests are used up",
+            heading: "Keep your weekly digest coming",
+            intro: "You have received the two digests of the free plan. Upgrade to Pro to keep \
+                    getting the newest papers on your topics every week, from PubMed, arXiv, \
+                    bioRxiv and medRxiv, on the day you choose.",
+            button: "See the plans",
+            link: &link,
+            outro: "Your topics stay saved on your dashboard; nothing more is sent until you upgrade.",
+        },
+    )
+}
+
 struct ActionMail<'a> {
     subject: &'a str,
     heading: &'a str,

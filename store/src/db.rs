@@ -53,6 +53,8 @@ pub struct Store {
     pub(crate) sent_papers: sled::Tree,
     /// unsubscribe token hash → user id
     pub(crate) unsubscribe_tokens: sled::Tree,
+    /// user id ++ notice name → sent-at (s): one-time notices
+    pub(crate) notices: sled::Tree,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
 }
@@ -93,6 +95,7 @@ impl Store {
             digests: db.open_tree("email_digests")?,
             sent_papers: db.open_tree("sent_papers")?,
             unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
+            notices: db.open_tree("notices")?,
             adding_terms: std::sync::Arc::default(),
             db,
         };

@@ -58,6 +58,18 @@ impl Store {
         Ok(self.sent_papers.contains_key(user_prefixed(user_id, key.as_bytes()))?)
     }
 
+    /// Records that a one-time notice (e.g. `upgrade-invite`) went to the user.
+    pub fn mark_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
+        self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
+        self.flush()?;
+        Ok(())
+    }
+
+    /// Whether the one-time notice went to the user.
+    pub fn notice_sent(&self, user_id: UserId, notice: &str) -> Result<bool> {
+        Ok(self.notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
+    }
+
     /// Remembers the user a (hashed) unsubscribe token stands for; tokens do not expire.
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
         self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
@@ -137,6 +149,9 @@ mod tests {
         store.put_unsubscribe_token(TokenHash::of("tok"), ada)?;
         assert_eq!(store.unsubscribe_user(TokenHash::of("tok"))?, Some(ada));
         assert_eq!(store.unsubscribe_user(TokenHash::of("other"))?, None);
+        assert!(!store.notice_sent(ada, "upgrade-invite")?);
+        store.mark_notice(ada, "upgrade-invite", Utc::now())?;
+        assert!(store.notice_sent(ada, "upgrade-invite")?);
         Ok(())
     }
 }

@@ -95,6 +95,10 @@ pub struct ServeArgs {
     /// Days a source's first harvest goes back [default: 7].
     #[arg(long, env = "PAPERTIDE_HARVEST_LOOKBACK_DAYS")]
     pub harvest_lookback_days: Option<u32>,
+    /// Hour of the UTC day from which weekly digests go out on each user's delivery day, 0 to 23
+    /// [default: 8].
+    #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
+    pub digest_hour: Option<u32>,
     /// Sign-in attempts per client and email [default: 10/15m].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
     pub rate_limit_login: Option<String>,
@@ -128,6 +132,7 @@ pub struct FileConfig {
     pub analytics: Option<FileAnalytics>,
     pub sources: Option<FileSources>,
     pub harvest: Option<FileHarvest>,
+    pub digest_hour: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,6 +270,8 @@ pub struct Settings {
     pub analytics: Option<Analytics>,
     pub sources: SourceSettings,
     pub harvest: HarvestSettings,
+    /// Hour of the UTC day weekly digests start on each delivery day.
+    pub digest_hour: u32,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -276,6 +283,7 @@ pub const DEFAULT_RATE_FORGOT_PASSWORD: &str = "5/1h";
 pub const DEFAULT_RATE_RESEND: &str = "5/1h";
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
+pub const DEFAULT_DIGEST_HOUR: u32 = 8;
 /// The longest first harvest `serve` may be told to make.
 const MAX_LOOKBACK_DAYS: u32 = engine::harvest::MAX_CATCH_UP_DAYS;
 
@@ -372,9 +380,14 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         serve.harvest_hour.or(file_harvest.hour),
         serve.harvest_lookback_days.or(file_harvest.lookback_days),
     )?;
+    let digest_hour = serve.digest_hour.or(file.digest_hour).unwrap_or(DEFAULT_DIGEST_HOUR);
+    if digest_hour > 23 {
+        bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
+    }
     Ok(Settings {
         sources,
         harvest,
+        digest_hour,
         bind,
         data_dir,
         public_url,
@@ -549,6 +562,8 @@ mod tests {
         assert!(message.is_some_and(|m| m.contains("unknown source \"scopus\"")));
         let message = bad(ServeArgs { harvest_hour: Some(24), ..ServeArgs::default() });
         assert!(message.is_some_and(|m| m.contains("0 to 23")));
+        let message = bad(ServeArgs { digest_hour: Some(25), ..ServeArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("digest hour")));
         let message = bad(ServeArgs { harvest_lookback_days: Some(0), ..ServeArgs::default() });
         assert!(message.is_some_and(|m| m.contains("1 to 31")));
         let sources = SourceArgs { arxiv_url: Some("ftp://arxiv.org".into()), ..SourceArgs::default() };
@@ -601,6 +616,7 @@ mod tests {
                 ncbi_email: Some(String::new()),
             }),
             harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
+            digest_hour: Some(0),
         };
         let keys = toml::to_string(&every_key)?;
         for line in keys.lines().filter(|line| line.contains(" = ")) {

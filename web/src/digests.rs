@@ -99,7 +99,7 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
 /// Builds, stores and queues `user`'s digest of `term`, off the event loop.
 async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &'static str) -> ApiResult<Digest> {
     let (digester, user, term) = (state.digester.clone(), user.clone(), term.to_owned());
-    web::block(move || digester.run(&user, &term, digest_type)).await?.map_err(ApiError::internal)
+    web::block(move || digester.run(&user, &term, digest_type, Utc::now())).await?.map_err(ApiError::internal)
 }
 
 /// The mail of a stored digest, to `to`.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
-use actors::{Indexer, Janitor, MailTransport, Mailer, MailerConfig, StatusBoard};
+use actors::{Indexer, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
 use anyhow::Context;
 use index::PaperIndex;
 use store::Store;
@@ -18,6 +18,8 @@ use crate::state::AppState;
 
 const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
 const SHUTDOWN_GRACE_SECS: u64 = 10;
+/// How often the scheduler looks for due weekly digests.
+const SCHEDULER_INTERVAL: Duration = Duration::from_secs(300);
 
 /// A started service: await `server` to run it until a signal (or `server.handle().stop()`).
 pub struct Started {
@@ -57,6 +59,8 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     crate::harvest::start_harvesters(&settings.sources, &settings.harvest, &store, &indexer, &board)?;
 
     let state = AppState::new(settings.clone(), store, mailer, index, indexer, board);
+    let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
+    Scheduler::new(state.store.clone(), state.digester.clone(), state.mail_context(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();
     let http = HttpServer::new(move || create_app(app_state.clone()))
         .workers(workers)

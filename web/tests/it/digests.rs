@@ -214,3 +214,52 @@ async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_diges
     }
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
 }
+
+#[actix_web::test]
+async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two() {
+    use actors::scheduler::serve_due_users;
+    use chrono::{Datelike, Duration, TimeZone};
+    use engine::digest::weekday_of;
+
+    let server = TestServer::start().await;
+    index_recorded_papers(&server).await;
+    let (ada, bob) = (server.client(), server.client());
+    server.verified_user(&ada, "ada@example.org").await;
+    server.verified_user(&bob, "bob@example.org").await;
+    let store = &server.state.store;
+    let today = Utc::now().date_naive();
+    let late_today = Utc.from_utc_datetime(&today.and_hms_opt(23, 0, 0).expect("a time"));
+
+    // Ada (pro) gets hers on today's weekday.
+    store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    let ada_id = user_id(&ada).await;
+    let path = format!("/api/users/{ada_id}/preferences");
+    assert_eq!(ada.patch(&path, json!({ "deliveryDay": weekday_of(today).as_str() })).await.status, 200);
+    assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await.status, 200);
+    // Bob (free) has a term and one digest; his day is Monday.
+    assert_eq!(bob.post("/api/immediate-search", search("bob@example.org", "tumor suppression")).await.status, 200);
+
+    let (digester, mail) = (server.state.digester.clone(), server.state.mail_context());
+    let run = |now| serve_due_users(store, &digester, &mail, now, 8).expect("a pass");
+    let before_hour = Utc.from_utc_datetime(&today.and_hms_opt(7, 0, 0).expect("a time"));
+    let served_early = if weekday_of(today) == engine::DeliveryDay::Monday { 0 } else { run(before_hour) };
+    assert_eq!(served_early, 0, "nothing before the hour");
+    let sent_today = run(late_today);
+    assert!(sent_today >= 1, "ada's weekly digest goes out today");
+    assert_eq!(run(late_today + Duration::minutes(30)), 0, "once a week");
+    let ada_digests = ada.get(&format!("/api/users/{ada_id}/digests")).await.body;
+    assert_eq!(ada_digests[0]["digestType"], "weekly");
+
+    // Bob: his second digest on a Monday, then one invitation, then nothing.
+    let days_to_monday = (7 - today.weekday().num_days_from_monday()) % 7;
+    let monday = |weeks: i64| late_today + Duration::days(i64::from(days_to_monday) + 7 * weeks + 7);
+    let bob_user = store.user_by_email("bob@example.org").expect("db").expect("bob");
+    run(monday(0));
+    assert_eq!(store.digests(bob_user.id).expect("db").len(), 2, "the second free digest");
+    run(monday(1));
+    assert!(store.notice_sent(bob_user.id, actors::scheduler::UPGRADE_INVITE).expect("db"), "then an invitation to upgrade");
+    run(monday(2));
+    assert_eq!(store.digests(bob_user.id).expect("db").len(), 2, "no third free digest");
+    let mails = server.wait_for_outbox(4 + 2 + 1 + 1 + 1).await;
+    assert_eq!(mails.iter().filter(|mail| mail.contains("Your free Papertide digests are used up")).count(), 1, "invited once");
+}
