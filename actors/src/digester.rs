@@ -106,7 +106,7 @@ impl Digester {
         let term = digest.search_term.as_str();
         let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
         let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
-        let empty_reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
+        let empty_reason = self.empty_reason(user, term);
         let mut mail = digest_mail(
             &self.mail,
             to,
@@ -121,6 +121,33 @@ impl Digester {
         );
         mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));
         Ok(mail)
+    }
+}
+
+impl Digester {
+    /// Why a digest may be empty: no matches, and any of the user's sources whose harvest is
+    /// failing.
+    fn empty_reason(&self, user: &User, term: &str) -> String {
+        let mut reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
+        let preferences = self.store.preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
+        let allowed = [
+            (Source::Pubmed, preferences.include_pubmed),
+            (Source::Arxiv, preferences.include_arxiv),
+            (Source::Biorxiv, preferences.include_biorxiv),
+            (Source::Medrxiv, preferences.include_biorxiv),
+        ];
+        let failing: Vec<&str> = allowed
+            .into_iter()
+            .filter(|(source, wanted)| *wanted && self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy()))
+            .map(|(source, _)| engine::digest::source_label(source))
+            .collect();
+        if !failing.is_empty() {
+            reason.push_str(&format!(
+                " {} could not be reached at the last harvest, so some of this week's papers may be missing; they will be in a later digest.",
+                failing.join(" and ")
+            ));
+        }
+        reason
     }
 }
 

@@ -263,3 +263,19 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     let mails = server.wait_for_outbox(4 + 2 + 1 + 1 + 1).await;
     assert_eq!(mails.iter().filter(|mail| mail.contains("Your free Papertide digests are used up")).count(), 1, "invited once");
 }
+
+#[actix_web::test]
+async fn an_empty_digest_says_why_including_a_failing_source() {
+    let server = TestServer::start().await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let mut pubmed = engine::harvest::HarvestState::default();
+    pubmed.record_failure(Utc::now(), "esearch: HTTP 500");
+    server.state.store.put_harvest_state(engine::paper::Source::Pubmed, &pubmed).expect("stored");
+
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", "dark matter halos")).await;
+    assert_eq!((answer.status, answer.body["papersFound"].as_u64()), (200, Some(0)), "{}", answer.body);
+    let mail = mail_with(&server, 3, "no new papers on").await;
+    assert!(mail.contains("No new papers matched \"dark matter halos\" in the last 7 days."), "{mail}");
+    assert!(mail.contains("PubMed could not be reached at the last harvest"), "{mail}");
+}
