@@ -130,6 +130,7 @@ pub fn serve_due_users(store: &Store, digester: &Digester, mail: &MailContext, n
                     }
                     if count > 0 {
                         store.update_user(user.id, |stored| stored.last_digest_sent_at = Some(now)).map_err(|error| error.to_string())?;
+                        store.flush().map_err(|error| error.to_string())?;
                     }
                     Ok(count)
                 }

@@ -3,6 +3,7 @@
 //!
 //! Scenarios:
 //! - `ingest`: parse + deduplicate + index a realistic week of new records (see `workload`).
+//! - `digest`: every user's weekly digests, N users x 3 terms over M papers (see `digest`).
 //! - `relevance`: MAP, nDCG@10, P@10 and recall@100 of the production ranking on a test
 //!   collection (see `relevance`).
 
@@ -42,6 +43,13 @@ enum Scenario {
         #[arg(long)]
         writer_threads: Option<NonZeroUsize>,
     },
+    /// Build every user's weekly digests: N users x 3 terms over an index of M papers.
+    Digest {
+        #[arg(long, default_value_t = 1_000)]
+        users: usize,
+        #[arg(long, default_value_t = 35_000)]
+        papers: usize,
+    },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
         /// The collection's directory, e.g. bench/collections/med.
@@ -61,6 +69,21 @@ fn main() -> anyhow::Result<()> {
             ingest(records, writer_heap_mib, threads)?
         }
         Scenario::Relevance { collection, format } => relevance_figures(&collection, format)?,
+        Scenario::Digest { users, papers } => {
+            let run = bench::digest::run(users, papers)?;
+            json!({
+                "scenario": "digest",
+                "users": run.users,
+                "papersInIndex": run.papers,
+                "digests": run.digests,
+                "papersSent": run.papers_sent,
+                "indexSeconds": round(run.index_seconds),
+                "digestSeconds": round(run.digest_seconds),
+                "usersPerSecond": round(run.users as f64 / run.digest_seconds),
+                "peakRssMib": peak_rss_mib(),
+                "target": "100,000 users over 1,000,000 papers in < 60 s",
+            })
+        }
     };
     let machine = machine();
     let mut report = figures;

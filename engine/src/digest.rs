@@ -126,10 +126,16 @@ pub fn weekday_of(day: NaiveDate) -> DeliveryDay {
 /// The digest's papers: candidates not sent before (`already_sent` says by dedup key), scored
 /// and ordered by relevance × prior, at most [`MAX_PAPERS`], none below [`MIN_RELEVANCE`].
 pub fn choose(candidates: Vec<Candidate>, already_sent: impl Fn(&str) -> bool, today: NaiveDate) -> Vec<DigestEntry> {
+    choose_unsent(&score(&candidates, today), already_sent)
+}
+
+/// Every candidate worth sending (relevance at least [`MIN_RELEVANCE`]), described and ordered
+/// by relevance × prior, best first. The same for every user who follows the term: compute it
+/// once, then [`choose_unsent`] per user.
+pub fn score(candidates: &[Candidate], today: NaiveDate) -> Vec<DigestEntry> {
     let best = candidates.iter().map(|candidate| candidate.score).fold(0.0_f32, f32::max);
     let mut entries: Vec<(f64, DigestEntry)> = candidates
-        .into_iter()
-        .filter(|candidate| !dedup_keys(&candidate.paper).iter().any(|key| already_sent(&key.to_string())))
+        .iter()
         .filter_map(|candidate| {
             let relevance_score = relevance(candidate.score, best, &Calibration::default());
             if relevance_score < MIN_RELEVANCE {
@@ -140,7 +146,12 @@ pub fn choose(candidates: Vec<Candidate>, already_sent: impl Fn(&str) -> bool, t
         })
         .collect();
     entries.sort_by(|a, b| b.0.total_cmp(&a.0));
-    entries.into_iter().take(MAX_PAPERS).map(|(_, entry)| entry).collect()
+    entries.into_iter().map(|(_, entry)| entry).collect()
+}
+
+/// The best [`MAX_PAPERS`] of `scored` that the user was not sent before.
+pub fn choose_unsent(scored: &[DigestEntry], already_sent: impl Fn(&str) -> bool) -> Vec<DigestEntry> {
+    scored.iter().filter(|entry| !entry.keys.iter().any(|key| already_sent(key))).take(MAX_PAPERS).cloned().collect()
 }
 
 fn entry(paper: &Paper, relevance_score: f64, impact: f64, reason: &MatchReason) -> DigestEntry {

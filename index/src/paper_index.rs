@@ -128,6 +128,12 @@ impl PaperIndex {
         Ok(found.into_iter().next().map(|stored| (stored.id, stored.paper)))
     }
 
+    /// Changes with every commit a search can see: results cached under one generation stay
+    /// valid while it lasts.
+    pub fn generation(&self) -> u64 {
+        self.reader.searcher().generation().generation_id()
+    }
+
     /// How many works the last commit holds.
     pub fn paper_count(&self) -> Result<u64, IndexError> {
         Ok(self.reader.searcher().num_docs())

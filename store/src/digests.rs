@@ -20,7 +20,8 @@ fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
 
 impl Store {
     /// Stores `digest`, records its papers as sent to its user, and queues `mail`, together;
-    /// returns the mail's queue id.
+    /// returns the mail's queue id. Not flushed: callers flush before they answer (a crash before
+    /// that loses the digest and its mail together, so a redo sends it once).
     pub fn record_digest(&self, digest: &Digest, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
         let stamp = digest.sent_at.timestamp_micros().to_be_bytes();
         let digest_key = [user_prefixed(digest.user_id, &stamp).as_slice(), digest.id.as_bytes().as_slice()].concat();
@@ -39,7 +40,6 @@ impl Store {
                 tx_enqueue(queue, mail, now)
             })
             .map_err(StoreError::from)?;
-        self.flush()?;
         Ok(queued)
     }
 

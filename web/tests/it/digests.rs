@@ -279,3 +279,15 @@ async fn an_empty_digest_says_why_including_a_failing_source() {
     assert!(mail.contains("No new papers matched \"dark matter halos\" in the last 7 days."), "{mail}");
     assert!(mail.contains("PubMed could not be reached at the last harvest"), "{mail}");
 }
+
+#[actix_web::test]
+async fn newly_indexed_papers_reach_the_next_digest_of_a_term() {
+    let server = TestServer::start().await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let before = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert_eq!(before.body["papersFound"], 0, "an empty index: {}", before.body);
+    index_recorded_papers(&server).await;
+    let after = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert!(after.body["papersFound"].as_u64().is_some_and(|found| found > 0), "the term's ranking was not refreshed: {}", after.body);
+}
