@@ -126,6 +126,7 @@ pub async fn harvest_days(
     outcome
 }
 
+/// The days of [`harvest_days`], each recorded as it completes; stops at the first error.
 async fn harvest_each_day(
     source: &dyn PaperSource,
     (from, to): (NaiveDate, NaiveDate),
