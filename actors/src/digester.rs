@@ -76,17 +76,7 @@ impl Digester {
     /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it), stores it
     /// with its sent papers and queues its mail.
     pub fn run(&self, user: &User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
-        let preferences = self.store.preferences(user.id)?.effective(user.subscription_tier);
-        let mut sources = Vec::new();
-        if preferences.include_pubmed {
-            sources.push(Source::Pubmed);
-        }
-        if preferences.include_arxiv {
-            sources.push(Source::Arxiv);
-        }
-        if preferences.include_biorxiv {
-            sources.extend([Source::Biorxiv, Source::Medrxiv]);
-        }
+        let sources = self.store.preferences(user.id)?.effective(user.subscription_tier).sources();
         let today = now.date_naive();
         let ranked = self.ranked(term, sources, today)?;
         let entries = choose_unsent(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
@@ -166,24 +156,17 @@ impl Digester {
         mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));
         Ok(mail)
     }
-}
 
-impl Digester {
     /// Why a digest may be empty: no matches, and any of the user's sources whose harvest is
     /// failing.
     fn empty_reason(&self, user: &User, term: &str) -> String {
         let mut reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
         let preferences = self.store.preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
-        let allowed = [
-            (Source::Pubmed, preferences.include_pubmed),
-            (Source::Arxiv, preferences.include_arxiv),
-            (Source::Biorxiv, preferences.include_biorxiv),
-            (Source::Medrxiv, preferences.include_biorxiv),
-        ];
-        let failing: Vec<&str> = allowed
+        let failing: Vec<&str> = preferences
+            .sources()
             .into_iter()
-            .filter(|(source, wanted)| *wanted && self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy()))
-            .map(|(source, _)| engine::digest::source_label(source))
+            .filter(|source| self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy()))
+            .map(engine::digest::source_label)
             .collect();
         if !failing.is_empty() {
             reason.push_str(&format!(

@@ -7,6 +7,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::paper::Source;
+
 /// The id of a user account (a UUID, spec §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -275,6 +277,21 @@ impl Preferences {
         Preferences { include_pubmed: true, include_arxiv: false, include_biorxiv: false, delivery_day: DeliveryDay::Monday, ..self.clone() }
     }
 
+    /// The sources these preferences search (bioRxiv and medRxiv go together).
+    pub fn sources(&self) -> Vec<Source> {
+        let mut sources = Vec::new();
+        if self.include_pubmed {
+            sources.push(Source::Pubmed);
+        }
+        if self.include_arxiv {
+            sources.push(Source::Arxiv);
+        }
+        if self.include_biorxiv {
+            sources.extend([Source::Biorxiv, Source::Medrxiv]);
+        }
+        sources
+    }
+
     /// These preferences with `change` applied, if `tier` allows it: a free plan cannot choose
     /// sources or the day (sending the values it already has is fine), and some source must stay.
     pub fn changed(&self, change: &PreferencesChange, tier: Tier) -> Result<Preferences, &'static str> {
@@ -346,6 +363,8 @@ mod tests {
         let free = stored.effective(Tier::Free);
         assert_eq!((free.include_pubmed, free.include_arxiv, free.include_biorxiv, free.delivery_day), (true, false, false, DeliveryDay::Monday));
         assert_eq!(stored.effective(Tier::Pro), stored);
+        assert_eq!(free.sources(), vec![Source::Pubmed]);
+        assert_eq!(Preferences::default().sources(), Source::ALL.to_vec());
     }
 
     #[test]
