@@ -13,7 +13,6 @@ use engine::account::normalize_email;
 use engine::digest::Digest;
 use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
-use engine::UserId;
 use serde::Deserialize;
 use serde_json::json;
 use store::search_terms::Added;
@@ -195,9 +194,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
 
 /// `GET /api/users/{userId}/digests` → the user's digests, newest first.
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
-    if user_id.parse::<UserId>().ok() != Some(signed_in.user.id) {
-        return Err(ApiError::not_found("Not found"));
-    }
+    signed_in.require_owner(&user_id)?;
     Ok(HttpResponse::Ok().json(state.store.digests(signed_in.user.id)?))
 }
 

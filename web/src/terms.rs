@@ -23,9 +23,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
 
 /// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
-    if user_id.parse::<engine::UserId>().ok() != Some(signed_in.user.id) {
-        return Err(ApiError::not_found("Not found"));
-    }
+    signed_in.require_owner(&user_id)?;
     Ok(HttpResponse::Ok().json(state.store.search_terms(signed_in.user.id)?))
 }
 

@@ -56,17 +56,9 @@ impl PreferencesView {
     }
 }
 
-/// The signed-in user, if `user_id` names them; otherwise the 404 of a user that is not there.
-fn owner(signed_in: &SignedIn, user_id: &str) -> ApiResult<()> {
-    match user_id.parse::<UserId>() {
-        Ok(id) if id == signed_in.user.id => Ok(()),
-        _ => Err(ApiError::not_found(MSG_NOT_FOUND)),
-    }
-}
-
 /// `GET /api/users/{userId}/preferences`.
 async fn preferences(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
-    owner(&signed_in, &user_id)?;
+    signed_in.require_owner(&user_id)?;
     let stored = state.store.preferences(signed_in.user.id)?;
     Ok(HttpResponse::Ok().json(PreferencesView::of(&signed_in, &stored)))
 }
@@ -78,7 +70,7 @@ async fn change_preferences(
     user_id: web::Path<String>,
     change: web::Json<PreferencesChange>,
 ) -> ApiResult<HttpResponse> {
-    owner(&signed_in, &user_id)?;
+    signed_in.require_owner(&user_id)?;
     let stored = state.store.preferences(signed_in.user.id)?;
     let changed = stored.changed(&change, signed_in.user.subscription_tier).map_err(|message| {
         if message == MSG_FREE_PLAN_LOCKED {

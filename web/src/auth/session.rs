@@ -66,6 +66,17 @@ pub struct SignedIn {
     pub session_hash: TokenHash,
 }
 
+impl SignedIn {
+    /// Passes when `user_id` (a path segment) names the signed-in user; anything else gets the
+    /// 404 of a record that is not there, so other users' ids cannot be probed.
+    pub fn require_owner(&self, user_id: &str) -> Result<(), ApiError> {
+        match user_id.parse::<engine::UserId>() {
+            Ok(id) if id == self.user.id => Ok(()),
+            _ => Err(ApiError::not_found("Not found")),
+        }
+    }
+}
+
 impl FromRequest for SignedIn {
     type Error = ApiError;
     type Future = Ready<Result<SignedIn, ApiError>>;
