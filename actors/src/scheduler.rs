@@ -108,6 +108,11 @@ pub fn serve_due_users(store: &Store, digester: &Digester, mail: &MailContext, n
     for user in users.into_iter().filter(|user| user.is_active && user.is_email_verified) {
         let served = (|| -> Result<usize, String> {
             let preferences = store.preferences(user.id).map_err(|error| error.to_string())?;
+            // Most users are not due at any given pass: settle that from the preferences alone
+            // before reading their stored digests.
+            if weekly_action(&preferences, user.subscription_tier, None, 0, false, now, hour) == WeeklyAction::Wait {
+                return Ok(0);
+            }
             let digests = store.digests(user.id).map_err(|error| error.to_string())?;
             let last_weekly = digests.iter().find(|digest| digest.digest_type == "weekly").map(|digest| digest.sent_at);
             let invited = store.notice_sent(user.id, UPGRADE_INVITE).map_err(|error| error.to_string())?;
