@@ -116,7 +116,40 @@ pub async fn harvest_days(
     progress: &(dyn Fn(RunProgress) + Sync),
 ) -> Result<RunReport, HarvestError> {
     let name = source.source();
-    let outcome = harvest_each_day(source, (from, to), today, store, indexer, progress).await;
+    // Each day is recorded as it completes; the run stops at the first error.
+    let outcome: Result<RunReport, HarvestError> = async {
+        let day_count = days(from, to).count();
+        let mut run = RunReport::default();
+        for (index, day) in days(from, to).enumerate() {
+            let day_number = index + 1;
+            let on_page = |page: Progress| progress(RunProgress::Page { source: name, day, day_number, days: day_count, page });
+            let parsed = source.fetch_day(day, Some(&on_page)).await.map_err(|error| HarvestError::Source { day, source: error })?;
+            for warning in parsed.warnings.iter().take(3) {
+                tracing::warn!(source = %name, %day, record = warning.record.as_deref().unwrap_or("-"), "{}", warning.message);
+            }
+            let rejected = parsed.warnings.iter().filter(|warning| warning.record.is_some()).count() as u64;
+            let received = parsed.items.len() as u64 + rejected;
+            let mut counts = IngestCounts::default();
+            let mut papers = parsed.items;
+            while !papers.is_empty() {
+                let rest = papers.split_off(papers.len().min(INGEST_BATCH));
+                let batch = std::mem::replace(&mut papers, rest);
+                let indexed = indexer.send(Ingest(batch)).await.map_err(|_| HarvestError::IndexerGone)?;
+                counts.add(indexed.map_err(|error| HarvestError::Index { day, source: error })?);
+            }
+            let report = DayReport { day, received, added: counts.added, merged: counts.merged, unchanged: counts.unchanged, rejected };
+            let mut state = store.harvest_state(name)?;
+            state.record_day(report, today);
+            store.put_harvest_state(name, &state)?;
+            run.days += 1;
+            run.received += received;
+            run.rejected += rejected;
+            run.counts.add(counts);
+            progress(RunProgress::DayDone { source: name, day_number, days: day_count, report });
+        }
+        Ok(run)
+    }
+    .await;
     let mut state = store.harvest_state(name)?;
     match &outcome {
         Ok(_) => state.record_success(Utc::now()),
@@ -124,48 +157,6 @@ pub async fn harvest_days(
     }
     store.put_harvest_state(name, &state)?;
     outcome
-}
-
-/// The days of [`harvest_days`], each recorded as it completes; stops at the first error.
-async fn harvest_each_day(
-    source: &dyn PaperSource,
-    (from, to): (NaiveDate, NaiveDate),
-    today: NaiveDate,
-    store: &Store,
-    indexer: &Addr<Indexer>,
-    progress: &(dyn Fn(RunProgress) + Sync),
-) -> Result<RunReport, HarvestError> {
-    let name = source.source();
-    let day_count = days(from, to).count();
-    let mut run = RunReport::default();
-    for (index, day) in days(from, to).enumerate() {
-        let day_number = index + 1;
-        let on_page = |page: Progress| progress(RunProgress::Page { source: name, day, day_number, days: day_count, page });
-        let parsed = source.fetch_day(day, Some(&on_page)).await.map_err(|error| HarvestError::Source { day, source: error })?;
-        for warning in parsed.warnings.iter().take(3) {
-            tracing::warn!(source = %name, %day, record = warning.record.as_deref().unwrap_or("-"), "{}", warning.message);
-        }
-        let rejected = parsed.warnings.iter().filter(|warning| warning.record.is_some()).count() as u64;
-        let received = parsed.items.len() as u64 + rejected;
-        let mut counts = IngestCounts::default();
-        let mut papers = parsed.items;
-        while !papers.is_empty() {
-            let rest = papers.split_off(papers.len().min(INGEST_BATCH));
-            let batch = std::mem::replace(&mut papers, rest);
-            let indexed = indexer.send(Ingest(batch)).await.map_err(|_| HarvestError::IndexerGone)?;
-            counts.add(indexed.map_err(|error| HarvestError::Index { day, source: error })?);
-        }
-        let report = DayReport { day, received, added: counts.added, merged: counts.merged, unchanged: counts.unchanged, rejected };
-        let mut state = store.harvest_state(name)?;
-        state.record_day(report, today);
-        store.put_harvest_state(name, &state)?;
-        run.days += 1;
-        run.received += received;
-        run.rejected += rejected;
-        run.counts.add(counts);
-        progress(RunProgress::DayDone { source: name, day_number, days: day_count, report });
-    }
-    Ok(run)
 }
 
 /// When and how far back the harvesters run.
