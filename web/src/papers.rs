@@ -9,24 +9,27 @@ use anyhow::Context;
 use chrono::NaiveDate;
 use engine::paper::Source;
 use engine::parse::parse_any;
-use index::{PaperIndex, PaperQuery, UpsertOutcome};
+use actors::IngestCounts;
+use index::{PaperIndex, PaperQuery};
 
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
-/// What one import did.
+/// What one import did: what became of the papers read, and the records that could not be read.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ImportCounts {
-    pub added: u64,
-    /// Merged into a paper the index already had, changing it.
-    pub merged: u64,
-    /// Already in the index exactly as read.
-    pub unchanged: u64,
+    pub indexed: IngestCounts,
     pub rejected: u64,
 }
 
 impl ImportCounts {
+    fn add(&mut self, other: ImportCounts) {
+        self.indexed.add(other.indexed);
+        self.rejected += other.rejected;
+    }
+
     fn summary(&self) -> String {
-        format!("{} added, {} merged, {} already present, {} rejected", self.added, self.merged, self.unchanged, self.rejected)
+        let IngestCounts { added, merged, unchanged } = self.indexed;
+        format!("{added} added, {merged} merged, {unchanged} already present, {} rejected", self.rejected)
     }
 }
 
@@ -45,21 +48,14 @@ pub fn import(data_dir: &Path, files: &[PathBuf], out: &mut impl Write) -> anyho
         let (format, parsed) = parse_any(&body);
         let mut counts = ImportCounts { rejected: parsed.warnings.len() as u64, ..ImportCounts::default() };
         for paper in parsed.items {
-            match writer.upsert(paper)? {
-                UpsertOutcome::Added => counts.added += 1,
-                UpsertOutcome::Merged => counts.merged += 1,
-                UpsertOutcome::Unchanged => counts.unchanged += 1,
-            }
+            counts.indexed.record(writer.upsert(paper)?);
         }
         let format = format.map_or("unknown format", |format| format.describe());
         writeln!(out, "{}: {format}: {}", file.display(), counts.summary())?;
         for warning in parsed.warnings.iter().take(5) {
             writeln!(out, "  rejected {}: {}", warning.record.as_deref().unwrap_or("record"), warning.message)?;
         }
-        totals.added += counts.added;
-        totals.merged += counts.merged;
-        totals.unchanged += counts.unchanged;
-        totals.rejected += counts.rejected;
+        totals.add(counts);
     }
     writer.commit().context("committing the index")?;
     writeln!(out, "total: {}; {} papers in the index", totals.summary(), index.paper_count()?)?;
