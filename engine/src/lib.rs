@@ -11,6 +11,7 @@ pub mod digest;
 pub mod error;
 pub mod expansion;
 pub mod harvest;
+pub mod llm;
 pub mod mail;
 pub mod paper;
 pub mod parse;
