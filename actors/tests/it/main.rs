@@ -5,6 +5,7 @@ mod maildev;
 #[path = "../../../tools/testing/replay.rs"]
 mod replay;
 mod harvest;
+mod llm;
 mod sources;
 
 use std::time::{Duration, Instant};
