@@ -43,6 +43,28 @@ pub struct SourceArgs {
     pub ncbi_email: Option<String>,
 }
 
+/// An OpenAI-compatible chat-completions endpoint for query expansion and summaries (`serve`).
+/// Unset URL: no LLM; the local expansion and extractive summaries are used.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LlmArgs {
+    /// Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1 (requests go to
+    /// URL/chat/completions) [default: none, local expansion and summaries].
+    #[arg(long, env = "PAPERTIDE_LLM_URL")]
+    pub llm_url: Option<String>,
+    /// API key, sent as a Bearer token; not needed by most local servers.
+    #[arg(long, env = "PAPERTIDE_LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<String>,
+    /// The standard model, used for free plans; required with --llm-url.
+    #[arg(long, env = "PAPERTIDE_LLM_MODEL")]
+    pub llm_model: Option<String>,
+    /// The model for paid plans [default: the standard model].
+    #[arg(long, env = "PAPERTIDE_LLM_MODEL_ADVANCED")]
+    pub llm_model_advanced: Option<String>,
+    /// Longest wait for one answer, in seconds [default: 30].
+    #[arg(long, env = "PAPERTIDE_LLM_TIMEOUT_SECS")]
+    pub llm_timeout_secs: Option<u64>,
+}
+
 /// The options of `papertide serve`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ServeArgs {
@@ -111,6 +133,8 @@ pub struct ServeArgs {
     /// Verification re-sends per client address [default: 5/1h].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_RESEND")]
     pub rate_limit_resend: Option<String>,
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// The configuration file's shape; every key optional. Unknown keys are an error, so a typo
@@ -133,6 +157,7 @@ pub struct FileConfig {
     pub sources: Option<FileSources>,
     pub harvest: Option<FileHarvest>,
     pub digest_hour: Option<u32>,
+    pub llm: Option<FileLlm>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +176,16 @@ pub struct FileHarvest {
     pub sources: Option<Vec<String>>,
     pub hour: Option<u32>,
     pub lookback_days: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileLlm {
+    pub url: Option<String>,
+    pub api_key: Option<String>,
+    pub model: Option<String>,
+    pub model_advanced: Option<String>,
+    pub timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -272,6 +307,8 @@ pub struct Settings {
     pub harvest: HarvestSettings,
     /// Hour of the UTC day weekly digests start on each delivery day.
     pub digest_hour: u32,
+    /// The chat-completions endpoint for expansion and summaries; none: local ones only.
+    pub llm: Option<actors::LlmConfig>,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -284,6 +321,9 @@ pub const DEFAULT_RATE_RESEND: &str = "5/1h";
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
+pub const DEFAULT_LLM_TIMEOUT_SECS: u64 = 30;
+/// The longest LLM timeout accepted: a digest run waits this long at worst before falling back.
+const MAX_LLM_TIMEOUT_SECS: u64 = 600;
 /// The longest first harvest `serve` may be told to make.
 const MAX_LOOKBACK_DAYS: u32 = engine::harvest::MAX_CATCH_UP_DAYS;
 
@@ -380,6 +420,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         serve.harvest_hour.or(file_harvest.hour),
         serve.harvest_lookback_days.or(file_harvest.lookback_days),
     )?;
+    let llm = resolve_llm(&serve.llm, file.llm.clone().unwrap_or_default())?;
     let digest_hour = serve.digest_hour.or(file.digest_hour).unwrap_or(DEFAULT_DIGEST_HOUR);
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
@@ -400,6 +441,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         log: pick(&serve.log, file.log).unwrap_or_else(|| DEFAULT_LOG.to_owned()),
         rate_limits,
         analytics,
+        llm,
     })
 }
 
@@ -423,6 +465,34 @@ fn resolve_sources(args: &SourceArgs, file: FileSources, support_email: &str) ->
         ncbi_api_key: args.ncbi_api_key.clone().or(file.ncbi_api_key).filter(|key| !key.trim().is_empty()),
         ncbi_email,
     })
+}
+
+/// The LLM endpoint, if a URL is given: then the standard model is required, and the URL must
+/// be http(s). Blank values count as unset, so an empty variable can switch a file's value off.
+fn resolve_llm(args: &LlmArgs, file: FileLlm) -> anyhow::Result<Option<actors::LlmConfig>> {
+    let given = |flag: &Option<String>, from_file: Option<String>| {
+        flag.clone().or(from_file).map(|text| text.trim().to_owned()).filter(|text| !text.is_empty())
+    };
+    let Some(text) = given(&args.llm_url, file.url) else {
+        return Ok(None);
+    };
+    let url = Url::parse(&text).with_context(|| format!("the LLM URL {text:?} is not a URL"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        bail!("the LLM URL {text:?} must be an http:// or https:// address");
+    }
+    let Some(model) = given(&args.llm_model, file.model) else {
+        bail!("the LLM URL is set but no model: set PAPERTIDE_LLM_MODEL (--llm-model, or model in [llm]) to the standard model's name");
+    };
+    let timeout_secs = args.llm_timeout_secs.or(file.timeout_secs).unwrap_or(DEFAULT_LLM_TIMEOUT_SECS);
+    if !(1..=MAX_LLM_TIMEOUT_SECS).contains(&timeout_secs) {
+        bail!("the LLM timeout of {timeout_secs} s must be 1 to {MAX_LLM_TIMEOUT_SECS} seconds");
+    }
+    Ok(Some(actors::LlmConfig {
+        api_key: given(&args.llm_api_key, file.api_key),
+        model_advanced: given(&args.llm_model_advanced, file.model_advanced),
+        timeout: Duration::from_secs(timeout_secs),
+        ..actors::LlmConfig::new(url, model)
+    }))
 }
 
 fn resolve_harvest(sources: Option<Vec<String>>, hour: Option<u32>, lookback_days: Option<u32>) -> anyhow::Result<HarvestSettings> {
@@ -574,6 +644,120 @@ mod tests {
     }
 
     #[test]
+    fn there_is_no_llm_without_a_url() -> anyhow::Result<()> {
+        assert_eq!(resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?.llm, None);
+        let file: FileConfig = toml::from_str("[llm]\nmodel = \"gpt-4o-mini\"\ntimeout_secs = 10\n")?;
+        assert_eq!(resolve(file, &CommonArgs::default(), &ServeArgs::default())?.llm, None, "a model alone turns nothing on");
+        let blank = ServeArgs { llm: LlmArgs { llm_url: Some(" ".into()), ..LlmArgs::default() }, ..ServeArgs::default() };
+        let file: FileConfig = toml::from_str("[llm]\nurl = \"https://api.openai.com/v1\"\nmodel = \"m\"\n")?;
+        assert_eq!(resolve(file, &CommonArgs::default(), &blank)?.llm, None, "an empty variable switches the file's LLM off");
+        Ok(())
+    }
+
+    #[test]
+    fn the_llm_section_of_the_file_resolves() -> anyhow::Result<()> {
+        let text = "[llm]\nurl = \"https://api.openai.com/v1\"\napi_key = \"sk-file\"\nmodel = \"gpt-4o-mini\"\n";
+        let file: FileConfig = toml::from_str(&format!("{text}model_advanced = \"gpt-4o\"\ntimeout_secs = 12\n"))?;
+        let llm = resolve(file, &CommonArgs::default(), &ServeArgs::default())?.llm.ok_or_else(|| anyhow::anyhow!("no LLM"))?;
+        assert_eq!(llm.url.as_str(), "https://api.openai.com/v1");
+        assert_eq!(llm.endpoint(), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(llm.api_key.as_deref(), Some("sk-file"));
+        assert_eq!((llm.model.as_str(), llm.model_advanced.as_deref()), ("gpt-4o-mini", Some("gpt-4o")));
+        assert_eq!(llm.timeout, Duration::from_secs(12));
+        assert_eq!(llm.cool_down, actors::LlmConfig::DEFAULT_COOL_DOWN);
+        Ok(())
+    }
+
+    #[test]
+    fn llm_flags_and_environment_override_the_file() -> anyhow::Result<()> {
+        let file: FileConfig =
+            toml::from_str("[llm]\nurl = \"https://file.example.org/v1\"\nmodel = \"file-model\"\napi_key = \"sk-file\"\n")?;
+        let llm =
+            LlmArgs { llm_url: Some("http://127.0.0.1:11434/v1".into()), llm_model_advanced: Some("big".into()), ..LlmArgs::default() };
+        let settings = resolve(file, &CommonArgs::default(), &ServeArgs { llm, ..ServeArgs::default() })?;
+        let llm = settings.llm.clone().ok_or_else(|| anyhow::anyhow!("no LLM"))?;
+        assert_eq!(llm.url.as_str(), "http://127.0.0.1:11434/v1");
+        assert_eq!(
+            (llm.model.as_str(), llm.model_advanced.as_deref(), llm.api_key.as_deref()),
+            ("file-model", Some("big"), Some("sk-file"))
+        );
+        assert_eq!(llm.timeout, Duration::from_secs(DEFAULT_LLM_TIMEOUT_SECS));
+        assert!(!format!("{settings:?}").contains("sk-file"), "the API key must not be printed");
+        Ok(())
+    }
+
+    #[test]
+    fn an_llm_url_without_a_model_or_with_a_bad_value_is_refused() {
+        let bad = |llm: LlmArgs| {
+            resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { llm, ..ServeArgs::default() })
+                .err()
+                .map(|e| format!("{e:#}"))
+        };
+        let url = || Some("https://api.openai.com/v1".to_owned());
+        let message = bad(LlmArgs { llm_url: url(), ..LlmArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("no model") && m.contains("PAPERTIDE_LLM_MODEL")));
+        let message =
+            bad(LlmArgs { llm_url: url(), llm_model: Some("  ".into()), llm_model_advanced: Some("big".into()), ..LlmArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("no model")), "a blank standard model is no model");
+        let message = bad(LlmArgs { llm_url: Some("api.openai.com/v1".into()), llm_model: Some("m".into()), ..LlmArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("LLM URL")));
+        let message = bad(LlmArgs { llm_url: Some("ftp://models.example.org".into()), llm_model: Some("m".into()), ..LlmArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("http://")));
+        let message = bad(LlmArgs { llm_url: url(), llm_model: Some("m".into()), llm_timeout_secs: Some(0), ..LlmArgs::default() });
+        assert!(message.is_some_and(|m| m.contains("timeout")));
+    }
+
+    /// The variables' names are the documented ones, and the key's value is kept out of `--help`.
+    #[test]
+    fn the_llm_settings_are_read_from_their_environment_variables() {
+        use clap::Args as _;
+        let command = ServeArgs::augment_args(clap::Command::new("serve"));
+        let env_of =
+            |id: &str| command.get_arguments().find(|arg| arg.get_id() == id).and_then(|arg| arg.get_env()).map(|env| env.to_owned());
+        assert_eq!(env_of("llm_url").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_URL")));
+        assert_eq!(env_of("llm_api_key").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_API_KEY")));
+        assert_eq!(env_of("llm_model").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_MODEL")));
+        assert_eq!(env_of("llm_model_advanced").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_MODEL_ADVANCED")));
+        assert_eq!(env_of("llm_timeout_secs").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_TIMEOUT_SECS")));
+        let key = command.get_arguments().find(|arg| arg.get_id() == "llm_api_key");
+        assert!(key.is_some_and(|arg| arg.is_hide_env_values_set()));
+    }
+
+    /// Set in a child process of this test binary, so that no other test sees the variables.
+    #[test]
+    fn llm_environment_variables_resolve() -> anyhow::Result<()> {
+        const CHILD: &str = "PAPERTIDE_TEST_LLM_ENV_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            #[derive(clap::Parser)]
+            struct Cli {
+                #[command(flatten)]
+                serve: ServeArgs,
+            }
+            let cli = <Cli as clap::Parser>::try_parse_from(["papertide"])?;
+            let llm = resolve(FileConfig::default(), &CommonArgs::default(), &cli.serve)?.llm.ok_or_else(|| anyhow::anyhow!("no LLM"))?;
+            assert_eq!(llm.endpoint(), "http://127.0.0.1:8000/v1/chat/completions");
+            assert_eq!(
+                (llm.api_key.as_deref(), llm.model.as_str(), llm.model_advanced.as_deref()),
+                (Some("sk-env"), "small", Some("large"))
+            );
+            assert_eq!(llm.timeout, Duration::from_secs(7));
+            return Ok(());
+        }
+        let output = std::process::Command::new(std::env::current_exe()?)
+            .args(["--exact", "config::tests::llm_environment_variables_resolve", "--test-threads=1"])
+            .env(CHILD, "1")
+            .env("PAPERTIDE_LLM_URL", "http://127.0.0.1:8000/v1")
+            .env("PAPERTIDE_LLM_API_KEY", "sk-env")
+            .env("PAPERTIDE_LLM_MODEL", "small")
+            .env("PAPERTIDE_LLM_MODEL_ADVANCED", "large")
+            .env("PAPERTIDE_LLM_TIMEOUT_SECS", "7")
+            .output()?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success() && stdout.contains("1 passed"), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+        Ok(())
+    }
+
+    #[test]
     fn rates_parse() -> anyhow::Result<()> {
         assert_eq!(Rate::parse("5/1h")?, Rate { max: 5, window: Duration::from_secs(3600) });
         assert_eq!(Rate::parse("20/s")?, Rate { max: 20, window: Duration::from_secs(1) });
@@ -617,6 +801,13 @@ mod tests {
             }),
             harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
             digest_hour: Some(0),
+            llm: Some(FileLlm {
+                url: Some(String::new()),
+                api_key: Some(String::new()),
+                model: Some(String::new()),
+                model_advanced: Some(String::new()),
+                timeout_secs: Some(0),
+            }),
         };
         let keys = toml::to_string(&every_key)?;
         for line in keys.lines().filter(|line| line.contains(" = ")) {
