@@ -275,11 +275,7 @@ impl Llm {
 /// The HTTP thread: a current-thread runtime serving jobs concurrently until every sender is
 /// gone. The runtime is created and dropped here, on a thread that is never inside another
 /// runtime.
-fn serve_jobs(
-    exchange: Exchange,
-    mut queue: tokio::sync::mpsc::UnboundedReceiver<Job>,
-    ready: mpsc::SyncSender<Result<(), LlmError>>,
-) {
+fn serve_jobs(exchange: Exchange, mut queue: tokio::sync::mpsc::UnboundedReceiver<Job>, ready: mpsc::SyncSender<Result<(), LlmError>>) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -373,7 +373,8 @@ mod tests {
     }
 
     fn chat(content: &str) -> String {
-        serde_json::json!({"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}).to_string()
+        let choice = serde_json::json!({"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"});
+        serde_json::json!({"id": "x", "object": "chat.completion", "choices": [choice]}).to_string()
     }
 
     #[test]
