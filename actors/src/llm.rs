@@ -335,11 +335,19 @@ impl Exchange {
         let asked_wait = response.headers().get(RETRY_AFTER).and_then(|value| value.to_str().ok()).and_then(parse_retry_after);
         let body = read_body(&mut response).await.map_err(|error| fail(self.classify(error)))?;
         if !status.is_success() {
-            let message = tasks::reported_error(&body).unwrap_or_else(|| one_line(&body));
+            let message = self.redact(tasks::reported_error(&body).unwrap_or_else(|| one_line(&body)));
             let error = LlmError::Status { status: status.as_u16(), message };
             return Err(Attempt { error, retry_after: retry_wait(status, asked_wait) });
         }
-        tasks::parse_chat_response(&body).map_err(|error| fail(LlmError::BadResponse(error.to_string())))
+        tasks::parse_chat_response(&body).map_err(|error| fail(LlmError::BadResponse(self.redact(error.to_string()))))
+    }
+
+    /// `message` without the API key, for servers that quote the key they refused.
+    fn redact(&self, message: String) -> String {
+        match self.api_key.as_deref().filter(|key| !key.is_empty()) {
+            Some(key) if message.contains(key) => message.replace(key, "<redacted>"),
+            _ => message,
+        }
     }
 
     fn classify(&self, error: reqwest::Error) -> LlmError {

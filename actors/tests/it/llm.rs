@@ -323,6 +323,17 @@ fn a_401_is_an_error_and_not_retried() {
 }
 
 #[test]
+fn a_server_quoting_the_key_does_not_get_it_into_errors() {
+    let server = ChatServer::start(vec![Canned::raw(401, r#"{"error":{"message":"Incorrect API key provided: sk-test-key."}}"#)]);
+    let llm = Llm::new(config(&server)).expect("client");
+
+    let error = llm.expand(ModelClass::Standard, "x").expect_err("unauthorized");
+
+    assert_eq!(error, LlmError::Status { status: 401, message: "Incorrect API key provided: <redacted>.".into() });
+    assert!(llm.stats().last_error.is_some_and(|message| !message.contains("sk-test-key")));
+}
+
+#[test]
 fn after_a_failure_calls_fail_fast_until_the_cool_down_is_over() {
     let server = ChatServer::start(vec![Canned::raw(401, "{}"), Canned::answer("[\"back\"]")]);
     let cool_down = Duration::from_millis(700);
