@@ -18,12 +18,13 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use engine::digest::{choose_unsent, score, Candidate, Digest, DigestEntry};
 use engine::expansion::Rm3;
-use engine::mail::{digest_mail, DigestMail, DigestPaper, MailContext, RenderedMail};
+use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
 use engine::scoring::match_reason;
 use engine::summary::digest_summary;
+use engine::UserId;
 use index::{PaperIndex, PaperQuery};
-use store::{Store, TokenHash, User};
+use store::{DigestMailRef, Store, User};
 use uuid::Uuid;
 
 /// How far back a digest looks for new papers.
@@ -38,16 +39,16 @@ pub enum DigestError {
     Index(#[from] index::IndexError),
     #[error("the database: {0}")]
     Store(#[from] store::StoreError),
+    #[error("the digest of a queued mail, or its user, is gone")]
+    Missing,
 }
 
-/// Builds, stores and renders digests. Cheap to clone; clones share the ranking cache.
+/// Builds and stores digests. Cheap to clone; clones share the ranking cache.
 #[derive(Clone)]
 pub struct Digester {
     store: Store,
     index: PaperIndex,
-    mail: MailContext,
-    /// Makes the secret of each unsubscribe link.
-    new_token: fn() -> String,
+    renderer: DigestRenderer,
     cache: Arc<Mutex<HashMap<RankKey, Arc<Ranked>>>>,
 }
 
@@ -65,39 +66,69 @@ struct Ranked {
     candidates: Vec<Candidate>,
     /// The candidates worth sending, described (summaries included) and ordered.
     scored: Vec<DigestEntry>,
+    /// Candidate index by each scored entry's first dedup key.
+    by_key: HashMap<String, usize>,
     searched_as: Option<String>,
+    /// The AI summary of each choice of papers made so far (by their first keys): users who
+    /// were sent none of these papers before all get the same choice.
+    summaries: Mutex<HashMap<Vec<String>, Arc<str>>>,
+}
+
+impl Ranked {
+    /// The digest-level summary of `entries`, made once per distinct choice.
+    fn summary(&self, term: &str, entries: &[DigestEntry]) -> Arc<str> {
+        let choice: Vec<String> = entries.iter().filter_map(|entry| entry.keys.first().cloned()).collect();
+        if let Some(summary) = lock(&self.summaries).get(&choice) {
+            return Arc::clone(summary);
+        }
+        let papers: Vec<&Paper> =
+            choice.iter().filter_map(|key| self.by_key.get(key)).map(|&index| &self.candidates[index].paper).collect();
+        let summary: Arc<str> = digest_summary(term, &papers).join("\n").into();
+        lock(&self.summaries).insert(choice, Arc::clone(&summary));
+        summary
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Digester {
-    pub fn new(store: Store, index: PaperIndex, mail: MailContext, new_token: fn() -> String) -> Digester {
-        Digester { store, index, mail, new_token, cache: Arc::default() }
+    pub fn new(store: Store, index: PaperIndex, mail: MailContext) -> Digester {
+        let renderer = DigestRenderer::new(store.clone(), mail);
+        Digester { store, index, renderer, cache: Arc::default() }
+    }
+
+    /// The renderer of this digester's mails (the mailer renders queued digests with it).
+    pub fn renderer(&self) -> &DigestRenderer {
+        &self.renderer
     }
 
     /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it), stores it
-    /// with its sent papers and queues its mail.
+    /// with its sent papers and queues its mail (rendered when it is sent).
     pub fn run(&self, user: &User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
         let sources = self.store.preferences(user.id)?.effective(user.subscription_tier).sources();
         let today = now.date_naive();
         let ranked = self.ranked(term, sources, today)?;
         let entries = choose_unsent(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
-        let papers: Vec<&Paper> = ranked.candidates.iter().map(|candidate| &candidate.paper).collect();
-        let chosen: Vec<&Paper> = entries.iter().filter_map(|entry| paper_of(entry, &papers)).collect();
-        let ai_summary = digest_summary(term, &chosen);
-        let searched_as = ranked.searched_as.clone();
-        let mut digest = Digest {
+        let ai_summary = ranked.summary(term, &entries).to_string();
+        let digest = Digest {
             id: Uuid::new_v4(),
             user_id: user.id,
             digest_type: digest_type.to_owned(),
             search_term: term.to_owned(),
-            searched_as,
-            subject: String::new(),
+            searched_as: ranked.searched_as.clone(),
+            subject: digest_subject(term, entries.len()),
             papers_data: entries,
-            ai_summary: ai_summary.join("\n"),
+            ai_summary,
             status: "sent".to_owned(),
             sent_at: now,
         };
-        let mail = self.render(user, &user.email, &digest)?;
-        digest.subject = mail.subject.clone();
+        let mail = store::DigestMail {
+            to: user.email.clone(),
+            subject: digest.subject.clone(),
+            list_unsubscribe: Some(self.renderer.one_click_url(user.id)?),
+        };
         // The digest is dated by the schedule's clock; its mail is due at once.
         self.store.record_digest(&digest, &mail, Utc::now())?;
         Ok(digest)
@@ -107,7 +138,7 @@ impl Digester {
     /// every user who follows the same term with the same sources, until the index changes.
     fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate) -> Result<Arc<Ranked>, DigestError> {
         let key = RankKey { term: term.trim().to_lowercase(), sources: sources.clone(), today, generation: self.index.generation() };
-        if let Some(ranked) = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&key) {
+        if let Some(ranked) = lock(&self.cache).get(&key) {
             return Ok(Arc::clone(ranked));
         }
         let since = Some(today - Duration::days(DIGEST_WINDOW_DAYS));
@@ -123,24 +154,69 @@ impl Digester {
             .collect();
         let searched_as = (!expansion.is_empty()).then(|| expansion.iter().map(|(word, _)| word.as_str()).collect::<Vec<_>>().join(", "));
         let scored = score(&candidates, today);
-        let ranked = Arc::new(Ranked { candidates, scored, searched_as });
-        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let by_key = index_by_first_key(&candidates);
+        let ranked = Arc::new(Ranked { candidates, scored, by_key, searched_as, summaries: Mutex::default() });
+        let mut cache = lock(&self.cache);
         // Entries of older days or index generations are never asked for again.
         cache.retain(|cached, _| cached.today == key.today && cached.generation == key.generation);
         cache.insert(key, Arc::clone(&ranked));
         Ok(ranked)
     }
 
-    /// The mail of a stored digest, to `to`, with a fresh unsubscribe link for `user`.
+    /// The mail of a stored digest, to `to`.
     pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
-        let token = (self.new_token)();
-        self.store.put_unsubscribe_token(TokenHash::of(&token), user.id)?;
+        self.renderer.render(user, to, digest)
+    }
+}
+
+/// Each candidate's position by its first dedup key (the key a digest entry is known by).
+fn index_by_first_key(candidates: &[Candidate]) -> HashMap<String, usize> {
+    candidates
+        .iter()
+        .enumerate()
+        .filter_map(|(index, candidate)| engine::dedup::dedup_keys(&candidate.paper).first().map(|key| (key.to_string(), index)))
+        .collect()
+}
+
+/// Renders digest mails: for the mailer when it sends a queued one, and for a resend or a test.
+#[derive(Clone)]
+pub struct DigestRenderer {
+    store: Store,
+    mail: MailContext,
+}
+
+impl std::fmt::Debug for DigestRenderer {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("DigestRenderer").field("public_url", &self.mail.public_url).finish()
+    }
+}
+
+impl DigestRenderer {
+    pub fn new(store: Store, mail: MailContext) -> DigestRenderer {
+        DigestRenderer { store, mail }
+    }
+
+    /// The one-click unsubscribe URL of `user_id` (`List-Unsubscribe`, RFC 8058).
+    pub fn one_click_url(&self, user_id: UserId) -> Result<String, DigestError> {
+        Ok(format!("{}/api/unsubscribe/{}", self.mail.public_url, self.store.unsubscribe_token(user_id)?))
+    }
+
+    /// The mail of the queued digest `reference`, to `to`.
+    pub fn render_queued(&self, reference: &DigestMailRef, to: &str) -> Result<RenderedMail, DigestError> {
+        let digest = self.store.digest_at(&reference.digest_key)?.ok_or(DigestError::Missing)?;
+        let user = self.store.user(reference.user_id)?.ok_or(DigestError::Missing)?;
+        self.render(&user, to, &digest)
+    }
+
+    /// The mail of a stored digest, to `to`, with `user`'s unsubscribe link.
+    pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
+        let token = self.store.unsubscribe_token(user.id)?;
         let base = &self.mail.public_url;
         let unsubscribe_url = format!("{base}/unsubscribe?token={token}");
         let term = digest.search_term.as_str();
         let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
         let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
-        let empty_reason = self.empty_reason(user, term);
+        let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, term)) } else { None };
         let mut mail = digest_mail(
             &self.mail,
             to,
@@ -149,7 +225,7 @@ impl Digester {
                 searched_as: digest.searched_as.as_deref(),
                 ai_summary: &ai_summary,
                 papers: &mail_papers,
-                empty_reason: Some(&empty_reason),
+                empty_reason: empty_reason.as_deref(),
                 unsubscribe_url: &unsubscribe_url,
             },
         );
@@ -176,10 +252,4 @@ impl Digester {
         }
         reason
     }
-}
-
-/// The paper an entry was made from.
-fn paper_of<'a>(entry: &DigestEntry, papers: &[&'a Paper]) -> Option<&'a Paper> {
-    let first_key = entry.keys.first()?;
-    papers.iter().copied().find(|paper| engine::dedup::dedup_keys(paper).iter().any(|key| &key.to_string() == first_key))
 }

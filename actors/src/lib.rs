@@ -42,7 +42,7 @@ pub mod scheduler;
 pub mod sources;
 pub mod status;
 
-pub use digester::{DigestError, Digester};
+pub use digester::{DigestError, DigestRenderer, Digester};
 pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};

@@ -19,6 +19,8 @@ use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use store::{QueuedMail, Store};
 
+use crate::DigestRenderer;
+
 use crate::error::MailError;
 use crate::status::StatusBoard;
 
@@ -110,6 +112,8 @@ pub struct MailerConfig {
     pub retry_cap: Duration,
     /// After this many failed attempts a mail is moved to the dead-letter tree.
     pub max_attempts: u32,
+    /// Renders queued digest mails (queued as a reference to the stored digest).
+    pub digests: Option<DigestRenderer>,
 }
 
 impl MailerConfig {
@@ -122,7 +126,14 @@ impl MailerConfig {
             retry_base: Duration::from_secs(30),
             retry_cap: Duration::from_secs(3600),
             max_attempts: 12,
+            digests: None,
         }
+    }
+
+    /// Renders queued digest mails with `renderer`.
+    pub fn with_digests(mut self, renderer: DigestRenderer) -> MailerConfig {
+        self.digests = Some(renderer);
+        self
     }
 }
 
@@ -225,13 +236,29 @@ pub async fn drain_due_mail(store: &Store, transport: &MailTransport, config: &M
         }
     };
     for queued in due {
-        let outcome = deliver(&queued, transport, config).await;
+        let outcome = match with_body(queued.clone(), config) {
+            Ok(ready) => deliver(&ready, transport, config).await,
+            Err(error) => Err(error),
+        };
         if let Err(error) = settle(store, &queued, outcome, config, &mut report).await {
             tracing::error!(%error, mail_id = queued.id, "updating the mail queue");
             report.last_error = Some(error.to_string());
         }
     }
     report
+}
+
+/// The queued mail with its body: a digest's mail is rendered from the stored digest now.
+fn with_body(mut queued: QueuedMail, config: &MailerConfig) -> Result<QueuedMail, MailError> {
+    let Some(reference) = &queued.digest else { return Ok(queued) };
+    let renderer = config.digests.as_ref().ok_or_else(|| MailError::Permanent("a digest mail, but no digest renderer".into()))?;
+    // A digest that is gone cannot come back: the mail is given up.
+    let rendered = renderer.render_queued(reference, &queued.mail.to).map_err(|error| match error {
+        crate::DigestError::Missing => MailError::Permanent(error.to_string()),
+        other => MailError::Transient(other.to_string()),
+    })?;
+    queued.mail = rendered;
+    Ok(queued)
 }
 
 /// Records the outcome of one delivery in the queue (and makes it durable).

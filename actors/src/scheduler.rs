@@ -113,10 +113,9 @@ pub fn serve_due_users(store: &Store, digester: &Digester, mail: &MailContext, n
             if weekly_action(&preferences, user.subscription_tier, None, 0, false, now, hour) == WeeklyAction::Wait {
                 return Ok(0);
             }
-            let digests = store.digests(user.id).map_err(|error| error.to_string())?;
-            let last_weekly = digests.iter().find(|digest| digest.digest_type == "weekly").map(|digest| digest.sent_at);
+            let stats = store.digest_stats(user.id).map_err(|error| error.to_string())?;
             let invited = store.notice_sent(user.id, UPGRADE_INVITE).map_err(|error| error.to_string())?;
-            match weekly_action(&preferences, user.subscription_tier, last_weekly, digests.len(), invited, now, hour) {
+            match weekly_action(&preferences, user.subscription_tier, stats.last_weekly, stats.received, invited, now, hour) {
                 WeeklyAction::Wait | WeeklyAction::Done => Ok(0),
                 WeeklyAction::InviteUpgrade => {
                     store.enqueue_mail(&upgrade_invite_mail(mail, &user.email), Utc::now()).map_err(|error| error.to_string())?;

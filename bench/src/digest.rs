@@ -68,7 +68,7 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     }
 
     let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
-    let digester = Digester::new(store.clone(), index.clone(), mail, token);
+    let digester = Digester::new(store.clone(), index.clone(), mail);
     let started = Instant::now();
     let (mut digests, mut papers_sent) = (0, 0);
     for (user, terms) in &accounts {
@@ -80,8 +80,4 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     }
     let digest_seconds = started.elapsed().as_secs_f64();
     Ok(DigestRun { users, papers: index.paper_count()?, digests, papers_sent, index_seconds, digest_seconds })
-}
-
-fn token() -> String {
-    Uuid::new_v4().simple().to_string()
 }

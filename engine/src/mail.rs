@@ -45,6 +45,15 @@ pub struct DigestPaper {
     pub retracted: bool,
 }
 
+/// The subject of a digest mail of `term` with `count` papers.
+pub fn digest_subject(term: &str, count: usize) -> String {
+    match count {
+        0 => format!("Papertide: no new papers on \"{term}\" this week"),
+        1 => format!("Papertide: 1 new paper on \"{term}\""),
+        _ => format!("Papertide: {count} new papers on \"{term}\""),
+    }
+}
+
 /// What a digest mail says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DigestMail<'a> {
@@ -64,11 +73,7 @@ pub struct DigestMail<'a> {
 /// and why it matched; an unsubscribe link in the footer and in the headers.
 pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> RenderedMail {
     let count = digest.papers.len();
-    let subject = match count {
-        0 => format!("Papertide: no new papers on \"{}\" this week", digest.term),
-        1 => format!("Papertide: 1 new paper on \"{}\"", digest.term),
-        _ => format!("Papertide: {count} new papers on \"{}\"", digest.term),
-    };
+    let subject = digest_subject(digest.term, count);
     let dashboard = format!("{}/dashboard", context.public_url);
     let mut text = format!("Your weekly digest for \"{}\"\n", digest.term);
     if let Some(expanded) = digest.searched_as {

@@ -25,3 +25,19 @@ pub(crate) fn tx_encode<T: Serialize>(what: &'static str, value: &T) -> Result<V
 pub(crate) fn tx_decode<T: DeserializeOwned>(what: &'static str, bytes: &[u8]) -> Result<T, TxError> {
     decode(what, bytes).map_err(abort)
 }
+
+/// A byte string as CBOR bytes rather than an array of numbers.
+pub(crate) mod byte_string {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        serde_cbor::Value::deserialize(deserializer).and_then(|value| match value {
+            serde_cbor::Value::Bytes(bytes) => Ok(bytes),
+            _ => Err(serde::de::Error::custom("expected a byte string")),
+        })
+    }
+}

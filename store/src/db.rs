@@ -47,8 +47,10 @@ pub struct Store {
     pub(crate) search_terms: sled::Tree,
     /// user id ++ term id → ()
     pub(crate) search_terms_by_user: sled::Tree,
-    /// user id ++ sent-at (µs, big-endian) ++ digest id → `Digest`
+    /// user id ++ sent-at (µs, big-endian) ++ digest id → the digest, its papers by content key
     pub(crate) digests: sled::Tree,
+    /// content key (16 bytes of the SHA-256 of the entry) → `DigestEntry`, shared by digests
+    pub(crate) digest_entries: sled::Tree,
     /// user id ++ dedup key → sent-at (s): the papers a user was sent
     pub(crate) sent_papers: sled::Tree,
     /// unsubscribe token hash → user id
@@ -93,6 +95,7 @@ impl Store {
             search_terms: db.open_tree("search_terms")?,
             search_terms_by_user: db.open_tree("search_terms_by_user")?,
             digests: db.open_tree("email_digests")?,
+            digest_entries: db.open_tree("digest_entries")?,
             sent_papers: db.open_tree("sent_papers")?,
             unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
             notices: db.open_tree("notices")?,
@@ -101,6 +104,19 @@ impl Store {
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
         Ok(store)
+    }
+
+    /// A secret of this database named `name` (32 random bytes), made on first use.
+    pub(crate) fn secret_key(&self, name: &[u8]) -> Result<Vec<u8>> {
+        if let Some(key) = self.meta.get(name)? {
+            return Ok(key.to_vec());
+        }
+        let mut fresh = [0u8; 32];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut fresh);
+        // Two first uses at once keep whichever key was stored first.
+        let _ = self.meta.compare_and_swap(name, None as Option<&[u8]>, Some(fresh.as_slice()))?;
+        self.meta.flush()?;
+        Ok(self.meta.get(name)?.map(|key| key.to_vec()).unwrap_or_else(|| fresh.to_vec()))
     }
 
     /// The schema version recorded in the database.

@@ -1,16 +1,25 @@
 //! Digests as sent (spec §3 `email_digests`), the papers each user was sent (so that no paper
-//! goes to a user twice), and each user's unsubscribe token. A digest, its sent papers and its
+//! goes to a user twice), and each user's unsubscribe link. A digest, its sent papers and its
 //! mail are written in one transaction: a crash leaves all or none, so no mail goes twice and
 //! none is lost.
+//!
+//! A week's digests are mostly the same papers told to many users, so a digest is stored slim:
+//! its papers (`DigestEntry`, abstract and summary included) live once each in `digest_entries`,
+//! keyed by a hash of their content, and the digest keeps those keys. Its mail is queued as a
+//! reference to the digest and rendered when it is sent. A weekly run then writes about a
+//! kilobyte per digest instead of the papers and their mail again for every user.
 
 use chrono::{DateTime, Utc};
-use engine::digest::Digest;
-use engine::mail::RenderedMail;
+use engine::digest::{Digest, DigestEntry};
 use engine::UserId;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
 use sled::Transactional;
+use uuid::Uuid;
 
-use crate::codec::{decode, tx_encode};
-use crate::mail_queue::tx_enqueue;
+use crate::codec::{decode, encode, tx_encode};
+use crate::mail_queue::{tx_enqueue, DigestMailRef};
 use crate::secret::TokenHash;
 use crate::{Result, Store, StoreError};
 
@@ -18,29 +27,135 @@ fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
     [user_id.as_bytes().as_slice(), rest].concat()
 }
 
+/// The content key of a stored paper entry.
+type EntryKey = [u8; 16];
+
+/// A digest as stored: [`Digest`] with its papers by content key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredDigest {
+    id: Uuid,
+    user_id: UserId,
+    digest_type: String,
+    search_term: String,
+    searched_as: Option<String>,
+    /// Keys into `digest_entries`, in the digest's order.
+    #[serde(default)]
+    entries: Vec<EntryKey>,
+    /// Digests written before entries were shared kept their papers inline.
+    #[serde(default)]
+    papers_data: Vec<DigestEntry>,
+    ai_summary: String,
+    subject: String,
+    status: String,
+    sent_at: DateTime<Utc>,
+}
+
+/// What the weekly schedule needs to know of a user's digests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DigestStats {
+    /// Every digest the user was sent, immediate ones included.
+    pub received: usize,
+    pub last_weekly: Option<DateTime<Utc>>,
+}
+
+/// A digest's mail as the queue holds it: the address and subject, and where the digest is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DigestMail {
+    pub to: String,
+    pub subject: String,
+    /// The one-click unsubscribe URL for the `List-Unsubscribe` header.
+    pub list_unsubscribe: Option<String>,
+}
+
+/// Stored digests are read back as [`Digest`]s.
 impl Store {
-    /// Stores `digest`, records its papers as sent to its user, and queues `mail`, together;
-    /// returns the mail's queue id. Not flushed: callers flush before they answer (a crash before
-    /// that loses the digest and its mail together, so a redo sends it once).
-    pub fn record_digest(&self, digest: &Digest, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
+    /// Stores `digest` (its papers shared with every other digest that has them), records its
+    /// papers as sent to its user, and queues its mail, the mail and the sent papers together
+    /// with the digest; returns the mail's queue id. Not flushed: callers flush before they
+    /// answer (a crash before that loses the digest and its mail together, so a redo sends it
+    /// once).
+    pub fn record_digest(&self, digest: &Digest, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
         let stamp = digest.sent_at.timestamp_micros().to_be_bytes();
         let digest_key = [user_prefixed(digest.user_id, &stamp).as_slice(), digest.id.as_bytes().as_slice()].concat();
+        let mut entries = Vec::with_capacity(digest.papers_data.len());
+        for entry in &digest.papers_data {
+            entries.push(self.put_entry(entry)?);
+        }
+        let stored = StoredDigest {
+            id: digest.id,
+            user_id: digest.user_id,
+            digest_type: digest.digest_type.clone(),
+            search_term: digest.search_term.clone(),
+            searched_as: digest.searched_as.clone(),
+            entries,
+            papers_data: Vec::new(),
+            ai_summary: digest.ai_summary.clone(),
+            subject: digest.subject.clone(),
+            status: digest.status.clone(),
+            sent_at: digest.sent_at,
+        };
         let sent_keys: Vec<Vec<u8>> = digest
             .papers_data
             .iter()
             .flat_map(|entry| entry.keys.iter())
             .map(|key| user_prefixed(digest.user_id, key.as_bytes()))
             .collect();
+        let queued_mail = engine::mail::RenderedMail {
+            to: mail.to.clone(),
+            subject: mail.subject.clone(),
+            html: String::new(),
+            text: String::new(),
+            action_url: None,
+            list_unsubscribe: mail.list_unsubscribe.clone(),
+        };
+        let reference = DigestMailRef { user_id: digest.user_id, digest_key: digest_key.clone() };
+        let sent_at = digest.sent_at.timestamp().to_be_bytes();
         let queued = (&self.digests, &self.sent_papers, &self.mail_queue)
             .transaction(|(digests, sent, queue)| {
-                digests.insert(digest_key.as_slice(), tx_encode("digest", digest)?)?;
+                digests.insert(digest_key.as_slice(), tx_encode("digest", &stored)?)?;
                 for key in &sent_keys {
-                    sent.insert(key.as_slice(), &digest.sent_at.timestamp().to_be_bytes())?;
+                    sent.insert(key.as_slice(), &sent_at)?;
                 }
-                tx_enqueue(queue, mail, now)
+                tx_enqueue(queue, &queued_mail, Some(reference.clone()), now)
             })
             .map_err(StoreError::from)?;
         Ok(queued)
+    }
+
+    /// Stores a paper entry once under the hash of its content; returns its key.
+    fn put_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
+        let bytes = encode("digest entry", entry)?;
+        let hash = Sha256::digest(&bytes);
+        let mut key = EntryKey::default();
+        key.copy_from_slice(&hash[..16]);
+        // Content-addressed, so an entry that is there is this entry: no need to write it again.
+        if !self.digest_entries.contains_key(key)? {
+            self.digest_entries.insert(key, bytes)?;
+        }
+        Ok(key)
+    }
+
+    fn load_digest(&self, stored: StoredDigest) -> Result<Digest> {
+        let mut papers_data = stored.papers_data;
+        for key in &stored.entries {
+            match self.digest_entries.get(key)? {
+                Some(bytes) => papers_data.push(decode("digest entry", &bytes)?),
+                None => tracing::error!(digest = %stored.id, "a digest's paper entry is missing; it is left out"),
+            }
+        }
+        Ok(Digest {
+            id: stored.id,
+            user_id: stored.user_id,
+            digest_type: stored.digest_type,
+            search_term: stored.search_term,
+            searched_as: stored.searched_as,
+            papers_data,
+            ai_summary: stored.ai_summary,
+            subject: stored.subject,
+            status: stored.status,
+            sent_at: stored.sent_at,
+        })
     }
 
     /// A user's digests, newest first.
@@ -48,9 +163,32 @@ impl Store {
         let mut found = Vec::new();
         for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
-            found.push(decode("digest", &bytes)?);
+            found.push(self.load_digest(decode("digest", &bytes)?)?);
         }
         Ok(found)
+    }
+
+    /// The digest stored under `key` (a queued digest mail's reference).
+    pub fn digest_at(&self, key: &[u8]) -> Result<Option<Digest>> {
+        match self.digests.get(key)? {
+            Some(bytes) => Ok(Some(self.load_digest(decode("digest", &bytes)?)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// How many digests the user received and when the last weekly one went out, without
+    /// reading their papers.
+    pub fn digest_stats(&self, user_id: UserId) -> Result<DigestStats> {
+        let mut stats = DigestStats::default();
+        for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
+            let (_, bytes) = entry?;
+            let stored: StoredDigest = decode("digest", &bytes)?;
+            if stats.last_weekly.is_none() && stored.digest_type == "weekly" {
+                stats.last_weekly = Some(stored.sent_at);
+            }
+            stats.received += 1;
+        }
+        Ok(stats)
     }
 
     /// Whether the paper with dedup key `key` was sent to the user.
@@ -70,16 +208,61 @@ impl Store {
         Ok(self.notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
     }
 
-    /// Remembers the user a (hashed) unsubscribe token stands for; tokens do not expire.
+    /// The user's unsubscribe token: their id and a keyed hash (HMAC-SHA-256) of it under this
+    /// database's own secret key. It is the same in every mail, so sending one writes nothing,
+    /// and only this database can make or check one.
+    pub fn unsubscribe_token(&self, user_id: UserId) -> Result<String> {
+        let mac = self.unsubscribe_mac(user_id)?;
+        Ok(format!("{}{}", user_id.0.simple(), hex(&mac[..UNSUBSCRIBE_MAC_BYTES])))
+    }
+
+    /// The user an unsubscribe token stands for: a token of [`Store::unsubscribe_token`], or a
+    /// stored one (hashed) from mails sent before those existed. Tokens do not expire.
+    pub fn unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
+        if let Some(user_id) = self.signed_unsubscribe_user(token)? {
+            return Ok(Some(user_id));
+        }
+        let hash = TokenHash::of(token);
+        Ok(self.unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
+    }
+
+    fn signed_unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
+        if token.len() != 32 + 2 * UNSUBSCRIBE_MAC_BYTES || !token.is_ascii() {
+            return Ok(None);
+        }
+        let (id, mac) = token.split_at(32);
+        let Ok(id) = Uuid::try_parse(id) else { return Ok(None) };
+        let user_id = UserId(id);
+        let expected = self.unsubscribe_mac(user_id)?;
+        let expected = hex(&expected[..UNSUBSCRIBE_MAC_BYTES]);
+        // Compared without an early exit, so timing tells nothing about a guess.
+        let same = expected.bytes().zip(mac.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+        Ok(same.then_some(user_id))
+    }
+
+    fn unsubscribe_mac(&self, user_id: UserId) -> Result<[u8; 32]> {
+        let key = self.secret_key(UNSUBSCRIBE_KEY)?;
+        let mut mac = Hmac::<Sha256>::new_from_slice(&key).map_err(|_| StoreError::Corrupt("the unsubscribe key"))?;
+        mac.update(b"unsubscribe:");
+        mac.update(user_id.as_bytes());
+        Ok(mac.finalize().into_bytes().into())
+    }
+
+    /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
+    /// [`Store::unsubscribe_token`].
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
         self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }
+}
 
-    /// The user an unsubscribe token stands for.
-    pub fn unsubscribe_user(&self, hash: TokenHash) -> Result<Option<UserId>> {
-        Ok(self.unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
-    }
+/// The meta key of the unsubscribe links' secret.
+const UNSUBSCRIBE_KEY: &[u8] = b"unsubscribe_key";
+/// How much of the MAC a token carries: 128 bits.
+const UNSUBSCRIBE_MAC_BYTES: usize = 16;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -122,8 +305,8 @@ mod tests {
         }
     }
 
-    fn mail(subject: &str) -> RenderedMail {
-        RenderedMail { to: "ada@example.org".into(), subject: subject.into(), html: String::new(), text: String::new(), action_url: None, list_unsubscribe: None }
+    fn mail(subject: &str) -> DigestMail {
+        DigestMail { to: "ada@example.org".into(), subject: subject.into(), list_unsubscribe: None }
     }
 
     #[test]
@@ -139,6 +322,55 @@ mod tests {
         assert!(store.was_sent(ada, "pmid:1")? && store.was_sent(ada, "doi:10.1/b")?);
         assert!(!store.was_sent(bob, "pmid:1")?, "sent to ada, not to bob");
         assert_eq!(store.mail_queue_len(), 2);
+        let queued = store.queued_mail()?;
+        let reference = queued[1].digest.clone().expect("a digest mail refers to its digest");
+        assert_eq!(reference.user_id, ada);
+        let digest = store.digest_at(&reference.digest_key)?.expect("the referenced digest");
+        assert_eq!(digest.search_term, "second");
+        assert_eq!(digest.papers_data[0].keys, vec!["doi:10.1/b"]);
+        assert_eq!(store.digest_stats(ada)?, DigestStats { received: 2, last_weekly: None });
+        Ok(())
+    }
+
+    #[test]
+    fn a_paper_told_to_many_users_is_stored_once() -> Result<()> {
+        let store = Store::temporary()?;
+        let now = Utc::now();
+        for _ in 0..5 {
+            store.record_digest(&digest(UserId(Uuid::new_v4()), "cancer", &["pmid:7"], now), &mail("cancer"), now)?;
+        }
+        assert_eq!(store.digest_entries.len(), 1, "one shared entry");
+        let mut changed = digest(UserId(Uuid::new_v4()), "cancer", &["pmid:7"], now);
+        changed.papers_data[0].relevance_score = 0.5;
+        store.record_digest(&changed, &mail("cancer"), now)?;
+        assert_eq!(store.digest_entries.len(), 2, "a different score is a different entry");
+        assert_eq!(store.digests(changed.user_id)?[0].papers_data[0].relevance_score, 0.5);
+        Ok(())
+    }
+
+    #[test]
+    fn digests_stored_with_their_papers_inline_still_read() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let old = digest(ada, "legacy", &["pmid:9"], Utc::now());
+        // The shape digests had before their papers were shared: the whole `Digest`.
+        store.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
+        let read = store.digests(ada)?;
+        assert_eq!(read, vec![old]);
+        Ok(())
+    }
+
+    #[test]
+    fn weekly_stats_count_every_digest_and_find_the_last_weekly_one() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let now = Utc::now();
+        let mut weekly = digest(ada, "a", &["pmid:1"], now - Duration::days(7));
+        weekly.digest_type = "weekly".into();
+        store.record_digest(&weekly, &mail("a"), now)?;
+        store.record_digest(&digest(ada, "b", &["pmid:2"], now), &mail("b"), now)?;
+        let stats = store.digest_stats(ada)?;
+        assert_eq!(stats, DigestStats { received: 2, last_weekly: Some(weekly.sent_at) });
         Ok(())
     }
 
@@ -147,8 +379,20 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         store.put_unsubscribe_token(TokenHash::of("tok"), ada)?;
-        assert_eq!(store.unsubscribe_user(TokenHash::of("tok"))?, Some(ada));
-        assert_eq!(store.unsubscribe_user(TokenHash::of("other"))?, None);
+        assert_eq!(store.unsubscribe_user("tok")?, Some(ada), "a stored token from older mails");
+        assert_eq!(store.unsubscribe_user("other")?, None);
+        let token = store.unsubscribe_token(ada)?;
+        assert_eq!(token, store.unsubscribe_token(ada)?, "the same in every mail");
+        assert_eq!(store.unsubscribe_user(&token)?, Some(ada));
+        let bob = UserId(Uuid::new_v4());
+        assert_ne!(store.unsubscribe_token(bob)?, token);
+        // Another user's id with this user's signature, or a changed signature, is nobody.
+        let forged = format!("{}{}", bob.0.simple(), &token[32..]);
+        assert_eq!(store.unsubscribe_user(&forged)?, None);
+        let mut tampered = token.clone();
+        tampered.replace_range(40..41, if &token[40..41] == "0" { "1" } else { "0" });
+        assert_eq!(store.unsubscribe_user(&tampered)?, None);
+        assert_eq!(store.unsubscribe_user(&token[..40])?, None);
         assert!(!store.notice_sent(ada, "upgrade-invite")?);
         store.mark_notice(ada, "upgrade-invite", Utc::now())?;
         assert!(store.notice_sent(ada, "upgrade-invite")?);

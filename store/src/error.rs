@@ -20,6 +20,8 @@ pub enum StoreError {
     DuplicateEmail,
     #[error("no account with that id or email")]
     UserNotFound,
+    #[error("the stored {0} is damaged")]
+    Corrupt(&'static str),
 }
 
 impl From<sled::transaction::TransactionError<StoreError>> for StoreError {

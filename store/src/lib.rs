@@ -23,7 +23,8 @@ pub mod users;
 
 pub use db::{Store, SCHEMA_VERSION};
 pub use error::StoreError;
-pub use mail_queue::QueuedMail;
+pub use digests::{DigestMail, DigestStats};
+pub use mail_queue::{DigestMailRef, QueuedMail};
 pub use secret::TokenHash;
 pub use sessions::Session;
 pub use tokens::TokenPurpose;

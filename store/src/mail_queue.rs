@@ -21,15 +21,31 @@ pub struct QueuedMail {
     pub next_attempt_at: DateTime<Utc>,
     #[serde(default)]
     pub last_error: Option<String>,
+    /// A digest's mail is queued as this reference, with `mail` holding only its address,
+    /// subject and headers; the mailer renders the body from the stored digest when it sends.
+    #[serde(default)]
+    pub digest: Option<DigestMailRef>,
 }
+
+/// Where a queued digest mail's digest is stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DigestMailRef {
+    pub user_id: engine::UserId,
+    /// The digest's key in `email_digests` (see [`Store::digest_at`]).
+    #[serde(with = "crate::codec::byte_string")]
+    pub digest_key: Vec<u8>,
+}
+
 
 pub(crate) fn tx_enqueue(
     queue: &TransactionalTree,
     mail: &RenderedMail,
+    digest: Option<DigestMailRef>,
     now: DateTime<Utc>,
 ) -> Result<u64, ConflictableTransactionError<StoreError>> {
     let id = queue.generate_id()?;
-    let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None };
+    let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest };
     queue.insert(&id.to_be_bytes(), crate::codec::tx_encode("queued mail", &queued)?)?;
     Ok(id)
 }
@@ -38,7 +54,7 @@ impl Store {
     /// Queues a mail on its own; returns its id.
     pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
         let id = self.db.generate_id()?;
-        let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None };
+        let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
         self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
         Ok(id)
     }

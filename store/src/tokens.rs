@@ -83,7 +83,7 @@ impl Store {
             let record = TokenRecord { purpose, user_id, created_at: now, expires_at };
             tx_put_token(tokens, &hash, &record)?;
             users.insert(&user_key, tx_encode("user", &user)?)?;
-            tx_enqueue(queue, mail, now)?;
+            tx_enqueue(queue, mail, None, now)?;
             Ok(())
         })?;
         Ok(())
@@ -151,7 +151,7 @@ impl Store {
             let mail = effect(&mut user);
             users.insert(&user_key, tx_encode("user", &user)?)?;
             if let Some(mail) = &mail {
-                tx_enqueue(queue, mail, now)?;
+                tx_enqueue(queue, mail, None, now)?;
             }
             Ok(Some(user))
         })?;

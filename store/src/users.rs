@@ -126,7 +126,7 @@ impl Store {
                 tx_put_token(tokens, hash, &record)?;
             }
             if let Some(mail) = &account.mail {
-                tx_enqueue(queue, mail, now)?;
+                tx_enqueue(queue, mail, None, now)?;
             }
             Ok(())
         })?;

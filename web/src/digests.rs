@@ -16,7 +16,7 @@ use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, T
 use serde::Deserialize;
 use serde_json::json;
 use store::search_terms::Added;
-use store::{TokenHash, User};
+use store::User;
 use uuid::Uuid;
 
 use crate::auth::SignedIn;
@@ -200,7 +200,7 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
 
 /// `GET` or `POST /api/unsubscribe/{token}`: weekly digests off for the token's user.
 async fn unsubscribe(state: web::Data<AppState>, token: web::Path<String>) -> ApiResult<HttpResponse> {
-    let Some(user_id) = state.store.unsubscribe_user(TokenHash::of(&token))? else {
+    let Some(user_id) = state.store.unsubscribe_user(&token)? else {
         return Err(ApiError::not_found(MSG_BAD_UNSUBSCRIBE));
     };
     let mut preferences = state.store.preferences(user_id)?;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
-use actors::{Indexer, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
+use actors::{Digester, Indexer, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
 use anyhow::Context;
 use index::PaperIndex;
 use store::Store;
@@ -47,18 +47,20 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     };
     let from = actors::mailer::parse_mailbox(&settings.mail_from)
         .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
-    let mailer_config = MailerConfig::new(from, settings.public_host());
+    let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
+    let digester = Digester::new(store.clone(), index.clone(), crate::state::mail_context(&settings));
+    // Digest mails are queued as references to their digests and rendered when they are sent.
+    let mailer_config = MailerConfig::new(from, settings.public_host()).with_digests(digester.renderer().clone());
     let mailer = Mailer::new(store.clone(), transport, mailer_config, board.clone()).start_supervised();
     Janitor::new(store.clone(), board.clone()).start_supervised();
 
-    let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
     // Taken here once, so that an index another process writes (papertide import or harvest)
     // stops the start with a reason instead of failing every batch later.
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
     let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
     crate::harvest::start_harvesters(&settings.sources, &settings.harvest, &store, &indexer, &board)?;
 
-    let state = AppState::new(settings.clone(), store, mailer, index, indexer, board);
+    let state = AppState::new(settings.clone(), store, mailer, index, indexer, digester, board);
     let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
     Scheduler::new(state.store.clone(), state.digester.clone(), state.mail_context(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();

@@ -28,9 +28,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(settings: Settings, store: Store, mailer: Addr<Mailer>, index: PaperIndex, indexer: Addr<Indexer>, board: StatusBoard) -> AppState {
-        let mail = MailContext { public_url: settings.public_base(), support_email: settings.support_email.clone() };
-        let digester = Digester::new(store.clone(), index.clone(), mail, crate::auth::session::new_secret_token);
+    pub fn new(
+        settings: Settings,
+        store: Store,
+        mailer: Addr<Mailer>,
+        index: PaperIndex,
+        indexer: Addr<Indexer>,
+        digester: Digester,
+        board: StatusBoard,
+    ) -> AppState {
         AppState {
             settings: Arc::new(settings),
             store,
@@ -45,7 +51,7 @@ impl AppState {
     }
 
     pub fn mail_context(&self) -> MailContext {
-        MailContext { public_url: self.settings.public_base(), support_email: self.settings.support_email.clone() }
+        mail_context(&self.settings)
     }
 
     /// Tells the mailer there is new mail. A full mailbox already holds a drain request, so a
@@ -53,4 +59,9 @@ impl AppState {
     pub fn poke_mailer(&self) {
         let _ = self.mailer.try_send(DrainQueue);
     }
+}
+
+/// The public URL and support address that mails link to.
+pub fn mail_context(settings: &Settings) -> MailContext {
+    MailContext { public_url: settings.public_base(), support_email: settings.support_email.clone() }
 }
