@@ -41,6 +41,8 @@ pub enum DigestError {
     Store(#[from] store::StoreError),
     #[error("the digest of a queued mail, or its user, is gone")]
     Missing,
+    #[error("{0}")]
+    Stopped(String),
 }
 
 /// Builds and stores digests. Cheap to clone; clones share the ranking cache.

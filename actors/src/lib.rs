@@ -16,6 +16,10 @@
 //!     indexer -- "upsert + commit" --> tantivy[(paper index)]
 //!     harvester -- "HarvestState after every day" --> harvest_state[(sled harvest_state)]
 //!     harvester & indexer -- status --> board
+//!     sched[Scheduler, every 5 min] -- "Weekly(user) for each due user" --> users["UserActor ×N (one per user with work)"]
+//!     web -- "Immediate(user, term)" --> users
+//!     users -- "blocking pool, ≤ one per core" --> digester[Digester] -- "digest + sent papers + mail ref, one transaction" --> db
+//!     digester -- "search, once per term a day" --> tantivy
 //! ```
 //!
 //! Supervision policy: every actor runs under an actix `Supervisor`; an actor that reaches a
@@ -41,6 +45,7 @@ pub mod mailer;
 pub mod scheduler;
 pub mod sources;
 pub mod status;
+pub mod users;
 
 pub use digester::{DigestError, DigestRenderer, Digester};
 pub use error::MailError;
@@ -51,3 +56,4 @@ pub use llm::{Llm, LlmConfig, LlmError, LlmStats, ModelClass};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use scheduler::{RunDue, ScheduleConfig, Scheduler};
 pub use status::{ActorStatus, StatusBoard};
+pub use users::{UserActors, WorkStopped};

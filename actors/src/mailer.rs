@@ -235,6 +235,15 @@ pub async fn drain_due_mail(store: &Store, transport: &MailTransport, config: &M
             return report;
         }
     };
+    // Producers write mail without flushing it one by one; what is sent must be durable first,
+    // or a crash could lose a digest whose mail went out, and the redo would send it twice.
+    if !due.is_empty() {
+        if let Err(error) = store.flush_async().await {
+            tracing::error!(%error, "flushing the database before sending");
+            report.last_error = Some(error.to_string());
+            return report;
+        }
+    }
     for queued in due {
         let outcome = match with_body(queued.clone(), config) {
             Ok(ready) => deliver(&ready, transport, config).await,

@@ -1,25 +1,28 @@
 //! The [`Scheduler`]: every few minutes it finds the users whose weekly digest is due
 //! (`engine::digest::weekly_action`: their delivery day, from the configured UTC hour, once a
-//! week; free plans get two digests, then one upgrade invitation) and has the [`Digester`] build
-//! one digest per active term. The work runs on a blocking thread, one pass at a time; a pass
-//! that fails for one user is logged and the others go on. A crash mid-pass repeats nothing
-//! already recorded: each digest is stored with its mail in one transaction, and a user counts
-//! as served once their digest of the week is stored.
+//! week; free plans get two digests, then one upgrade invitation) and hands each to their own
+//! actor ([`crate::users`]), which builds one digest per active term; users' work runs side by
+//! side, one pass at a time. A pass that fails for one user is logged and the others go on. A
+//! crash mid-pass repeats nothing already recorded: each digest is stored with its mail in one
+//! transaction, and a user counts as served once their digest of the week is stored.
 
 use std::time::Duration;
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 use engine::digest::{weekly_action, WeeklyAction};
-use engine::mail::{upgrade_invite_mail, MailContext};
+use engine::UserId;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use store::Store;
 
-use crate::digester::Digester;
 use crate::status::StatusBoard;
+use crate::users::UserActors;
+pub use crate::users::UPGRADE_INVITE;
 
 const ACTOR_NAME: &str = "scheduler";
-/// The notice recorded once a free user was invited to upgrade.
-pub const UPGRADE_INVITE: &str = "upgrade-invite";
+/// How many users' weekly work a pass has in flight at once (their actors queue for the
+/// workers; this bounds the pass's memory, not its speed).
+const IN_FLIGHT: usize = 4096;
 
 /// When the scheduler looks and what hour digests start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,16 +40,15 @@ pub struct RunDue {
 
 pub struct Scheduler {
     store: Store,
-    digester: Digester,
-    mail: MailContext,
+    users: UserActors,
     config: ScheduleConfig,
     board: StatusBoard,
     running: bool,
 }
 
 impl Scheduler {
-    pub fn new(store: Store, digester: Digester, mail: MailContext, config: ScheduleConfig, board: StatusBoard) -> Scheduler {
-        Scheduler { store, digester, mail, config, board, running: false }
+    pub fn new(store: Store, users: UserActors, config: ScheduleConfig, board: StatusBoard) -> Scheduler {
+        Scheduler { store, users, config, board, running: false }
     }
 
     pub fn start_supervised(self) -> Addr<Scheduler> {
@@ -80,11 +82,10 @@ impl Handler<RunDue> for Scheduler {
             return Box::pin(fut::ready(Ok(0)));
         }
         self.running = true;
-        let (store, digester, mail, hour) = (self.store.clone(), self.digester.clone(), self.mail.clone(), self.config.hour);
-        let pass = actix_rt::task::spawn_blocking(move || serve_due_users(&store, &digester, &mail, now, hour));
-        Box::pin(pass.into_actor(self).map(|joined, scheduler, _| {
+        let (store, users, hour) = (self.store.clone(), self.users.clone(), self.config.hour);
+        let pass = async move { serve_due_users(&store, &users, now, hour).await };
+        Box::pin(pass.into_actor(self).map(|outcome, scheduler, _| {
             scheduler.running = false;
-            let outcome = joined.map_err(|error| format!("the digest pass stopped abnormally: {error}")).and_then(|sent| sent);
             scheduler.board.update(ACTOR_NAME, |status| match &outcome {
                 Ok(sent) => {
                     status.processed_total += *sent as u64;
@@ -101,49 +102,45 @@ impl Handler<RunDue> for Scheduler {
     }
 }
 
-/// One pass: every due user served; returns the digests sent.
-pub fn serve_due_users(store: &Store, digester: &Digester, mail: &MailContext, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
-    let users = store.users().map_err(|error| error.to_string())?;
+/// One pass: every due user served by their actor; returns the digests sent.
+pub async fn serve_due_users(store: &Store, users: &UserActors, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
+    let reading = store.clone();
+    let due = actix_rt::task::spawn_blocking(move || maybe_due(&reading, now, hour))
+        .await
+        .map_err(|error| format!("reading the users stopped abnormally: {error}"))??;
     let mut sent = 0;
-    for user in users.into_iter().filter(|user| user.is_active && user.is_email_verified) {
-        let served = (|| -> Result<usize, String> {
-            let preferences = store.preferences(user.id).map_err(|error| error.to_string())?;
-            // Most users are not due at any given pass: settle that from the preferences alone
-            // before reading their stored digests.
-            if weekly_action(&preferences, user.subscription_tier, None, 0, false, now, hour) == WeeklyAction::Wait {
-                return Ok(0);
-            }
-            let stats = store.digest_stats(user.id).map_err(|error| error.to_string())?;
-            let invited = store.notice_sent(user.id, UPGRADE_INVITE).map_err(|error| error.to_string())?;
-            match weekly_action(&preferences, user.subscription_tier, stats.last_weekly, stats.received, invited, now, hour) {
-                WeeklyAction::Wait | WeeklyAction::Done => Ok(0),
-                WeeklyAction::InviteUpgrade => {
-                    store.enqueue_mail(&upgrade_invite_mail(mail, &user.email), Utc::now()).map_err(|error| error.to_string())?;
-                    store.mark_notice(user.id, UPGRADE_INVITE, now).map_err(|error| error.to_string())?;
-                    Ok(0)
-                }
-                WeeklyAction::Send => {
-                    let terms = store.search_terms(user.id).map_err(|error| error.to_string())?;
-                    let mut count = 0;
-                    for term in terms.iter().filter(|term| term.is_active) {
-                        digester.run(&user, &term.term, "weekly", now).map_err(|error| error.to_string())?;
-                        store
-                            .update_search_term(term.id, |stored| stored.last_processed_at = Some(now))
-                            .map_err(|error| error.to_string())?;
-                        count += 1;
-                    }
-                    if count > 0 {
-                        store.update_user(user.id, |stored| stored.last_digest_sent_at = Some(now)).map_err(|error| error.to_string())?;
-                        store.flush().map_err(|error| error.to_string())?;
-                    }
-                    Ok(count)
-                }
-            }
-        })();
-        match served {
+    let mut pending = due.into_iter();
+    let mut in_flight = FuturesUnordered::new();
+    loop {
+        while in_flight.len() < IN_FLIGHT {
+            let Some(user_id) = pending.next() else { break };
+            in_flight.push(async move { (user_id, users.weekly(user_id, now, hour).await) });
+        }
+        let Some((user_id, outcome)) = in_flight.next().await else { break };
+        match outcome {
             Ok(count) => sent += count,
-            Err(error) => tracing::error!(user = %user.id, %error, "a weekly digest failed; the others go on"),
+            Err(error) => tracing::error!(user = %user_id, %error, "a weekly digest failed; the others go on"),
         }
     }
+    // Digests are not flushed one by one (the mailer flushes before it sends); the pass ends
+    // with everything durable.
+    store.flush_async().await.map_err(|error| error.to_string())?;
     Ok(sent)
+}
+
+/// The users who may be due at `now`: active, verified, and it is their delivery day and hour.
+/// Most users are not due at any given pass, and this is settled from their preferences alone,
+/// before their digests are read.
+fn maybe_due(store: &Store, now: DateTime<Utc>, hour: u32) -> Result<Vec<UserId>, String> {
+    let mut due = Vec::new();
+    for user in store.users().map_err(|error| error.to_string())? {
+        if !(user.is_active && user.is_email_verified) {
+            continue;
+        }
+        let preferences = store.preferences(user.id).map_err(|error| error.to_string())?;
+        if weekly_action(&preferences, user.subscription_tier, None, 0, false, now, hour) != WeeklyAction::Wait {
+            due.push(user.id);
+        }
+    }
+    Ok(due)
 }

@@ -95,10 +95,10 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
     }
 }
 
-/// Builds, stores and queues `user`'s digest of `term`, off the event loop.
+/// Builds, stores and queues `user`'s digest of `term` on the user's actor (after any work of
+/// theirs in flight), off the event loop.
 async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &'static str) -> ApiResult<Digest> {
-    let (digester, user, term) = (state.digester.clone(), user.clone(), term.to_owned());
-    web::block(move || digester.run(&user, &term, digest_type, Utc::now())).await?.map_err(ApiError::internal)
+    state.users.digest(user.clone(), term.to_owned(), digest_type, Utc::now()).await.map_err(ApiError::internal)
 }
 
 /// The mail of a stored digest, to `to`.

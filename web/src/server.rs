@@ -62,7 +62,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
 
     let state = AppState::new(settings.clone(), store, mailer, index, indexer, digester, board);
     let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
-    Scheduler::new(state.store.clone(), state.digester.clone(), state.mail_context(), schedule, state.board.clone()).start_supervised();
+    Scheduler::new(state.store.clone(), state.users.clone(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();
     let http = HttpServer::new(move || create_app(app_state.clone()))
         .workers(workers)

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Addr;
-use actors::{Digester, DrainQueue, Indexer, Mailer, StatusBoard};
+use actors::{Digester, UserActors, DrainQueue, Indexer, Mailer, StatusBoard};
 use engine::mail::MailContext;
 use index::PaperIndex;
 use store::Store;
@@ -22,6 +22,8 @@ pub struct AppState {
     pub indexer: Addr<Indexer>,
     /// Builds digests (immediate searches and test mail).
     pub digester: Digester,
+    /// One actor per user with digest work in flight.
+    pub users: UserActors,
     pub board: StatusBoard,
     pub limiter: RateLimiter,
     pub started_at: Instant,
@@ -37,6 +39,8 @@ impl AppState {
         digester: Digester,
         board: StatusBoard,
     ) -> AppState {
+        let workers = UserActors::default_workers();
+        let users = UserActors::new(store.clone(), digester.clone(), mail_context(&settings), workers);
         AppState {
             settings: Arc::new(settings),
             store,
@@ -44,6 +48,7 @@ impl AppState {
             index,
             indexer,
             digester,
+            users,
             board,
             limiter: RateLimiter::default(),
             started_at: Instant::now(),

@@ -239,14 +239,17 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     // Bob (free) has a term and one digest; his day is Monday.
     assert_eq!(bob.post("/api/immediate-search", search("bob@example.org", "tumor suppression")).await.status, 200);
 
-    let (digester, mail) = (server.state.digester.clone(), server.state.mail_context());
-    let run = |now| serve_due_users(store, &digester, &mail, now, 8).expect("a pass");
+    let users = server.state.users.clone();
+    let run = |now| {
+        let (store, users) = (store.clone(), users.clone());
+        async move { serve_due_users(&store, &users, now, 8).await.expect("a pass") }
+    };
     let before_hour = Utc.from_utc_datetime(&today.and_hms_opt(7, 0, 0).expect("a time"));
-    let served_early = if weekday_of(today) == engine::DeliveryDay::Monday { 0 } else { run(before_hour) };
+    let served_early = if weekday_of(today) == engine::DeliveryDay::Monday { 0 } else { run(before_hour).await };
     assert_eq!(served_early, 0, "nothing before the hour");
-    let sent_today = run(late_today);
+    let sent_today = run(late_today).await;
     assert!(sent_today >= 1, "ada's weekly digest goes out today");
-    assert_eq!(run(late_today + Duration::minutes(30)), 0, "once a week");
+    assert_eq!(run(late_today + Duration::minutes(30)).await, 0, "once a week");
     let ada_digests = ada.get(&format!("/api/users/{ada_id}/digests")).await.body;
     assert_eq!(ada_digests[0]["digestType"], "weekly");
 
@@ -254,11 +257,11 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     let days_to_monday = (7 - today.weekday().num_days_from_monday()) % 7;
     let monday = |weeks: i64| late_today + Duration::days(i64::from(days_to_monday) + 7 * weeks + 7);
     let bob_user = store.user_by_email("bob@example.org").expect("db").expect("bob");
-    run(monday(0));
+    run(monday(0)).await;
     assert_eq!(store.digests(bob_user.id).expect("db").len(), 2, "the second free digest");
-    run(monday(1));
+    run(monday(1)).await;
     assert!(store.notice_sent(bob_user.id, actors::scheduler::UPGRADE_INVITE).expect("db"), "then an invitation to upgrade");
-    run(monday(2));
+    run(monday(2)).await;
     assert_eq!(store.digests(bob_user.id).expect("db").len(), 2, "no third free digest");
     let mails = server.wait_for_outbox(4 + 2 + 1 + 1 + 1).await;
     assert_eq!(mails.iter().filter(|mail| mail.contains("Your free Papertide digests are used up")).count(), 1, "invited once");
@@ -290,4 +293,26 @@ async fn newly_indexed_papers_reach_the_next_digest_of_a_term() {
     index_recorded_papers(&server).await;
     let after = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
     assert!(after.body["papersFound"].as_u64().is_some_and(|found| found > 0), "the term's ranking was not refreshed: {}", after.body);
+}
+
+#[actix_web::test]
+async fn two_digests_of_one_user_at_once_never_send_a_paper_twice() {
+    let server = TestServer::start().await;
+    index_recorded_papers(&server).await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let users = &server.state.users;
+    // Both go to ada's own actor, which runs them one after the other: the second sees what the
+    // first sent.
+    let (first, second) = futures_util::join!(
+        users.digest(user.clone(), "cancer cells".into(), "immediate", Utc::now()),
+        users.digest(user.clone(), "cancer cells".into(), "immediate", Utc::now()),
+    );
+    let keys = |digest: &engine::digest::Digest| -> Vec<String> {
+        digest.papers_data.iter().filter_map(|paper| paper.keys.first().cloned()).collect()
+    };
+    let (a, b) = (keys(&first.expect("a digest")), keys(&second.expect("a digest")));
+    assert!(!a.is_empty(), "the recorded papers match the term");
+    assert!(a.iter().all(|key| !b.contains(key)), "a paper went out twice: {a:?} {b:?}");
 }

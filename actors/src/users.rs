@@ -1,0 +1,227 @@
+//! One actor per active user serializes that user's digest work: an immediate search and the
+//! weekly digest of the same user never run at once (they would both see a paper as unsent and
+//! send it twice), while different users' work runs side by side.
+//!
+//! The [`UserActors`] registry starts a user's [`UserActor`] on first use, on an arbiter of its
+//! own (not an HTTP worker's), and the actor stops itself after [`IDLE_STOP`] without work, so
+//! only users with work in flight hold one. Each message's work is blocking (index searches,
+//! sled) and runs on the blocking pool; the actor handles its next message only when it is done
+//! (`AtomicResponse`). A semaphore bounds how many users' work runs at once, one per core by
+//! default, so a weekly pass over many users queues instead of starting a thread for each.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use actix::prelude::*;
+use chrono::{DateTime, Utc};
+use engine::digest::{weekly_action, Digest, WeeklyAction};
+use engine::mail::{upgrade_invite_mail, MailContext};
+use engine::UserId;
+use store::{Store, User};
+use tokio::sync::Semaphore;
+
+use crate::digester::{DigestError, Digester};
+
+/// An idle user's actor stops after this long without work.
+pub const IDLE_STOP: Duration = Duration::from_secs(600);
+/// The notice recorded once a free user was invited to upgrade.
+pub const UPGRADE_INVITE: &str = "upgrade-invite";
+
+/// Starts and finds the users' actors. Cheap to clone; clones share the actors.
+#[derive(Clone)]
+pub struct UserActors {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    store: Store,
+    digester: Digester,
+    mail: MailContext,
+    arbiter: ArbiterHandle,
+    actors: Mutex<HashMap<UserId, Addr<UserActor>>>,
+    permits: Arc<Semaphore>,
+}
+
+impl UserActors {
+    /// The registry, with its own arbiter thread; at most `workers` users' work at once. Call
+    /// from within an actix system.
+    pub fn new(store: Store, digester: Digester, mail: MailContext, workers: usize) -> UserActors {
+        let arbiter = Arbiter::new().handle();
+        let permits = Arc::new(Semaphore::new(workers.max(1)));
+        UserActors { shared: Arc::new(Shared { store, digester, mail, arbiter, actors: Mutex::default(), permits }) }
+    }
+
+    /// How many users' work may run at once by default: one per core.
+    pub fn default_workers() -> usize {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    }
+
+    /// Builds `user`'s digest of `term` as of `now` (an immediate search, or a weekly digest the
+    /// user asked for), after any work of theirs in flight.
+    pub async fn digest(&self, user: User, term: String, digest_type: &'static str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
+        let actor = self.actor(user.id);
+        match actor.send(BuildDigest { user, term, digest_type, now }).await {
+            Ok(outcome) => outcome,
+            Err(error) => Err(DigestError::Stopped(error.to_string())),
+        }
+    }
+
+    /// Serves `user_id`'s weekly digest if it is due at `now` (from `hour` UTC on their delivery
+    /// day); answers how many digests went out.
+    pub async fn weekly(&self, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
+        let actor = self.actor(user_id);
+        actor.send(Weekly { user_id, now, hour }).await.map_err(|error| error.to_string())?
+    }
+
+    /// How many users' actors are running.
+    pub fn running(&self) -> usize {
+        self.lock().values().filter(|actor| actor.connected()).count()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Addr<UserActor>>> {
+        self.shared.actors.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The user's actor, started if it is not running.
+    fn actor(&self, user_id: UserId) -> Addr<UserActor> {
+        let mut actors = self.lock();
+        if let Some(actor) = actors.get(&user_id).filter(|actor| actor.connected()) {
+            return actor.clone();
+        }
+        // Actors that stopped while idle are forgotten now and then, not one by one.
+        if actors.len() >= 1024 && actors.len().is_power_of_two() {
+            actors.retain(|_, actor| actor.connected());
+        }
+        let shared = Arc::clone(&self.shared);
+        let actor = UserActor::start_in_arbiter(&self.shared.arbiter, move |_| UserActor { shared, last_work: Instant::now() });
+        actors.insert(user_id, actor.clone());
+        actor
+    }
+}
+
+/// A user's actor: one message of theirs at a time.
+pub struct UserActor {
+    shared: Arc<Shared>,
+    last_work: Instant,
+}
+
+impl Actor for UserActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.run_interval(IDLE_STOP / 4, |actor, ctx| {
+            if actor.last_work.elapsed() >= IDLE_STOP {
+                ctx.stop();
+            }
+        });
+    }
+}
+
+impl UserActor {
+    /// Runs `work` on the blocking pool once a permit is free; the actor takes no other message
+    /// until it is done.
+    fn run_blocking<T, E, F>(&mut self, work: F) -> AtomicResponse<Self, Result<T, E>>
+    where
+        T: Send + 'static,
+        E: From<WorkStopped> + Send + 'static,
+        F: FnOnce(&Shared) -> Result<T, E> + Send + 'static,
+    {
+        self.last_work = Instant::now();
+        let shared = Arc::clone(&self.shared);
+        let job = async move {
+            let _permit = Arc::clone(&shared.permits).acquire_owned().await.map_err(|error| WorkStopped(error.to_string()))?;
+            actix_rt::task::spawn_blocking(move || work(&shared)).await.map_err(|error| WorkStopped(error.to_string()))?
+        };
+        AtomicResponse::new(Box::pin(job.into_actor(self).map(|outcome, actor, _| {
+            actor.last_work = Instant::now();
+            outcome
+        })))
+    }
+}
+
+/// A user's work that ended without an answer (a panic, or the system stopping).
+#[derive(Debug)]
+pub struct WorkStopped(String);
+
+impl From<WorkStopped> for String {
+    fn from(WorkStopped(reason): WorkStopped) -> String {
+        format!("the user's work stopped abnormally: {reason}")
+    }
+}
+
+impl From<WorkStopped> for DigestError {
+    fn from(stopped: WorkStopped) -> DigestError {
+        DigestError::Stopped(String::from(stopped))
+    }
+}
+
+/// Build the user's digest of a term now.
+#[derive(Message)]
+#[rtype(result = "Result<Digest, DigestError>")]
+struct BuildDigest {
+    user: User,
+    term: String,
+    digest_type: &'static str,
+    now: DateTime<Utc>,
+}
+
+impl Handler<BuildDigest> for UserActor {
+    type Result = AtomicResponse<Self, Result<Digest, DigestError>>;
+
+    fn handle(&mut self, BuildDigest { user, term, digest_type, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
+        self.run_blocking(move |shared| shared.digester.run(&user, &term, digest_type, now))
+    }
+}
+
+/// Serve the user's weekly digest if it is due.
+#[derive(Message)]
+#[rtype(result = "Result<usize, String>")]
+struct Weekly {
+    user_id: UserId,
+    now: DateTime<Utc>,
+    hour: u32,
+}
+
+impl Handler<Weekly> for UserActor {
+    type Result = AtomicResponse<Self, Result<usize, String>>;
+
+    fn handle(&mut self, Weekly { user_id, now, hour }: Weekly, _: &mut Self::Context) -> Self::Result {
+        self.run_blocking(move |shared| serve_user(&shared.store, &shared.digester, &shared.mail, user_id, now, hour))
+    }
+}
+
+/// The weekly rule for one user at `now`: their digests (one per active term) when due, the
+/// upgrade invitation once a free plan has used its digests, or nothing. Read fresh from the
+/// store, so a change made while the user waited for their turn counts.
+pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
+    let text = |error: store::StoreError| error.to_string();
+    let Some(user) = store.user(user_id).map_err(text)? else { return Ok(0) };
+    if !(user.is_active && user.is_email_verified) {
+        return Ok(0);
+    }
+    let preferences = store.preferences(user.id).map_err(text)?;
+    let stats = store.digest_stats(user.id).map_err(text)?;
+    let invited = store.notice_sent(user.id, UPGRADE_INVITE).map_err(text)?;
+    match weekly_action(&preferences, user.subscription_tier, stats.last_weekly, stats.received, invited, now, hour) {
+        WeeklyAction::Wait | WeeklyAction::Done => Ok(0),
+        WeeklyAction::InviteUpgrade => {
+            store.enqueue_mail(&upgrade_invite_mail(mail, &user.email), Utc::now()).map_err(text)?;
+            store.mark_notice(user.id, UPGRADE_INVITE, now).map_err(text)?;
+            Ok(0)
+        }
+        WeeklyAction::Send => {
+            let terms = store.search_terms(user.id).map_err(text)?;
+            let mut count = 0;
+            for term in terms.iter().filter(|term| term.is_active) {
+                digester.run(&user, &term.term, "weekly", now).map_err(|error| error.to_string())?;
+                store.update_search_term(term.id, |stored| stored.last_processed_at = Some(now)).map_err(text)?;
+                count += 1;
+            }
+            if count > 0 {
+                store.update_user(user.id, |stored| stored.last_digest_sent_at = Some(now)).map_err(text)?;
+            }
+            Ok(count)
+        }
+    }
+}
