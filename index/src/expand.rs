@@ -5,7 +5,7 @@
 //! or source filter: the whole index is the better sample of how a topic is written about); their
 //! titles and abstracts are analyzed with the index's English analyzer. The final query is the
 //! original text query, boosted by `original_weight / |q|`, or'ed with each word of the
-//! relevance model over the English text fields (title boosted as in [`crate::TITLE_BOOST`]),
+//! relevance model over the English text fields (title weighted as in [`crate::TITLE_BOOST`]),
 //! boosted by its weight in the model; then the query's filters apply as in
 //! [`PaperIndex::search`].
 

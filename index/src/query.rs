@@ -1,7 +1,8 @@
 //! Searching the index: [`PaperQuery`] in, [`Hit`]s out, ranked by BM25.
 //!
-//! The text is matched against title (boosted by [`TITLE_BOOST`]), abstract, authors, journal and
-//! categories, any word sufficing (more matching words rank higher). It may use tantivy's query
+//! The text is matched against title (weighted by [`TITLE_BOOST`]), abstract, authors, journal and
+//! categories, any word sufficing (more matching words rank higher); English stopwords in it
+//! are dropped, as they are from the indexed text (`crate::tokenizer`). It may use tantivy's query
 //! syntax (`"a phrase"`, `+required`, `-excluded`, `title:word`); text that does not parse is
 //! searched as its plain words instead, so a user's typing never fails a search. Empty text lists
 //! the papers the filters let through, newest `entered` first, all with score 0.
@@ -24,8 +25,13 @@ use crate::paper_index::PaperIndex;
 use crate::schema::{date_time, Fields};
 use crate::PaperId;
 
-/// How much more a word in the title counts than the same word elsewhere.
-pub const TITLE_BOOST: f32 = 2.0;
+/// How much more a word in the title counts than the same word elsewhere: nothing more. Each
+/// field is scored by BM25 of its own and the fields' scores add up, so a title word already
+/// counts twice when the abstract repeats it, and a title match scores high on its own because
+/// titles are short (BM25 weighs a word by how much of its field it fills). The former boost of 2
+/// on top counted title words three or four times over, and lost ranking quality wherever titles
+/// were present (bench/README.md, "relevance").
+pub const TITLE_BOOST: f32 = 1.0;
 
 /// What to look for.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

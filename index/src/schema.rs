@@ -4,7 +4,7 @@
 //! - `id`: the [`PaperId`] (indexed, stored, fast), the handle for replacing and deleting it;
 //! - `keys`: the string form of every dedup key any record of the work ever had (raw, multi-valued,
 //!   stored), for look-ups by DOI, PMID, arXiv id or normalized title;
-//! - `title`, `abstract`, `journal` (English: lower-cased and stemmed), `authors`, `categories`
+//! - `title`, `abstract`, `journal` (English: lower-cased, stopwords dropped, stemmed), `authors`, `categories`
 //!   (lower-cased, not stemmed: names and subject codes), all for BM25;
 //! - `entered`, `published` (dates at midnight UTC, indexed and fast), `sources` (raw, multi-valued,
 //!   fast) for the filters;
@@ -26,13 +26,17 @@ use crate::error::IndexError;
 use crate::PaperId;
 
 /// The version of the schema below, recorded beside an on-disk index; an index of another version
-/// is refused.
-pub const SCHEMA_VERSION: u32 = 1;
+/// is refused (it was analyzed differently, so its terms would not match this binary's queries).
+///
+/// - 1: English text analyzed as tantivy's `en_stem` (split, lower-cased, Porter-stemmed).
+/// - 2: English stopwords dropped before stemming (`crate::tokenizer`), under a tokenizer name of
+///   our own, [`ENGLISH_TOKENIZER`].
+pub const SCHEMA_VERSION: u32 = 2;
 
-/// English text: split on non-alphanumerics, lower-cased, Porter-stemmed (tantivy's built-in
-/// name; `PaperIndex` registers `crate::tokenizer::english_analyzer` under it, which yields the
-/// same tokens faster).
-pub(crate) const ENGLISH_TOKENIZER: &str = "en_stem";
+/// English text: split on non-alphanumerics, lower-cased, stopwords dropped, Porter-stemmed
+/// (`crate::tokenizer::english_analyzer`, which `PaperIndex` registers under this name). The name
+/// is not tantivy's `en_stem`, since the chain is not that one.
+pub(crate) const ENGLISH_TOKENIZER: &str = "papertide_english";
 /// Names and subject codes: split and lower-cased, not stemmed.
 const PLAIN_TOKENIZER: &str = "default";
 

@@ -1,19 +1,30 @@
-//! The English analyzer of the text fields, registered under tantivy's own name for it
-//! (`en_stem`) so the schema does not change: the same chain as tantivy's built-in one (split on
-//! non-alphanumerics, drop tokens of 40 bytes or more, lower-case, Porter-stem), with the stems
-//! remembered.
+//! The English analyzer of the text fields, registered under [`crate::schema::ENGLISH_TOKENIZER`]:
+//! split on non-alphanumerics, drop tokens of 40 bytes or more, lower-case, drop English
+//! stopwords, Porter-stem, with the stems remembered. It is tantivy's built-in `en_stem` chain
+//! with tantivy's English stopword filter (Lucene's 33-word list, the one Lucene's
+//! `EnglishAnalyzer` uses) before the stemmer.
+//!
+//! **Why stopwords go.** Function words ("of", "the", "and", "is") carry no topic, yet every
+//! query that contained one matched nearly every paper through it, and they filled every
+//! document's length. Dropping them at analysis time keeps them out of queries (typed questions
+//! such as "the effects of … on the …" are half function words), out of document lengths, and out
+//! of the words that expansion and match reasons see. The list is deliberately Lucene's short one:
+//! it holds only words that are never a topic, where long lists start to drop words a search may
+//! need ("first", "general", "most"). Positions are kept, so a phrase still matches across a
+//! dropped word. The one known cost: a query word that is also a stopword ("vitamin A") loses it.
 //!
 //! Stemming is the largest single cost of indexing papers, and their vocabulary is small next to
 //! their word count, so each analyzer keeps a map from word to stem and stems a word once. The map
 //! belongs to one clone of the analyzer (tantivy clones it per segment writer and per query), needs
 //! no lock, and stops growing at [`MAX_CACHED_STEMS`] words. A stem comes from tantivy's own
-//! stemmer, so the tokens are exactly the built-in analyzer's.
+//! stemmer, so the tokens are exactly those of the same chain built from tantivy's filters.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use tantivy::tokenizer::{
-    LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, TokenFilter, TokenStream, Tokenizer,
+    LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer, TokenFilter, TokenStream,
+    Tokenizer,
 };
 
 /// Tokens this long (in bytes) or longer are dropped, as tantivy's `en_stem` does.
@@ -23,13 +34,26 @@ const LONGEST_TOKEN: usize = 40;
 /// are stemmed every time.
 pub(crate) const MAX_CACHED_STEMS: usize = 100_000;
 
-/// The English analyzer: tantivy's `en_stem` chain with remembered stems.
+/// The English analyzer: tantivy's `en_stem` chain, English stopwords dropped before stemming,
+/// with remembered stems.
 pub(crate) fn english_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(LONGEST_TOKEN))
         .filter(LowerCaser)
+        .filter(english_stopwords())
         .filter(RememberedStems)
         .build()
+}
+
+/// The English stopwords: Lucene's list (its `EnglishAnalyzer` default), which is also tantivy's
+/// list for English.
+pub(crate) const ENGLISH_STOPWORDS: [&str; 33] = [
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such",
+    "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+];
+
+fn english_stopwords() -> StopWordFilter {
+    StopWordFilter::remove(ENGLISH_STOPWORDS.iter().map(|word| (*word).to_owned()))
 }
 
 /// A token filter that replaces each (lower-cased) token with its English stem, remembering the
@@ -157,6 +181,17 @@ mod tests {
             .build()
     }
 
+    /// The same chain built from tantivy's own filters alone: `en_stem` with tantivy's English
+    /// stopword list (its `stopwords` feature) before the stemmer.
+    fn builtin_en_stem_without_stopwords() -> TextAnalyzer {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(RemoveLongFilter::limit(LONGEST_TOKEN))
+            .filter(LowerCaser)
+            .filter(StopWordFilter::new(Language::English).expect("tantivy has an English stopword list"))
+            .filter(Stemmer::new(Language::English))
+            .build()
+    }
+
     fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
         let mut stream = analyzer.token_stream(text);
         let mut tokens = Vec::new();
@@ -172,14 +207,40 @@ mod tests {
     ];
 
     #[test]
-    fn the_tokens_are_the_builtin_analyzers_every_time() {
+    fn the_tokens_are_tantivys_own_chain_every_time() {
         let mut ours = english_analyzer();
-        let mut builtin = builtin_en_stem();
+        let mut builtin = builtin_en_stem_without_stopwords();
         for _ in 0..2 {
             for text in TEXTS {
                 assert_eq!(tokens(&mut ours, text), tokens(&mut builtin, text), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn stopwords_are_the_only_tokens_builtin_en_stem_keeps_and_we_drop() {
+        let mut ours = english_analyzer();
+        let mut builtin = builtin_en_stem();
+        for text in TEXTS {
+            let kept: Vec<Token> = tokens(&mut ours, text);
+            let dropped: Vec<String> = tokens(&mut builtin, text)
+                .into_iter()
+                .filter(|token| !kept.iter().any(|ours| ours.position == token.position))
+                .map(|token| token.text)
+                .collect();
+            assert!(dropped.iter().all(|word| ENGLISH_STOPWORDS.contains(&word.as_str())), "{text}: {dropped:?}");
+        }
+        let words = |analyzer: &mut TextAnalyzer, text: &str| tokens(analyzer, text).into_iter().map(|token| token.text).collect::<Vec<_>>();
+        assert_eq!(words(&mut ours, "The effects of a drug on the heart"), ["effect", "drug", "heart"]);
+        assert_eq!(words(&mut ours, "What is it"), ["what"], "only Lucene's 33 words go");
+    }
+
+    #[test]
+    fn positions_survive_a_dropped_stopword() {
+        let mut ours = english_analyzer();
+        let positions: Vec<(String, usize)> =
+            tokens(&mut ours, "theory of relativity").into_iter().map(|token| (token.text, token.position)).collect();
+        assert_eq!(positions, [("theori".to_owned(), 0), ("relat".to_owned(), 2)], "a phrase still spans the gap");
     }
 
     #[test]

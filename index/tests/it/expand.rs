@@ -12,6 +12,7 @@ fn text_is_analyzed_as_the_index_analyzes_it() -> TestResult {
     let index = index_of(vec![])?;
     assert_eq!(index.analyze("Running mutations, KRAS-driven"), vec!["run", "mutat", "kras", "driven"]);
     assert!(index.analyze("  ,;  ").is_empty());
+    assert_eq!(index.analyze("The effects of a drug on the heart"), vec!["effect", "drug", "heart"], "stopwords are dropped");
     Ok(())
 }
 

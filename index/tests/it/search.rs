@@ -58,6 +58,16 @@ fn a_word_in_the_title_outranks_the_same_word_once_in_the_abstract() -> TestResu
 }
 
 #[test]
+fn stopwords_neither_match_nor_break_phrases() -> TestResult {
+    let index = index_of(vec![paper(Source::Pubmed, "The role of the ribosome in stress", "Ito", "2025-01-06")])?;
+    assert!(index.search(&PaperQuery::new("the of in", 10))?.is_empty(), "function words alone match nothing");
+    assert_eq!(index.search(&PaperQuery::new("the ribosome", 10))?.len(), 1);
+    assert_eq!(index.search(&PaperQuery::new("\"role of the ribosome\"", 10))?.len(), 1, "a phrase spans the dropped words");
+    assert!(index.search(&PaperQuery::new("\"role ribosome\"", 10))?.is_empty(), "but the words still stand apart");
+    Ok(())
+}
+
+#[test]
 fn papers_matching_more_words_rank_higher() -> TestResult {
     let one_word = paper(Source::Arxiv, "Graph neural networks for traffic forecasting", "Wu", "2025-01-06");
     let two_words = paper(Source::Arxiv, "Graph neural networks for protein structure", "Xu", "2025-01-06");

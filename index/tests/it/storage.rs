@@ -87,6 +87,23 @@ fn an_index_of_another_schema_version_is_refused() -> TestResult {
 }
 
 #[test]
+fn an_index_of_the_previous_analyzer_is_refused_with_advice() -> TestResult {
+    // Version 1 analyzed text without dropping stopwords: its terms would not match the queries of
+    // this binary, so it must be rebuilt rather than read.
+    let dir = tempfile::tempdir()?;
+    drop(PaperIndex::open_or_create(dir.path())?);
+    fs::write(dir.path().join(SCHEMA_VERSION_FILE), "1\n")?;
+
+    let error = PaperIndex::open_or_create(dir.path()).expect_err("version 1");
+    assert!(
+        matches!(&error, IndexError::SchemaVersionMismatch { found, expected: 2, .. } if found == "1"),
+        "expected a schema version mismatch, got {error}"
+    );
+    assert!(error.to_string().contains("re-import the papers"), "{error}");
+    Ok(())
+}
+
+#[test]
 fn an_index_without_a_schema_version_is_refused() -> TestResult {
     let dir = tempfile::tempdir()?;
     drop(PaperIndex::open_or_create(dir.path())?);
