@@ -25,6 +25,8 @@ use engine::summary::digest_summary;
 use engine::UserId;
 use index::{PaperIndex, PaperQuery};
 use store::{DigestMailRef, Store, User};
+
+use crate::llm::{Llm, ModelClass};
 use uuid::Uuid;
 
 /// How far back a digest looks for new papers.
@@ -51,6 +53,9 @@ pub struct Digester {
     store: Store,
     index: PaperIndex,
     renderer: DigestRenderer,
+    /// The configured LLM, if any: it expands terms and writes summaries, and any failure falls
+    /// back to the local expansion and the extractive summaries.
+    llm: Option<Llm>,
     cache: Arc<Mutex<HashMap<RankKey, Arc<Ranked>>>>,
 }
 
@@ -61,6 +66,8 @@ struct RankKey {
     sources: Vec<Source>,
     today: NaiveDate,
     generation: u64,
+    /// The LLM model that expands and summarizes (free and paid plans use different ones).
+    model: Option<String>,
 }
 
 /// A term's ranked candidates, the same for every user until their sent papers are dropped.
@@ -77,17 +84,26 @@ struct Ranked {
 }
 
 impl Ranked {
-    /// The digest-level summary of `entries`, made once per distinct choice.
-    fn summary(&self, term: &str, entries: &[DigestEntry]) -> Arc<str> {
+    /// The digest-level summary of `entries`, made once per distinct choice: by the LLM when
+    /// one is given and it answers, else extractive.
+    fn summary(&self, term: &str, entries: &[DigestEntry], llm: Option<(&Llm, ModelClass)>) -> Arc<str> {
         let choice: Vec<String> = entries.iter().filter_map(|entry| entry.keys.first().cloned()).collect();
         if let Some(summary) = lock(&self.summaries).get(&choice) {
             return Arc::clone(summary);
         }
-        let papers: Vec<&Paper> =
-            choice.iter().filter_map(|key| self.by_key.get(key)).map(|&index| &self.candidates[index].paper).collect();
-        let summary: Arc<str> = digest_summary(term, &papers).join("\n").into();
+        let papers: Vec<&Paper> = choice.iter().filter_map(|key| self.paper(key)).collect();
+        let written = match llm {
+            Some((llm, class)) if !papers.is_empty() => llm.summarize_digest(class, term, &papers).ok(),
+            _ => None,
+        };
+        let summary: Arc<str> = written.unwrap_or_else(|| digest_summary(term, &papers)).join("\n").into();
         lock(&self.summaries).insert(choice, Arc::clone(&summary));
         summary
+    }
+
+    /// The candidate paper whose first dedup key is `key`.
+    fn paper(&self, key: &str) -> Option<&Paper> {
+        self.by_key.get(key).map(|&index| &self.candidates[index].paper)
     }
 }
 
@@ -98,7 +114,19 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Digester {
     pub fn new(store: Store, index: PaperIndex, mail: MailContext) -> Digester {
         let renderer = DigestRenderer::new(store.clone(), mail);
-        Digester { store, index, renderer, cache: Arc::default() }
+        Digester { store, index, renderer, llm: None, cache: Arc::default() }
+    }
+
+    /// Expands terms and writes summaries with `llm`, falling back to the local ways whenever
+    /// it fails.
+    pub fn with_llm(mut self, llm: Llm) -> Digester {
+        self.llm = Some(llm);
+        self
+    }
+
+    /// The configured LLM, if any.
+    pub fn llm(&self) -> Option<&Llm> {
+        self.llm.as_ref()
     }
 
     /// The renderer of this digester's mails (the mailer renders queued digests with it).
@@ -111,9 +139,13 @@ impl Digester {
     pub fn run(&self, user: &User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
         let sources = self.store.preferences(user.id)?.effective(user.subscription_tier).sources();
         let today = now.date_naive();
-        let ranked = self.ranked(term, sources, today)?;
-        let entries = choose_unsent(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
-        let ai_summary = ranked.summary(term, &entries).to_string();
+        let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
+        let ranked = self.ranked(term, sources, today, llm)?;
+        let mut entries = choose_unsent(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
+        if let Some(llm) = llm {
+            self.write_summaries(&ranked, &mut entries, llm);
+        }
+        let ai_summary = ranked.summary(term, &entries, llm).to_string();
         let digest = Digest {
             id: Uuid::new_v4(),
             user_id: user.id,
@@ -138,13 +170,18 @@ impl Digester {
 
     /// The term's ranked candidates for `today` and `sources`: searched once, then shared by
     /// every user who follows the same term with the same sources, until the index changes.
-    fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate) -> Result<Arc<Ranked>, DigestError> {
-        let key = RankKey { term: term.trim().to_lowercase(), sources: sources.clone(), today, generation: self.index.generation() };
+    fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate, llm: Option<(&Llm, ModelClass)>) -> Result<Arc<Ranked>, DigestError> {
+        let model = llm.map(|(llm, class)| llm.model(class).to_owned());
+        let key = RankKey { term: term.trim().to_lowercase(), sources: sources.clone(), today, generation: self.index.generation(), model };
         if let Some(ranked) = lock(&self.cache).get(&key) {
             return Ok(Arc::clone(ranked));
         }
         let since = Some(today - Duration::days(DIGEST_WINDOW_DAYS));
-        let query = PaperQuery { text: term.to_owned(), since, until: Some(today), sources, limit: CANDIDATES };
+        // The LLM's related phrases join the term's own words; the term is given twice so that
+        // the user's words weigh more than any one suggestion. RM3 then widens the whole.
+        let phrases = llm.and_then(|(llm, class)| llm.expand(class, term).ok()).unwrap_or_default();
+        let text = if phrases.is_empty() { term.to_owned() } else { format!("{term} {term} {}", phrases.join(" ")) };
+        let query = PaperQuery { text, since, until: Some(today), sources, limit: CANDIDATES };
         let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
         let query_terms = self.index.analyze(term);
         let candidates: Vec<Candidate> = hits
@@ -154,7 +191,7 @@ impl Digester {
                 Candidate { reason: match_reason(term, &query_terms, &hit.paper, &words), paper: hit.paper, score: hit.score }
             })
             .collect();
-        let searched_as = (!expansion.is_empty()).then(|| expansion.iter().map(|(word, _)| word.as_str()).collect::<Vec<_>>().join(", "));
+        let searched_as = searched_as(&phrases, &expansion);
         let scored = score(&candidates, today);
         let by_key = index_by_first_key(&candidates);
         let ranked = Arc::new(Ranked { candidates, scored, by_key, searched_as, summaries: Mutex::default() });
@@ -165,10 +202,38 @@ impl Digester {
         Ok(ranked)
     }
 
+    /// Replaces the extractive summary of each chosen paper with the LLM's: kept in the store by
+    /// model and paper, so each paper is summarized once for every user and every later week.
+    /// A paper the LLM cannot summarize now keeps its extractive summary.
+    fn write_summaries(&self, ranked: &Ranked, entries: &mut [DigestEntry], (llm, class): (&Llm, ModelClass)) {
+        let model = llm.model(class);
+        for entry in entries {
+            let Some(key) = entry.keys.first() else { continue };
+            if let Ok(Some(summary)) = self.store.paper_summary(model, key) {
+                entry.summary = summary;
+                continue;
+            }
+            let Some(paper) = ranked.paper(key) else { continue };
+            if let Ok(summary) = llm.summarize_paper(class, paper) {
+                if let Err(error) = self.store.put_paper_summary(model, key, &summary) {
+                    tracing::warn!(%error, "keeping a paper summary");
+                }
+                entry.summary = summary;
+            }
+        }
+    }
+
     /// The mail of a stored digest, to `to`.
     pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
         self.renderer.render(user, to, digest)
     }
+}
+
+/// "Searched as …": the LLM's phrases, then the words of the expanded query.
+fn searched_as(phrases: &[String], expansion: &[(String, f32)]) -> Option<String> {
+    let words = expansion.iter().map(|(word, _)| word.as_str());
+    let shown: Vec<&str> = phrases.iter().map(String::as_str).chain(words).collect();
+    (!shown.is_empty()).then(|| shown.join(", "))
 }
 
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).

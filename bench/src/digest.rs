@@ -1,14 +1,18 @@
 //! The `digest` scenario: N users with 3 search terms each over an index of M papers entered this
-//! week; every user's digests built (expanded search, scoring, summaries), rendered and queued,
-//! not sent — the weekly work of the scheduler, measured.
+//! week, served by the production weekly path — the scheduler's pass (`serve_due_users`), each
+//! user on their own actor, at most one user's work per core — so every digest is built
+//! (expanded search, scoring, summaries), stored with its sent papers and queued; then every
+//! queued mail rendered as the mailer renders it when it sends (not sent).
 
 use std::time::Instant;
 
-use actors::Digester;
+use actors::scheduler::serve_due_users;
+use actors::{Digester, UserActors};
 use anyhow::Context;
-use chrono::Utc;
+use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 use engine::mail::MailContext;
 use engine::parse::parse_any;
+use engine::search_term::{SearchTerm, TermId};
 use engine::{Preferences, Tier, UserId};
 use index::PaperIndex;
 use store::{NewAccount, Store, User};
@@ -23,6 +27,10 @@ const TOPICS: &[&str] = &[
     "deep learning", "quantum computing", "galaxy formation", "epidemiology", "vaccine", "immune response", "stem cells",
     "drug resistance", "genome sequencing", "machine learning", "climate", "diabetes", "Alzheimer's disease",
 ];
+/// The UTC hour the simulated schedule runs at.
+const HOUR: u32 = 9;
+/// Records generated and indexed at a time, so a large index never holds its week in memory.
+const INDEX_PART: usize = 50_000;
 
 /// What a run measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,53 +39,108 @@ pub struct DigestRun {
     pub papers: u64,
     pub digests: usize,
     pub papers_sent: usize,
+    pub workers: usize,
     pub index_seconds: f64,
+    /// The scheduler's pass: digests built, stored and queued.
     pub digest_seconds: f64,
+    /// Every queued digest mail rendered.
+    pub render_seconds: f64,
 }
 
-/// Builds an index of about `papers` papers entered today and `users` users with 3 terms each,
-/// then every user's digests.
+/// Builds an index of about `papers` papers entered this week and `users` users with 3 terms
+/// each, then runs the weekly pass on the day every user is due.
 pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let dir = tempfile::tempdir().context("temporary directory")?;
     let index = PaperIndex::open_or_create(&dir.path().join("index")).context("the index")?;
+    let now = next_monday(Utc::now());
     let started = Instant::now();
-    let today = Utc::now().date_naive();
-    {
-        let threads = std::thread::available_parallelism().unwrap_or(std::num::NonZeroUsize::MIN);
-        let mut writer = index.writer_with_threads(256 * 1024 * 1024, threads)?;
-        for body in workload::build_week(papers).bodies {
-            for mut paper in parse_any(&body).1.items {
-                paper.entered = Some(today);
-                writer.upsert(paper)?;
-            }
-        }
-        writer.commit()?;
-    }
+    build_index(&index, papers, now.date_naive() - Duration::days(1))?;
     let index_seconds = started.elapsed().as_secs_f64();
 
     let store = Store::open(&dir.path().join("db")).context("the database")?;
-    let now = Utc::now();
-    let mut accounts: Vec<(User, Vec<&str>)> = Vec::with_capacity(users);
+    create_users(&store, users, now)?;
+
+    let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+    let digester = Digester::new(store.clone(), index.clone(), mail.clone());
+    let workers = UserActors::default_workers();
+    let started = Instant::now();
+    let digests = actix_rt::System::new().block_on(async {
+        let user_actors = UserActors::new(store.clone(), digester.clone(), mail, workers);
+        serve_due_users(&store, &user_actors, now, HOUR).await
+    });
+    let digests = digests.map_err(|error| anyhow::anyhow!("the weekly pass: {error}"))?;
+    let digest_seconds = started.elapsed().as_secs_f64();
+
+    let started = Instant::now();
+    let papers_sent = render_queue(&store, &digester, workers)?;
+    let render_seconds = started.elapsed().as_secs_f64();
+    Ok(DigestRun { users, papers: index.paper_count()?, digests, papers_sent, workers, index_seconds, digest_seconds, render_seconds })
+}
+
+/// Monday (every plan's possible delivery day) at [`HOUR`], on or after `from`'s date.
+fn next_monday(from: DateTime<Utc>) -> DateTime<Utc> {
+    let today = from.date_naive();
+    let monday = today + Duration::days(i64::from((7 - today.weekday().num_days_from_monday()) % 7));
+    Utc.from_utc_datetime(&monday.and_hms_opt(HOUR, 0, 0).unwrap_or_default())
+}
+
+fn build_index(index: &PaperIndex, papers: usize, entered: chrono::NaiveDate) -> anyhow::Result<()> {
+    let threads = std::thread::available_parallelism().unwrap_or(std::num::NonZeroUsize::MIN);
+    let mut writer = index.writer_with_threads(256 * 1024 * 1024, threads)?;
+    for first in (0..papers).step_by(INDEX_PART) {
+        for body in workload::build_week_part(first, INDEX_PART.min(papers - first)).bodies {
+            for mut paper in parse_any(&body).1.items {
+                paper.entered = Some(entered);
+                writer.upsert(paper)?;
+            }
+        }
+    }
+    writer.commit()?;
+    Ok(())
+}
+
+/// Pro users (3 terms fit their plan), three in four reading PubMed only and the rest every
+/// source, all delivered on Monday.
+fn create_users(store: &Store, users: usize, now: DateTime<Utc>) -> anyhow::Result<()> {
     for number in 0..users {
         let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@bench.example.org"), String::new(), now);
         user.is_email_verified = true;
-        user.subscription_tier = if number % 4 == 0 { Tier::Pro } else { Tier::Free };
-        let user = store.create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now)?;
-        let terms = (0..3).map(|offset| TOPICS[(number * 3 + offset) % TOPICS.len()]).collect();
-        accounts.push((user, terms));
-    }
-
-    let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
-    let digester = Digester::new(store.clone(), index.clone(), mail);
-    let started = Instant::now();
-    let (mut digests, mut papers_sent) = (0, 0);
-    for (user, terms) in &accounts {
-        for term in terms {
-            let digest = digester.run(user, term, "weekly", now)?;
-            digests += 1;
-            papers_sent += digest.papers_data.len();
+        user.subscription_tier = Tier::Pro;
+        let every_source = number % 4 == 0;
+        let preferences = Preferences { include_arxiv: every_source, include_biorxiv: every_source, ..Preferences::default() };
+        let user = store.create_account(NewAccount { user, preferences, verification: None, mail: None }, now)?;
+        for offset in 0..3 {
+            let text = TOPICS[(number * 3 + offset) % TOPICS.len()];
+            let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.to_owned(), Tier::Pro, now);
+            store.add_search_term(&term, Tier::Pro, false)?;
         }
     }
-    let digest_seconds = started.elapsed().as_secs_f64();
-    Ok(DigestRun { users, papers: index.paper_count()?, digests, papers_sent, index_seconds, digest_seconds })
+    Ok(())
+}
+
+/// Renders every queued digest mail, as the mailer does when it sends, on `workers` threads;
+/// returns the papers the digests hold.
+fn render_queue(store: &Store, digester: &Digester, workers: usize) -> anyhow::Result<usize> {
+    let queued = store.queued_mail()?;
+    let chunk = queued.len().div_ceil(workers.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = queued
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || -> anyhow::Result<usize> {
+                    let mut papers = 0;
+                    for mail in part {
+                        let reference = mail.digest.as_ref().context("a digest mail")?;
+                        let digest = store.digest_at(&reference.digest_key)?.context("the queued digest")?;
+                        let user = store.user(reference.user_id)?.context("the digest's user")?;
+                        let rendered = digester.render(&user, &mail.mail.to, &digest)?;
+                        anyhow::ensure!(!rendered.html.is_empty() && !rendered.text.is_empty(), "an empty mail");
+                        papers += digest.papers_data.len();
+                    }
+                    Ok(papers)
+                })
+            })
+            .collect();
+        parts.into_iter().map(|part| part.join().map_err(|_| anyhow::anyhow!("a render thread panicked"))?).sum()
+    })
 }

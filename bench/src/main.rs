@@ -77,9 +77,12 @@ fn main() -> anyhow::Result<()> {
                 "papersInIndex": run.papers,
                 "digests": run.digests,
                 "papersSent": run.papers_sent,
+                "workers": run.workers,
                 "indexSeconds": round(run.index_seconds),
                 "digestSeconds": round(run.digest_seconds),
-                "usersPerSecond": round(run.users as f64 / run.digest_seconds),
+                "renderSeconds": round(run.render_seconds),
+                "totalSeconds": round(run.digest_seconds + run.render_seconds),
+                "usersPerSecond": round(run.users as f64 / (run.digest_seconds + run.render_seconds)),
                 "peakRssMib": peak_rss_mib(),
                 "target": "100,000 users over 1,000,000 papers in < 60 s",
             })

@@ -19,14 +19,21 @@ pub struct Week {
 
 /// Builds a week of about `records` records: 75% PubMed, 15% arXiv, 10% bioRxiv/medRxiv.
 pub fn build_week(records: usize) -> Week {
+    build_week_part(0, records)
+}
+
+/// Part of a larger week: about `records` records whose serial numbers (and so ids and titles)
+/// start after `first`, so that parts built one after another are distinct works. Large
+/// indexes are built part by part instead of holding the whole week in memory.
+pub fn build_week_part(first: usize, records: usize) -> Week {
     let pubmed_target = records * 75 / 100;
     let arxiv_target = records * 15 / 100;
     let preprint_target = records - pubmed_target - arxiv_target;
     let mut bodies = Vec::new();
     let mut counted = 0;
-    counted += push_pubmed(&mut bodies, pubmed_target);
-    counted += push_arxiv(&mut bodies, arxiv_target);
-    counted += push_preprints(&mut bodies, preprint_target);
+    counted += push_pubmed(&mut bodies, first * 75 / 100, pubmed_target);
+    counted += push_arxiv(&mut bodies, first * 15 / 100, arxiv_target);
+    counted += push_preprints(&mut bodies, first - first * 75 / 100 - first * 15 / 100, preprint_target);
     let bytes = bodies.iter().map(String::len).sum();
     Week { bodies, records: counted, bytes }
 }
@@ -47,14 +54,14 @@ fn split_records<'a>(body: &'a str, open: &str, close: &str) -> (&'a str, Vec<&'
     (&body[..first], records, &body[consumed..])
 }
 
-fn push_pubmed(bodies: &mut Vec<String>, target: usize) -> usize {
+fn push_pubmed(bodies: &mut Vec<String>, first: usize, target: usize) -> usize {
     let (head, records, tail) = split_records(PUBMED_BATCH, "<PubmedArticle>", "</PubmedArticle>");
     let mut made = 0;
     while made < target {
         let mut body = String::from(head);
         for _ in 0..PUBMED_RECORDS_PER_BODY.min(target - made) {
             let template = records[made % records.len()];
-            let serial = made + 1;
+            let serial = first + made + 1;
             let record = template
                 .replacen("<PMID Version=\"1\">", &format!("<PMID Version=\"1\">9{serial:08}"), 1)
                 .replace("IdType=\"pubmed\">", &format!("IdType=\"pubmed\">9{serial:08}"))
@@ -69,14 +76,14 @@ fn push_pubmed(bodies: &mut Vec<String>, target: usize) -> usize {
     made
 }
 
-fn push_arxiv(bodies: &mut Vec<String>, target: usize) -> usize {
+fn push_arxiv(bodies: &mut Vec<String>, first: usize, target: usize) -> usize {
     let (head, entries, tail) = split_records(ARXIV_PAGE, "<entry>", "</entry>");
     let mut made = 0;
     while made < target {
         let mut body = String::from(head);
         for _ in 0..entries.len().min(target - made) {
             let template = entries[made % entries.len()];
-            let serial = made + 1;
+            let serial = first + made + 1;
             let with_id = template.replacen("<id>http://arxiv.org/abs/", &format!("<id>http://arxiv.org/abs/{}.{:05}", 2600 + serial / 99_999, serial % 99_999), 1);
             let record = strip_original_id(&with_id)
                 .replacen("<title>", &format!("<title>Week preprint {serial}: "), 1)
@@ -104,7 +111,7 @@ fn strip_original_id(entry: &str) -> String {
     format!("{}{fresh}{version}{}", &entry[..id_start], &entry[id_start + id_len..])
 }
 
-fn push_preprints(bodies: &mut Vec<String>, target: usize) -> usize {
+fn push_preprints(bodies: &mut Vec<String>, first: usize, target: usize) -> usize {
     let Ok(page) = serde_json::from_str::<serde_json::Value>(BIORXIV_PAGE) else { return 0 };
     let Some(items) = page["collection"].as_array().filter(|items| !items.is_empty()) else { return 0 };
     let mut made = 0;
@@ -112,7 +119,7 @@ fn push_preprints(bodies: &mut Vec<String>, target: usize) -> usize {
         let mut collection = Vec::new();
         for _ in 0..items.len().min(target - made) {
             let mut item = items[made % items.len()].clone();
-            let serial = made + 1;
+            let serial = first + made + 1;
             let doi = item["doi"].as_str().unwrap_or("10.1101/x").to_owned();
             let title = item["title"].as_str().unwrap_or_default().to_owned();
             item["doi"] = serde_json::Value::String(format!("{doi}.week{serial}"));

@@ -51,6 +51,8 @@ pub struct Store {
     pub(crate) digests: sled::Tree,
     /// content key (16 bytes of the SHA-256 of the entry) → `DigestEntry`, shared by digests
     pub(crate) digest_entries: sled::Tree,
+    /// model name ++ 0 ++ paper dedup key → the model's summary of the paper, for every user
+    pub(crate) paper_summaries: sled::Tree,
     /// user id ++ dedup key → sent-at (s): the papers a user was sent
     pub(crate) sent_papers: sled::Tree,
     /// unsubscribe token hash → user id
@@ -96,6 +98,7 @@ impl Store {
             search_terms_by_user: db.open_tree("search_terms_by_user")?,
             digests: db.open_tree("email_digests")?,
             digest_entries: db.open_tree("digest_entries")?,
+            paper_summaries: db.open_tree("paper_summaries")?,
             sent_papers: db.open_tree("sent_papers")?,
             unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
             notices: db.open_tree("notices")?,

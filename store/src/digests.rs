@@ -208,6 +208,18 @@ impl Store {
         Ok(self.notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
     }
 
+    /// The summary `model` wrote of the paper with dedup key `paper_key`, if it wrote one.
+    pub fn paper_summary(&self, model: &str, paper_key: &str) -> Result<Option<String>> {
+        let stored = self.paper_summaries.get(summary_key(model, paper_key))?;
+        Ok(stored.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// Keeps the summary `model` wrote of a paper, for every user and every later week.
+    pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
+        self.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
+        Ok(())
+    }
+
     /// The user's unsubscribe token: their id and a keyed hash (HMAC-SHA-256) of it under this
     /// database's own secret key. It is the same in every mail, so sending one writes nothing,
     /// and only this database can make or check one.
@@ -260,6 +272,10 @@ impl Store {
 const UNSUBSCRIBE_KEY: &[u8] = b"unsubscribe_key";
 /// How much of the MAC a token carries: 128 bits.
 const UNSUBSCRIBE_MAC_BYTES: usize = 16;
+
+fn summary_key(model: &str, paper_key: &str) -> Vec<u8> {
+    [model.as_bytes(), &[0], paper_key.as_bytes()].concat()
+}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
@@ -357,6 +373,17 @@ mod tests {
         store.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
         let read = store.digests(ada)?;
         assert_eq!(read, vec![old]);
+        Ok(())
+    }
+
+    #[test]
+    fn paper_summaries_are_kept_per_model() -> Result<()> {
+        let store = Store::temporary()?;
+        assert_eq!(store.paper_summary("small", "pmid:1")?, None);
+        store.put_paper_summary("small", "pmid:1", "A short account.")?;
+        assert_eq!(store.paper_summary("small", "pmid:1")?.as_deref(), Some("A short account."));
+        assert_eq!(store.paper_summary("large", "pmid:1")?, None, "another model's summary is its own");
+        assert_eq!(store.paper_summary("small", "pmid:2")?, None);
         Ok(())
     }
 

@@ -49,6 +49,22 @@ fn source_status(state: &AppState, source: Source, harvest: &HarvestState) -> Va
     })
 }
 
+/// The LLM's state: `null` when none is configured (expansion and summaries are local).
+fn llm_status(state: &AppState) -> Value {
+    let Some(llm) = state.digester.llm() else { return Value::Null };
+    let stats = llm.stats();
+    json!({
+        "model": llm.model(actors::ModelClass::Standard),
+        "modelAdvanced": llm.model(actors::ModelClass::Advanced),
+        "calls": stats.calls,
+        "failures": stats.failures,
+        "skipped": stats.skipped,
+        "lastError": stats.last_error,
+        // While open, calls are skipped and the local expansion and summaries stand in.
+        "fallingBack": stats.breaker_open,
+    })
+}
+
 /// `GET /healthz`: 200 with the state of the database and every actor; 503 when the database
 /// cannot be read.
 pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
@@ -65,6 +81,7 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
             "dead": state.store.dead_mail_len(),
         },
         "index": { "papers": state.index.paper_count().ok() },
+        "llm": llm_status(&state),
         "sources": harvest_states(&state)
             .iter()
             .map(|(source, harvest)| (source.as_str().to_owned(), source_status(&state, *source, harvest)))

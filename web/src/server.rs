@@ -7,7 +7,7 @@ use std::time::Duration;
 use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
-use actors::{Digester, Indexer, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
+use actors::{Digester, Indexer, Llm, ModelClass, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
 use anyhow::Context;
 use index::PaperIndex;
 use store::Store;
@@ -48,7 +48,12 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let from = actors::mailer::parse_mailbox(&settings.mail_from)
         .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
     let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
-    let digester = Digester::new(store.clone(), index.clone(), crate::state::mail_context(&settings));
+    let mut digester = Digester::new(store.clone(), index.clone(), crate::state::mail_context(&settings));
+    if let Some(config) = &settings.llm {
+        let llm = Llm::new(config.clone()).context("starting the LLM client")?;
+        tracing::info!(endpoint = %config.endpoint(), model = %llm.model(ModelClass::Standard), "LLM configured for expansion and summaries");
+        digester = digester.with_llm(llm);
+    }
     // Digest mails are queued as references to their digests and rendered when they are sent.
     let mailer_config = MailerConfig::new(from, settings.public_host()).with_digests(digester.renderer().clone());
     let mailer = Mailer::new(store.clone(), transport, mailer_config, board.clone()).start_supervised();

@@ -4,8 +4,10 @@
 //! Every document becomes a paper (title, and its text as the abstract) in an in-memory index,
 //! each under a synthetic DOI of its own so that deduplication keeps them apart; every query is
 //! searched as its plain words (as a user's topic is) for the best 1,000 documents, through the
-//! production search (`index::PaperIndex::search`: BM25 over title, boosted, and abstract, English
-//! stemming; `rank`, which orders exactly as `search` does without loading the papers). Only queries with judgments count; the measures are in `metrics`.
+//! production search (`index::PaperIndex::search`: BM25 over title and abstract, English
+//! stopwords dropped and words stemmed; `rank`, which orders exactly as `search` does without
+//! loading the papers), or the production expanded search (`rank_expanded`, RM3). Only queries
+//! with judgments count; the measures are in `metrics`.
 
 pub mod collection;
 pub mod metrics;

@@ -316,3 +316,107 @@ async fn two_digests_of_one_user_at_once_never_send_a_paper_twice() {
     assert!(!a.is_empty(), "the recorded papers match the term");
     assert!(a.iter().all(|key| !b.contains(key)), "a paper went out twice: {a:?} {b:?}");
 }
+
+async fn latest_digest(client: &Client) -> Value {
+    let id = user_id(client).await;
+    client.get(&format!("/api/users/{id}/digests")).await.body[0].clone()
+}
+
+/// A local chat-completions server: answers each of the three tasks by the shape of its prompt,
+/// naming the model it was asked for, or with garbage once `garbage` is set.
+struct ChatServer {
+    url: String,
+    models: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    garbage: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl ChatServer {
+    fn start() -> ChatServer {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::{Arc, Mutex};
+        let models: Arc<Mutex<Vec<String>>> = Arc::default();
+        let garbage = Arc::new(AtomicBool::new(false));
+        let (seen, broken) = (Arc::clone(&models), Arc::clone(&garbage));
+        let server = actix_web::HttpServer::new(move || {
+            let (seen, broken) = (Arc::clone(&seen), Arc::clone(&broken));
+            actix_web::App::new().route(
+                "/v1/chat/completions",
+                actix_web::web::post().to(move |body: actix_web::web::Json<Value>| {
+                    let (seen, broken) = (Arc::clone(&seen), Arc::clone(&broken));
+                    async move {
+                        if broken.load(Ordering::SeqCst) {
+                            return actix_web::HttpResponse::Ok().body("<html>upstream proxy error</html>");
+                        }
+                        let model = body["model"].as_str().unwrap_or_default().to_owned();
+                        seen.lock().expect("models").push(model.clone());
+                        let prompt = body["messages"].as_array().and_then(|messages| messages.last()).and_then(|message| message["content"].as_str()).unwrap_or_default();
+                        let content = if prompt.contains("Papers:") {
+                            format!("- Digest point one by {model}.\n- Digest point two.")
+                        } else if prompt.starts_with("Title:") {
+                            format!("Summary by {model}.")
+                        } else {
+                            r#"["malignant neoplasm", "oncology"]"#.to_owned()
+                        };
+                        actix_web::HttpResponse::Ok().json(json!({ "choices": [{ "message": { "role": "assistant", "content": content } }] }))
+                    }
+                }),
+            )
+        })
+        .workers(1)
+        .bind("127.0.0.1:0")
+        .expect("a port");
+        let url = format!("http://{}/v1", server.addrs()[0]);
+        actix_web::rt::spawn(server.run());
+        ChatServer { url, models, garbage }
+    }
+}
+
+#[actix_web::test]
+async fn a_configured_llm_expands_and_summarizes_with_the_plans_model_and_failures_fall_back() {
+    let chat = ChatServer::start();
+    let url = chat.url.clone();
+    let server = TestServer::start_with(|serve| {
+        serve.llm.llm_url = Some(url);
+        serve.llm.llm_model = Some("standard-model".into());
+        serve.llm.llm_model_advanced = Some("advanced-model".into());
+    })
+    .await;
+    index_recorded_papers(&server).await;
+    let (ada, bob) = (server.client(), server.client());
+    server.verified_user(&ada, "ada@example.org").await;
+    server.verified_user(&bob, "bob@example.org").await;
+    server.state.store.update_user_by_email("bob@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+
+    // Ada (free) gets the standard model's words, Bob (pro) the advanced model's.
+    assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await.status, 200);
+    assert_eq!(bob.post("/api/immediate-search", search("bob@example.org", "cancer cells")).await.status, 200);
+    let (ada_digest, bob_digest) = (latest_digest(&ada).await, latest_digest(&bob).await);
+    assert!(ada_digest["searchedAs"].as_str().is_some_and(|shown| shown.starts_with("malignant neoplasm, oncology")), "{ada_digest}");
+    assert_eq!(ada_digest["aiSummary"], "Digest point one by standard-model.\nDigest point two.");
+    assert_eq!(bob_digest["aiSummary"], "Digest point one by advanced-model.\nDigest point two.");
+    let papers = ada_digest["papersData"].as_array().expect("papers");
+    assert!(!papers.is_empty());
+    assert!(papers.iter().all(|paper| paper["summary"] == "Summary by standard-model."), "{papers:?}");
+    let models = chat.models.lock().expect("models").clone();
+    assert!(models.iter().any(|model| model == "advanced-model") && models.iter().any(|model| model == "standard-model"));
+
+    // A paper is summarized once per model, for everyone: Carol (free) costs no paper summary.
+    let calls_before = chat.models.lock().expect("models").len();
+    let carol = server.client();
+    server.verified_user(&carol, "carol@example.org").await;
+    assert_eq!(carol.post("/api/immediate-search", search("carol@example.org", "cancer cells")).await.status, 200);
+    assert_eq!(chat.models.lock().expect("models").len(), calls_before, "the ranking, its summaries and the digest summary were reused");
+
+    // When the LLM answers garbage, digests still go out, summarized locally.
+    chat.garbage.store(true, std::sync::atomic::Ordering::SeqCst);
+    let dan = server.client();
+    server.verified_user(&dan, "dan@example.org").await;
+    let answer = dan.post("/api/immediate-search", search("dan@example.org", "tumor suppression")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let dan_digest = latest_digest(&dan).await;
+    let summary = dan_digest["aiSummary"].as_str().expect("a summary");
+    assert!(!summary.is_empty() && !summary.contains("standard-model"), "{summary}");
+    let health = server.client().get("/healthz").await.body;
+    assert_eq!(health["llm"]["model"], "standard-model");
+    assert!(health["llm"]["failures"].as_u64().is_some_and(|failures| failures >= 1), "{health}");
+}
