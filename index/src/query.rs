@@ -29,8 +29,8 @@ use crate::PaperId;
 /// field is scored by BM25 of its own and the fields' scores add up, so a title word already
 /// counts twice when the abstract repeats it, and a title match scores high on its own because
 /// titles are short (BM25 weighs a word by how much of its field it fills). The former boost of 2
-/// on top counted title words three or four times over, and lost ranking quality wherever titles
-/// were present (bench/README.md, "relevance").
+/// on top counted a title word three times where the abstract repeats it, and lost ranking
+/// quality wherever titles were present (bench/README.md, "relevance").
 pub const TITLE_BOOST: f32 = 1.0;
 
 /// What to look for.
