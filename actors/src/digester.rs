@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use engine::digest::{choose_unsent, score, Candidate, Digest, DigestEntry};
+use engine::digest::{choose_unsent_positions, score, Candidate, Digest, DigestEntry};
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
@@ -24,7 +24,7 @@ use engine::scoring::match_reason;
 use engine::summary::digest_summary;
 use engine::UserId;
 use index::{PaperIndex, PaperQuery};
-use store::{DigestMailRef, Store, User};
+use store::{DigestMailRef, EntryKey, Store, User};
 
 use crate::llm::{Llm, ModelClass};
 use uuid::Uuid;
@@ -75,6 +75,9 @@ struct Ranked {
     candidates: Vec<Candidate>,
     /// The candidates worth sending, described (summaries included) and ordered.
     scored: Vec<DigestEntry>,
+    /// The stored key of each scored entry once some digest chose it: put once for every
+    /// digest that has it (entries nobody chose are never stored).
+    entry_keys: Mutex<Vec<Option<EntryKey>>>,
     /// Candidate index by each scored entry's first dedup key.
     by_key: HashMap<String, usize>,
     searched_as: Option<String>,
@@ -99,6 +102,24 @@ impl Ranked {
         let summary: Arc<str> = written.unwrap_or_else(|| digest_summary(term, &papers)).join("\n").into();
         lock(&self.summaries).insert(choice, Arc::clone(&summary));
         summary
+    }
+
+    /// The stored keys of the scored entries at `positions`, storing those no digest had yet.
+    fn stored_keys(&self, store: &Store, positions: &[usize]) -> Result<Vec<EntryKey>, DigestError> {
+        let mut keys = lock(&self.entry_keys);
+        let mut found = Vec::with_capacity(positions.len());
+        for &position in positions {
+            let key = match keys[position] {
+                Some(key) => key,
+                None => {
+                    let key = store.put_digest_entries(std::slice::from_ref(&self.scored[position]))?[0];
+                    keys[position] = Some(key);
+                    key
+                }
+            };
+            found.push(key);
+        }
+        Ok(found)
     }
 
     /// The candidate paper whose first dedup key is `key`.
@@ -141,10 +162,16 @@ impl Digester {
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
         let ranked = self.ranked(term, sources, today, llm)?;
-        let mut entries = choose_unsent(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
-        if let Some(llm) = llm {
-            self.write_summaries(&ranked, &mut entries, llm);
-        }
+        let chosen = choose_unsent_positions(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
+        let mut entries: Vec<DigestEntry> = chosen.iter().map(|&position| ranked.scored[position].clone()).collect();
+        let entry_keys = match llm {
+            // The LLM's summaries make the entries this user's (for now): stored as they are.
+            Some(llm) => {
+                self.write_summaries(&ranked, &mut entries, llm);
+                self.store.put_digest_entries(&entries)?
+            }
+            None => ranked.stored_keys(&self.store, &chosen)?,
+        };
         let ai_summary = ranked.summary(term, &entries, llm).to_string();
         let digest = Digest {
             id: Uuid::new_v4(),
@@ -164,7 +191,7 @@ impl Digester {
             list_unsubscribe: Some(self.renderer.one_click_url(user.id)?),
         };
         // The digest is dated by the schedule's clock; its mail is due at once.
-        self.store.record_digest(&digest, &mail, Utc::now())?;
+        self.store.record_digest_with(&digest, entry_keys, &mail, Utc::now())?;
         Ok(digest)
     }
 
@@ -193,8 +220,9 @@ impl Digester {
             .collect();
         let searched_as = searched_as(&phrases, &expansion);
         let scored = score(&candidates, today);
+        let entry_keys = Mutex::new(vec![None; scored.len()]);
         let by_key = index_by_first_key(&candidates);
-        let ranked = Arc::new(Ranked { candidates, scored, by_key, searched_as, summaries: Mutex::default() });
+        let ranked = Arc::new(Ranked { candidates, scored, entry_keys, by_key, searched_as, summaries: Mutex::default() });
         let mut cache = lock(&self.cache);
         // Entries of older days or index generations are never asked for again.
         cache.retain(|cached, _| cached.today == key.today && cached.generation == key.generation);

@@ -151,7 +151,12 @@ pub fn score(candidates: &[Candidate], today: NaiveDate) -> Vec<DigestEntry> {
 
 /// The best [`MAX_PAPERS`] of `scored` that the user was not sent before.
 pub fn choose_unsent(scored: &[DigestEntry], already_sent: impl Fn(&str) -> bool) -> Vec<DigestEntry> {
-    scored.iter().filter(|entry| !entry.keys.iter().any(|key| already_sent(key))).take(MAX_PAPERS).cloned().collect()
+    choose_unsent_positions(scored, already_sent).into_iter().map(|position| scored[position].clone()).collect()
+}
+
+/// The positions in `scored` of the entries [`choose_unsent`] chooses.
+pub fn choose_unsent_positions(scored: &[DigestEntry], already_sent: impl Fn(&str) -> bool) -> Vec<usize> {
+    (0..scored.len()).filter(|&position| !scored[position].keys.iter().any(|key| already_sent(key))).take(MAX_PAPERS).collect()
 }
 
 fn entry(paper: &Paper, relevance_score: f64, impact: f64, reason: &MatchReason) -> DigestEntry {

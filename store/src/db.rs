@@ -66,7 +66,7 @@ pub struct Store {
 impl Store {
     /// Opens (or creates) the database in `path`, migrating it to [`SCHEMA_VERSION`].
     pub fn open(path: &Path) -> Result<Store> {
-        let db = sled::Config::new().path(path).open().map_err(|source| {
+        let db = sled::Config::new().path(path).mode(sled::Mode::HighThroughput).open().map_err(|source| {
             if source.to_string().contains("could not acquire lock") {
                 StoreError::Locked { path: path.to_owned() }
             } else {

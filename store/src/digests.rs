@@ -28,7 +28,7 @@ fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
 }
 
 /// The content key of a stored paper entry.
-type EntryKey = [u8; 16];
+pub type EntryKey = [u8; 16];
 
 /// A digest as stored: [`Digest`] with its papers by content key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,12 +76,25 @@ impl Store {
     /// answer (a crash before that loses the digest and its mail together, so a redo sends it
     /// once).
     pub fn record_digest(&self, digest: &Digest, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
+        let entries = self.put_digest_entries(&digest.papers_data)?;
+        self.record_digest_with(digest, entries, mail, now)
+    }
+
+    /// Stores paper entries (each once, see the module docs); returns their keys, for
+    /// [`Store::record_digest_with`]. Entries that many digests share are put once and their keys
+    /// reused, instead of encoding and hashing them again for every digest.
+    pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
+        entries.iter().map(|entry| self.put_entry(entry)).collect()
+    }
+
+    /// [`Store::record_digest`] with the keys of `digest`'s entries, as
+    /// [`Store::put_digest_entries`] gave them, in the same order.
+    pub fn record_digest_with(&self, digest: &Digest, entries: Vec<EntryKey>, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
+        if entries.len() != digest.papers_data.len() {
+            return Err(StoreError::Corrupt("list of a digest's entry keys"));
+        }
         let stamp = digest.sent_at.timestamp_micros().to_be_bytes();
         let digest_key = [user_prefixed(digest.user_id, &stamp).as_slice(), digest.id.as_bytes().as_slice()].concat();
-        let mut entries = Vec::with_capacity(digest.papers_data.len());
-        for entry in &digest.papers_data {
-            entries.push(self.put_entry(entry)?);
-        }
         let stored = StoredDigest {
             id: digest.id,
             user_id: digest.user_id,
