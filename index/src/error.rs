@@ -17,10 +17,12 @@ pub enum IndexError {
     #[error("the paper index at {path} has no schema version file; it was not made by papertide, or is damaged")]
     MissingSchemaVersion { path: PathBuf },
     #[error(
-        "the paper index at {path} has schema version {found}, this binary uses version {expected}; \
-         remove the index directory and re-import the papers"
+        "the paper index at {path} has schema version {found}, which this binary (version {expected}) cannot read; \
+         use the papertide that wrote it, or remove the index directory and re-import the papers"
     )]
     SchemaVersionMismatch { path: PathBuf, found: String, expected: u32 },
+    #[error("rebuilding the paper index at {path} in the new schema: {reason}")]
+    Rebuild { path: PathBuf, reason: String },
     #[error("the paper index at {path} says schema version {version} but its fields differ from this binary's; the index is damaged")]
     SchemaMismatch { path: PathBuf, version: u32 },
     #[error("opening the paper index at {path}: {source}")]

@@ -33,6 +33,7 @@ mod error;
 mod expand;
 mod paper_index;
 mod query;
+mod rebuild;
 mod schema;
 mod tokenizer;
 mod writer;

@@ -45,7 +45,11 @@ pub struct PaperIndex {
 impl PaperIndex {
     /// Opens the index in `dir`, or creates it (and the directory) when there is none. A new index
     /// gets a [`SCHEMA_VERSION_FILE`]; an existing one must have one naming [`SCHEMA_VERSION`].
+    ///
+    /// An index of an older schema version is rebuilt in this one first, from the works its
+    /// documents store (see `rebuild`); one of a newer version is refused.
     pub fn open_or_create(dir: &Path) -> Result<PaperIndex, IndexError> {
+        crate::rebuild::finish_interrupted(dir)?;
         let (schema, fields) = Fields::schema();
         fs::create_dir_all(dir).map_err(|source| IndexError::CreateDirectory { path: dir.to_owned(), source })?;
         let open_error = |source: TantivyError| IndexError::Open { path: dir.to_owned(), source };
@@ -55,6 +59,12 @@ impl PaperIndex {
         let version_path = dir.join(SCHEMA_VERSION_FILE);
         match read_schema_version(&version_path)? {
             Some(found) if found != SCHEMA_VERSION.to_string() => {
+                let older = found.parse::<u32>().is_ok_and(|version| (1..SCHEMA_VERSION).contains(&version));
+                if older && index_exists {
+                    drop(directory);
+                    crate::rebuild::rebuild(dir, &found)?;
+                    return PaperIndex::open_or_create(dir);
+                }
                 return Err(IndexError::SchemaVersionMismatch { path: dir.to_owned(), found, expected: SCHEMA_VERSION });
             }
             Some(_) => {}
@@ -193,7 +203,7 @@ fn read_schema_version(path: &Path) -> Result<Option<String>, IndexError> {
     }
 }
 
-fn write_schema_version(path: &Path) -> Result<(), IndexError> {
+pub(crate) fn write_schema_version(path: &Path) -> Result<(), IndexError> {
     let write_error = |source| IndexError::WriteSchemaVersion { path: PathBuf::from(path), source };
     let temporary = path.with_extension("tmp");
     fs::write(&temporary, format!("{SCHEMA_VERSION}\n")).map_err(write_error)?;

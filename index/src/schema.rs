@@ -130,14 +130,19 @@ impl Fields {
 
     /// The work a stored document holds.
     pub(crate) fn stored_paper(&self, document: &TantivyDocument) -> Result<StoredPaper, IndexError> {
-        let id = document.get_first(self.id).and_then(|value| value.as_u64()).ok_or(IndexError::DamagedDocument { field: "id" })?;
-        let id = PaperId::new(id);
-        let json =
-            document.get_first(self.paper).and_then(|value| value.as_bytes()).ok_or(IndexError::DamagedDocument { field: "paper" })?;
-        let paper: Paper = serde_json::from_slice(json).map_err(|source| IndexError::DecodePaper { id, source })?;
-        let keys = document.get_all(self.keys).filter_map(|value| value.as_str()).map(str::to_owned).collect();
-        Ok(StoredPaper { id, paper, keys })
+        decode_stored(document, self.id, self.keys, self.paper)
     }
+}
+
+/// The work a stored document holds, from its id, keys and paper fields (of this schema or an
+/// older one being rebuilt).
+pub(crate) fn decode_stored(document: &TantivyDocument, id: Field, keys: Field, paper: Field) -> Result<StoredPaper, IndexError> {
+    let id = document.get_first(id).and_then(|value| value.as_u64()).ok_or(IndexError::DamagedDocument { field: "id" })?;
+    let id = PaperId::new(id);
+    let json = document.get_first(paper).and_then(|value| value.as_bytes()).ok_or(IndexError::DamagedDocument { field: "paper" })?;
+    let paper: Paper = serde_json::from_slice(json).map_err(|source| IndexError::DecodePaper { id, source })?;
+    let keys = document.get_all(keys).filter_map(|value| value.as_str()).map(str::to_owned).collect();
+    Ok(StoredPaper { id, paper, keys })
 }
 
 /// A day as the index stores it: midnight UTC.

@@ -87,19 +87,80 @@ fn an_index_of_another_schema_version_is_refused() -> TestResult {
 }
 
 #[test]
-fn an_index_of_the_previous_analyzer_is_refused_with_advice() -> TestResult {
-    // Version 1 analyzed text without dropping stopwords: its terms would not match the queries of
-    // this binary, so it must be rebuilt rather than read.
+fn an_index_of_an_older_version_is_rebuilt_keeping_every_work_and_its_id() -> TestResult {
+    // Version 1 analyzed text without dropping stopwords: its terms would not match this
+    // binary's queries, so it is rewritten from the works its documents store.
     let dir = tempfile::tempdir()?;
-    drop(PaperIndex::open_or_create(dir.path())?);
-    fs::write(dir.path().join(SCHEMA_VERSION_FILE), "1\n")?;
+    let path = dir.path().join("index");
+    let ids = {
+        let index = PaperIndex::open_or_create(&path)?;
+        let mut writer = index.writer(HEAP)?;
+        writer.upsert(paper(Source::Pubmed, "The role of the enzyme in kinetics", "Roe", "2025-01-01"))?;
+        writer.upsert(paper(Source::Arxiv, "Graph neural networks for traffic", "Wu", "2025-01-02"))?;
+        writer.commit()?;
+        let hits = index.search(&PaperQuery::new("enzyme graph", 10))?;
+        hits.iter().map(|hit| (hit.paper.title.clone(), hit.id)).collect::<std::collections::BTreeMap<_, _>>()
+    };
+    fs::write(path.join(SCHEMA_VERSION_FILE), "1\n")?;
 
-    let error = PaperIndex::open_or_create(dir.path()).expect_err("version 1");
-    assert!(
-        matches!(&error, IndexError::SchemaVersionMismatch { found, expected: 2, .. } if found == "1"),
-        "expected a schema version mismatch, got {error}"
-    );
-    assert!(error.to_string().contains("re-import the papers"), "{error}");
+    let index = PaperIndex::open_or_create(&path)?;
+    assert_eq!(index.paper_count()?, 2);
+    let hits = index.search(&PaperQuery::new("enzyme graph", 10))?;
+    let rebuilt: std::collections::BTreeMap<_, _> = hits.iter().map(|hit| (hit.paper.title.clone(), hit.id)).collect();
+    assert_eq!(rebuilt, ids, "the same works under the same ids");
+    assert_eq!(fs::read_to_string(path.join(SCHEMA_VERSION_FILE))?.trim(), SCHEMA_VERSION.to_string());
+    for leftover in ["index.rebuilding", "index.previous"] {
+        assert!(!dir.path().join(leftover).exists(), "{leftover} was left behind");
+    }
+    let mut writer = index.writer(HEAP)?;
+    writer.upsert(paper(Source::Pubmed, "A paper added after the rebuild", "Poe", "2025-01-03"))?;
+    writer.commit()?;
+    let newest = index.search(&PaperQuery::new("rebuild", 1))?;
+    assert!(ids.values().all(|old| newest[0].id > *old), "ids are never given twice");
+    Ok(())
+}
+
+#[test]
+fn a_rebuild_interrupted_after_it_was_complete_is_finished_on_open() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("index");
+    let write = |at: &std::path::Path, title: &str| -> TestResult {
+        let index = PaperIndex::open_or_create(at)?;
+        let mut writer = index.writer(HEAP)?;
+        writer.upsert(paper(Source::Pubmed, title, "Roe", "2025-01-01"))?;
+        writer.commit()?;
+        Ok(())
+    };
+    write(&path, "Enzyme kinetics in the old index")?;
+    let rebuilt = dir.path().join("index.rebuilding");
+    write(&rebuilt, "Enzyme kinetics in the rebuilt index")?;
+    fs::write(rebuilt.join("papertide-rebuild-complete"), "")?;
+
+    let index = PaperIndex::open_or_create(&path)?;
+    let hits = index.search(&PaperQuery::new("enzyme", 10))?;
+    assert_eq!(hits.iter().map(|hit| hit.paper.title.as_str()).collect::<Vec<_>>(), ["Enzyme kinetics in the rebuilt index"]);
+    assert!(!rebuilt.exists() && !dir.path().join("index.previous").exists());
+    Ok(())
+}
+
+#[test]
+fn a_rebuild_interrupted_before_it_was_complete_starts_over() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("index");
+    {
+        let index = PaperIndex::open_or_create(&path)?;
+        let mut writer = index.writer(HEAP)?;
+        writer.upsert(paper(Source::Pubmed, "Enzyme kinetics kept", "Roe", "2025-01-01"))?;
+        writer.commit()?;
+    }
+    fs::write(path.join(SCHEMA_VERSION_FILE), "1\n")?;
+    // Half a rebuild: a directory without the completion marker.
+    fs::create_dir_all(dir.path().join("index.rebuilding"))?;
+    fs::write(dir.path().join("index.rebuilding").join("junk"), "half written")?;
+
+    let index = PaperIndex::open_or_create(&path)?;
+    assert_eq!(index.search(&PaperQuery::new("enzyme", 10))?.len(), 1);
+    assert!(!dir.path().join("index.rebuilding").exists());
     Ok(())
 }
 
