@@ -110,6 +110,31 @@ pub fn weekly_action(
     }
 }
 
+/// When the weekly schedule will next send the user's digests: their next delivery-day slot
+/// ([`weekly_action`]'s rule) not yet served, or `now` when one is due and waiting for the
+/// scheduler; `None` when no weekly digest will come (digests off, or a free plan's digests used
+/// up).
+pub fn next_weekly_run(
+    preferences: &Preferences,
+    tier: Tier,
+    last_weekly: Option<DateTime<Utc>>,
+    digests_received: usize,
+    now: DateTime<Utc>,
+    hour: u32,
+) -> Option<DateTime<Utc>> {
+    let preferences = preferences.effective(tier);
+    if !preferences.weekly_digest || (!tier.is_paid() && digests_received >= FREE_DIGESTS) {
+        return None;
+    }
+    let today = now.date_naive();
+    (0..=7)
+        .map(|days| today + chrono::Duration::days(days))
+        .filter(|day| weekday_of(*day) == preferences.delivery_day)
+        .filter_map(|day| day.and_hms_opt(hour.min(23), 0, 0).map(|time| time.and_utc()))
+        .find(|slot| last_weekly.is_none_or(|sent| sent < *slot))
+        .map(|slot| slot.max(now))
+}
+
 /// The delivery day that `day` is.
 pub fn weekday_of(day: NaiveDate) -> DeliveryDay {
     match day.weekday() {
@@ -300,5 +325,23 @@ mod tests {
             assert!(json.get(field).is_some(), "papersData lacks {field}: {json}");
         }
         assert_eq!(json["source"], "pubmed");
+    }
+
+    #[test]
+    fn the_next_weekly_run_is_the_next_unserved_delivery_slot() {
+        use chrono::TimeZone;
+        let at = |day: u32, hour: u32| Utc.with_ymd_and_hms(2026, 11, day, hour, 0, 0).single().expect("a time");
+        // 2026-11-23 is a Monday.
+        let monday = Preferences::default();
+        assert_eq!(next_weekly_run(&monday, Tier::Free, None, 0, at(22, 12), 8), Some(at(23, 8)), "Sunday: tomorrow at the hour");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, None, 0, at(23, 7), 8), Some(at(23, 8)), "Monday before the hour");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, None, 1, at(23, 9), 8), Some(at(23, 9)), "due now, not yet served");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, Some(at(23, 8)), 1, at(23, 9), 8), Some(at(30, 8)), "served: next week");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, None, FREE_DIGESTS, at(22, 12), 8), None, "free digests used up");
+        let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
+        assert_eq!(next_weekly_run(&friday, Tier::Pro, None, 9, at(23, 12), 8), Some(at(27, 8)), "a paid plan's own day");
+        assert_eq!(next_weekly_run(&friday, Tier::Free, None, 0, at(24, 12), 8), Some(at(30, 8)), "free plans: Mondays whatever was stored");
+        let off = Preferences { weekly_digest: false, ..Preferences::default() };
+        assert_eq!(next_weekly_run(&off, Tier::Pro, None, 0, at(23, 7), 8), None, "digests off");
     }
 }

@@ -4,6 +4,8 @@
 //! else gets the 404 of a term that is not there.
 
 use actix_web::{web, HttpResponse};
+use chrono::Utc;
+use engine::digest::next_weekly_run;
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermStatus};
 use serde::Deserialize;
 use serde_json::json;
@@ -24,7 +26,16 @@ pub fn configure(config: &mut web::ServiceConfig) {
 /// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
     signed_in.require_owner(&user_id)?;
-    Ok(HttpResponse::Ok().json(state.store.search_terms(signed_in.user.id)?))
+    let user = &signed_in.user;
+    let stats = state.store.digest_stats(user.id)?;
+    let preferences = state.store.preferences(user.id)?;
+    let next = next_weekly_run(&preferences, user.subscription_tier, stats.last_weekly, stats.received, Utc::now(), state.settings.digest_hour);
+    let mut terms = state.store.search_terms(user.id)?;
+    for term in &mut terms {
+        // Computed when read, so a change of plan or preferences shows at once.
+        term.next_scheduled_run = next.filter(|_| term.is_active);
+    }
+    Ok(HttpResponse::Ok().json(terms))
 }
 
 /// The term `term_id` names, if the signed-in user owns it.
