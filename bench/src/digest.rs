@@ -41,6 +41,8 @@ pub struct DigestRun {
     pub papers_sent: usize,
     pub workers: usize,
     pub index_seconds: f64,
+    /// Peak memory while the index was built; the process's peak at the end is the run's.
+    pub index_peak_rss_mib: Option<f64>,
     /// The scheduler's pass: digests built, stored and queued.
     pub digest_seconds: f64,
     /// Every queued digest mail rendered.
@@ -56,6 +58,9 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let started = Instant::now();
     build_index(&index, papers, now.date_naive() - Duration::days(1))?;
     let index_seconds = started.elapsed().as_secs_f64();
+    let index_peak_rss_mib = crate::peak_rss_mib();
+    // From here on the peak is the weekly run's own.
+    crate::reset_peak_rss();
 
     let store = Store::open(&dir.path().join("db")).context("the database")?;
     create_users(&store, users, now)?;
@@ -74,7 +79,7 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let started = Instant::now();
     let papers_sent = render_queue(&store, &digester, workers)?;
     let render_seconds = started.elapsed().as_secs_f64();
-    Ok(DigestRun { users, papers: index.paper_count()?, digests, papers_sent, workers, index_seconds, digest_seconds, render_seconds })
+    Ok(DigestRun { users, papers: index.paper_count()?, digests, papers_sent, workers, index_seconds, index_peak_rss_mib, digest_seconds, render_seconds })
 }
 
 /// Monday (every plan's possible delivery day) at [`HOUR`], on or after `from`'s date.

@@ -4,3 +4,17 @@
 pub mod digest;
 pub mod relevance;
 pub mod workload;
+
+/// The process's peak resident memory so far (Linux `VmHWM`), in MiB.
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kib / 1024.0 * 100.0).round() / 100.0)
+}
+
+/// Starts the peak of [`peak_rss_mib`] afresh from the current use (Linux `clear_refs` 5), so a
+/// phase's peak can be told from an earlier phase's.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}

@@ -8,7 +8,7 @@
 //!   collection (see `relevance`).
 
 use bench::relevance::{self, Collection, Format};
-use bench::workload;
+use bench::{peak_rss_mib, workload};
 
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -83,6 +83,7 @@ fn main() -> anyhow::Result<()> {
                 "renderSeconds": round(run.render_seconds),
                 "totalSeconds": round(run.digest_seconds + run.render_seconds),
                 "usersPerSecond": round(run.users as f64 / (run.digest_seconds + run.render_seconds)),
+                "indexPeakRssMib": run.index_peak_rss_mib,
                 "peakRssMib": peak_rss_mib(),
                 "target": "100,000 users over 1,000,000 papers in < 60 s",
             })
@@ -197,14 +198,6 @@ fn round(value: f64) -> f64 {
 
 fn round4(value: f64) -> f64 {
     (value * 10_000.0).round() / 10_000.0
-}
-
-/// The process's peak resident memory (VmHWM), Linux only.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(round(kib / 1024.0))
 }
 
 fn cores() -> NonZeroUsize {
