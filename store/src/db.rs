@@ -53,7 +53,7 @@ pub struct Store {
     pub(crate) digest_entries: sled::Tree,
     /// model name ++ 0 ++ paper dedup key → the model's summary of the paper, for every user
     pub(crate) paper_summaries: sled::Tree,
-    /// user id ++ dedup key → sent-at (s): the papers a user was sent
+    /// user id ++ a paper's first dedup key → sent-at (s): the papers a user was sent
     pub(crate) sent_papers: sled::Tree,
     /// unsubscribe token hash → user id
     pub(crate) unsubscribe_tokens: sled::Tree,

@@ -1,5 +1,5 @@
 //! Digests as sent (spec §3 `email_digests`), the papers each user was sent (so that no paper
-//! goes to a user twice), and each user's unsubscribe link. A digest, its sent papers and its
+//! goes to a user twice; each by its first dedup key), and each user's unsubscribe link. A digest, its sent papers and its
 //! mail are written in one transaction: a crash leaves all or none, so no mail goes twice and
 //! none is lost.
 //!
@@ -108,10 +108,13 @@ impl Store {
             status: digest.status.clone(),
             sent_at: digest.sent_at,
         };
+        // A paper is remembered by its first dedup key: later versions of the same work keep it
+        // (merging a work's records accumulates their ids), and a candidate is checked by every
+        // key it has, so one key per paper suffices and a digest writes 10 keys, not 30.
         let sent_keys: Vec<Vec<u8>> = digest
             .papers_data
             .iter()
-            .flat_map(|entry| entry.keys.iter())
+            .filter_map(|entry| entry.keys.first())
             .map(|key| user_prefixed(digest.user_id, key.as_bytes()))
             .collect();
         let queued_mail = engine::mail::RenderedMail {
@@ -348,8 +351,9 @@ mod tests {
         let terms: Vec<String> = store.digests(ada)?.into_iter().map(|digest| digest.search_term).collect();
         assert_eq!(terms, vec!["second", "first"], "newest first");
         assert!(store.digests(bob)?.is_empty());
-        assert!(store.was_sent(ada, "pmid:1")? && store.was_sent(ada, "doi:10.1/b")?);
-        assert!(!store.was_sent(bob, "pmid:1")?, "sent to ada, not to bob");
+        assert!(store.was_sent(ada, "doi:10.1/a")? && store.was_sent(ada, "doi:10.1/b")?);
+        assert!(!store.was_sent(ada, "pmid:1")?, "a paper is remembered by its first key");
+        assert!(!store.was_sent(bob, "doi:10.1/a")?, "sent to ada, not to bob");
         assert_eq!(store.mail_queue_len(), 2);
         let queued = store.queued_mail()?;
         let reference = queued[1].digest.clone().expect("a digest mail refers to its digest");
