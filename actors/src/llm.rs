@@ -32,6 +32,8 @@ use reqwest::header::RETRY_AFTER;
 use reqwest::StatusCode;
 use url::Url;
 
+use crate::sources::error_chain;
+
 /// The longest `Retry-After` honoured; a server asking for longer is not retried, and the
 /// breaker's cool-down takes over.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
@@ -433,17 +435,6 @@ fn one_line(text: &str) -> String {
         None if line.is_empty() => "(empty body)".into(),
         None => line,
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(inner) = cause {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        cause = inner.source();
-    }
-    text
 }
 
 #[cfg(test)]

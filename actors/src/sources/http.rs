@@ -188,7 +188,7 @@ fn honoured_retry_after(status: StatusCode, headers: &HeaderMap) -> Option<Durat
 
 /// An error and its causes on one line: reqwest's own message ("error sending request") says
 /// little without them.
-fn error_chain(error: &dyn StdError) -> String {
+pub(crate) fn error_chain(error: &dyn StdError) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
     while let Some(inner) = cause {

@@ -28,6 +28,7 @@ pub mod arxiv;
 pub mod biorxiv;
 mod error;
 mod http;
+pub(crate) use http::error_chain;
 mod pacing;
 pub mod pubmed;
 mod retry;
