@@ -112,7 +112,7 @@ impl Ranked {
             let key = match keys[position] {
                 Some(key) => key,
                 None => {
-                    let key = store.put_digest_entries(std::slice::from_ref(&self.scored[position]))?[0];
+                    let key = store.put_digest_entry(&self.scored[position])?;
                     keys[position] = Some(key);
                     key
                 }

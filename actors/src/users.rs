@@ -74,11 +74,6 @@ impl UserActors {
         actor.send(Weekly { user_id, now, hour }).await.map_err(|error| error.to_string())?
     }
 
-    /// How many users' actors are running.
-    pub fn running(&self) -> usize {
-        self.lock().values().filter(|actor| actor.connected()).count()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Addr<UserActor>>> {
         self.shared.actors.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -61,6 +61,8 @@ pub struct Store {
     pub(crate) notices: sled::Tree,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
+    /// The unsubscribe links' key once read from `meta`.
+    pub(crate) unsubscribe_key: std::sync::Arc<std::sync::OnceLock<Vec<u8>>>,
 }
 
 impl Store {
@@ -109,6 +111,7 @@ impl Store {
             unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
             notices: db.open_tree("notices")?,
             adding_terms: std::sync::Arc::default(),
+            unsubscribe_key: std::sync::Arc::default(),
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;

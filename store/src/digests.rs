@@ -84,7 +84,7 @@ impl Store {
     /// [`Store::record_digest_with`]. Entries that many digests share are put once and their keys
     /// reused, instead of encoding and hashing them again for every digest.
     pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
-        entries.iter().map(|entry| self.put_entry(entry)).collect()
+        entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// [`Store::record_digest`] with the keys of `digest`'s entries, as
@@ -140,7 +140,7 @@ impl Store {
     }
 
     /// Stores a paper entry once under the hash of its content; returns its key.
-    fn put_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
+    pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
         let bytes = encode("digest entry", entry)?;
         let hash = Sha256::digest(&bytes);
         let mut key = EntryKey::default();
@@ -269,11 +269,20 @@ impl Store {
     }
 
     fn unsubscribe_mac(&self, user_id: UserId) -> Result<[u8; 32]> {
-        let key = self.secret_key(UNSUBSCRIBE_KEY)?;
-        let mut mac = Hmac::<Sha256>::new_from_slice(&key).map_err(|_| StoreError::Corrupt("the unsubscribe key"))?;
+        let key = self.unsubscribe_key()?;
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).map_err(|_| StoreError::Corrupt("the unsubscribe key"))?;
         mac.update(b"unsubscribe:");
         mac.update(user_id.as_bytes());
         Ok(mac.finalize().into_bytes().into())
+    }
+
+    /// The unsubscribe links' key: read (or made) once, then kept, since every digest needs it.
+    fn unsubscribe_key(&self) -> Result<&[u8]> {
+        if let Some(key) = self.unsubscribe_key.get() {
+            return Ok(key);
+        }
+        let key = self.secret_key(UNSUBSCRIBE_KEY)?;
+        Ok(self.unsubscribe_key.get_or_init(|| key))
     }
 
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
