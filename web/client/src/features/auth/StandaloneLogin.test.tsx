@@ -2,7 +2,7 @@ import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { currentUser, setCurrentUser } from "@/state/session";
 import { StandaloneLogin } from "./StandaloneLogin";
-import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch } from "./testing";
+import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch } from "@/test/harness";
 
 const USER = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
 const location = () => screen.getByTestId("location").textContent;

@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { StandaloneSignup } from "./StandaloneSignup";
-import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch } from "./testing";
+import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch } from "@/test/harness";
 
 const USER = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
 const CREATED = { status: 201, body: { message: "created", requiresVerification: true, user: USER } };

@@ -2,7 +2,7 @@ import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { currentUser, setCurrentUser } from "@/state/session";
 import { resetVerifications } from "./api";
-import { callsTo, polyfillBrowserApis, renderRoute, resetToasts, stubFetch } from "./testing";
+import { callsTo, polyfillBrowserApis, renderRoute, resetToasts, stubFetch } from "@/test/harness";
 import { VerifyEmail } from "./VerifyEmail";
 
 const USER = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };

@@ -1,5 +1,6 @@
 // /dashboard for a signed-in user (spec §2): asks the server who is signed in, sends anyone
-// else to /auth, and frames the dashboard with its header and the light footer.
+// else to /auth, loads what the cards show, and lays out the header, the five cards and the
+// light footer.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
 import { useNavigate } from "react-router-dom";
@@ -7,7 +8,12 @@ import { Footer } from "@/components/layout/Footer";
 import { Spinner } from "@/components/ui/Spinner";
 import { currentUser, refreshCurrentUser } from "@/state/session";
 import { DashboardHeader } from "./DashboardHeader";
-import { WelcomeCard } from "./WelcomeCard";
+import { AccountStatusCard } from "./AccountStatusCard";
+import { AddSearchTermCard } from "./AddSearchTermCard";
+import { EmailPreferencesCard } from "./EmailPreferencesCard";
+import { RecentDigestsCard } from "./RecentDigestsCard";
+import { SearchQueueCard } from "./SearchQueueCard";
+import { loadDashboard, resetDashboard } from "./store";
 
 export function DashboardShell() {
   useSignals();
@@ -20,11 +26,16 @@ export function DashboardShell() {
       .catch(() => null)
       .then((user) => {
         if (!mounted) return;
-        if (!user) navigate("/auth", { replace: true });
-        else setChecked(true);
+        if (!user) {
+          navigate("/auth", { replace: true });
+          return;
+        }
+        setChecked(true);
+        void loadDashboard(user.id);
       });
     return () => {
       mounted = false;
+      resetDashboard();
     };
   }, [navigate]);
 
@@ -41,7 +52,17 @@ export function DashboardShell() {
     <div className="flex min-h-screen flex-col bg-slate-50">
       <DashboardHeader user={user} />
       <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6 lg:px-8">
-        <WelcomeCard email={user.email} />
+        <div className="grid gap-6 lg:grid-cols-3">
+          <div className="space-y-6 lg:col-span-2">
+            <AddSearchTermCard user={user} />
+            <SearchQueueCard user={user} />
+            <RecentDigestsCard user={user} />
+          </div>
+          <div className="space-y-6">
+            <AccountStatusCard user={user} />
+            <EmailPreferencesCard user={user} />
+          </div>
+        </div>
       </main>
       <Footer variant="light" />
     </div>

@@ -1,10 +1,10 @@
 // The 'Processing Your Search' dialog (spec §2, §4, §8): walks through the simulated stages
 // (10, 30, 60 % with waits of 1000, 1000 and 500 ms), then runs the real immediate search at
 // 90 % and shows 100 % on success. Used after signup (flow "signup") and by the dashboard.
-import * as DialogPrimitive from "@radix-ui/react-dialog";
 import { useEffect, useRef, useState } from "react";
 import { useNavigate } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
+import { Dialog } from "@/components/ui/Dialog";
 import { cn } from "@/components/ui/cn";
 import { trackEvent } from "@/lib/analytics";
 import { toast } from "@/state/toast";
@@ -113,78 +113,76 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
   const percent = SEARCH_STAGES[stageIndex].percent;
 
   return (
-    <DialogPrimitive.Root open={open} onOpenChange={(next) => (next ? onOpenChange(true) : cancel())}>
-      <DialogPrimitive.Portal>
-        <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-slate-900/50" />
-        <DialogPrimitive.Content
-          onPointerDownOutside={(event) => event.preventDefault()}
-          className="fixed left-1/2 top-1/2 z-50 w-[calc(100%-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-xl bg-white p-6 shadow-xl"
+    <Dialog
+      open={open}
+      onOpenChange={(next) => (next ? onOpenChange(true) : cancel())}
+      dismissible={false}
+      widthClassName="max-w-md"
+      title="Processing Your Search"
+      description={
+        <>
+          Finding new papers about <span className="font-medium text-slate-900">{searchTerm}</span>.
+        </>
+      }
+    >
+      <div className="mt-5 space-y-2">
+        <div className="flex items-center justify-between text-sm">
+          <span className="font-medium text-slate-700">{SEARCH_STAGES[stageIndex].label}</span>
+          <span data-testid="search-progress-percent" className="font-semibold text-brand-700">
+            {percent}%
+          </span>
+        </div>
+        <div
+          role="progressbar"
+          aria-label="Search progress"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent}
+          className="h-2 w-full overflow-hidden rounded-full bg-slate-100"
         >
-          <DialogPrimitive.Title className="text-lg font-semibold text-slate-900">Processing Your Search</DialogPrimitive.Title>
-          <DialogPrimitive.Description className="mt-1 text-sm text-slate-600">
-            Finding new papers about <span className="font-medium text-slate-900">{searchTerm}</span>.
-          </DialogPrimitive.Description>
+          <div className="h-full rounded-full bg-brand-700 transition-[width] duration-500" style={{ width: `${percent}%` }} />
+        </div>
+      </div>
 
-          <div className="mt-5 space-y-2">
-            <div className="flex items-center justify-between text-sm">
-              <span className="font-medium text-slate-700">{SEARCH_STAGES[stageIndex].label}</span>
-              <span data-testid="search-progress-percent" className="font-semibold text-brand-700">
-                {percent}%
-              </span>
-            </div>
-            <div
-              role="progressbar"
-              aria-label="Search progress"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={percent}
-              className="h-2 w-full overflow-hidden rounded-full bg-slate-100"
+      <ol className="mt-5 space-y-2" aria-label="Search steps">
+        {SEARCH_STAGES.map((stage, index) => {
+          const isDone = index < stageIndex || isComplete;
+          const isCurrent = index === stageIndex && !isComplete;
+          return (
+            <li
+              key={stage.label}
+              aria-current={isCurrent ? "step" : undefined}
+              className={cn(
+                "flex items-center gap-2 text-sm",
+                isDone ? "text-slate-900" : isCurrent ? "font-medium text-brand-700" : "text-slate-400",
+              )}
             >
-              <div className="h-full rounded-full bg-brand-700 transition-[width] duration-500" style={{ width: `${percent}%` }} />
-            </div>
-          </div>
+              <span
+                aria-hidden="true"
+                className={cn(
+                  "flex h-5 w-5 items-center justify-center rounded-full border text-xs",
+                  isDone ? "border-brand-700 bg-brand-700 text-white" : isCurrent ? "animate-pulse border-brand-700" : "border-slate-300",
+                )}
+              >
+                {isDone ? "✓" : ""}
+              </span>
+              {stage.label}
+            </li>
+          );
+        })}
+      </ol>
 
-          <ol className="mt-5 space-y-2" aria-label="Search steps">
-            {SEARCH_STAGES.map((stage, index) => {
-              const isDone = index < stageIndex || isComplete;
-              const isCurrent = index === stageIndex && !isComplete;
-              return (
-                <li
-                  key={stage.label}
-                  aria-current={isCurrent ? "step" : undefined}
-                  className={cn(
-                    "flex items-center gap-2 text-sm",
-                    isDone ? "text-slate-900" : isCurrent ? "font-medium text-brand-700" : "text-slate-400",
-                  )}
-                >
-                  <span
-                    aria-hidden="true"
-                    className={cn(
-                      "flex h-5 w-5 items-center justify-center rounded-full border text-xs",
-                      isDone ? "border-brand-700 bg-brand-700 text-white" : isCurrent ? "animate-pulse border-brand-700" : "border-slate-300",
-                    )}
-                  >
-                    {isDone ? "✓" : ""}
-                  </span>
-                  {stage.label}
-                </li>
-              );
-            })}
-          </ol>
-
-          {isComplete ? (
-            <p role="status" className="mt-5 rounded-md bg-green-50 p-3 text-sm font-medium text-green-800">
-              Check your email for the research digest!
-            </p>
-          ) : (
-            <div className="mt-6 flex justify-end">
-              <Button variant="outline" onClick={cancel}>
-                Cancel
-              </Button>
-            </div>
-          )}
-        </DialogPrimitive.Content>
-      </DialogPrimitive.Portal>
-    </DialogPrimitive.Root>
+      {isComplete ? (
+        <p role="status" className="mt-5 rounded-md bg-green-50 p-3 text-sm font-medium text-green-800">
+          Check your email for the research digest!
+        </p>
+      ) : (
+        <div className="mt-6 flex justify-end">
+          <Button variant="outline" onClick={cancel}>
+            Cancel
+          </Button>
+        </div>
+      )}
+    </Dialog>
   );
 }

@@ -1,5 +1,5 @@
-// Test helpers for the auth screens: a router with marker routes that show where a screen
-// navigated to, and a fetch stub answering by "METHOD path".
+// Test helpers for screens: a router with marker routes that show where a screen navigated to,
+// a fetch stub answering by "METHOD path", and what jsdom lacks for Radix.
 import { render } from "@testing-library/react";
 import { StrictMode, type ReactElement } from "react";
 import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";

@@ -1,0 +1,121 @@
+// The dashboard's calls of spec §7 and the shapes it reads. Each is a thin wrapper over the
+// shared api module; failures are ApiErrors (spec §8) that the cards turn into toasts.
+import { apiRequest, getJson, postJson } from "@/lib/api";
+import type { Tier } from "@/state/session";
+
+export type TermStatus = "pending" | "processing" | "completed" | "failed";
+
+/** A search term (spec §3 search_terms). */
+export interface SearchTerm {
+  id: string;
+  userId: string;
+  term: string;
+  isActive: boolean;
+  isFree: boolean;
+  /** Any other value the server may send reads as pending. */
+  status: TermStatus | string;
+  lastProcessedAt: string | null;
+  /** The next weekly run of an active term, when one is scheduled. */
+  nextScheduledRun: string | null;
+  createdAt: string;
+}
+
+export type DeliveryDay = "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+
+export const DELIVERY_DAYS: readonly DeliveryDay[] = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+
+/** Mail preferences (spec §3 user_preferences), as the plan lets them apply. */
+export interface Preferences {
+  userId: string;
+  includePubmed: boolean;
+  includeArxiv: boolean;
+  includeBiorxiv: boolean;
+  weeklyDigest: boolean;
+  dailyHighlights: boolean;
+  deliveryDay: DeliveryDay;
+  /** The fields the user's plan does not let them change (free: sources and day). */
+  locked: string[];
+}
+
+export type PreferencesChange = Partial<Pick<Preferences, "weeklyDigest" | "deliveryDay" | "includePubmed" | "includeArxiv" | "includeBiorxiv">>;
+
+export type PaperSource = "pubmed" | "arxiv" | "biorxiv" | "medrxiv";
+
+/** A paper in a digest (spec §3 Paper), with what the server adds. */
+export interface DigestPaper {
+  title: string;
+  url: string | null;
+  authors: string;
+  journal: string | null;
+  abstract: string;
+  source: PaperSource | string;
+  /** 0 to 1, shown as a percent. */
+  relevanceScore: number;
+  /** Every source that reported the paper. */
+  sources?: string[];
+  summary?: string;
+  /** Why it matched. */
+  reason?: string;
+  retracted?: boolean;
+  /** [label, address] pairs, best first. */
+  links?: Array<[string, string]>;
+}
+
+/** A sent digest (spec §3 email_digests). */
+export interface EmailDigest {
+  id: string;
+  userId: string;
+  digestType: string;
+  /** The spec lets this be a JSON string or an array; read it with `digestPapers`. */
+  papersData: DigestPaper[] | string;
+  searchTerm: string;
+  /** The expanded query the papers were found with. */
+  searchedAs?: string | null;
+  /** Line-separated. */
+  aiSummary: string | null;
+  sentAt: string;
+  subject?: string;
+  content?: string;
+  status?: string;
+}
+
+/** The papers of a digest, whichever form `papersData` came in; unreadable data is no papers. */
+export function digestPapers(digest: EmailDigest): DigestPaper[] {
+  if (Array.isArray(digest.papersData)) return digest.papersData;
+  try {
+    const parsed: unknown = JSON.parse(digest.papersData);
+    return Array.isArray(parsed) ? (parsed as DigestPaper[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Search terms each plan may keep (spec §9); team users needing more contact support. */
+export const TERM_LIMITS: Record<Tier, number> = { free: 1, pro: 5, team: 10 };
+
+/** Digests a free plan receives before it is invited to upgrade. */
+export const FREE_DIGESTS = 2;
+
+/** Digests listed on the dashboard (spec §9). */
+export const RECENT_DIGESTS = 3;
+
+const userPath = (userId: string, rest: string) => `/api/users/${encodeURIComponent(userId)}/${rest}`;
+
+export const fetchSearchTerms = (userId: string) => getJson<SearchTerm[]>(userPath(userId, "search-terms"));
+export const fetchPreferences = (userId: string) => getJson<Preferences>(userPath(userId, "preferences"));
+/** Newest first. */
+export const fetchDigests = (userId: string) => getJson<EmailDigest[]>(userPath(userId, "digests"));
+
+export const updatePreferences = (userId: string, change: PreferencesChange) =>
+  apiRequest<Preferences>("PATCH", userPath(userId, "preferences"), change);
+
+export const updateSearchTerm = (termId: string, term: string) =>
+  apiRequest<SearchTerm>("PATCH", `/api/search-terms/${encodeURIComponent(termId)}`, { term });
+
+export const deleteSearchTerm = (termId: string) => apiRequest<unknown>("DELETE", `/api/search-terms/${encodeURIComponent(termId)}`);
+
+/** Mails the latest digest of `searchTerm` again. */
+export const resendDigest = (searchTerm: string) => postJson<{ searchTerm: string }>("/api/resend-email", { searchTerm });
+
+/** Moves a paid plan back to free; refused with `requiresSearchDeletion` while >1 term is active. */
+export const cancelSubscription = () => postJson<{ message?: string; tier?: Tier }>("/api/cancel-subscription");
