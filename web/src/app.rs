@@ -8,7 +8,7 @@ use actix_web::{web, App, HttpResponse};
 use crate::error::{json_payload_error, query_error, ApiError};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
-use crate::{auth, client, digests, health, terms, users};
+use crate::{auth, billing, client, digests, health, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -44,6 +44,7 @@ pub fn create_app(
                 .configure(users::configure)
                 .configure(terms::configure)
                 .configure(digests::configure)
+                .configure(billing::configure)
                 .default_service(web::to(api_not_found)),
         )
         .default_service(web::to(client::serve))

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod billing;
 pub mod client;
 pub mod commands;
 pub mod config;

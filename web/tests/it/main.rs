@@ -2,6 +2,7 @@
 //! binary for the CLI and crash tests, and maildev as a real SMTP peer.
 
 mod architecture;
+mod billing;
 mod cli;
 mod client;
 mod common;
