@@ -2,9 +2,8 @@
 // sign-out, and a password reset from the mailed link — against the real binary and maildev.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { linkIn, screenshot, startStack } from "./harness.mjs";
+import { dismissCookieBanner, linkIn, PASSWORD, screenshot, signIn, signUp, startStack } from "./harness.mjs";
 
-const PASSWORD = "Secret-123";
 const NEW_PASSWORD = "Brand-New-456";
 
 let stack;
@@ -14,29 +13,6 @@ before(async () => {
 after(async () => {
   await stack?.stop();
 });
-
-async function dismissCookieBanner(page) {
-  await page.evaluate(() => localStorage.setItem("cookieConsent", "declined"));
-}
-
-/** Fills and sends the combined signup form (on /auth, or opening it first). */
-async function signUp(page, email, { openForm = true } = {}) {
-  if (openForm) await page.goto("/auth?tab=signup");
-  await page.locator("#signup-email").fill(email);
-  await page.locator("#signup-password").fill(PASSWORD);
-  await page.locator("#signup-confirm-password").fill(PASSWORD);
-  await page.locator("#signup-agree-terms").click();
-  await page.locator("#signup-agree-privacy").click();
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByText("Account Created Successfully!").first().waitFor();
-}
-
-async function signIn(page, email, password) {
-  await page.goto("/auth?tab=login");
-  await page.locator("#login-email").fill(email);
-  await page.locator("#login-password").fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-}
 
 test("the combined signup form shows every error", async () => {
   const page = await stack.newPage();

@@ -1,6 +1,6 @@
 // End-to-end harness: the real papertide binary on a loopback port with a fresh data directory,
 // maildev as its SMTP server, and Debian's Chromium driven by playwright-core.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -26,7 +26,7 @@ export function freePort() {
   });
 }
 
-async function waitFor(check, what, timeoutMs = 30_000) {
+export async function waitFor(check, what, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -62,15 +62,18 @@ export async function startMaildev() {
   return {
     smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
     emails,
-    /** Waits for a mail to `to` whose subject includes `subject`; returns the newest such. */
-    async waitForEmail(to, subject) {
-      let found;
+    /**
+     * Waits until `count` mails to `to` have a subject that includes `subject`; returns the
+     * newest such.
+     */
+    async waitForEmail(to, subject, { count = 1 } = {}) {
+      let matching = [];
       await waitFor(async () => {
         const all = await emails();
-        found = all.filter((mail) => mail.to.some((r) => r.address === to) && mail.subject.includes(subject)).pop();
-        return Boolean(found);
-      }, `mail "${subject}" to ${to}`, 20_000);
-      return found;
+        matching = all.filter((mail) => mail.to.some((r) => r.address === to) && mail.subject.includes(subject));
+        return matching.length >= count;
+      }, `${count} mail(s) "${subject}" to ${to}`, 20_000);
+      return matching.at(-1);
     },
     stop: () => stopProcess(child),
   };
@@ -81,15 +84,32 @@ export async function startPapertide({ smtpUrl, env = {} }) {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "papertide-e2e-"));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    papertideBin,
-    ["--data-dir", dataDir, "serve", "--bind", `127.0.0.1:${port}`, "--public-url", baseUrl, "--smtp-url", smtpUrl],
-    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, PAPERTIDE_LOG: "warn", PAPERTIDE_HARVEST_SOURCES: "none", ...env } },
-  );
-  await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, "papertide");
+  const spawnServer = async () => {
+    const child = spawn(
+      papertideBin,
+      ["--data-dir", dataDir, "serve", "--bind", `127.0.0.1:${port}`, "--public-url", baseUrl, "--smtp-url", smtpUrl],
+      { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, PAPERTIDE_LOG: "warn", PAPERTIDE_HARVEST_SOURCES: "none", ...env } },
+    );
+    await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, "papertide");
+    return child;
+  };
+  let child = await spawnServer();
   return {
     baseUrl,
     dataDir,
+    /** `/healthz`, parsed. */
+    health: async () => (await fetch(`${baseUrl}/healthz`)).json(),
+    /**
+     * Stops the service, runs `papertide ARGS` on its data directory (the operator's CLI needs
+     * the database to itself) and starts it again on the same address; returns the CLI's stdout.
+     */
+    async runCli(args) {
+      await stopProcess(child);
+      const output = spawnSync(papertideBin, ["--data-dir", dataDir, ...args], { encoding: "utf8", env: { ...process.env, PAPERTIDE_LOG: "warn" } });
+      child = await spawnServer();
+      if (output.status !== 0) throw new Error(`papertide ${args.join(" ")}: ${output.stderr}`);
+      return output.stdout;
+    },
     async stop() {
       await stopProcess(child);
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -126,10 +146,13 @@ export function linkIn(mail, marker) {
   return match[0];
 }
 
-/** A stack (maildev + papertide) and a browser for one test file. */
-export async function startStack() {
+/**
+ * A stack (maildev + papertide) and a browser for one test file. `env` adds settings of the
+ * service (e.g. a replay server's source URLs).
+ */
+export async function startStack({ env = {} } = {}) {
   const maildev = await startMaildev();
-  const papertide = await startPapertide({ smtpUrl: maildev.smtpUrl });
+  const papertide = await startPapertide({ smtpUrl: maildev.smtpUrl, env });
   const browser = await launchBrowser();
   return {
     maildev,
@@ -146,4 +169,42 @@ export async function startStack() {
       await maildev.stop();
     },
   };
+}
+
+export const PASSWORD = "Secret-123";
+
+/** Marks cookie consent as chosen, so the banner stays away (call on a page of the site). */
+export async function dismissCookieBanner(page) {
+  await page.evaluate(() => localStorage.setItem("cookieConsent", "declined"));
+}
+
+/** Fills and sends the combined signup form (on /auth, or opening it first). */
+export async function signUp(page, email, { openForm = true } = {}) {
+  if (openForm) await page.goto("/auth?tab=signup");
+  await page.locator("#signup-email").fill(email);
+  await page.locator("#signup-password").fill(PASSWORD);
+  await page.locator("#signup-confirm-password").fill(PASSWORD);
+  await page.locator("#signup-agree-terms").click();
+  await page.locator("#signup-agree-privacy").click();
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByText("Account Created Successfully!").first().waitFor();
+}
+
+export async function signIn(page, email, password = PASSWORD) {
+  await page.goto("/auth?tab=login");
+  await page.locator("#login-email").fill(email);
+  await page.locator("#login-password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+/** A new page signed in as a new, verified `email` (signed up and verified by its mailed link). */
+export async function verifiedPage(stack, email) {
+  const page = await stack.newPage();
+  await page.goto("/");
+  await dismissCookieBanner(page);
+  await signUp(page, email);
+  const mail = await stack.maildev.waitForEmail(email, "Verify your email");
+  await page.goto(linkIn(mail, "/verify-email?token="));
+  await page.getByText("Email Verified Successfully!").waitFor();
+  return page;
 }
