@@ -1,6 +1,144 @@
-// Placeholder until the card is built.
-import type { CurrentUser } from "@/state/session";
+// The 'Account Status' card (spec §2 Dashboard, §5 cancel subscription, §6 plans, §8 dashboard
+// toasts, §9 limits): the plan, how many search terms and digests the user has, the free plan's
+// two digests, and for a paid plan 'Cancel Subscription' behind a confirmation. Cancelling with
+// more than one active term is refused here already, without asking the server.
+import { useSignals } from "@preact/signals-react/runtime";
+import { useState } from "react";
+import { ButtonLink } from "@/components/layout/ButtonLink";
+import { Button } from "@/components/ui/Button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { ApiError, errorMessage } from "@/lib/api";
+import { refreshCurrentUser, type CurrentUser } from "@/state/session";
+import { toast } from "@/state/toast";
+import { cancelSubscription, FREE_DIGESTS, TERM_LIMITS } from "./api";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { digests, loadPreferences, loadSearchTerms, searchTerms } from "./store";
+import { TIER_LABELS } from "./tier";
 
-export function AccountStatusCard(_props: { user: CurrentUser }) {
-  return null;
+/** A paid plan may be cancelled with at most this many active search terms (the free plan's limit). */
+const ACTIVE_TERMS_ALLOWED_TO_CANCEL = TERM_LIMITS.free;
+
+export function AccountStatusCard({ user }: { user: CurrentUser }) {
+  useSignals();
+  const tier = user.subscriptionTier;
+  const terms = searchTerms.value;
+  const activeCount = terms?.filter((term) => term.isActive).length ?? null;
+  const digestCount = digests.value?.length ?? null;
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Account Status</CardTitle>
+      </CardHeader>
+      <CardContent className="space-y-4">
+        <dl className="space-y-2 text-sm">
+          <StatusRow label="Plan" value={TIER_LABELS[tier]} />
+          <StatusRow label="Search terms" value={terms ? `${terms.length} of ${TERM_LIMITS[tier]}` : "…"} />
+          <StatusRow label="Active search terms" value={activeCount ?? "…"} />
+          <StatusRow label="Digests received" value={digestCount ?? "…"} />
+        </dl>
+        {tier === "free" ? <FreeDigests received={digestCount} /> : <CancelSubscription user={user} activeCount={activeCount} />}
+      </CardContent>
+    </Card>
+  );
+}
+
+function StatusRow({ label, value }: { label: string; value: string | number }) {
+  return (
+    <div className="flex items-baseline justify-between gap-4">
+      <dt className="text-slate-600">{label}</dt>
+      <dd className="font-medium text-slate-900">{value}</dd>
+    </div>
+  );
+}
+
+/** The free plan's digests used so far, and once they are all used, an invitation to upgrade. */
+function FreeDigests({ received }: { received: number | null }) {
+  if (received === null) return null;
+  const used = Math.min(received, FREE_DIGESTS);
+  return (
+    <div className="space-y-3 rounded-lg bg-slate-50 p-3 text-sm">
+      <p className="text-slate-700">{`Free digests: ${used} of ${FREE_DIGESTS} used`}</p>
+      {used >= FREE_DIGESTS ? (
+        <>
+          <p className="text-slate-600">You have used your free digests. Upgrade to Pro to keep your weekly digests coming.</p>
+          <ButtonLink to="/subscribe?tier=pro" size="sm">
+            Upgrade to Pro
+          </ButtonLink>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function CancelSubscription({ user, activeCount }: { user: CurrentUser; activeCount: number | null }) {
+  const [confirming, setConfirming] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+
+  const start = () => {
+    // While the terms are still loading the count is unknown; the server applies the same rule.
+    if (activeCount !== null && activeCount > ACTIVE_TERMS_ALLOWED_TO_CANCEL) {
+      refuseWithActiveTerms(activeCount);
+      return;
+    }
+    setConfirming(true);
+  };
+
+  const cancel = async () => {
+    setCancelling(true);
+    try {
+      await cancelSubscription();
+    } catch (error) {
+      setCancelling(false);
+      setConfirming(false);
+      reportCancelFailure(error);
+      return;
+    }
+    setCancelling(false);
+    setConfirming(false);
+    toast({ title: "Subscription Canceled", description: "Your subscription has been canceled. You remain on the free tier.", variant: "success" });
+    // The new plan changes the header, the limits and which preferences may be changed.
+    await Promise.all([refreshCurrentUser().catch(() => null), loadSearchTerms(user.id), loadPreferences(user.id)]);
+  };
+
+  return (
+    <>
+      <Button variant="outline" className="w-full text-red-600 hover:bg-red-50" onClick={start}>
+        Cancel Subscription
+      </Button>
+      <ConfirmDialog
+        open={confirming}
+        onOpenChange={(open) => {
+          if (!cancelling) setConfirming(open);
+        }}
+        title="Cancel your subscription?"
+        description={`Your ${TIER_LABELS[user.subscriptionTier]} plan ends and you move to the Free plan: 1 search term, PubMed only, digests on Monday.`}
+        confirmLabel={cancelling ? "Cancelling..." : "Cancel Subscription"}
+        cancelLabel="Keep Subscription"
+        busy={cancelling}
+        onConfirm={cancel}
+      />
+    </>
+  );
+}
+
+function refuseWithActiveTerms(activeCount: number) {
+  toast({ title: "Cannot Cancel Subscription", description: activeTermsMessage(activeCount), variant: "destructive" });
+}
+
+function activeTermsMessage(activeCount: number): string {
+  return `You have ${activeCount} active search terms. Please delete search terms until only 1 remains, then cancel your subscription.`;
+}
+
+function reportCancelFailure(error: unknown) {
+  if (error instanceof ApiError && error.status === 400 && error.field("requiresSearchDeletion")) {
+    const count = error.field("currentSearchCount");
+    const description =
+      typeof count === "number"
+        ? activeTermsMessage(count)
+        : errorMessage(error, "Please delete search terms until only 1 remains, then cancel your subscription.");
+    toast({ title: "Cannot Cancel Subscription", description, variant: "destructive" });
+    return;
+  }
+  toast({ title: "Cancellation Failed", description: errorMessage(error, "Your subscription could not be canceled. Please try again."), variant: "destructive" });
 }

@@ -1,6 +1,161 @@
-// Placeholder until the card is built.
-import type { CurrentUser } from "@/state/session";
+// The 'Add New Search Term' card (spec §2 Dashboard, §4 immediate search, §5 search input,
+// §8 immediate search and success toasts, §9 limits and toast durations). A new term is searched
+// at once and its digest mailed; while that runs the queue shows it as 'Searching...'. A term
+// kept from before sign-in, or from a trip to /subscribe, is put back into the input.
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useNavigate, useSearchParams } from "react-router-dom";
+import { Button } from "@/components/ui/Button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { Field } from "@/components/ui/Field";
+import { Input } from "@/components/ui/Input";
+import { trackEvent } from "@/lib/analytics";
+import { classifySearchFailure, runImmediateSearch, type SearchFailure } from "@/features/search/immediateSearch";
+import { clearPendingSearch, getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
+import type { CurrentUser, Tier } from "@/state/session";
+import { QUEUED_TOAST_DURATION_MS, RESTORE_TOAST_DURATION_MS, toast } from "@/state/toast";
+import { TERM_LIMITS } from "./api";
+import { loadDigests, loadSearchTerms, searchTerms } from "./store";
+import { TIER_LABELS } from "./tier";
 
-export function AddSearchTermCard(_props: { user: CurrentUser }) {
-  return null;
+/** While a search runs the queue is reloaded this often, so the new term shows as 'Searching...'. */
+export const QUEUE_REFRESH_MS = 2000;
+
+/** The query parameter of the post-login address that carries a pending term (spec §2). */
+const PENDING_SEARCH_PARAM = "pendingSearch";
+
+const INPUT_ID = "new-search-term";
+
+export function AddSearchTermCard({ user }: { user: CurrentUser }) {
+  const navigate = useNavigate();
+  const [text, setText] = useState("");
+  const [searching, setSearching] = useState(false);
+  useRestoredPendingSearch(setText);
+  useQueueRefreshWhile(searching, user.id);
+
+  const reportFailure = (failure: SearchFailure, term: string) => {
+    switch (failure.kind) {
+      case "max-searches":
+        toast({ title: "Maximum Searches Reached", description: failure.message, variant: "destructive" });
+        return;
+      case "payment-required":
+        // Kept for the way back from /subscribe, where this card puts it into the input again.
+        setPendingSearch(term);
+        toast({ title: "Subscription Required", description: failure.message, variant: "destructive" });
+        navigate(`/subscribe?tier=${failure.tier}`);
+        return;
+      case "other":
+        toast({ title: "Search Failed", description: failure.message, variant: "destructive" });
+        return;
+    }
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const term = text.trim();
+    if (!term || searching) return;
+    setSearching(true);
+    setText("");
+    toast({
+      title: "Search Queued",
+      description: "We'll email you the digest as soon as the search completes.",
+      durationMs: QUEUED_TOAST_DURATION_MS,
+    });
+    try {
+      await runImmediateSearch(user.email, term);
+    } catch (error) {
+      setSearching(false);
+      // Back into the input, so a term the server refused can be corrected.
+      setText((current) => current || term);
+      const failure = classifySearchFailure(error);
+      reportFailure(failure, term);
+      // A refused payment stored nothing and leaves the dashboard; otherwise the term may now be failed.
+      if (failure.kind !== "payment-required") await loadSearchTerms(user.id);
+      return;
+    }
+    setSearching(false);
+    trackEvent("search_added");
+    toast({ title: "Search Complete!", description: "Check your email for the research digest!", variant: "success" });
+    await Promise.all([loadSearchTerms(user.id), loadDigests(user.id)]);
+  };
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Add New Search Term</CardTitle>
+        <p className="text-sm text-slate-600">Tell us a research topic and we will email you the newest papers about it, every week.</p>
+        <p className="text-sm text-slate-600">Your first digest arrives within a week.</p>
+      </CardHeader>
+      <CardContent className="space-y-3">
+        <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
+          <div className="flex-1">
+            <Field id={INPUT_ID} label="Research topic">
+              <Input
+                id={INPUT_ID}
+                value={text}
+                onChange={(event) => setText(event.target.value)}
+                placeholder="e.g. CRISPR base editing"
+                autoComplete="off"
+              />
+            </Field>
+          </div>
+          <Button type="submit" disabled={searching || !text.trim()}>
+            {searching ? "Searching..." : "Add"}
+          </Button>
+        </form>
+        <TermUsage tier={user.subscriptionTier} />
+      </CardContent>
+    </Card>
+  );
+}
+
+/** "1 of 1 search terms used on the Free plan": the active terms against the plan's limit (spec §9). */
+function TermUsage({ tier }: { tier: Tier }) {
+  useSignals();
+  const terms = searchTerms.value;
+  if (!terms) return null;
+  const activeCount = terms.filter((term) => term.isActive).length;
+  return <p className="text-sm text-slate-500">{`${activeCount} of ${TERM_LIMITS[tier]} search terms used on the ${TIER_LABELS[tier]} plan`}</p>;
+}
+
+/**
+ * Once per mount: a term kept in session storage, or else given as ?pendingSearch=, goes into
+ * the input with a toast saying to click Add; the storage is cleared and the parameter dropped
+ * so it is not restored twice.
+ */
+function useRestoredPendingSearch(setText: (term: string) => void) {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const isDone = useRef(false);
+
+  useEffect(() => {
+    // StrictMode runs effects twice on mount; the ref survives, so the second run stops here.
+    if (isDone.current) return;
+    isDone.current = true;
+    const fromUrl = searchParams.get(PENDING_SEARCH_PARAM)?.trim() || null;
+    const term = getPendingSearch() ?? fromUrl;
+    if (!term) return;
+    clearPendingSearch();
+    if (searchParams.has(PENDING_SEARCH_PARAM)) {
+      setSearchParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          next.delete(PENDING_SEARCH_PARAM);
+          return next;
+        },
+        { replace: true },
+      );
+    }
+    setText(term);
+    toast({ title: "Search term restored", description: `Click Add to search for "${term}".`, durationMs: RESTORE_TOAST_DURATION_MS });
+  }, [searchParams, setSearchParams, setText]);
+}
+
+/** Reloads the queue now and every QUEUE_REFRESH_MS while `searching` holds. */
+function useQueueRefreshWhile(searching: boolean, userId: string) {
+  useEffect(() => {
+    if (!searching) return;
+    void loadSearchTerms(userId);
+    const timer = setInterval(() => void loadSearchTerms(userId), QUEUE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [searching, userId]);
 }

@@ -1,4 +1,4 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router-dom";
 import { DashboardPage } from "@/pages/Dashboard";
@@ -18,10 +18,31 @@ function serveApi(routes: Record<string, Reply>) {
   return fetchMock;
 }
 
+const PAID_PREFERENCES = {
+  userId: "u1",
+  includePubmed: true,
+  includeArxiv: true,
+  includeBiorxiv: true,
+  weeklyDigest: true,
+  dailyHighlights: false,
+  deliveryDay: "sunday",
+  locked: [],
+};
+
+/** What the server answers for each plan: a free plan gets PubMed only on Monday, locked. */
+const PREFERENCES: Record<Tier, unknown> = {
+  free: { ...PAID_PREFERENCES, includeArxiv: false, includeBiorxiv: false, deliveryDay: "monday", locked: ["includePubmed", "includeArxiv", "includeBiorxiv", "deliveryDay"] },
+  pro: PAID_PREFERENCES,
+  team: PAID_PREFERENCES,
+};
+
 function signedIn(tier: Tier, extra: Record<string, Reply> = {}) {
   return serveApi({
     "GET /api/auth/me": { status: 200, body: { user: { id: "u1", email: "ada@example.org", subscriptionTier: tier } } },
     "GET /api/config": { status: 200, body: { supportEmail: "help@example.org", analytics: null, billingEnabled: true } },
+    "GET /api/users/u1/search-terms": { status: 200, body: [] },
+    "GET /api/users/u1/digests": { status: 200, body: [] },
+    "GET /api/users/u1/preferences": { status: 200, body: PREFERENCES[tier] },
     ...extra,
   });
 }
@@ -82,6 +103,7 @@ describe("DashboardPage", () => {
     expect(screen.getByRole("heading", { name: "Papertide", level: 1 })).toBeInTheDocument();
     expect(screen.getByLabelText("Plan: Pro")).toHaveTextContent("Pro");
     expect(screen.getByText("Your first digest arrives within a week.")).toBeInTheDocument();
+    expect(await screen.findByText("No search terms yet. Add one above to get your first digest.")).toBeInTheDocument();
   });
 
   it.each([
@@ -92,7 +114,8 @@ describe("DashboardPage", () => {
     renderDashboard();
     await screen.findByText("ada@example.org");
     expect(screen.getByLabelText(`Plan: ${badge}`)).toBeInTheDocument();
-    const upgradeLinks = screen.getAllByRole("link", { name: /^Upgrade/ });
+    // The header's offer; cards may invite a free plan to upgrade too.
+    const upgradeLinks = within(screen.getByRole("banner")).getAllByRole("link", { name: /^Upgrade/ });
     expect(upgradeLinks).toHaveLength(1);
     expect(upgradeLinks[0]).toHaveTextContent(new RegExp(`^${label}$`));
     expect(upgradeLinks[0]).toHaveAttribute("href", href);

@@ -1,6 +1,200 @@
-// Placeholder until the card is built.
+// The 'Your Search Queue' card (spec §2 Dashboard, §4 search term display, §8 dashboard toasts):
+// the user's search terms with their status, whether they are active and when they last and
+// next run; Edit turns a row into an input with Save and Cancel, Delete asks first.
+import { useSignals } from "@preact/signals-react/runtime";
+import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { Button } from "@/components/ui/Button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { Input } from "@/components/ui/Input";
+import { Spinner } from "@/components/ui/Spinner";
+import { cn } from "@/components/ui/cn";
+import { errorMessage } from "@/lib/api";
+import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
+import { toast } from "@/state/toast";
+import { deleteSearchTerm, updateSearchTerm, type SearchTerm } from "./api";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { loadError, loadSearchTerms, searchTerms } from "./store";
 
-export function SearchQueueCard(_props: { user: CurrentUser }) {
-  return null;
+/** What a term's status reads as (spec §4); any status the client does not know is pending. */
+export function statusLabel(status: string): string {
+  switch (status) {
+    case "processing":
+      return "Searching...";
+    case "completed":
+      return "Complete";
+    case "failed":
+      return "Failed";
+    default:
+      return "Pending";
+  }
+}
+
+export function SearchQueueCard({ user }: { user: CurrentUser }) {
+  useSignals();
+  const terms = searchTerms.value;
+  const failure = loadError.value.searchTerms;
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const [termToDelete, setTermToDelete] = useState<SearchTerm | null>(null);
+  const [deleting, setDeleting] = useState(false);
+
+  const confirmDelete = async () => {
+    if (!termToDelete) return;
+    setDeleting(true);
+    try {
+      await deleteSearchTerm(termToDelete.id);
+      toast({ title: "Search Term Deleted", description: `"${termToDelete.term}" was removed from your queue.`, variant: "success" });
+    } catch (error) {
+      toast({ title: "Delete Failed", description: errorMessage(error, "The search term could not be deleted."), variant: "destructive" });
+    }
+    setDeleting(false);
+    setTermToDelete(null);
+    await loadSearchTerms(user.id);
+  };
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Your Search Queue</CardTitle>
+        <p className="text-sm text-slate-600">Every active term is searched again each week.</p>
+      </CardHeader>
+      <CardContent className="space-y-3">
+        {failure ? (
+          <p role="alert" className="text-sm text-red-600">
+            {failure}
+          </p>
+        ) : null}
+        {terms === null ? (
+          failure ? null : (
+            <div className="flex justify-center py-6">
+              <Spinner label="Loading your search terms" />
+            </div>
+          )
+        ) : terms.length === 0 ? (
+          <p className="py-4 text-sm text-slate-600">No search terms yet. Add one above to get your first digest.</p>
+        ) : (
+          <ul aria-label="Search terms" className="divide-y divide-slate-100">
+            {terms.map((term) =>
+              term.id === editingId ? (
+                <li key={term.id} className="py-4">
+                  <SearchTermEditor term={term} userId={user.id} onClose={() => setEditingId(null)} />
+                </li>
+              ) : (
+                <SearchTermRow key={term.id} term={term} onEdit={() => setEditingId(term.id)} onDelete={() => setTermToDelete(term)} />
+              ),
+            )}
+          </ul>
+        )}
+      </CardContent>
+      <ConfirmDialog
+        open={termToDelete !== null}
+        onOpenChange={(open) => {
+          if (!open && !deleting) setTermToDelete(null);
+        }}
+        title="Delete this search term?"
+        description={
+          <>
+            <span className="font-medium text-slate-900">{termToDelete?.term}</span> will no longer be searched and you will get no
+            more digests for it.
+          </>
+        }
+        confirmLabel="Delete"
+        busy={deleting}
+        onConfirm={confirmDelete}
+      />
+    </Card>
+  );
+}
+
+function SearchTermRow({ term, onEdit, onDelete }: { term: SearchTerm; onEdit: () => void; onDelete: () => void }) {
+  return (
+    <li className="flex flex-col gap-3 py-4 sm:flex-row sm:items-start sm:justify-between">
+      <div className="min-w-0 space-y-1.5">
+        <p className="break-words font-medium text-slate-900">{term.term}</p>
+        <div className="flex flex-wrap gap-2">
+          <Pill className={statusLooks[term.status] ?? PENDING_LOOK}>{statusLabel(term.status)}</Pill>
+          <Pill className={term.isActive ? "bg-brand-50 text-brand-700" : "bg-slate-100 text-slate-600"}>
+            {term.isActive ? "Active" : "Inactive"}
+          </Pill>
+        </div>
+        {term.lastProcessedAt ? <p className="text-xs text-slate-500">{`Last searched: ${formatDate(term.lastProcessedAt)}`}</p> : null}
+        {term.nextScheduledRun ? <p className="text-xs text-slate-500">{`Next digest: ${formatDate(term.nextScheduledRun)}`}</p> : null}
+      </div>
+      <div className="flex shrink-0 gap-2">
+        <Button variant="outline" size="sm" aria-label={`Edit ${term.term}`} onClick={onEdit}>
+          Edit
+        </Button>
+        <Button variant="ghost" size="sm" aria-label={`Delete ${term.term}`} onClick={onDelete} className="text-red-600 hover:bg-red-50">
+          Delete
+        </Button>
+      </div>
+    </li>
+  );
+}
+
+/** The inline edit of one term: Enter or Save saves, Escape or Cancel leaves it as it was. */
+function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId: string; onClose: () => void }) {
+  const [text, setText] = useState(term.term);
+  const [saving, setSaving] = useState(false);
+  const newText = text.trim();
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!newText || saving) return;
+    if (newText === term.term) {
+      onClose();
+      return;
+    }
+    setSaving(true);
+    try {
+      await updateSearchTerm(term.id, newText);
+    } catch (error) {
+      setSaving(false);
+      toast({ title: "Update Failed", description: errorMessage(error, "The search term could not be updated."), variant: "destructive" });
+      return;
+    }
+    toast({ title: "Search Term Updated", description: `Your queue now searches for "${newText}".`, variant: "success" });
+    onClose();
+    await loadSearchTerms(userId);
+  };
+
+  const cancelOnEscape = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== "Escape") return;
+    event.preventDefault();
+    onClose();
+  };
+
+  return (
+    <form onSubmit={save} className="flex flex-col gap-2 sm:flex-row sm:items-center">
+      <Input
+        aria-label={`New text for ${term.term}`}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={cancelOnEscape}
+        disabled={saving}
+        autoFocus
+        className="sm:flex-1"
+      />
+      <div className="flex shrink-0 gap-2">
+        <Button type="submit" size="sm" disabled={!newText || saving}>
+          {saving ? "Saving..." : "Save"}
+        </Button>
+        <Button variant="outline" size="sm" onClick={onClose} disabled={saving}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+const PENDING_LOOK = "bg-slate-100 text-slate-700";
+
+const statusLooks: Record<string, string> = {
+  processing: "bg-amber-50 text-amber-800",
+  completed: "bg-green-50 text-green-800",
+  failed: "bg-red-50 text-red-700",
+};
+
+function Pill({ className, children }: { className: string; children: string }) {
+  return <span className={cn("inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium", className)}>{children}</span>;
 }

@@ -1,0 +1,242 @@
+import { screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { trackEvent } from "@/lib/analytics";
+import type { Tier } from "@/state/session";
+import { RESTORE_TOAST_DURATION_MS, QUEUED_TOAST_DURATION_MS, toasts, type ToastItem } from "@/state/toast";
+import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
+import { AddSearchTermCard } from "./AddSearchTermCard";
+import type { SearchTerm } from "./api";
+import { SearchQueueCard } from "./SearchQueueCard";
+import { resetDashboard, searchTerms } from "./store";
+
+vi.mock("@/lib/analytics", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/analytics")>()),
+  trackEvent: vi.fn(() => true),
+}));
+
+const TERM = "CRISPR base editing";
+const TERMS_PATH = "/api/users/u1/search-terms";
+const DIGESTS_PATH = "/api/users/u1/digests";
+
+const userOn = (tier: Tier) => ({ id: "u1", email: "ada@example.org", subscriptionTier: tier });
+
+function term(overrides: Partial<SearchTerm> = {}): SearchTerm {
+  return {
+    id: "t1",
+    userId: "u1",
+    term: TERM,
+    isActive: true,
+    isFree: true,
+    status: "completed",
+    lastProcessedAt: null,
+    nextScheduledRun: null,
+    createdAt: "2026-11-01T09:00:00Z",
+    ...overrides,
+  };
+}
+
+/** The add card above the queue, as on the dashboard. */
+function renderCards({ tier = "free", at = "/dashboard", strict = false }: { tier?: Tier; at?: string; strict?: boolean } = {}) {
+  const user = userEvent.setup();
+  const signedIn = userOn(tier);
+  renderRoute(
+    <>
+      <AddSearchTermCard user={signedIn} />
+      <SearchQueueCard user={signedIn} />
+    </>,
+    { at, routePath: "/dashboard", strict },
+  );
+  return user;
+}
+
+/** Answers the immediate search with `reply` and the queue with what the server would then hold. */
+function serveSearch(reply: Reply, termsAfter: SearchTerm[] = []) {
+  return stubFetch({
+    "POST /api/immediate-search": reply,
+    [`GET ${TERMS_PATH}`]: { status: 200, body: termsAfter },
+    [`GET ${DIGESTS_PATH}`]: { status: 200, body: [] },
+  });
+}
+
+const input = () => screen.getByRole("textbox", { name: "Research topic" });
+const location = () => screen.getByTestId("location").textContent;
+
+beforeAll(polyfillBrowserApis);
+beforeEach(() => {
+  resetDashboard();
+  resetToasts();
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe("AddSearchTermCard", () => {
+  it("says when the first digest arrives and how much of the plan is used", () => {
+    stubFetch({});
+    searchTerms.value = [term()];
+    renderCards();
+    expect(screen.getByRole("heading", { name: "Add New Search Term", level: 2 })).toBeInTheDocument();
+    expect(screen.getByText("Your first digest arrives within a week.")).toBeInTheDocument();
+    expect(screen.getByText("1 of 1 search terms used on the Free plan")).toBeInTheDocument();
+  });
+
+  it("counts the active terms against the paid plan's limit", () => {
+    stubFetch({});
+    searchTerms.value = [term(), term({ id: "t2", term: "prime editing" }), term({ id: "t3", term: "base editors", isActive: false })];
+    renderCards({ tier: "pro" });
+    expect(screen.getByText("2 of 5 search terms used on the Pro plan")).toBeInTheDocument();
+  });
+
+  it("ignores a blank term: Add is disabled and Enter sends nothing", async () => {
+    const fetchMock = stubFetch({});
+    const user = renderCards();
+    expect(screen.getByRole("button", { name: "Add" })).toBeDisabled();
+    await user.type(input(), "   {Enter}");
+    expect(screen.getByRole("button", { name: "Add" })).toBeDisabled();
+    expect(callsTo(fetchMock, "/api/immediate-search")).toBe(0);
+    expect(latestToast()).toBeUndefined();
+  });
+
+  it("does not cap the length, so the server's own message can be shown", () => {
+    stubFetch({});
+    renderCards();
+    expect(input()).not.toHaveAttribute("maxLength");
+  });
+
+  it("Enter searches at once; the queue shows 'Searching...' until the search completes", async () => {
+    let finishSearch: (reply: Reply) => void = () => {};
+    let serverTerms: SearchTerm[] = [];
+    const fetchMock = stubFetch({
+      "POST /api/immediate-search": () => {
+        serverTerms = [term({ status: "processing" })];
+        return new Promise<Reply>((resolve) => {
+          finishSearch = resolve;
+        });
+      },
+      [`GET ${TERMS_PATH}`]: () => ({ status: 200, body: serverTerms }),
+      [`GET ${DIGESTS_PATH}`]: { status: 200, body: [] },
+    });
+    searchTerms.value = [];
+    const user = renderCards();
+    await user.type(input(), `  ${TERM} {Enter}`);
+
+    expect(requestBody(fetchMock, "/api/immediate-search")).toEqual({ email: "ada@example.org", searchTerm: TERM });
+    expect(latestToast()).toMatchObject({ title: "Search Queued", durationMs: QUEUED_TOAST_DURATION_MS });
+    expect(latestToast()?.description).toMatch(/email you the digest/);
+    expect(input()).toHaveValue("");
+    expect(screen.getByRole("button", { name: "Searching..." })).toBeDisabled();
+    expect(await screen.findByText("Searching...", { selector: "span" })).toBeInTheDocument();
+    expect(screen.getByText(TERM)).toBeInTheDocument();
+
+    serverTerms = [term({ status: "completed", lastProcessedAt: "2026-11-14T06:00:00Z" })];
+    finishSearch({ status: 200, body: { success: true, searchTerm: TERM, papersFound: 12 } });
+
+    expect(await screen.findByText("Complete")).toBeInTheDocument();
+    expect(latestToast()).toMatchObject({ title: "Search Complete!", description: "Check your email for the research digest!", variant: "success" });
+    expect(screen.getByRole("button", { name: "Add" })).toBeInTheDocument();
+    expect(vi.mocked(trackEvent)).toHaveBeenCalledWith("search_added");
+    await waitFor(() => expect(callsTo(fetchMock, DIGESTS_PATH)).toBe(1));
+  });
+
+  it("the Add button submits too", async () => {
+    const fetchMock = serveSearch({ status: 200, body: { success: true } }, [term()]);
+    const user = renderCards();
+    await user.type(input(), TERM);
+    await user.click(screen.getByRole("button", { name: "Add" }));
+    await waitFor(() => expect(latestToast()?.title).toBe("Search Complete!"));
+    expect(callsTo(fetchMock, "/api/immediate-search")).toBe(1);
+  });
+
+  it("403 requiresSupport: 'Maximum Searches Reached' with the server's message", async () => {
+    const message = "You have reached the maximum of 10 search terms on the Team plan. Contact support to add more.";
+    const fetchMock = serveSearch({ status: 403, body: { message, requiresSupport: true } });
+    const user = renderCards({ tier: "team" });
+    await user.type(input(), `${TERM}{Enter}`);
+
+    await waitFor(() => expect(latestToast()?.title).toBe("Maximum Searches Reached"));
+    expect(latestToast()).toMatchObject({ description: message, variant: "destructive" });
+    expect(input()).toHaveValue(TERM);
+    expect(location()).toBe("/dashboard");
+    await waitFor(() => expect(callsTo(fetchMock, TERMS_PATH)).toBeGreaterThanOrEqual(2));
+  });
+
+  it.each([
+    [1, "pro"],
+    [4, "pro"],
+    [5, "team"],
+  ])("402 requiresPayment with %i terms: keeps the term and goes to /subscribe?tier=%s", async (currentCount, tier) => {
+    const message = "Your Free plan includes 1 search term. Upgrade your plan to add more.";
+    serveSearch({ status: 402, body: { message, requiresPayment: true, currentCount } });
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+
+    expect(await screen.findByRole("heading", { name: "/subscribe page" })).toBeInTheDocument();
+    expect(location()).toBe(`/subscribe?tier=${tier}`);
+    expect(sessionStorage.getItem("pendingSearch")).toBe(TERM);
+    expect(latestToast()).toMatchObject({ title: "Subscription Required", description: message, variant: "destructive" });
+  });
+
+  it("any other failure: 'Search Failed' with the server's message, the term back in the input and the queue reloaded", async () => {
+    const fetchMock = serveSearch({ status: 400, body: { message: "Search term contains invalid characters or patterns" } }, [
+      term({ status: "failed" }),
+    ]);
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+
+    await waitFor(() => expect(latestToast()?.title).toBe("Search Failed"));
+    expect(latestToast()).toMatchObject({ description: "Search term contains invalid characters or patterns", variant: "destructive" });
+    expect(input()).toHaveValue(TERM);
+    expect(await screen.findByText("Failed")).toBeInTheDocument();
+    expect(callsTo(fetchMock, DIGESTS_PATH)).toBe(0);
+    expect(vi.mocked(trackEvent)).not.toHaveBeenCalled();
+  });
+
+  it("a failure without a message: 'Failed to perform search'", async () => {
+    serveSearch({ status: 502 });
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+    await waitFor(() => expect(latestToast()?.title).toBe("Search Failed"));
+    expect(latestToast()?.description).toBe("Failed to perform search");
+  });
+
+  describe("restoring a pending term", () => {
+    it.each(["pendingSearch", "pendingSearchTerm"])("from session storage under %s", (key) => {
+      stubFetch({});
+      sessionStorage.setItem(key, TERM);
+      renderCards();
+      expect(input()).toHaveValue(TERM);
+      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
+      expect(sessionStorage.getItem("pendingSearchTerm")).toBeNull();
+      expect(latestToast()).toMatchObject({
+        title: "Search term restored",
+        description: `Click Add to search for "${TERM}".`,
+        durationMs: RESTORE_TOAST_DURATION_MS,
+      });
+      expect(RESTORE_TOAST_DURATION_MS).toBe(8000);
+    });
+
+    it("from ?pendingSearch=, which is then dropped from the address", async () => {
+      stubFetch({});
+      renderCards({ at: `/dashboard?email=ada%40example.org&pendingSearch=${encodeURIComponent(TERM)}` });
+      expect(input()).toHaveValue(TERM);
+      expect(latestToast()).toMatchObject({ title: "Search term restored", durationMs: 8000 });
+      await waitFor(() => expect(location()).toBe("/dashboard?email=ada%40example.org"));
+    });
+
+    it("once, under StrictMode", async () => {
+      stubFetch({});
+      const shown: ToastItem[] = [];
+      const stopWatching = toasts.subscribe((items) => shown.push(...items.filter((item) => !shown.some((seen) => seen.id === item.id))));
+      renderCards({ at: `/dashboard?pendingSearch=${encodeURIComponent(TERM)}`, strict: true });
+      await waitFor(() => expect(location()).toBe("/dashboard"));
+      stopWatching();
+      expect(shown.map((item) => item.title)).toEqual(["Search term restored"]);
+      expect(input()).toHaveValue(TERM);
+    });
+
+    it("nothing pending: an empty input and no toast", () => {
+      stubFetch({});
+      renderCards();
+      expect(input()).toHaveValue("");
+      expect(latestToast()).toBeUndefined();
+    });
+  });
+});
