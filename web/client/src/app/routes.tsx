@@ -11,6 +11,8 @@ import { PrivacyPage } from "@/pages/Privacy";
 import { ResetPasswordPage } from "@/pages/ResetPassword";
 import { SignupPage } from "@/pages/Signup";
 import { TermsPage } from "@/pages/Terms";
+import { TestEmailPage } from "@/pages/TestEmail";
+import { UnsubscribePage } from "@/pages/Unsubscribe";
 import { VerifyEmailPage } from "@/pages/VerifyEmail";
 import { LaterFeaturePage } from "@/pages/LaterFeature";
 import { PageViewReporter } from "@/features/consent/PageViewReporter";
@@ -40,8 +42,8 @@ export function AppRoutes() {
         <Route path="/payment-success" element={<LaterFeaturePage feature="billing" />} />
         <Route path="/finalizing-subscription" element={<LaterFeaturePage feature="billing" />} />
         <Route path="/debug-subscription" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/test-email" element={<LaterFeaturePage feature="email" />} />
-        <Route path="/unsubscribe" element={<LaterFeaturePage feature="email" />} />
+        <Route path="/test-email" element={<TestEmailPage />} />
+        <Route path="/unsubscribe" element={<UnsubscribePage />} />
         <Route path="/terms" element={<TermsPage />} />
         <Route path="/privacy" element={<PrivacyPage />} />
         <Route path="/blog" element={<BlogPage />} />

@@ -1,5 +1,5 @@
 // Routes whose screens belong to parts of Papertide this build does not include yet: billing
-// (plans, checkout, payment) and the mail pages (test mail, unsubscribe). They say so plainly.
+// (plans, checkout, payment). They say so plainly.
 import { Link } from "react-router-dom";
 import { PublicLayout } from "@/components/layout/PublicLayout";
 
@@ -7,10 +7,6 @@ const texts = {
   billing: {
     title: "Billing is not enabled on this server",
     body: "Plans are managed by the operator of this Papertide installation. Ask them to change your plan (papertide users set-tier).",
-  },
-  email: {
-    title: "Not available yet",
-    body: "This page is not part of this version of Papertide.",
   },
 } as const;
 

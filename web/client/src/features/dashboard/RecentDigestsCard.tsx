@@ -1,6 +1,98 @@
-// Placeholder until the card is built.
+// The dashboard's "Recent Email Digests" card (spec §2 Dashboard, §9): the latest three digests,
+// newest first, each with its search term, date ('MMMM d, yyyy'), paper count and type; a click
+// opens the digest dialog and reports email_digest_viewed (spec §7).
+import { useSignals } from "@preact/signals-react/runtime";
+import { useState } from "react";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { Spinner } from "@/components/ui/Spinner";
+import { trackEvent } from "@/lib/analytics";
+import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
+import { digestPapers, RECENT_DIGESTS, type EmailDigest } from "./api";
+import { DigestDialog } from "./DigestDialog";
+import { digests, loadError } from "./store";
+
+const DIGEST_TYPE_LABELS: Record<string, string> = { immediate: "Immediate", weekly: "Weekly" };
+
+/** How a digest type reads ("weekly" → "Weekly"). */
+export function digestTypeLabel(digestType: string): string {
+  return DIGEST_TYPE_LABELS[digestType] ?? digestType;
+}
 
 export function RecentDigestsCard(_props: { user: CurrentUser }) {
-  return null;
+  useSignals();
+  const all = digests.value;
+  const error = loadError.value.digests;
+  // The server lists digests newest first.
+  const recent = all?.slice(0, RECENT_DIGESTS) ?? [];
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Recent Email Digests</CardTitle>
+      </CardHeader>
+      <CardContent className="space-y-3">
+        {error ? (
+          <p role="alert" className="text-sm text-red-600">
+            {error}
+          </p>
+        ) : null}
+        {all === null ? (
+          error ? null : (
+            <div className="flex justify-center py-6">
+              <Spinner label="Loading your digests" />
+            </div>
+          )
+        ) : recent.length === 0 ? (
+          <div className="rounded-lg border border-dashed border-slate-300 p-6 text-center">
+            <p className="font-medium text-slate-700">No digests yet</p>
+            <p className="mt-1 text-sm text-slate-500">
+              Once you add a search term, its first digest reaches your inbox within a week and is listed here.
+            </p>
+          </div>
+        ) : (
+          <ul className="space-y-2">
+            {recent.map((digest) => (
+              <DigestItem key={digest.id} digest={digest} />
+            ))}
+          </ul>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+function DigestItem({ digest }: { digest: EmailDigest }) {
+  const [isOpen, setIsOpen] = useState(false);
+  const paperCount = digestPapers(digest).length;
+
+  const changeOpen = (open: boolean) => {
+    if (open && !isOpen) trackEvent("email_digest_viewed");
+    setIsOpen(open);
+  };
+
+  return (
+    <li>
+      <DigestDialog
+        digest={digest}
+        open={isOpen}
+        onOpenChange={changeOpen}
+        trigger={
+          <button
+            type="button"
+            className="flex w-full flex-wrap items-center justify-between gap-x-4 gap-y-1 rounded-lg border border-slate-200 p-4 text-left transition-colors hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-700"
+          >
+            <span className="min-w-0">
+              <span className="block truncate font-medium text-slate-900">{digest.searchTerm}</span>
+              <span className="block text-sm text-slate-500">{formatDate(digest.sentAt)}</span>
+            </span>
+            <span className="flex items-center gap-2 text-sm text-slate-600">
+              <span>{paperCount === 1 ? "1 paper" : `${paperCount} papers`}</span>
+              <span className="rounded-full bg-brand-50 px-2 py-0.5 text-xs font-medium text-brand-700">{digestTypeLabel(digest.digestType)}</span>
+            </span>
+          </button>
+        }
+      />
+    </li>
+  );
 }

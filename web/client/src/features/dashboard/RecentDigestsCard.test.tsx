@@ -1,0 +1,262 @@
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { trackEvent } from "@/lib/analytics";
+import type { CurrentUser } from "@/state/session";
+import { latestToast, polyfillBrowserApis, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
+import type { DigestPaper, EmailDigest } from "./api";
+import { RecentDigestsCard } from "./RecentDigestsCard";
+import { loadDigests, resetDashboard } from "./store";
+
+vi.mock("@/lib/analytics", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/analytics")>()),
+  trackEvent: vi.fn(() => true),
+}));
+
+const USER: CurrentUser = { id: "u1", email: "ada@example.org", subscriptionTier: "pro" };
+
+function paper(overrides: Partial<DigestPaper>): DigestPaper {
+  return {
+    title: "A paper",
+    url: "https://example.org/paper",
+    authors: "A. Author",
+    journal: null,
+    abstract: "An abstract.",
+    source: "pubmed",
+    sources: ["pubmed"],
+    relevanceScore: 0.5,
+    summary: "",
+    reason: "",
+    retracted: false,
+    links: [],
+    ...overrides,
+  };
+}
+
+const PAPERS: DigestPaper[] = [
+  paper({
+    title: "Base editing in primary T cells",
+    url: "https://doi.org/10.1000/base-editing",
+    authors: "Ada Lovelace, Grace Hopper",
+    journal: "Nature Biotechnology",
+    relevanceScore: 0.874,
+    summary: "Base editors corrected the mutation in most cells.",
+    reason: "Matches 'base editing' in the title.",
+    links: [
+      ["DOI", "https://doi.org/10.1000/base-editing"],
+      ["PubMed", "https://pubmed.ncbi.nlm.nih.gov/123/"],
+    ],
+  }),
+  paper({ title: "Prime editing off-target effects", source: "pubmed", relevanceScore: 0.61, retracted: true }),
+  paper({ title: "A CRISPR screen preprint", source: "arxiv", sources: ["arxiv"], relevanceScore: 0.455 }),
+  paper({ title: "Guide RNA design for medRxiv", source: "medrxiv", sources: ["medrxiv"], relevanceScore: 0.2, url: null }),
+];
+
+function digest(overrides: Partial<EmailDigest>): EmailDigest {
+  return {
+    id: "d1",
+    userId: "u1",
+    digestType: "weekly",
+    papersData: PAPERS,
+    searchTerm: "CRISPR base editing",
+    searchedAs: "CRISPR base editing OR base editor OR prime editing",
+    aiSummary: "Base editing moves into primary cells.\n\nOff-target effects remain the main concern.",
+    subject: "Your weekly digest",
+    status: "sent",
+    sentAt: "2026-11-21T09:00:00Z",
+    ...overrides,
+  };
+}
+
+/** Five digests, newest first, as the server lists them. */
+const FIVE: EmailDigest[] = [
+  digest({ id: "d5", searchTerm: "CRISPR base editing", sentAt: "2026-11-21T09:00:00Z" }),
+  digest({ id: "d4", searchTerm: "protein folding", digestType: "immediate", sentAt: "2026-11-14T09:00:00Z", papersData: JSON.stringify(PAPERS.slice(0, 1)) }),
+  digest({ id: "d3", searchTerm: "sleep and memory", sentAt: "2026-03-02T23:30:00Z", papersData: [] }),
+  digest({ id: "d2", searchTerm: "older term", sentAt: "2026-02-01T09:00:00Z" }),
+  digest({ id: "d1", searchTerm: "oldest term", sentAt: "2026-01-01T09:00:00Z" }),
+];
+
+type Handlers = Parameters<typeof stubFetch>[0];
+
+async function showCard(digestsReply: Handlers[string], extra: Handlers = {}) {
+  const fetchMock = stubFetch({ "GET /api/users/u1/digests": digestsReply, ...extra });
+  render(<RecentDigestsCard user={USER} />);
+  await act(() => loadDigests("u1"));
+  return { fetchMock, user: userEvent.setup() };
+}
+
+async function openDigest(user: ReturnType<typeof userEvent.setup>, term: string) {
+  await user.click(screen.getByRole("button", { name: new RegExp(term) }));
+  return screen.findByRole("dialog", { name: term });
+}
+
+/** The value shown under a statistic's label. */
+function statistic(dialog: HTMLElement, label: string) {
+  return within(within(dialog).getByRole("region", { name: "Statistics" })).getByText(label).nextElementSibling?.textContent;
+}
+
+beforeAll(polyfillBrowserApis);
+beforeEach(() => {
+  resetDashboard();
+  resetToasts();
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe("RecentDigestsCard", () => {
+  it("shows a spinner until the digests are loaded", () => {
+    render(<RecentDigestsCard user={USER} />);
+    expect(screen.getByRole("heading", { name: "Recent Email Digests" })).toBeInTheDocument();
+    expect(screen.getByRole("status", { name: "Loading your digests" })).toBeInTheDocument();
+  });
+
+  it("says why when the digests could not be loaded", async () => {
+    await showCard({ status: 500, body: { message: "Database unavailable" } });
+    expect(await screen.findByRole("alert")).toHaveTextContent("Database unavailable");
+    expect(screen.queryByRole("status", { name: "Loading your digests" })).not.toBeInTheDocument();
+  });
+
+  it("without digests: says the first one arrives within a week of adding a term", async () => {
+    await showCard({ status: 200, body: [] });
+    expect(await screen.findByText("No digests yet")).toBeInTheDocument();
+    expect(screen.getByText(/first digest reaches your inbox within a week/)).toBeInTheDocument();
+    expect(screen.queryByText("Your first digest arrives within a week.")).not.toBeInTheDocument();
+  });
+
+  it("lists the newest 3 of 5 digests, newest first, with date, paper count and type", async () => {
+    await showCard({ status: 200, body: FIVE });
+    const items = await screen.findAllByRole("listitem");
+    expect(items).toHaveLength(3);
+    expect(items[0]).toHaveTextContent("CRISPR base editing");
+    expect(items[0]).toHaveTextContent("November 21, 2026");
+    expect(items[0]).toHaveTextContent("4 papers");
+    expect(items[0]).toHaveTextContent("Weekly");
+    // papersData as a JSON string counts the same.
+    expect(items[1]).toHaveTextContent("protein folding");
+    expect(items[1]).toHaveTextContent("November 14, 2026");
+    expect(items[1]).toHaveTextContent("1 paper");
+    expect(items[1]).toHaveTextContent("Immediate");
+    // Dates are the UTC day, whatever the reader's zone.
+    expect(items[2]).toHaveTextContent("March 2, 2026");
+    expect(items[2]).toHaveTextContent("0 papers");
+    expect(screen.queryByText("older term")).not.toBeInTheDocument();
+    expect(screen.queryByText("oldest term")).not.toBeInTheDocument();
+  });
+
+  it("opens the digest dialog and reports email_digest_viewed", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    expect(trackEvent).not.toHaveBeenCalled();
+    const dialog = await openDigest(user, "CRISPR base editing");
+    expect(trackEvent).toHaveBeenCalledTimes(1);
+    expect(trackEvent).toHaveBeenCalledWith("email_digest_viewed");
+    expect(dialog).toHaveTextContent("Searched as: CRISPR base editing OR base editor OR prime editing");
+
+    const summary = within(dialog).getByRole("region", { name: "AI Research Summary" });
+    expect(within(summary).getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+      "Base editing moves into primary cells.",
+      "Off-target effects remain the main concern.",
+    ]);
+
+    const sources = within(dialog).getByRole("region", { name: "Sources" });
+    expect(within(sources).getAllByRole("listitem").map((item) => item.textContent)).toEqual(["PubMed: 2", "arXiv: 1", "medRxiv: 1"]);
+
+    await user.click(within(dialog).getByRole("button", { name: "Close" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    expect(screen.getByRole("button", { name: /CRISPR base editing/ })).toHaveFocus();
+  });
+
+  it("shows each paper: linked title in a new tab, authors, journal, relevance percent, summary, reason, retraction", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    const dialog = await openDigest(user, "CRISPR base editing");
+
+    const first = within(dialog).getByRole("article", { name: "Base editing in primary T cells" });
+    const link = within(first).getByRole("link", { name: "Base editing in primary T cells" });
+    expect(link).toHaveAttribute("href", "https://doi.org/10.1000/base-editing");
+    expect(link).toHaveAttribute("target", "_blank");
+    expect(link.getAttribute("rel")).toContain("noopener");
+    expect(first).toHaveTextContent("Ada Lovelace, Grace Hopper");
+    expect(first).toHaveTextContent("Nature Biotechnology");
+    expect(first).toHaveTextContent("Relevance 87%");
+    expect(first).toHaveTextContent("Base editors corrected the mutation in most cells.");
+    expect(first).toHaveTextContent("Matches 'base editing' in the title.");
+    expect(within(first).queryByText("Retracted")).not.toBeInTheDocument();
+    // The other links, without repeating the title's.
+    expect(within(first).getByRole("link", { name: "PubMed" })).toHaveAttribute("href", "https://pubmed.ncbi.nlm.nih.gov/123/");
+    expect(within(first).queryByRole("link", { name: "DOI" })).not.toBeInTheDocument();
+
+    const retracted = within(dialog).getByRole("article", { name: "Prime editing off-target effects" });
+    expect(within(retracted).getByText("Retracted")).toBeInTheDocument();
+    expect(retracted).toHaveTextContent("Relevance 61%");
+    expect(within(dialog).getByRole("article", { name: "A CRISPR screen preprint" })).toHaveTextContent("Relevance 46%");
+
+    const withoutUrl = within(dialog).getByRole("article", { name: "Guide RNA design for medRxiv" });
+    expect(within(withoutUrl).queryByRole("link")).not.toBeInTheDocument();
+  });
+
+  it("shows the statistics: papers found, average and highest relevance, sent date", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    const dialog = await openDigest(user, "CRISPR base editing");
+    expect(statistic(dialog, "Papers found")).toBe("4");
+    // (0.874 + 0.61 + 0.455 + 0.2) / 4 = 0.53475
+    expect(statistic(dialog, "Average relevance")).toBe("53%");
+    expect(statistic(dialog, "Highest relevance")).toBe("87%");
+    expect(statistic(dialog, "Sent")).toBe("November 21, 2026");
+  });
+
+  it("reads papersData sent as a JSON string", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    const dialog = await openDigest(user, "protein folding");
+    expect(within(dialog).getByRole("link", { name: "Base editing in primary T cells" })).toBeInTheDocument();
+    expect(within(within(dialog).getByRole("region", { name: "Sources" })).getByRole("listitem")).toHaveTextContent("PubMed: 1");
+    expect(statistic(dialog, "Papers found")).toBe("1");
+  });
+
+  it("a digest without papers shows its summary and says no new papers matched", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    const dialog = await openDigest(user, "sleep and memory");
+    expect(within(dialog).getByText("Base editing moves into primary cells.")).toBeInTheDocument();
+    expect(within(dialog).getByText("No new papers matched this week.")).toBeInTheDocument();
+    expect(within(dialog).queryByRole("region", { name: "Sources" })).not.toBeInTheDocument();
+    expect(within(dialog).queryByRole("article")).not.toBeInTheDocument();
+    expect(statistic(dialog, "Papers found")).toBe("0");
+    expect(statistic(dialog, "Average relevance")).toBe("—");
+  });
+
+  it("omits 'searched as' when the digest has none", async () => {
+    const { user } = await showCard({ status: 200, body: [digest({ searchedAs: null })] });
+    const dialog = await openDigest(user, "CRISPR base editing");
+    expect(dialog).not.toHaveTextContent("Searched as");
+  });
+
+  it("resends the digest: 'Email Resent' and a reminder to check spam", async () => {
+    let release: () => void = () => {};
+    const { user, fetchMock } = await showCard(
+      { status: 200, body: FIVE },
+      {
+        "POST /api/resend-email": () =>
+          new Promise<Reply>((resolve) => {
+            release = () => resolve({ status: 200, body: { success: true, searchTerm: "CRISPR base editing" } });
+          }),
+      },
+    );
+    const dialog = await openDigest(user, "CRISPR base editing");
+    await user.click(within(dialog).getByRole("button", { name: "Resend email" }));
+    expect(within(dialog).getByRole("button", { name: "Resend email" })).toBeDisabled();
+    release();
+    await waitFor(() => expect(latestToast()?.title).toBe("Email Resent"));
+    expect(latestToast()?.description).toBe("Check your inbox, and your spam folder if it does not arrive.");
+    expect(requestBody(fetchMock, "/api/resend-email")).toEqual({ searchTerm: "CRISPR base editing" });
+    expect(within(dialog).getByRole("button", { name: "Resend email" })).toBeEnabled();
+  });
+
+  it("a refused resend says 'Resend Failed' with the server's message", async () => {
+    const { user } = await showCard(
+      { status: 200, body: FIVE },
+      { "POST /api/resend-email": { status: 429, body: { message: "Too many requests. Please wait a minute." } } },
+    );
+    const dialog = await openDigest(user, "protein folding");
+    await user.click(within(dialog).getByRole("button", { name: "Resend email" }));
+    await waitFor(() => expect(latestToast()?.title).toBe("Resend Failed"));
+    expect(latestToast()?.description).toBe("Too many requests. Please wait a minute.");
+    expect(latestToast()?.variant).toBe("destructive");
+  });
+});
