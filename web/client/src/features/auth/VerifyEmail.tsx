@@ -112,7 +112,7 @@ function VerificationState({ verification }: { verification: Verification }) {
               <Button className="w-full" onClick={() => setIsSearchOpen(true)}>
                 Process Search & Continue
               </Button>
-              <ProcessingDialog email={email} searchTerm={pendingSearch} open={isSearchOpen} onOpenChange={setIsSearchOpen} flow="signup" />
+              <ProcessingDialog email={email} searchTerm={pendingSearch} open={isSearchOpen} onOpenChange={setIsSearchOpen} />
             </>
           ) : (
             <Button className="w-full" onClick={() => navigate(continueTo)}>

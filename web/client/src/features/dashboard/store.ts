@@ -1,6 +1,7 @@
 // What the dashboard shows, shared by its cards: the signed-in user's search terms, digests
 // and preferences. Each list is null until loaded; `loadError` holds why a load failed. Only the
-// functions here write them, so a card that changes something reloads what it touched.
+// functions here write them, so a card that changes something reloads what it touched. Of two
+// loads of one section in flight, only the later one's answer is kept.
 import { signal } from "@preact/signals-react";
 import { errorMessage } from "@/lib/api";
 import { fetchDigests, fetchPreferences, fetchSearchTerms, type EmailDigest, type Preferences, type SearchTerm } from "./api";
@@ -12,6 +13,21 @@ export const preferences = signal<Preferences | null>(null);
 export type Section = "searchTerms" | "digests" | "preferences";
 export const loadError = signal<Partial<Record<Section, string>>>({});
 
+const latestLoad: Record<Section, number> = { searchTerms: 0, digests: 0, preferences: 0 };
+
+/** Fetches a section; applies the answer only if no later load of it started meanwhile. */
+async function load<T>(section: Section, fetchIt: () => Promise<T>, apply: (value: T) => void, fallback: string): Promise<void> {
+  const ticket = ++latestLoad[section];
+  try {
+    const value = await fetchIt();
+    if (ticket !== latestLoad[section]) return;
+    apply(value);
+    clearError(section);
+  } catch (error) {
+    if (ticket === latestLoad[section]) recordError(section, error, fallback);
+  }
+}
+
 function recordError(section: Section, error: unknown, fallback: string) {
   loadError.value = { ...loadError.value, [section]: errorMessage(error, fallback) };
 }
@@ -22,31 +38,16 @@ function clearError(section: Section) {
   loadError.value = rest;
 }
 
-export async function loadSearchTerms(userId: string): Promise<void> {
-  try {
-    searchTerms.value = await fetchSearchTerms(userId);
-    clearError("searchTerms");
-  } catch (error) {
-    recordError("searchTerms", error, "Your search terms could not be loaded.");
-  }
+export function loadSearchTerms(userId: string): Promise<void> {
+  return load("searchTerms", () => fetchSearchTerms(userId), (terms) => (searchTerms.value = terms), "Your search terms could not be loaded.");
 }
 
-export async function loadDigests(userId: string): Promise<void> {
-  try {
-    digests.value = await fetchDigests(userId);
-    clearError("digests");
-  } catch (error) {
-    recordError("digests", error, "Your digests could not be loaded.");
-  }
+export function loadDigests(userId: string): Promise<void> {
+  return load("digests", () => fetchDigests(userId), (list) => (digests.value = list), "Your digests could not be loaded.");
 }
 
-export async function loadPreferences(userId: string): Promise<void> {
-  try {
-    preferences.value = await fetchPreferences(userId);
-    clearError("preferences");
-  } catch (error) {
-    recordError("preferences", error, "Your email preferences could not be loaded.");
-  }
+export function loadPreferences(userId: string): Promise<void> {
+  return load("preferences", () => fetchPreferences(userId), (stored) => (preferences.value = stored), "Your email preferences could not be loaded.");
 }
 
 export function setPreferences(next: Preferences) {

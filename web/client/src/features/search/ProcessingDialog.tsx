@@ -1,6 +1,7 @@
 // The 'Processing Your Search' dialog (spec §2, §4, §8): walks through the simulated stages
 // (10, 30, 60 % with waits of 1000, 1000 and 500 ms), then runs the real immediate search at
-// 90 % and shows 100 % on success. Used after signup (flow "signup") and by the dashboard.
+// 90 % and shows 100 % on success, then goes to the dashboard; a failure goes to /login, or to
+// /subscribe when the plan is full. Used after signup, for the topic typed before it.
 import { useEffect, useRef, useState } from "react";
 import { useNavigate } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
@@ -27,20 +28,15 @@ export interface ProcessingDialogProps {
   onOpenChange: (open: boolean) => void;
   /** Called once the search succeeded, just before the dialog leaves (after 1000 ms). */
   onComplete?: () => void;
-  /**
-   * "signup" (default): success goes to /dashboard?email=…, a failure to /login.
-   * "dashboard": success and ordinary failures just close the dialog.
-   */
-  flow?: "signup" | "dashboard";
 }
 
-export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComplete, flow = "signup" }: ProcessingDialogProps) {
+export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComplete }: ProcessingDialogProps) {
   const navigate = useNavigate();
   const [stageIndex, setStageIndex] = useState(0);
   const cancelRun = useRef<() => void>(() => {});
   // The run reads the newest callbacks without restarting when the parent re-renders.
-  const latest = useRef({ navigate, onOpenChange, onComplete, flow });
-  latest.current = { navigate, onOpenChange, onComplete, flow };
+  const latest = useRef({ navigate, onOpenChange, onComplete });
+  latest.current = { navigate, onOpenChange, onComplete };
 
   useEffect(() => {
     if (!open) {
@@ -75,10 +71,9 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
       toast({ title: "Search Complete!", description: "Check your email for the research digest!", variant: "success" });
       await wait(REDIRECT_AFTER_COMPLETE_MS);
       if (isCancelled) return;
-      const { onComplete: complete, flow: currentFlow, navigate: go, onOpenChange: setOpen } = latest.current;
+      const { onComplete: complete, navigate: go } = latest.current;
       complete?.();
-      if (currentFlow === "signup") go(dashboardPathFor(email));
-      else setOpen(false);
+      go(dashboardPathFor(email));
     };
 
     void run();
@@ -86,7 +81,7 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
   }, [open, email, searchTerm]);
 
   const handleFailure = (failure: SearchFailure, term: string) => {
-    const { navigate: go, onOpenChange: setOpen, flow: currentFlow } = latest.current;
+    const { navigate: go, onOpenChange: setOpen } = latest.current;
     setOpen(false);
     switch (failure.kind) {
       case "max-searches":
@@ -99,7 +94,7 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
         return;
       case "other":
         toast({ title: "Search Failed", description: failure.message, variant: "destructive" });
-        if (currentFlow === "signup") go("/login");
+        go("/login");
         return;
     }
   };

@@ -49,9 +49,7 @@ export function classifySearchFailure(error: unknown): SearchFailure {
       message: errorMessage(error, "Upgrade your plan to add more search terms."),
     };
   }
-  // A 404 means this server has no immediate search yet; its generic "Not found" helps nobody.
-  const isMissingEndpoint = error instanceof ApiError && error.status === 404;
-  return { kind: "other", message: isMissingEndpoint ? MSG_SEARCH_FAILED : errorMessage(error, MSG_SEARCH_FAILED) };
+  return { kind: "other", message: errorMessage(error, MSG_SEARCH_FAILED) };
 }
 
 export function dashboardPathFor(email: string): string {
