@@ -1,4 +1,4 @@
-import type { HTMLAttributes } from "react";
+import { useId, type HTMLAttributes, type ReactNode } from "react";
 import { cn } from "./cn";
 
 export function Card({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
@@ -15,4 +15,31 @@ export function CardTitle({ className, ...props }: HTMLAttributes<HTMLHeadingEle
 
 export function CardContent({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
   return <div className={cn("p-6 pt-2", className)} {...props} />;
+}
+
+/**
+ * A card that is a labelled region of the page (its title names it for assistive technology):
+ * the title, optional lines under it, and the content.
+ */
+export function SectionCard({
+  title,
+  intro,
+  contentClassName,
+  children,
+}: {
+  title: string;
+  intro?: ReactNode;
+  contentClassName?: string;
+  children: ReactNode;
+}) {
+  const titleId = useId();
+  return (
+    <section aria-labelledby={titleId} className="rounded-xl border border-slate-200 bg-white shadow-sm">
+      <CardHeader>
+        <CardTitle id={titleId}>{title}</CardTitle>
+        {intro}
+      </CardHeader>
+      <CardContent className={contentClassName}>{children}</CardContent>
+    </section>
+  );
 }

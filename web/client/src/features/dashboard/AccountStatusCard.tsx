@@ -6,7 +6,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { ButtonLink } from "@/components/layout/ButtonLink";
 import { Button } from "@/components/ui/Button";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { SectionCard } from "@/components/ui/Card";
 import { ApiError, errorMessage } from "@/lib/api";
 import { refreshCurrentUser, type CurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
@@ -26,20 +26,15 @@ export function AccountStatusCard({ user }: { user: CurrentUser }) {
   const digestCount = digests.value?.length ?? null;
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Account Status</CardTitle>
-      </CardHeader>
-      <CardContent className="space-y-4">
-        <dl className="space-y-2 text-sm">
-          <StatusRow label="Plan" value={TIER_LABELS[tier]} />
-          <StatusRow label="Search terms" value={terms ? `${terms.length} of ${TERM_LIMITS[tier]}` : "…"} />
-          <StatusRow label="Active search terms" value={activeCount ?? "…"} />
-          <StatusRow label="Digests received" value={digestCount ?? "…"} />
-        </dl>
-        {tier === "free" ? <FreeDigests received={digestCount} /> : <CancelSubscription user={user} activeCount={activeCount} />}
-      </CardContent>
-    </Card>
+    <SectionCard title="Account Status" contentClassName="space-y-4">
+      <dl className="space-y-2 text-sm">
+        <StatusRow label="Plan" value={TIER_LABELS[tier]} />
+        <StatusRow label="Search terms" value={terms ? `${terms.length} of ${TERM_LIMITS[tier]}` : "…"} />
+        <StatusRow label="Active search terms" value={activeCount ?? "…"} />
+        <StatusRow label="Digests received" value={digestCount ?? "…"} />
+      </dl>
+      {tier === "free" ? <FreeDigests received={digestCount} /> : <CancelSubscription user={user} activeCount={activeCount} />}
+    </SectionCard>
   );
 }
 

@@ -6,7 +6,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { SectionCard } from "@/components/ui/Card";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { trackEvent } from "@/lib/analytics";
@@ -80,32 +80,34 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
   };
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Add New Search Term</CardTitle>
-        <p className="text-sm text-slate-600">Tell us a research topic and we will email you the newest papers about it, every week.</p>
-        <p className="text-sm text-slate-600">Your first digest arrives within a week.</p>
-      </CardHeader>
-      <CardContent className="space-y-3">
-        <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
-          <div className="flex-1">
-            <Field id={INPUT_ID} label="Research topic">
-              <Input
-                id={INPUT_ID}
-                value={text}
-                onChange={(event) => setText(event.target.value)}
-                placeholder="e.g. CRISPR base editing"
-                autoComplete="off"
-              />
-            </Field>
-          </div>
-          <Button type="submit" disabled={searching || !text.trim()}>
-            {searching ? "Searching..." : "Add"}
-          </Button>
-        </form>
-        <TermUsage tier={user.subscriptionTier} />
-      </CardContent>
-    </Card>
+    <SectionCard
+      title="Add New Search Term"
+      intro={
+        <>
+          <p className="text-sm text-slate-600">Tell us a research topic and we will email you the newest papers about it, every week.</p>
+          <p className="text-sm text-slate-600">Your first digest arrives within a week.</p>
+        </>
+      }
+      contentClassName="space-y-3"
+    >
+      <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
+        <div className="flex-1">
+          <Field id={INPUT_ID} label="Research topic">
+            <Input
+              id={INPUT_ID}
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+              placeholder="e.g. CRISPR base editing"
+              autoComplete="off"
+            />
+          </Field>
+        </div>
+        <Button type="submit" disabled={searching || !text.trim()}>
+          {searching ? "Searching..." : "Add"}
+        </Button>
+      </form>
+      <TermUsage tier={user.subscriptionTier} />
+    </SectionCard>
   );
 }
 

@@ -6,7 +6,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type ReactNode } from "react";
 import { Link } from "react-router-dom";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { SectionCard } from "@/components/ui/Card";
 import { Spinner } from "@/components/ui/Spinner";
 import { Switch } from "@/components/ui/Switch";
 import { errorMessage } from "@/lib/api";
@@ -61,27 +61,22 @@ export function EmailPreferencesCard({ user }: { user: CurrentUser }) {
   };
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Email Preferences</CardTitle>
-      </CardHeader>
-      <CardContent className="space-y-4">
-        {error ? (
-          <p role="alert" className="text-sm text-red-600">
-            {error}
-          </p>
-        ) : null}
-        {stored === null ? (
-          error ? null : (
-            <div className="flex justify-center py-6">
-              <Spinner label="Loading your email preferences" />
-            </div>
-          )
-        ) : (
-          <PreferencesForm stored={stored} pending={pending} onChange={change} />
-        )}
-      </CardContent>
-    </Card>
+    <SectionCard title="Email Preferences" contentClassName="space-y-4">
+      {error ? (
+        <p role="alert" className="text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
+      {stored === null ? (
+        error ? null : (
+          <div className="flex justify-center py-6">
+            <Spinner label="Loading your email preferences" />
+          </div>
+        )
+      ) : (
+        <PreferencesForm stored={stored} pending={pending} onChange={change} />
+      )}
+    </SectionCard>
   );
 }
 

@@ -3,7 +3,7 @@
 // opens the digest dialog and reports email_digest_viewed (spec §7).
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { SectionCard } from "@/components/ui/Card";
 import { Spinner } from "@/components/ui/Spinner";
 import { trackEvent } from "@/lib/analytics";
 import { formatDate } from "@/lib/dates";
@@ -27,38 +27,33 @@ export function RecentDigestsCard(_props: { user: CurrentUser }) {
   const recent = all?.slice(0, RECENT_DIGESTS) ?? [];
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Recent Email Digests</CardTitle>
-      </CardHeader>
-      <CardContent className="space-y-3">
-        {error ? (
-          <p role="alert" className="text-sm text-red-600">
-            {error}
-          </p>
-        ) : null}
-        {all === null ? (
-          error ? null : (
-            <div className="flex justify-center py-6">
-              <Spinner label="Loading your digests" />
-            </div>
-          )
-        ) : recent.length === 0 ? (
-          <div className="rounded-lg border border-dashed border-slate-300 p-6 text-center">
-            <p className="font-medium text-slate-700">No digests yet</p>
-            <p className="mt-1 text-sm text-slate-500">
-              Once you add a search term, its first digest reaches your inbox within a week and is listed here.
-            </p>
+    <SectionCard title="Recent Email Digests" contentClassName="space-y-3">
+      {error ? (
+        <p role="alert" className="text-sm text-red-600">
+          {error}
+        </p>
+      ) : null}
+      {all === null ? (
+        error ? null : (
+          <div className="flex justify-center py-6">
+            <Spinner label="Loading your digests" />
           </div>
-        ) : (
-          <ul className="space-y-2">
-            {recent.map((digest) => (
-              <DigestItem key={digest.id} digest={digest} />
-            ))}
-          </ul>
-        )}
-      </CardContent>
-    </Card>
+        )
+      ) : recent.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-slate-300 p-6 text-center">
+          <p className="font-medium text-slate-700">No digests yet</p>
+          <p className="mt-1 text-sm text-slate-500">
+            Once you add a search term, its first digest reaches your inbox within a week and is listed here.
+          </p>
+        </div>
+      ) : (
+        <ul className="space-y-2">
+          {recent.map((digest) => (
+            <DigestItem key={digest.id} digest={digest} />
+          ))}
+        </ul>
+      )}
+    </SectionCard>
   );
 }
 

@@ -4,7 +4,7 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type FormEvent, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
-import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/Card";
+import { SectionCard } from "@/components/ui/Card";
 import { Input } from "@/components/ui/Input";
 import { Spinner } from "@/components/ui/Spinner";
 import { cn } from "@/components/ui/cn";
@@ -53,12 +53,12 @@ export function SearchQueueCard({ user }: { user: CurrentUser }) {
   };
 
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Your Search Queue</CardTitle>
-        <p className="text-sm text-slate-600">Every active term is searched again each week.</p>
-      </CardHeader>
-      <CardContent className="space-y-3">
+    <>
+      <SectionCard
+        title="Your Search Queue"
+        intro={<p className="text-sm text-slate-600">Every active term is searched again each week.</p>}
+        contentClassName="space-y-3"
+      >
         {failure ? (
           <p role="alert" className="text-sm text-red-600">
             {failure}
@@ -85,7 +85,7 @@ export function SearchQueueCard({ user }: { user: CurrentUser }) {
             )}
           </ul>
         )}
-      </CardContent>
+      </SectionCard>
       <ConfirmDialog
         open={termToDelete !== null}
         onOpenChange={(open) => {
@@ -102,7 +102,7 @@ export function SearchQueueCard({ user }: { user: CurrentUser }) {
         busy={deleting}
         onConfirm={confirmDelete}
       />
-    </Card>
+    </>
   );
 }
 
