@@ -243,9 +243,96 @@ pub fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The character an HTML entity name stands for, for the names that turn up escaped twice in
+/// the sources' text (PubMed abstracts carry `&amp;percnt;`, i.e. the text `&percnt;`).
+fn html_entity(name: &str) -> Option<char> {
+    Some(match name {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "apos" => '\'',
+        "nbsp" => '\u{a0}',
+        "percnt" => '%',
+        "reg" => '®',
+        "copy" => '©',
+        "trade" => '™',
+        "deg" => '°',
+        "plusmn" => '±',
+        "micro" => 'µ',
+        "times" => '×',
+        "divide" => '÷',
+        "middot" => '·',
+        "ndash" => '–',
+        "mdash" => '—',
+        "hellip" => '…',
+        "le" => '≤',
+        "ge" => '≥',
+        "ne" => '≠',
+        "asymp" => '≈',
+        "alpha" => 'α',
+        "beta" => 'β',
+        "gamma" => 'γ',
+        "delta" => 'δ',
+        "kappa" => 'κ',
+        "lambda" => 'λ',
+        "mu" => 'μ',
+        "sigma" => 'σ',
+        "tau" => 'τ',
+        "Delta" => 'Δ',
+        _ => return None,
+    })
+}
+
+/// Text with the HTML character references left in it decoded: known names (`&percnt;`) and
+/// numbers (`&#37;`, `&#x25;`). Anything else that looks like one stays as it is.
+pub fn decode_leftover_entities(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('&') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut decoded = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        decoded.push_str(&rest[..at]);
+        let candidate = &rest[at + 1..];
+        let reference = candidate.find(';').filter(|&end| end > 0 && end <= 10).map(|end| &candidate[..end]);
+        let character = reference.and_then(|reference| match reference.strip_prefix('#') {
+            Some(number) => match number.strip_prefix(['x', 'X']) {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => number.parse().ok(),
+            }
+            .and_then(char::from_u32),
+            None => html_entity(reference),
+        });
+        match (reference, character) {
+            (Some(reference), Some(character)) => {
+                decoded.push(character);
+                rest = &candidate[reference.len() + 1..];
+            }
+            _ => {
+                decoded.push('&');
+                rest = candidate;
+            }
+        }
+    }
+    decoded.push_str(rest);
+    std::borrow::Cow::Owned(decoded)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn character_references_left_in_text_are_decoded() {
+        assert_eq!(decode_leftover_entities("was 95&percnt; of control"), "was 95% of control");
+        assert_eq!(decode_leftover_entities("Tween&reg; 80, 5&#37; and 6&#x25;"), "Tween® 80, 5% and 6%");
+        assert_eq!(decode_leftover_entities("IL-1&beta; &le; 2"), "IL-1β ≤ 2");
+        for kept in ["AT&T", "R&D; costs", "&unknown; name", "a & b", "&#xZZ;", "&;", "trailing &"] {
+            assert_eq!(decode_leftover_entities(kept), kept);
+        }
+        assert!(matches!(decode_leftover_entities("no references"), std::borrow::Cow::Borrowed(_)));
+    }
 
     #[test]
     fn dois_normalize() {

@@ -341,7 +341,7 @@ fn clean_text(text: &str) -> String {
         .replace("O_LI", " • ")
         .replace("O_ST_ABS", " ")
         .replace("C_ST_ABS", ": ");
-    collapse_whitespace(&cleaned)
+    collapse_whitespace(&crate::paper::decode_leftover_entities(&cleaned))
 }
 
 /// Drops each figure's image markup (`O_FIG` up to `M_FIG`, where the caption starts) and the

@@ -395,6 +395,14 @@ mod tests {
     const BATCH_OF_6: &str = include_str!("../../../fixtures/pubmed/efetch_batch_6_articles.xml");
 
     #[test]
+    fn references_escaped_twice_in_the_recorded_batch_read_as_their_characters() {
+        let papers = parse_efetch(BATCH_OF_20).items;
+        let text: String = papers.iter().map(|paper| format!("{} {}", paper.title, paper.abstract_text())).collect();
+        assert!(!text.contains("&percnt;") && !text.contains("&reg;"), "an entity was left in the text");
+        assert!(text.contains("95% that of"), "the recorded '95&amp;percnt; that of' reads as 95%");
+    }
+
+    #[test]
     fn pruning_the_unread_parts_changes_no_record() {
         let bodies = [
             BATCH_OF_6,

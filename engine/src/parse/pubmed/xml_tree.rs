@@ -51,11 +51,12 @@ impl<'a> Element<'a> {
         path.iter().try_fold(self, |element, name| element.child(name))
     }
 
-    /// The element's text with inline markup and MathML flattened and whitespace collapsed.
+    /// The element's text with inline markup and MathML flattened, character references that
+    /// were escaped twice decoded, and whitespace collapsed.
     pub fn text(&self) -> String {
         let mut flattened = String::new();
         append_flattened_text(self, &mut flattened);
-        collapsed(&flattened)
+        collapsed(&crate::paper::decode_leftover_entities(&flattened))
     }
 
     /// The flattened text of the child `name`, when there is such a child and its text is not
