@@ -211,14 +211,17 @@ impl Digester {
         let query = PaperQuery { text, since, until: Some(today), sources, limit: CANDIDATES };
         let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
         let query_terms = self.index.analyze(term);
+        let mut surfaces = Surfaces::of(&expansion);
         let candidates: Vec<Candidate> = hits
             .into_iter()
             .map(|hit| {
-                let words = self.index.analyze(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
+                let analyzed = self.index.analyze_with_surface(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
+                surfaces.count(&analyzed);
+                let words: Vec<String> = analyzed.into_iter().map(|(word, _)| word).collect();
                 Candidate { reason: match_reason(term, &query_terms, &hit.paper, &words), paper: hit.paper, score: hit.score }
             })
             .collect();
-        let searched_as = searched_as(&phrases, &expansion);
+        let searched_as = searched_as(&phrases, &expansion, &surfaces);
         let scored = score(&candidates, today);
         let entry_keys = Mutex::new(vec![None; scored.len()]);
         let by_key = index_by_first_key(&candidates);
@@ -257,10 +260,43 @@ impl Digester {
     }
 }
 
-/// "Searched as …": the LLM's phrases, then the words of the expanded query.
-fn searched_as(phrases: &[String], expansion: &[(String, f32)]) -> Option<String> {
-    let words = expansion.iter().map(|(word, _)| word.as_str());
-    let shown: Vec<&str> = phrases.iter().map(String::as_str).chain(words).collect();
+/// How the papers spelled each word of an expanded query: the index's words are stems
+/// ("toxic", "phthalat"), which read badly in a mail.
+struct Surfaces(HashMap<String, HashMap<String, u32>>);
+
+impl Surfaces {
+    fn of(expansion: &[(String, f32)]) -> Surfaces {
+        Surfaces(expansion.iter().map(|(word, _)| (word.clone(), HashMap::new())).collect())
+    }
+
+    /// Counts the spellings of the expansion's words in one paper's analyzed text.
+    fn count(&mut self, analyzed: &[(String, String)]) {
+        for (word, surface) in analyzed {
+            if let Some(spellings) = self.0.get_mut(word) {
+                *spellings.entry(surface.clone()).or_default() += 1;
+            }
+        }
+    }
+
+    /// The commonest spelling of `word` (the shorter one on a tie), or the word itself.
+    fn readable<'a>(&'a self, word: &'a str) -> &'a str {
+        self.0
+            .get(word)
+            .and_then(|spellings| spellings.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.len().cmp(&a.0.len())).then_with(|| b.0.cmp(a.0))))
+            .map_or(word, |(surface, _)| surface.as_str())
+    }
+}
+
+/// "Searched as …": the LLM's phrases, then the words of the expanded query as the papers spell
+/// them (each once).
+fn searched_as(phrases: &[String], expansion: &[(String, f32)], surfaces: &Surfaces) -> Option<String> {
+    let mut shown: Vec<&str> = phrases.iter().map(String::as_str).collect();
+    for (word, _) in expansion {
+        let readable = surfaces.readable(word);
+        if !shown.contains(&readable) {
+            shown.push(readable);
+        }
+    }
     (!shown.is_empty()).then(|| shown.join(", "))
 }
 
@@ -346,5 +382,35 @@ impl DigestRenderer {
             ));
         }
         reason
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyzed(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(word, surface)| (word.to_string(), surface.to_string())).collect()
+    }
+
+    #[test]
+    fn searched_as_shows_words_as_the_papers_spell_them() {
+        let expansion = vec![("toxic".to_string(), 0.4), ("phthalat".to_string(), 0.3), ("rat".to_string(), 0.2), ("xyz".to_string(), 0.1)];
+        let mut surfaces = Surfaces::of(&expansion);
+        surfaces.count(&analyzed(&[("toxic", "toxicity"), ("phthalat", "phthalate"), ("rat", "rats"), ("liver", "liver")]));
+        surfaces.count(&analyzed(&[("toxic", "toxic"), ("toxic", "toxicity"), ("phthalat", "phthalates"), ("rat", "rat")]));
+        // "toxicity" twice beats "toxic"; phthalate/phthalates and rat/rats tie, and the shorter wins;
+        // a word no paper spelled stays as it is.
+        let shown = searched_as(&["hepatotoxicity".to_string()], &expansion, &surfaces);
+        assert_eq!(shown.as_deref(), Some("hepatotoxicity, toxicity, phthalate, rat, xyz"));
+        assert_eq!(searched_as(&[], &[], &Surfaces::of(&[])), None);
+    }
+
+    #[test]
+    fn a_spelling_shown_already_is_not_repeated() {
+        let expansion = vec![("studi".to_string(), 0.5), ("study".to_string(), 0.2)];
+        let mut surfaces = Surfaces::of(&expansion);
+        surfaces.count(&analyzed(&[("studi", "study"), ("study", "study")]));
+        assert_eq!(searched_as(&[], &expansion, &surfaces).as_deref(), Some("study"));
     }
 }

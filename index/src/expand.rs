@@ -38,6 +38,22 @@ impl PaperIndex {
         tokens
     }
 
+    /// Each analyzed word of `text` with the text it was read from, lowercased ("toxicity" for
+    /// the word `toxic`), to show readers words rather than stems.
+    pub fn analyze_with_surface(&self, text: &str) -> Vec<(String, String)> {
+        let Some(mut analyzer) = self.index().tokenizers().get(ENGLISH_TOKENIZER) else {
+            return Vec::new();
+        };
+        let mut tokens = Vec::new();
+        let mut stream = analyzer.token_stream(text);
+        while stream.advance() {
+            let token = stream.token();
+            let surface = text.get(token.offset_from..token.offset_to).unwrap_or(&token.text).to_lowercase();
+            tokens.push((token.text.clone(), surface));
+        }
+        tokens
+    }
+
     /// The RM3 expansion of `query.text` over the committed papers (see the module docs).
     pub fn expand(&self, query: &PaperQuery, params: &Rm3) -> Result<Expansion, IndexError> {
         let searcher = self.searcher();

@@ -13,6 +13,9 @@ fn text_is_analyzed_as_the_index_analyzes_it() -> TestResult {
     assert_eq!(index.analyze("Running mutations, KRAS-driven"), vec!["run", "mutat", "kras", "driven"]);
     assert!(index.analyze("  ,;  ").is_empty());
     assert_eq!(index.analyze("The effects of a drug on the heart"), vec!["effect", "drug", "heart"], "stopwords are dropped");
+    let with_surface = index.analyze_with_surface("Running Mutations of the heart");
+    let expected = [("run", "running"), ("mutat", "mutations"), ("heart", "heart")].map(|(word, surface)| (word.to_string(), surface.to_string()));
+    assert_eq!(with_surface, expected.to_vec(), "each word comes with the text it was read from");
     Ok(())
 }
 
