@@ -10,8 +10,8 @@ import { SectionCard } from "@/components/ui/Card";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { trackEvent } from "@/lib/analytics";
-import { classifySearchFailure, runImmediateSearch, type SearchFailure } from "@/features/search/immediateSearch";
-import { clearPendingSearch, getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
+import { classifySearchFailure, reportSearchFailure, runImmediateSearch } from "@/features/search/immediateSearch";
+import { clearPendingSearch, getPendingSearch } from "@/state/pendingSearch";
 import type { CurrentUser, Tier } from "@/state/session";
 import { QUEUED_TOAST_DURATION_MS, RESTORE_TOAST_DURATION_MS, toast } from "@/state/toast";
 import { TERM_LIMITS } from "./api";
@@ -33,23 +33,6 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
   useRestoredPendingSearch(setText);
   useQueueRefreshWhile(searching, user.id);
 
-  const reportFailure = (failure: SearchFailure, term: string) => {
-    switch (failure.kind) {
-      case "max-searches":
-        toast({ title: "Maximum Searches Reached", description: failure.message, variant: "destructive" });
-        return;
-      case "payment-required":
-        // Kept for the way back from /subscribe, where this card puts it into the input again.
-        setPendingSearch(term);
-        toast({ title: "Subscription Required", description: failure.message, variant: "destructive" });
-        navigate(`/subscribe?tier=${failure.tier}`);
-        return;
-      case "other":
-        toast({ title: "Search Failed", description: failure.message, variant: "destructive" });
-        return;
-    }
-  };
-
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const term = text.trim();
@@ -68,7 +51,7 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
       // Back into the input, so a term the server refused can be corrected.
       setText((current) => current || term);
       const failure = classifySearchFailure(error);
-      reportFailure(failure, term);
+      reportSearchFailure(failure, term, navigate);
       // A refused payment stored nothing and leaves the dashboard; otherwise the term may now be failed.
       if (failure.kind !== "payment-required") await loadSearchTerms(user.id);
       return;

@@ -14,12 +14,13 @@ import {
   COMPLETE_STAGE_INDEX,
   dashboardPathFor,
   REDIRECT_AFTER_COMPLETE_MS,
+  reportSearchFailure,
   runImmediateSearch,
   SEARCH_STAGES,
   SENDING_STAGE_INDEX,
   type SearchFailure,
 } from "./immediateSearch";
-import { clearPendingSearch, setPendingSearch } from "@/state/pendingSearch";
+import { clearPendingSearch } from "@/state/pendingSearch";
 
 export interface ProcessingDialogProps {
   email: string;
@@ -83,20 +84,8 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
   const handleFailure = (failure: SearchFailure, term: string) => {
     const { navigate: go, onOpenChange: setOpen } = latest.current;
     setOpen(false);
-    switch (failure.kind) {
-      case "max-searches":
-        toast({ title: "Maximum Searches Reached", description: failure.message, variant: "destructive" });
-        return;
-      case "payment-required":
-        setPendingSearch(term);
-        toast({ title: "Subscription Required", description: failure.message, variant: "destructive" });
-        go(`/subscribe?tier=${failure.tier}`);
-        return;
-      case "other":
-        toast({ title: "Search Failed", description: failure.message, variant: "destructive" });
-        go("/login");
-        return;
-    }
+    reportSearchFailure(failure, term, go);
+    if (failure.kind === "other") go("/login");
   };
 
   const cancel = () => {

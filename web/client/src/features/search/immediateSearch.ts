@@ -1,6 +1,8 @@
 // The immediate search run after signup (spec §4): the stages the progress dialog walks
 // through, the call itself, and how its failures are told apart (spec §8).
 import { ApiError, errorMessage, postJson } from "@/lib/api";
+import { setPendingSearch } from "@/state/pendingSearch";
+import { toast } from "@/state/toast";
 
 export interface SearchStage {
   label: string;
@@ -54,4 +56,24 @@ export function classifySearchFailure(error: unknown): SearchFailure {
 
 export function dashboardPathFor(email: string): string {
   return `/dashboard?${new URLSearchParams({ email }).toString()}`;
+}
+
+/**
+ * Tells the user why a search of `term` failed (spec §8). A full plan goes to /subscribe with the
+ * term kept in session storage, so it comes back into the dashboard's input afterwards.
+ */
+export function reportSearchFailure(failure: SearchFailure, term: string, navigate: (to: string) => void) {
+  switch (failure.kind) {
+    case "max-searches":
+      toast({ title: "Maximum Searches Reached", description: failure.message, variant: "destructive" });
+      return;
+    case "payment-required":
+      setPendingSearch(term);
+      toast({ title: "Subscription Required", description: failure.message, variant: "destructive" });
+      navigate(`/subscribe?tier=${failure.tier}`);
+      return;
+    case "other":
+      toast({ title: "Search Failed", description: failure.message, variant: "destructive" });
+      return;
+  }
 }
