@@ -1,9 +1,13 @@
-// The public header (spec §2): brand (home), Blog and Login.
+// The public header (spec §2): brand (home), Blog and Login. Someone the page already knows to be
+// signed in (the test-email page asks) gets Dashboard instead of Login.
+import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "react-router-dom";
+import { currentUser } from "@/state/session";
 import { BrandMark } from "./BrandMark";
 import { ButtonLink } from "./ButtonLink";
 
 export function Header() {
+  useSignals();
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200/80 bg-white/90 backdrop-blur supports-[backdrop-filter]:bg-white/75">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-4 sm:px-6 lg:px-8">
@@ -14,7 +18,7 @@ export function Header() {
           <ButtonLink to="/blog" variant="ghost">
             Blog
           </ButtonLink>
-          <ButtonLink to="/auth">Login</ButtonLink>
+          {currentUser.value ? <ButtonLink to="/dashboard">Dashboard</ButtonLink> : <ButtonLink to="/auth">Login</ButtonLink>}
         </nav>
       </div>
     </header>
