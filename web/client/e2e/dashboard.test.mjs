@@ -17,7 +17,7 @@ before(async () => {
   const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
   replay = await startReplay({ papersDay: yesterday });
   stack = await startStack({ env: replay.env });
-  await waitFor(async () => (await stack.papertide.health()).sources.pubmed.papersThisWeek >= RECORDED_PAPERS, "the harvest", 60_000);
+  await waitFor(async () => (await stack.papertide.health()).sources.pubmed.papersAddedTotal >= RECORDED_PAPERS, "the harvest", 60_000);
 });
 after(async () => {
   await stack?.stop();
