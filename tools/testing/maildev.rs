@@ -42,7 +42,20 @@ impl Maildev {
     }
 
     /// Starts maildev with extra arguments (e.g. `--incoming-user`), waiting until it answers.
+    /// A free port can be taken by another test before maildev binds it; maildev then exits, and
+    /// it is started again on other ports.
     pub async fn start_with(extra_args: &[&str]) -> Maildev {
+        const ATTEMPTS: usize = 3;
+        for _ in 0..ATTEMPTS {
+            if let Some(maildev) = Maildev::try_start(extra_args).await {
+                return maildev;
+            }
+        }
+        panic!("maildev did not start in {ATTEMPTS} attempts");
+    }
+
+    /// One start on fresh ports: `None` when maildev exits before it answers.
+    async fn try_start(extra_args: &[&str]) -> Option<Maildev> {
         let (smtp_port, web_port) = (free_port(), free_port());
         let child = Command::new(maildev_binary())
             .args(["--smtp", &smtp_port.to_string(), "--web", &web_port.to_string(), "--ip", "127.0.0.1", "--silent"])
@@ -51,18 +64,22 @@ impl Maildev {
             .stderr(Stdio::null())
             .spawn()
             .expect("starting maildev");
-        let maildev = Maildev { child, smtp_port, web_port, http: reqwest::Client::new() };
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut maildev = Maildev { child, smtp_port, web_port, http: reqwest::Client::new() };
+        // Node starts slowly on a busy machine running many test binaries at once.
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
+            if maildev.child.try_wait().ok().flatten().is_some() {
+                return None;
+            }
             let web_up = maildev.http.get(maildev.api("/email")).send().await.is_ok();
             // A bare TCP probe would abort a TLS handshake, which makes maildev exit; a TLS
             // server is taken as up once its web API (started after SMTP) answers.
             let is_tls = extra_args.contains(&"--incoming-secure");
             let smtp_up = is_tls || std::net::TcpStream::connect(("127.0.0.1", smtp_port)).is_ok();
             if web_up && smtp_up {
-                return maildev;
+                return Some(maildev);
             }
-            assert!(Instant::now() < deadline, "maildev did not start within 30 s");
+            assert!(Instant::now() < deadline, "maildev did not start within 60 s");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
