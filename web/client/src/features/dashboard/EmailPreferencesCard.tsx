@@ -7,13 +7,13 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type ReactNode } from "react";
 import { Link } from "react-router-dom";
 import { SectionCard } from "@/components/ui/Card";
-import { Spinner } from "@/components/ui/Spinner";
 import { Switch } from "@/components/ui/Switch";
 import { errorMessage } from "@/lib/api";
 import type { CurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
 import { DELIVERY_DAYS, updatePreferences, type DeliveryDay, type Preferences, type PreferencesChange } from "./api";
 import { loadError, preferences, setPreferences } from "./store";
+import { Loaded } from "./Loaded";
 
 type Field = keyof PreferencesChange;
 
@@ -62,20 +62,9 @@ export function EmailPreferencesCard({ user }: { user: CurrentUser }) {
 
   return (
     <SectionCard title="Email Preferences" contentClassName="space-y-4">
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {error}
-        </p>
-      ) : null}
-      {stored === null ? (
-        error ? null : (
-          <div className="flex justify-center py-6">
-            <Spinner label="Loading your email preferences" />
-          </div>
-        )
-      ) : (
-        <PreferencesForm stored={stored} pending={pending} onChange={change} />
-      )}
+      <Loaded value={stored} error={error} spinnerLabel="Loading your email preferences">
+        {(loaded) => <PreferencesForm stored={loaded} pending={pending} onChange={change} />}
+      </Loaded>
     </SectionCard>
   );
 }

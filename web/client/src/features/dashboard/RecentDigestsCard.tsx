@@ -4,13 +4,13 @@
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { SectionCard } from "@/components/ui/Card";
-import { Spinner } from "@/components/ui/Spinner";
 import { trackEvent } from "@/lib/analytics";
 import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
 import { digestPapers, RECENT_DIGESTS, type EmailDigest } from "./api";
 import { DigestDialog } from "./DigestDialog";
 import { digests, loadError } from "./store";
+import { Loaded } from "./Loaded";
 
 const DIGEST_TYPE_LABELS: Record<string, string> = { immediate: "Immediate", weekly: "Weekly" };
 
@@ -24,35 +24,26 @@ export function RecentDigestsCard(_props: { user: CurrentUser }) {
   const all = digests.value;
   const error = loadError.value.digests;
   // The server lists digests newest first.
-  const recent = all?.slice(0, RECENT_DIGESTS) ?? [];
-
   return (
     <SectionCard title="Recent Email Digests" contentClassName="space-y-3">
-      {error ? (
-        <p role="alert" className="text-sm text-red-600">
-          {error}
-        </p>
-      ) : null}
-      {all === null ? (
-        error ? null : (
-          <div className="flex justify-center py-6">
-            <Spinner label="Loading your digests" />
-          </div>
-        )
-      ) : recent.length === 0 ? (
-        <div className="rounded-lg border border-dashed border-slate-300 p-6 text-center">
-          <p className="font-medium text-slate-700">No digests yet</p>
-          <p className="mt-1 text-sm text-slate-500">
-            Once you add a search term, its first digest reaches your inbox within a week and is listed here.
-          </p>
-        </div>
-      ) : (
-        <ul className="space-y-2">
-          {recent.map((digest) => (
-            <DigestItem key={digest.id} digest={digest} />
-          ))}
-        </ul>
-      )}
+      <Loaded value={all} error={error} spinnerLabel="Loading your digests">
+        {(loaded) =>
+          loaded.length === 0 ? (
+            <div className="rounded-lg border border-dashed border-slate-300 p-6 text-center">
+              <p className="font-medium text-slate-700">No digests yet</p>
+              <p className="mt-1 text-sm text-slate-500">
+                Once you add a search term, its first digest reaches your inbox within a week and is listed here.
+              </p>
+            </div>
+          ) : (
+            <ul className="space-y-2">
+              {loaded.slice(0, RECENT_DIGESTS).map((digest) => (
+                <DigestItem key={digest.id} digest={digest} />
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
     </SectionCard>
   );
 }

@@ -6,7 +6,6 @@ import { useState, type FormEvent, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { SectionCard } from "@/components/ui/Card";
 import { Input } from "@/components/ui/Input";
-import { Spinner } from "@/components/ui/Spinner";
 import { cn } from "@/components/ui/cn";
 import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
@@ -15,6 +14,7 @@ import { toast } from "@/state/toast";
 import { deleteSearchTerm, updateSearchTerm, type SearchTerm } from "./api";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { loadError, loadSearchTerms, searchTerms } from "./store";
+import { Loaded } from "./Loaded";
 
 /** What a term's status reads as (spec §4); any status the client does not know is pending. */
 export function statusLabel(status: string): string {
@@ -59,32 +59,25 @@ export function SearchQueueCard({ user }: { user: CurrentUser }) {
         intro={<p className="text-sm text-slate-600">Every active term is searched again each week.</p>}
         contentClassName="space-y-3"
       >
-        {failure ? (
-          <p role="alert" className="text-sm text-red-600">
-            {failure}
-          </p>
-        ) : null}
-        {terms === null ? (
-          failure ? null : (
-            <div className="flex justify-center py-6">
-              <Spinner label="Loading your search terms" />
-            </div>
-          )
-        ) : terms.length === 0 ? (
-          <p className="py-4 text-sm text-slate-600">No search terms yet. Add one above to get your first digest.</p>
-        ) : (
-          <ul aria-label="Search terms" className="divide-y divide-slate-100">
-            {terms.map((term) =>
-              term.id === editingId ? (
-                <li key={term.id} className="py-4">
-                  <SearchTermEditor term={term} userId={user.id} onClose={() => setEditingId(null)} />
-                </li>
-              ) : (
-                <SearchTermRow key={term.id} term={term} onEdit={() => setEditingId(term.id)} onDelete={() => setTermToDelete(term)} />
-              ),
-            )}
-          </ul>
-        )}
+        <Loaded value={terms} error={failure} spinnerLabel="Loading your search terms">
+          {(loaded) =>
+            loaded.length === 0 ? (
+              <p className="py-4 text-sm text-slate-600">No search terms yet. Add one above to get your first digest.</p>
+            ) : (
+              <ul aria-label="Search terms" className="divide-y divide-slate-100">
+                {loaded.map((term) =>
+                  term.id === editingId ? (
+                    <li key={term.id} className="py-4">
+                      <SearchTermEditor term={term} userId={user.id} onClose={() => setEditingId(null)} />
+                    </li>
+                  ) : (
+                    <SearchTermRow key={term.id} term={term} onEdit={() => setEditingId(term.id)} onDelete={() => setTermToDelete(term)} />
+                  ),
+                )}
+              </ul>
+            )
+          }
+        </Loaded>
       </SectionCard>
       <ConfirmDialog
         open={termToDelete !== null}
