@@ -156,17 +156,20 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     if to != user.email && !is_operator {
         return Err(ApiError::forbidden("not_your_address", "Test mail goes only to your own address."));
     }
-    let mail = match body.kind.as_str() {
-        "welcome" => welcome_mail(&state.mail_context(), &to),
-        "digest" => {
-            let latest = state.store.digests(user.id)?.into_iter().next().ok_or_else(|| {
-                ApiError::bad_request("There is no digest to send yet: add a search term first, and the sample shows its latest results.")
-            })?;
-            render_digest(&state, &user, &to, &latest)?
-        }
+    let is_welcome = match body.kind.as_str() {
+        "welcome" => true,
+        "digest" => false,
         _ => return Err(ApiError::bad_request("The type of test mail must be welcome or digest.")),
     };
     state.limiter.check("test-email", &user.id.to_string(), TEST_MAIL_RATE)?;
+    let mail = if is_welcome {
+        welcome_mail(&state.mail_context(), &to)
+    } else {
+        let latest = state.store.digests(user.id)?.into_iter().next().ok_or_else(|| {
+            ApiError::bad_request("There is no digest to send yet: add a search term first, and the sample shows its latest results.")
+        })?;
+        render_digest(&state, &user, &to, &latest)?
+    };
     state.store.enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
@@ -192,10 +195,20 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     Ok(HttpResponse::Ok().json(json!({ "success": true, "digests": terms.len(), "papersFound": papers })))
 }
 
-/// `GET /api/users/{userId}/digests` → the user's digests, newest first.
+/// `GET /api/users/{userId}/digests` → the user's digests, newest first, each paper as the
+/// client reads it (spec §3 Paper, with its summary, why it matched, its sources and links).
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
     signed_in.require_owner(&user_id)?;
-    Ok(HttpResponse::Ok().json(state.store.digests(signed_in.user.id)?))
+    let digests = state.store.digests(signed_in.user.id)?;
+    let mut listed = serde_json::to_value(&digests).map_err(ApiError::internal)?;
+    for paper in listed.as_array_mut().into_iter().flatten().filter_map(|digest| digest["papersData"].as_array_mut()).flatten() {
+        if let Some(paper) = paper.as_object_mut() {
+            // The store's bookkeeping: which works were sent, and the impact prior of the ranking.
+            paper.remove("keys");
+            paper.remove("impact");
+        }
+    }
+    Ok(HttpResponse::Ok().json(listed))
 }
 
 /// `GET` or `POST /api/unsubscribe/{token}`: weekly digests off for the token's user.

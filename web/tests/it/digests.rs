@@ -76,6 +76,8 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     assert_eq!(papers.len() as u64, found);
     assert!(papers.iter().all(|paper| paper["relevanceScore"].as_f64().is_some_and(|score| (0.0..=1.0).contains(&score))));
     assert!(papers.iter().all(|paper| paper["source"] == "pubmed" && paper["title"].is_string()));
+    assert!(papers.iter().all(|paper| paper.get("keys").is_none() && paper.get("impact").is_none()), "the store's bookkeeping stays inside");
+    assert!(papers.iter().all(|paper| paper["summary"].is_string() && paper["reason"].is_string()));
     assert!(digest["aiSummary"].as_str().is_some_and(|summary| summary.starts_with(&format!("{found} new papers matched"))));
     let terms = ada.get(&format!("/api/users/{ada_id}/search-terms")).await;
     assert_eq!((terms.body[0]["term"].as_str(), terms.body[0]["status"].as_str()), (Some("cancer cells"), Some("completed")));
