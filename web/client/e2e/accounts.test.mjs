@@ -2,7 +2,7 @@
 // sign-out, and a password reset from the mailed link — against the real binary and maildev.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { dismissCookieBanner, linkIn, PASSWORD, screenshot, signIn, signUp, startStack } from "./harness.mjs";
+import { dismissCookieBanner, linkIn, PASSWORD, screenshot, signIn, signUp, startStack, verifiedPage } from "./harness.mjs";
 
 const NEW_PASSWORD = "Brand-New-456";
 
@@ -79,13 +79,7 @@ test("signup → the mailed link verifies and signs in → sign out → sign in"
 
 test("forgot password → the mailed link → the new password works and the old does not", async () => {
   const email = "bob@example.org";
-  const setup = await stack.newPage();
-  await setup.goto("/");
-  await dismissCookieBanner(setup);
-  await signUp(setup, email);
-  const verification = await stack.maildev.waitForEmail(email, "Verify your email");
-  await setup.goto(linkIn(verification, "/verify-email?token="));
-  await setup.getByText("Email Verified Successfully!").waitFor();
+  const setup = await verifiedPage(stack, email);
   await setup.context().close();
 
   const page = await stack.newPage();

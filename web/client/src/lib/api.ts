@@ -44,6 +44,27 @@ export async function apiRequest<T = unknown>(method: string, url: string, body?
 }
 
 export const getJson = <T>(url: string) => apiRequest<T>("GET", url);
+
+const onceRequests = new Map<string, Promise<unknown>>();
+
+/**
+ * `GET url` at most once for the life of the page, for calls that use up a single-use token
+ * (verification, unsubscribe links): React StrictMode's second effect run, or a remount, shares
+ * the first call's answer.
+ */
+export function getJsonOnce<T>(url: string): Promise<T> {
+  let request = onceRequests.get(url);
+  if (!request) {
+    request = getJson<T>(url);
+    onceRequests.set(url, request);
+  }
+  return request as Promise<T>;
+}
+
+/** For tests: forget the calls `getJsonOnce` made. */
+export function forgetOnceRequests() {
+  onceRequests.clear();
+}
 export const postJson = <T>(url: string, body: unknown = {}) => apiRequest<T>("POST", url, body);
 
 /** The server's message in an error, or `fallback` when there is none. */

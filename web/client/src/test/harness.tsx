@@ -62,6 +62,16 @@ export function stubFetch(handlers: Record<string, Handler>) {
   return mock;
 }
 
+/** A handler that answers `reply` only once `release()` is called (a request in flight). */
+export function held(reply: Reply) {
+  let release: () => void = () => {};
+  const handler = () =>
+    new Promise<Reply>((resolve) => {
+      release = () => resolve(reply);
+    });
+  return { handler, release: () => release() };
+}
+
 /** How many requests went to `path`. */
 export function callsTo(mock: ReturnType<typeof stubFetch>, path: string): number {
   return mock.mock.calls.filter(([input]) => new URL(String(input), "http://localhost").pathname === path).length;

@@ -1,7 +1,7 @@
 import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { currentUser, setCurrentUser } from "@/state/session";
-import { resetVerifications } from "./api";
+import { forgetOnceRequests } from "@/lib/api";
 import { callsTo, polyfillBrowserApis, renderRoute, resetToasts, stubFetch } from "@/test/harness";
 import { VerifyEmail } from "./VerifyEmail";
 
@@ -16,7 +16,7 @@ function renderVerify(at: string, strict = false) {
 beforeAll(polyfillBrowserApis);
 beforeEach(() => {
   resetToasts();
-  resetVerifications();
+  forgetOnceRequests();
   setCurrentUser(null);
 });
 afterEach(() => vi.unstubAllGlobals());

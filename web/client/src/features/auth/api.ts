@@ -1,5 +1,5 @@
 // The auth calls of spec §7, each a thin wrapper over the shared api module.
-import { ApiError, errorMessage, getJson, postJson } from "@/lib/api";
+import { ApiError, errorMessage, getJsonOnce, postJson } from "@/lib/api";
 import type { CurrentUser } from "@/state/session";
 import type { CombinedSignupValues, FormErrors, StandaloneSignupValues } from "./validation";
 
@@ -63,24 +63,9 @@ export function resendVerification(email: string): Promise<MessageAnswer> {
   return postJson<MessageAnswer>("/api/auth/resend-verification", { email: email.trim() });
 }
 
-const verifications = new Map<string, Promise<VerifyAnswer>>();
-
-/**
- * `GET /api/verify-email?token=`, at most once per token for the life of the page: a token is
- * single-use, so React StrictMode's second effect run (or a remount) must share the first call.
- */
+/** `GET /api/verify-email?token=`, at most once per token for the life of the page (single use). */
 export function verifyEmailOnce(token: string): Promise<VerifyAnswer> {
-  let verification = verifications.get(token);
-  if (!verification) {
-    verification = getJson<VerifyAnswer>(`/api/verify-email?token=${encodeURIComponent(token)}`);
-    verifications.set(token, verification);
-  }
-  return verification;
-}
-
-/** For tests: forget earlier verifications. */
-export function resetVerifications() {
-  verifications.clear();
+  return getJsonOnce<VerifyAnswer>(`/api/verify-email?token=${encodeURIComponent(token)}`);
 }
 
 /** The per-field messages of a 400 `validation_failed` answer, in the forms' shape. */

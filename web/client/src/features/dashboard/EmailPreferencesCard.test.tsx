@@ -1,7 +1,7 @@
 import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { CurrentUser, Tier } from "@/state/session";
-import { callsTo, latestToast, polyfillBrowserApis, renderRoute, resetToasts, stubFetch, type Reply } from "@/test/harness";
+import { callsTo, held, latestToast, polyfillBrowserApis, renderRoute, type Reply, resetToasts, stubFetch } from "@/test/harness";
 import type { Preferences } from "./api";
 import { EmailPreferencesCard } from "./EmailPreferencesCard";
 import { loadPreferences, preferences, resetDashboard } from "./store";
@@ -41,16 +41,6 @@ async function showCard(tier: Tier, stored: Preferences, extra: Handlers = {}) {
 /** A PATCH handler answering the stored preferences with the change applied. */
 function accepts(stored: Preferences) {
   return (change: unknown): Reply => ({ status: 200, body: { ...stored, ...(change as object) } });
-}
-
-/** A PATCH handler that waits for `release()`. */
-function held(reply: Reply) {
-  let release: () => void = () => {};
-  const handler = () =>
-    new Promise<Reply>((resolve) => {
-      release = () => resolve(reply);
-    });
-  return { handler, release: () => release() };
 }
 
 /** The JSON bodies of the PATCH requests to the preferences, in order. */

@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { setCurrentUser, type CurrentUser } from "@/state/session";
-import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
+import { callsTo, held, latestToast, polyfillBrowserApis, renderRoute, type Reply, requestBody, resetToasts, stubFetch } from "@/test/harness";
 import { TestEmailScreen } from "./TestEmailScreen";
 
 const ADA: CurrentUser = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
@@ -17,16 +17,6 @@ async function showScreen() {
   const user = userEvent.setup();
   renderRoute(<TestEmailScreen />, { at: "/test-email", routePath: "/test-email" });
   return user;
-}
-
-/** A handler that answers only once `release()` is called. */
-function held(reply: Reply) {
-  let release: () => void = () => {};
-  const handler = () =>
-    new Promise<Reply>((resolve) => {
-      release = () => resolve(reply);
-    });
-  return { handler, release: () => release() };
 }
 
 const emailInput = () => screen.getByRole("textbox", { name: "Email address" });

@@ -2,7 +2,7 @@ import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { resetAppConfig } from "@/state/config";
 import { callsTo, renderRoute, stubFetch, type Reply } from "@/test/harness";
-import { resetUnsubscriptions } from "./api";
+import { forgetOnceRequests } from "@/lib/api";
 import { UnsubscribeScreen } from "./UnsubscribeScreen";
 
 const CONFIG: Reply = { status: 200, body: { supportEmail: "help@example.org", analytics: null, billingEnabled: false } };
@@ -32,7 +32,7 @@ async function expectHelpLinks() {
 
 beforeEach(() => {
   resetAppConfig();
-  resetUnsubscriptions();
+  forgetOnceRequests();
 });
 afterEach(() => vi.unstubAllGlobals());
 

@@ -1,6 +1,6 @@
 // The calls of the mail pages (spec §7): test mail and the weekly digest on demand for the
 // test-email page, and the unsubscribe link's call. Failures are ApiErrors (spec §8).
-import { getJson, postJson } from "@/lib/api";
+import { getJsonOnce, postJson } from "@/lib/api";
 
 export type TestEmailType = "welcome" | "digest";
 
@@ -27,22 +27,7 @@ export const sendTestEmail = (email: string, type: TestEmailType) => postJson<Te
 /** The signed-in user's weekly digest now, one per active term (400 without one). */
 export const triggerDigest = () => postJson<TriggerDigestAnswer>("/api/trigger-digest", {});
 
-const unsubscriptions = new Map<string, Promise<UnsubscribeAnswer>>();
-
-/**
- * Turns weekly digests off for the link's token, asking the server once per token: StrictMode
- * runs effects twice, and the second run shares the first one's answer.
- */
+/** Turns weekly digests off for the link's token, asking the server once per token (single use). */
 export function unsubscribeOnce(token: string): Promise<UnsubscribeAnswer> {
-  let unsubscription = unsubscriptions.get(token);
-  if (!unsubscription) {
-    unsubscription = getJson<UnsubscribeAnswer>(`/api/unsubscribe/${encodeURIComponent(token)}`);
-    unsubscriptions.set(token, unsubscription);
-  }
-  return unsubscription;
-}
-
-/** For tests: forget earlier unsubscriptions. */
-export function resetUnsubscriptions() {
-  unsubscriptions.clear();
+  return getJsonOnce<UnsubscribeAnswer>(`/api/unsubscribe/${encodeURIComponent(token)}`);
 }
