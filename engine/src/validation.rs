@@ -22,6 +22,8 @@ pub const MSG_PASSWORDS_DO_NOT_MATCH: &str = "Passwords do not match";
 pub const MSG_RESEARCH_FIELD_REQUIRED: &str = "Please enter your research field";
 pub const MSG_RESEARCH_FIELD_TOO_LONG: &str = "Research field must be at most 100 characters";
 pub const MSG_RESEARCH_FIELD_INVALID: &str = "Please select a valid research field";
+pub const MSG_RESEARCH_FIELD_UNSUPPORTED: &str =
+    "Research field contains unsupported characters: use letters, digits and ordinary punctuation, without < or >";
 pub const MSG_AGREE_TERMS: &str = "You must agree to the Terms and Conditions";
 pub const MSG_AGREE_PRIVACY: &str = "You must agree to the Privacy Policy";
 pub const MSG_RESET_TOKEN_REQUIRED: &str = "Reset token is required";
@@ -156,6 +158,17 @@ pub struct Signup {
     pub research_field: Option<String>,
 }
 
+/// Whether free text shown to people is plain: no control characters (NUL, CR, LF, ...), no
+/// invisible bidirectional controls (which can make text read backwards, U+202E), and no
+/// markup angle brackets.
+pub fn is_plain_text(text: &str) -> bool {
+    const BIDI_CONTROLS: &[char] = &[
+        '\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}',
+        '\u{2067}', '\u{2068}', '\u{2069}',
+    ];
+    !text.chars().any(|character| character.is_control() || BIDI_CONTROLS.contains(&character) || matches!(character, '<' | '>'))
+}
+
 /// The standalone form asks for 6 characters; the server's floor of 8 applies on top.
 pub fn validate_standalone_signup(form: &StandaloneSignupForm) -> Result<Signup, ValidationErrors> {
     let mut errors = ValidationErrors::default();
@@ -179,6 +192,8 @@ pub fn validate_standalone_signup(form: &StandaloneSignupForm) -> Result<Signup,
         errors.add("researchField", MSG_RESEARCH_FIELD_REQUIRED);
     } else if research_field.chars().count() > MAX_RESEARCH_FIELD_CHARS {
         errors.add("researchField", MSG_RESEARCH_FIELD_TOO_LONG);
+    } else if !is_plain_text(&research_field) {
+        errors.add("researchField", MSG_RESEARCH_FIELD_UNSUPPORTED);
     }
     errors.into_result(Signup { email, password, research_field: Some(research_field) })
 }
@@ -341,6 +356,12 @@ mod tests {
         assert_eq!(under_floor.messages_for("password"), vec![MSG_PASSWORD_MIN_8]);
         let no_field = validate_standalone_signup(&form("12345678", "  ")).expect_err("no field");
         assert_eq!(no_field.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_REQUIRED]);
+        for hostile in ["bio\0logy", "biology\r\nBcc: x@example.org", "abc\u{202E}fed", "<script>alert(1)</script>", "a\u{2066}b"] {
+            let refused = validate_standalone_signup(&form("secret-12", hostile)).expect_err(hostile);
+            assert_eq!(refused.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_UNSUPPORTED], "{hostile:?}");
+        }
+        let accepted = validate_standalone_signup(&form("secret-12", "Cell & molecular biology (RNA), Zürich")).expect("plain");
+        assert_eq!(accepted.research_field.as_deref(), Some("Cell & molecular biology (RNA), Zürich"));
         assert!(validate_standalone_signup(&form("12345678", "Neuroscience")).is_ok());
     }
 

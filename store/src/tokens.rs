@@ -89,6 +89,24 @@ impl Store {
         Ok(())
     }
 
+    /// Whether `hash` is a token of `purpose` that [`Store::reset_password`] or
+    /// [`Store::verify_email`] would accept now: known, the user's current one, unexpired, and
+    /// the user active. Reads only; lets a caller skip costly work for a token that would fail.
+    pub fn token_is_usable(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<bool> {
+        let Some(bytes) = self.tokens.get(hash.as_bytes())? else {
+            return Ok(false);
+        };
+        let record: TokenRecord = decode("token", &bytes)?;
+        if record.purpose != purpose || record.expires_at <= now {
+            return Ok(false);
+        }
+        let Some(user_bytes) = self.users.get(record.user_id.as_bytes())? else {
+            return Ok(false);
+        };
+        let user: User = decode("user", &user_bytes)?;
+        Ok(user.is_active && previous_token_hash(&user, purpose) == Some(hash))
+    }
+
     /// Uses a verification token: marks the email verified and queues the mail `welcome` makes.
     /// `None` when the token is unknown, used, superseded or expired.
     pub fn verify_email(

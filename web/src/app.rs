@@ -3,9 +3,12 @@
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::{from_fn, DefaultHeaders};
-use actix_web::{web, App, HttpResponse};
+use actix_web::{web, App};
 
-use crate::error::{json_payload_error, query_error, ApiError};
+use std::sync::Arc;
+
+use crate::error::{json_error_bodies, json_payload_error, path_error, query_error};
+use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::{auth, billing, client, digests, health, terms, users};
@@ -24,10 +27,15 @@ pub fn create_app(
         InitError = (),
     >,
 > {
+    let mut api_routes = RouteTable::default();
+    let api = web::scope("/api").configure(|config| configure_api(&mut ApiRoutes::new(config, &mut api_routes, "/api")));
     App::new()
         .app_data(web::Data::new(state))
+        .app_data(web::Data::new(Arc::new(api_routes)))
         .app_data(web::JsonConfig::default().limit(MAX_JSON_BODY_BYTES).error_handler(json_payload_error))
         .app_data(web::QueryConfig::default().error_handler(query_error))
+        .app_data(web::PathConfig::default().error_handler(path_error))
+        .wrap(from_fn(json_error_bodies))
         .wrap(
             DefaultHeaders::new()
                 .add(("X-Content-Type-Options", "nosniff"))
@@ -36,20 +44,23 @@ pub fn create_app(
         )
         .route("/healthz", web::get().to(health::healthz))
         .route("/metrics", web::get().to(health::metrics))
-        .service(
-            web::scope("/api")
-                .wrap(from_fn(same_origin_guard))
-                .route("/config", web::get().to(client::config))
-                .configure(auth::configure)
-                .configure(users::configure)
-                .configure(terms::configure)
-                .configure(digests::configure)
-                .configure(billing::configure)
-                .default_service(web::to(api_not_found)),
-        )
+        .service(api.wrap(from_fn(same_origin_guard)).default_service(web::to(unmatched)))
         .default_service(web::to(client::serve))
 }
 
-async fn api_not_found() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::not_found("Not found"))
+/// Every `/api` route, each registered once through `routes` (which also records it).
+pub fn configure_api(routes: &mut ApiRoutes) {
+    routes.get("/config", client::config);
+    auth::configure(routes);
+    users::configure(routes);
+    terms::configure(routes);
+    digests::configure(routes);
+    billing::configure(routes);
+}
+
+/// The table of every `/api` route, as [`create_app`] registers them.
+pub fn api_route_table() -> RouteTable {
+    let mut table = RouteTable::default();
+    let _ = web::scope("/api").configure(|config| configure_api(&mut ApiRoutes::new(config, &mut table, "/api")));
+    table
 }

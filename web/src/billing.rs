@@ -14,6 +14,7 @@ use engine::Tier;
 use serde::Deserialize;
 
 use crate::auth::SignedIn;
+use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
@@ -22,15 +23,15 @@ pub const MSG_BILLING_DISABLED: &str =
 const MSG_NOTHING_TO_CANCEL: &str = "You are on the Free plan: there is no subscription to cancel.";
 const MSG_BAD_TIER: &str = "Please select a valid subscription plan.";
 
-pub fn configure(config: &mut web::ServiceConfig) {
-    config
-        .route("/cancel-subscription", web::post().to(cancel_subscription))
-        .route("/create-subscription", web::post().to(create_subscription))
-        .route("/create-checkout-session", web::post().to(create_subscription))
-        .route("/session-status", web::get().to(billing_call))
-        .route("/subscriptions/{subscription_id}/status", web::get().to(billing_call))
-        .route("/debug-webhook-status", web::get().to(billing_call))
-        .route("/fix-subscription", web::post().to(billing_call));
+pub fn configure(routes: &mut ApiRoutes) {
+    routes
+        .post("/cancel-subscription", cancel_subscription)
+        .post("/create-subscription", create_subscription)
+        .post("/create-checkout-session", create_subscription)
+        .get("/session-status", billing_call)
+        .get("/subscriptions/{subscription_id}/status", billing_call)
+        .get("/debug-webhook-status", billing_call)
+        .post("/fix-subscription", billing_call);
 }
 
 fn billing_disabled() -> ApiError {

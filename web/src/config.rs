@@ -133,6 +133,18 @@ pub struct ServeArgs {
     /// Verification re-sends per client address [default: 5/1h].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_RESEND")]
     pub rate_limit_resend: Option<String>,
+    /// New-password submissions (reset links used) per client address [default: 10/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_RESET_PASSWORD")]
+    pub rate_limit_reset_password: Option<String>,
+    /// Immediate searches (a term run at once, each mailing a digest) per user [default: 20/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_IMMEDIATE_SEARCH")]
+    pub rate_limit_immediate_search: Option<String>,
+    /// Digests mailed again (resend email) per user [default: 10/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_RESEND_EMAIL")]
+    pub rate_limit_resend_email: Option<String>,
+    /// Test mails and triggered digests of the test-email page per user [default: 10/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_TEST_EMAIL")]
+    pub rate_limit_test_email: Option<String>,
     #[command(flatten)]
     pub llm: LlmArgs,
 }
@@ -203,6 +215,10 @@ pub struct FileRateLimits {
     pub signup: Option<String>,
     pub forgot_password: Option<String>,
     pub resend: Option<String>,
+    pub reset_password: Option<String>,
+    pub immediate_search: Option<String>,
+    pub resend_email: Option<String>,
+    pub test_email: Option<String>,
 }
 
 /// At most `max` events per `window`.
@@ -240,6 +256,14 @@ pub struct RateLimits {
     pub signup: Rate,
     pub forgot_password: Rate,
     pub resend: Rate,
+    /// Per client address.
+    pub reset_password: Rate,
+    /// Per user.
+    pub immediate_search: Rate,
+    /// Per user.
+    pub resend_email: Rate,
+    /// Per user: test mails and triggered digests together.
+    pub test_email: Rate,
 }
 
 /// A web-analytics provider, loaded by the client only after the visitor consents.
@@ -318,6 +342,10 @@ pub const DEFAULT_RATE_LOGIN: &str = "10/15m";
 pub const DEFAULT_RATE_SIGNUP: &str = "5/1h";
 pub const DEFAULT_RATE_FORGOT_PASSWORD: &str = "5/1h";
 pub const DEFAULT_RATE_RESEND: &str = "5/1h";
+pub const DEFAULT_RATE_RESET_PASSWORD: &str = "10/1h";
+pub const DEFAULT_RATE_IMMEDIATE_SEARCH: &str = "20/1h";
+pub const DEFAULT_RATE_RESEND_EMAIL: &str = "10/1h";
+pub const DEFAULT_RATE_TEST_EMAIL: &str = "10/1h";
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
@@ -405,6 +433,10 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         signup: rate(&serve.rate_limit_signup, file_rates.signup, DEFAULT_RATE_SIGNUP)?,
         forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
         resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
+        reset_password: rate(&serve.rate_limit_reset_password, file_rates.reset_password, DEFAULT_RATE_RESET_PASSWORD)?,
+        immediate_search: rate(&serve.rate_limit_immediate_search, file_rates.immediate_search, DEFAULT_RATE_IMMEDIATE_SEARCH)?,
+        resend_email: rate(&serve.rate_limit_resend_email, file_rates.resend_email, DEFAULT_RATE_RESEND_EMAIL)?,
+        test_email: rate(&serve.rate_limit_test_email, file_rates.test_email, DEFAULT_RATE_TEST_EMAIL)?,
     };
     let file_analytics = file.analytics.clone().unwrap_or_default();
     let analytics = resolve_analytics(
@@ -790,6 +822,10 @@ mod tests {
                 signup: Some(String::new()),
                 forgot_password: Some(String::new()),
                 resend: Some(String::new()),
+                reset_password: Some(String::new()),
+                immediate_search: Some(String::new()),
+                resend_email: Some(String::new()),
+                test_email: Some(String::new()),
             }),
             analytics: Some(FileAnalytics { provider: Some(String::new()), site_id: Some(String::new()), script_url: Some(String::new()) }),
             sources: Some(FileSources {

@@ -20,22 +20,22 @@ use store::User;
 use uuid::Uuid;
 
 use crate::auth::SignedIn;
-use crate::config::Rate;
+use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 const MSG_UNSUBSCRIBED: &str = "You have been unsubscribed from weekly digests. You can turn them back on in your dashboard.";
 const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please check your email for the correct link.";
 
-pub fn configure(config: &mut web::ServiceConfig) {
-    config
-        .route("/immediate-search", web::post().to(immediate_search))
-        .route("/resend-email", web::post().to(resend))
-        .route("/test-email", web::post().to(test_email))
-        .route("/trigger-digest", web::post().to(trigger_digest))
-        .route("/users/{user_id}/digests", web::get().to(list))
-        .route("/unsubscribe/{token}", web::get().to(unsubscribe))
-        .route("/unsubscribe/{token}", web::post().to(unsubscribe));
+pub fn configure(routes: &mut ApiRoutes) {
+    routes
+        .post("/immediate-search", immediate_search)
+        .post("/resend-email", resend)
+        .post("/test-email", test_email)
+        .post("/trigger-digest", trigger_digest)
+        .get("/users/{user_id}/digests", list)
+        .get("/unsubscribe/{token}", unsubscribe)
+        .post("/unsubscribe/{token}", unsubscribe);
 }
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +52,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
         return Err(ApiError::forbidden("not_your_account", "You can only search for your own account."));
     }
     let text = validate_search_term(&body.search_term).map_err(ApiError::bad_request)?;
+    state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
     let now = Utc::now();
     let existing = state.store.search_terms(user.id)?.into_iter().find(|term| term.term.to_lowercase() == text.to_lowercase());
     let term = match existing {
@@ -115,6 +116,7 @@ struct Resend {
 /// `POST /api/resend-email` `{ searchTerm }`: mails the user's latest digest of that term again.
 async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<Resend>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
+    state.limiter.check("resend-email", &user.id.to_string(), state.settings.rate_limits.resend_email)?;
     let wanted = body.search_term.trim().to_lowercase();
     let digest = state
         .store
@@ -137,8 +139,6 @@ struct TestEmail {
     kind: String,
 }
 
-/// Test mail, per user: at most this many an hour.
-const TEST_MAIL_RATE: Rate = Rate { max: 10, window: std::time::Duration::from_secs(3600) };
 const MSG_EMAIL_REQUIRED: &str = "Please enter an email address";
 
 /// `POST /api/test-email` `{ email, type: welcome | digest }`: a welcome mail, or the user's
@@ -161,7 +161,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
         "digest" => false,
         _ => return Err(ApiError::bad_request("The type of test mail must be welcome or digest.")),
     };
-    state.limiter.check("test-email", &user.id.to_string(), TEST_MAIL_RATE)?;
+    state.limiter.check("test-email", &user.id.to_string(), state.settings.rate_limits.test_email)?;
     let mail = if is_welcome {
         welcome_mail(&state.mail_context(), &to)
     } else {
@@ -183,7 +183,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     if terms.is_empty() {
         return Err(ApiError::bad_request("Add a search term first: the weekly digest covers your active terms."));
     }
-    state.limiter.check("test-email", &user.id.to_string(), TEST_MAIL_RATE)?;
+    state.limiter.check("test-email", &user.id.to_string(), state.settings.rate_limits.test_email)?;
     let mut papers = 0;
     for term in &terms {
         let digest = run_digest(&state, &user, &term.term, "weekly").await?;

@@ -111,6 +111,21 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 
     gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
 
+    let hashing = state.hasher.stats();
+    gauge("papertide_password_hash_workers", "Threads that hash passwords (at most this many hashes run at once).", hashing.workers as u64);
+    gauge("papertide_password_hashes_running", "Password hashes running now.", hashing.running as u64);
+    gauge("papertide_password_hashes_queued", "Password hashes waiting for a thread.", hashing.queued as u64);
+    let _ = writeln!(
+        text,
+        "# HELP papertide_password_hashes_total Password hashes and checks done.\n# TYPE papertide_password_hashes_total counter\npapertide_password_hashes_total {}",
+        hashing.completed
+    );
+    let _ = writeln!(
+        text,
+        "# HELP papertide_password_hash_busy_total Requests refused with 503 because the hashing queue was full.\n# TYPE papertide_password_hash_busy_total counter\npapertide_password_hash_busy_total {}",
+        hashing.refused_busy
+    );
+
     let today = Utc::now().date_naive();
     let harvests = harvest_states(&state);
     let mut per_source = |name: &str, help: &str, kind: &str, value: &dyn Fn(Source, &HarvestState) -> u64| {

@@ -17,6 +17,7 @@ mod fallback;
 pub mod harvest;
 mod health;
 pub mod papers;
+pub mod routes;
 pub mod security;
 pub mod server;
 pub mod state;

@@ -84,30 +84,43 @@ pub fn client_ip(request: &HttpRequest, trust_proxy: bool) -> String {
 }
 
 /// Fixed-window counters per (action, key), in memory. Windows reset on restart, which is fine
-/// for throttling guessers; nothing depends on them for correctness.
+/// for throttling guessers; nothing depends on them for correctness. Counters whose window has
+/// passed are dropped once there are many of them (at most once a second), so a flood from many
+/// addresses costs memory only for the windows still open.
 #[derive(Clone, Default)]
 pub struct RateLimiter {
-    windows: Arc<Mutex<HashMap<(&'static str, String), Window>>>,
+    counters: Arc<Mutex<Counters>>,
+}
+
+#[derive(Default)]
+struct Counters {
+    windows: HashMap<(&'static str, String), Window>,
+    last_pruned: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Window {
     started: Instant,
+    length: Duration,
     count: u32,
 }
 
 const PRUNE_ABOVE_ENTRIES: usize = 10_000;
+const PRUNE_AT_MOST_EVERY: Duration = Duration::from_secs(1);
 
 impl RateLimiter {
     /// Counts one event; `Err(retry_after)` when the key is over its rate.
     pub fn hit(&self, action: &'static str, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
-        let mut windows = self.windows.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if windows.len() > PRUNE_ABOVE_ENTRIES {
-            windows.retain(|_, window| now.duration_since(window.started) < rate.window.max(Duration::from_secs(3600)));
+        let mut counters = self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let is_prune_due = counters.last_pruned.is_none_or(|last| now.duration_since(last) >= PRUNE_AT_MOST_EVERY);
+        if counters.windows.len() > PRUNE_ABOVE_ENTRIES && is_prune_due {
+            counters.windows.retain(|_, window| now.duration_since(window.started) < window.length);
+            counters.last_pruned = Some(now);
         }
-        let window = windows.entry((action, key.to_owned())).or_insert(Window { started: now, count: 0 });
+        let fresh = Window { started: now, length: rate.window, count: 0 };
+        let window = counters.windows.entry((action, key.to_owned())).or_insert(fresh);
         if now.duration_since(window.started) >= rate.window {
-            *window = Window { started: now, count: 0 };
+            *window = fresh;
         }
         if window.count >= rate.max {
             let retry_after = rate.window.saturating_sub(now.duration_since(window.started));
@@ -115,6 +128,15 @@ impl RateLimiter {
         }
         window.count += 1;
         Ok(())
+    }
+
+    /// How many counters are kept now.
+    pub fn len(&self) -> usize {
+        self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).windows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// [`RateLimiter::hit`] answering 429 with `Retry-After` when over the rate.
@@ -141,6 +163,23 @@ mod tests {
         assert!(limiter.hit("login", "b", rate, start).is_ok(), "keys are independent");
         assert!(limiter.hit("signup", "a", rate, start).is_ok(), "actions are independent");
         assert!(limiter.hit("login", "a", rate, start + Duration::from_secs(61)).is_ok());
+    }
+
+    #[test]
+    fn counters_of_passed_windows_are_dropped_when_many() {
+        let limiter = RateLimiter::default();
+        let rate = Rate { max: 1, window: Duration::from_secs(60) };
+        let start = Instant::now();
+        for address in 0..=PRUNE_ABOVE_ENTRIES {
+            assert!(limiter.hit("reset-password", &address.to_string(), rate, start).is_ok());
+        }
+        assert_eq!(limiter.len(), PRUNE_ABOVE_ENTRIES + 1);
+        let long = Rate { max: 1, window: Duration::from_secs(3600) };
+        assert!(limiter.hit("login", "still open", long, start).is_ok());
+        let later = start + Duration::from_secs(61);
+        assert!(limiter.hit("signup", "new", rate, later).is_ok());
+        assert_eq!(limiter.len(), 2, "only the open window and the new one are kept");
+        assert!(limiter.hit("login", "still open", long, later).is_err(), "an open window keeps counting");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use engine::mail::MailContext;
 use index::PaperIndex;
 use store::Store;
 
+use crate::auth::password::PasswordHasher;
 use crate::config::Settings;
 use crate::security::RateLimiter;
 
@@ -26,6 +27,8 @@ pub struct AppState {
     pub users: UserActors,
     pub board: StatusBoard,
     pub limiter: RateLimiter,
+    /// The password-hashing threads: every argon2 hash and check goes through them.
+    pub hasher: PasswordHasher,
     pub started_at: Instant,
 }
 
@@ -51,6 +54,7 @@ impl AppState {
             users,
             board,
             limiter: RateLimiter::default(),
+            hasher: PasswordHasher::start_per_core(),
             started_at: Instant::now(),
         }
     }

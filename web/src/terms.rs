@@ -11,16 +11,17 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::SignedIn;
+use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 const MSG_NO_TERM: &str = "Search term not found";
 
-pub fn configure(config: &mut web::ServiceConfig) {
-    config
-        .route("/users/{user_id}/search-terms", web::get().to(list))
-        .route("/search-terms/{term_id}", web::patch().to(update))
-        .route("/search-terms/{term_id}", web::delete().to(remove));
+pub fn configure(routes: &mut ApiRoutes) {
+    routes
+        .get("/users/{user_id}/search-terms", list)
+        .patch("/search-terms/{term_id}", update)
+        .delete("/search-terms/{term_id}", remove);
 }
 
 /// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.

@@ -12,16 +12,17 @@ use engine::{DeliveryDay, Preferences, UserId};
 use serde::Serialize;
 
 use crate::auth::{SignedIn, UserView};
+use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 const MSG_NOT_FOUND: &str = "Not found";
 
-pub fn configure(config: &mut web::ServiceConfig) {
-    config
-        .route("/users/{user_id}/preferences", web::get().to(preferences))
-        .route("/users/{user_id}/preferences", web::patch().to(change_preferences))
-        .route("/users/{user_email}", web::get().to(user_by_email));
+pub fn configure(routes: &mut ApiRoutes) {
+    routes
+        .get("/users/{user_id}/preferences", preferences)
+        .patch("/users/{user_id}/preferences", change_preferences)
+        .get("/users/{user_email}", user_by_email);
 }
 
 /// Preferences as the client reads them.

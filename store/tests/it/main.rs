@@ -218,3 +218,23 @@ fn update_user_cannot_change_identity() -> TestResult {
     assert!(matches!(store.update_user(UserId(Uuid::new_v4()), |_| {}), Err(StoreError::UserNotFound)));
     Ok(())
 }
+
+#[test]
+fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "verify")?;
+    let reset = TokenPurpose::PasswordReset;
+    let hour = now() + Duration::hours(1);
+    store.issue_token(user.id, reset, TokenHash::of("old"), hour, &mail("a", "Reset 1"), now())?;
+    store.issue_token(user.id, reset, TokenHash::of("new"), hour, &mail("a", "Reset 2"), now())?;
+    assert!(!store.token_is_usable(TokenHash::of("made up"), reset, now())?);
+    assert!(!store.token_is_usable(TokenHash::of("old"), reset, now())?, "superseded");
+    assert!(!store.token_is_usable(TokenHash::of("verify"), reset, now())?, "another purpose");
+    assert!(store.token_is_usable(TokenHash::of("verify"), TokenPurpose::EmailVerification, now())?);
+    assert!(!store.token_is_usable(TokenHash::of("new"), reset, hour)?, "expired");
+    assert!(store.token_is_usable(TokenHash::of("new"), reset, now())?);
+    assert!(store.token_is_usable(TokenHash::of("new"), reset, now())?, "asking twice uses nothing");
+    assert!(store.reset_password(TokenHash::of("new"), "new-hash", now())?.is_some());
+    assert!(!store.token_is_usable(TokenHash::of("new"), reset, now())?, "used");
+    Ok(())
+}

@@ -13,9 +13,9 @@ use serde_json::json;
 use store::{NewAccount, TokenHash, TokenPurpose, User};
 use uuid::Uuid;
 
-use super::password::{hash_password, verify_password};
 use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
 use super::view::UserView;
+use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
 use crate::security::client_ip;
 use crate::state::AppState;
@@ -33,18 +33,18 @@ const MSG_RESET_INVALID: &str = "This password reset link is invalid or expired.
 const MSG_FORGOT_SENT: &str = "If an account exists for that email, a password reset link is on its way.";
 const MSG_RESEND_SENT: &str = "If that account is waiting for verification, a new verification link is on its way.";
 
-pub fn configure(config: &mut web::ServiceConfig) {
-    config
-        .route("/auth/me", web::get().to(me))
-        .route("/auth/user", web::get().to(current_user))
-        .route("/auth/login", web::post().to(login))
-        .route("/auth/signup", web::post().to(standalone_signup))
-        .route("/auth/logout", web::post().to(logout))
-        .route("/auth/resend-verification", web::post().to(resend_verification))
-        .route("/signup", web::post().to(combined_signup))
-        .route("/forgot-password", web::post().to(forgot_password))
-        .route("/reset-password", web::post().to(reset_password))
-        .route("/verify-email", web::get().to(verify_email));
+pub fn configure(routes: &mut ApiRoutes) {
+    routes
+        .get("/auth/me", me)
+        .get("/auth/user", current_user)
+        .post("/auth/login", login)
+        .post("/auth/signup", standalone_signup)
+        .post("/auth/logout", logout)
+        .post("/auth/resend-verification", resend_verification)
+        .post("/signup", combined_signup)
+        .post("/forgot-password", forgot_password)
+        .post("/reset-password", reset_password)
+        .get("/verify-email", verify_email);
 }
 
 /// `GET /api/auth/me` → `{ user }`.
@@ -87,7 +87,7 @@ async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResu
     if state.store.user_by_email(&signup.email)?.is_some() {
         return Err(store::StoreError::DuplicateEmail.into());
     }
-    let password_hash = hash_password(signup.password).await?;
+    let password_hash = state.hasher.hash(signup.password).await?;
     let now = Utc::now();
     let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
     user.research_field = signup.research_field;
@@ -155,7 +155,7 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
 
     let user = state.store.user_by_email(&credentials.email)?;
     let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
-    let is_match = verify_password(stored_hash, credentials.password).await?;
+    let is_match = state.hasher.verify(stored_hash, credentials.password).await?;
     let user = match user {
         Some(user) if is_match => user,
         _ => return Err(ApiError::unauthorized(MSG_INVALID_CREDENTIALS)),
@@ -194,16 +194,25 @@ async fn forgot_password(
     answer_link_request(state, &request, &form, TokenPurpose::PasswordReset).await
 }
 
-/// `POST /api/reset-password`: sets the new password and signs the user out everywhere.
+/// `POST /api/reset-password`: sets the new password and signs the user out everywhere. The
+/// cheap checks come first — the client's rate, the form, the token — and the password is hashed
+/// only for a token that can be used; using it is checked again in the write.
 async fn reset_password(
     state: web::Data<AppState>,
+    request: HttpRequest,
     form: web::Json<ResetPasswordForm>,
 ) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    state.limiter.check("reset-password", &ip, state.settings.rate_limits.reset_password)?;
     let reset = validate_reset_password(&form)?;
-    let password_hash = hash_password(reset.password).await?;
-    let changed = state.store.reset_password(TokenHash::of(&reset.token), &password_hash, Utc::now())?;
-    let Some(user) = changed else {
-        return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_RESET_INVALID));
+    let token = TokenHash::of(&reset.token);
+    let invalid_token = || ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_RESET_INVALID);
+    if !state.store.token_is_usable(token, TokenPurpose::PasswordReset, Utc::now())? {
+        return Err(invalid_token());
+    }
+    let password_hash = state.hasher.hash(reset.password).await?;
+    let Some(user) = state.store.reset_password(token, &password_hash, Utc::now())? else {
+        return Err(invalid_token());
     };
     state.store.delete_sessions_of(user.id)?;
     state.store.flush_async().await?;

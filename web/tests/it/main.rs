@@ -1,6 +1,7 @@
 //! Integration tests of the web crate: the real application over HTTP on loopback, the real
 //! binary for the CLI and crash tests, and maildev as a real SMTP peer.
 
+mod abuse;
 mod architecture;
 mod billing;
 mod cli;

@@ -85,10 +85,65 @@ async fn unknown_api_paths_are_json_404_and_other_paths_are_pages() {
     let missing = client.get("/api/does-not-exist").await;
     assert_eq!((missing.status, missing.message()), (404, "Not found"));
     let wrong_method = client.post("/api/auth/me", json!({})).await;
-    assert_eq!(wrong_method.status, 404);
+    assert_eq!((wrong_method.status, wrong_method.header("allow")), (405, Some("GET")), "{}", wrong_method.body);
     let page = client.get("/reset-password?token=abc").await;
     assert_eq!(page.status, 200);
     assert!(page.body.as_str().is_some_and(|html| html.contains("<title>Papertide")));
     assert_eq!(page.header("cache-control"), Some("no-cache"));
     assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+}
+
+#[actix_web::test]
+async fn every_api_route_answers_other_methods_with_405_and_allow() {
+    let server = TestServer::start().await;
+    let http = reqwest::Client::new();
+    let table = web::app::api_route_table();
+    assert!(table.routes().len() >= 30, "the table lists every route: {}", table.routes().len());
+    for route in table.routes() {
+        let path = route.path.replace("{user_id}", "x").replace("{user_email}", "x").replace("{term_id}", "x");
+        let path = path.replace("{token}", "x").replace("{subscription_id}", "x");
+        let allowed = table.methods_for(&path);
+        let expected_allow = allowed.iter().map(|method| method.as_str()).collect::<Vec<_>>().join(", ");
+        for method in ["PUT", "OPTIONS", "BREW"] {
+            let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
+            let response = http.request(method.clone(), format!("{}{path}", server.base)).send().await.expect("an answer");
+            assert_eq!(response.status().as_u16(), 405, "{method} {path}");
+            let allow = response.headers().get("allow").and_then(|value| value.to_str().ok()).map(str::to_owned);
+            assert_eq!(allow.as_deref(), Some(expected_allow.as_str()), "{method} {path}");
+            let body: serde_json::Value = response.json().await.expect("a JSON body");
+            assert!(body["message"].as_str().is_some_and(|message| message.contains(&expected_allow)), "{body}");
+        }
+    }
+}
+
+#[actix_web::test]
+async fn malformed_requests_get_json_messages_without_our_type_names() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let json_type = ("content-type", "application/json");
+    for (path, body) in [
+        ("/api/auth/login", "\"x\""),
+        ("/api/auth/login", "null"),
+        ("/api/signup", "[true]"),
+        ("/api/reset-password", "{\"token\": 5}"),
+        ("/api/forgot-password", "{"),
+        ("/api/auth/signup", "{\"email\": \"\\ud800\"}"),
+    ] {
+        let answer = client.post_raw(path, &[json_type], body.to_owned()).await;
+        assert_eq!(answer.status, 400, "{path} {body}: {}", answer.body);
+        let message = answer.message();
+        assert!(message.starts_with("Invalid JSON body"), "{path} {body}: {}", answer.body);
+        for internal in ["struct", "Form", "enum ", "::"] {
+            assert!(!message.contains(internal), "{path} {body}: {message}");
+        }
+    }
+    let duplicate = client.get("/api/verify-email?token=a&token=b").await;
+    assert_eq!(duplicate.status, 400);
+    assert!(duplicate.message().starts_with("Invalid query string"), "{}", duplicate.body);
+    assert!(!duplicate.message().contains("deserialize"), "{}", duplicate.body);
+    let huge = client.post_raw("/api/auth/login", &[json_type], format!("{{\"email\": \"{}\"}}", "a".repeat(200_000))).await;
+    assert_eq!((huge.status, huge.body["code"].as_str()), (413, Some("payload_too_large")), "{}", huge.body);
+    let not_json = client.post_raw("/api/auth/login", &[("content-type", "text/plain")], "email=a".into()).await;
+    assert_eq!(not_json.status, 400);
+    assert!(not_json.message().contains("JSON"), "{}", not_json.body);
 }

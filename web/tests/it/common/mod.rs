@@ -47,6 +47,9 @@ impl TestServer {
             rate_limit_signup: Some(GENEROUS_RATE.into()),
             rate_limit_forgot_password: Some(GENEROUS_RATE.into()),
             rate_limit_resend: Some(GENEROUS_RATE.into()),
+            rate_limit_reset_password: Some(GENEROUS_RATE.into()),
+            rate_limit_immediate_search: Some(GENEROUS_RATE.into()),
+            rate_limit_resend_email: Some(GENEROUS_RATE.into()),
             // No test reaches the real sources; a test that harvests names its replay server.
             harvest_sources: Some(vec!["none".into()]),
             ..ServeArgs::default()
