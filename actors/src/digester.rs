@@ -20,7 +20,7 @@ use engine::digest::{choose_unsent_positions, score, Candidate, Digest, DigestEn
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
-use engine::scoring::match_reason;
+use engine::scoring::{evidence, match_reason, relevance, Calibration, PaperText};
 use engine::summary::digest_summary;
 use engine::UserId;
 use index::{PaperIndex, PaperQuery};
@@ -211,14 +211,20 @@ impl Digester {
         let query = PaperQuery { text, since, until: Some(today), sources, limit: CANDIDATES };
         let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
         let query_terms = self.index.analyze(term);
+        // Relevance is absolute: the user's own words against each paper, and the words the
+        // papers were searched with, by the whole index's statistics (`engine::scoring`).
+        let scored_query = self.index.scored_query(&query_terms, &expansion);
+        let stats = self.index.collection_stats();
         let mut surfaces = Surfaces::of(&expansion);
         let candidates: Vec<Candidate> = hits
             .into_iter()
             .map(|hit| {
                 let analyzed = self.index.analyze_with_surface(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
                 surfaces.count(&analyzed);
-                let words: Vec<String> = analyzed.into_iter().map(|(word, _)| word).collect();
-                Candidate { reason: match_reason(term, &query_terms, &hit.paper, &words), paper: hit.paper, score: hit.score }
+                let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
+                let relevance = relevance(&evidence(&scored_query, &text, &stats), &Calibration::default());
+                let reason = match_reason(term, &query_terms, &hit.paper, &analyzed);
+                Candidate { reason, relevance, paper: hit.paper, score: hit.score }
             })
             .collect();
         let searched_as = searched_as(&phrases, &expansion, &surfaces);

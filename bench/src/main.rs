@@ -52,12 +52,23 @@ enum Scenario {
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
-        /// The collection's directory, e.g. bench/collections/med.
-        #[arg(long)]
-        collection: std::path::PathBuf,
+        /// The collection's directory, e.g. bench/collections/med; repeat for several.
+        #[arg(long, required = true)]
+        collection: Vec<std::path::PathBuf>,
         /// The layout [default: BEIR if corpus.jsonl is there, else SMART].
         #[arg(long, value_enum)]
         format: Option<Format>,
+        /// RM3 settings to measure instead of the production ones:
+        /// feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers.
+        #[arg(long)]
+        rm3: Option<String>,
+        /// Relevance curve to measure instead of the production one: strength,coverage,intercept.
+        #[arg(long)]
+        calibration: Option<String>,
+        /// Fit the relevance curve on every collection's digest candidates (each collection
+        /// weighing the same) and report it.
+        #[arg(long)]
+        fit_calibration: bool,
     },
 }
 
@@ -68,7 +79,11 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads)?
         }
-        Scenario::Relevance { collection, format } => relevance_figures(&collection, format)?,
+        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration } => {
+            let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
+            let calibration = calibration.as_deref().map(parse_calibration).transpose()?.unwrap_or_default();
+            relevance_figures(&collection, format, &rm3, &calibration, fit_calibration)?
+        }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
             json!({
@@ -154,42 +169,108 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
     }))
 }
 
-fn relevance_figures(dir: &std::path::Path, format: Option<Format>) -> anyhow::Result<serde_json::Value> {
-    let collection = Collection::load(dir, format)?;
-    let plain = relevance::evaluate(&collection, None)?;
-    let expanded = relevance::evaluate(&collection, Some(&relevance::Rm3::default()))?;
-    let run = |evaluation: &relevance::Evaluation| {
-        let mean = evaluation.mean;
-        let per_query: serde_json::Map<String, serde_json::Value> =
-            evaluation.per_query.iter().map(|result| (result.query.clone(), json!(round4(result.measures.average_precision)))).collect();
-        json!({
-            "map": round4(mean.average_precision),
-            "ndcgAt10": round4(mean.ndcg_at_10),
-            "precisionAt10": round4(mean.precision_at_10),
-            "recallAt100": round4(mean.recall_at_100),
-            "searchSeconds": round(evaluation.search_seconds),
-            "calibration": evaluation.calibration.iter().map(|bin| json!({
-                "from": bin.from, "hits": bin.hits, "predicted": round4(bin.predicted), "observed": round4(bin.observed),
-            })).collect::<Vec<_>>(),
-            "averagePrecisionPerQuery": per_query,
-        })
-    };
-    let improved = plain
-        .per_query
-        .iter()
-        .zip(&expanded.per_query)
-        .filter(|(before, after)| after.measures.average_precision > before.measures.average_precision)
-        .count();
-    Ok(json!({
+fn relevance_figures(
+    dirs: &[std::path::PathBuf],
+    format: Option<Format>,
+    rm3: &relevance::Rm3,
+    calibration: &relevance::Calibration,
+    fit: bool,
+) -> anyhow::Result<serde_json::Value> {
+    let mut reports = Vec::new();
+    let mut samples = Vec::new();
+    for dir in dirs {
+        let collection = Collection::load(dir, format)?;
+        let plain = relevance::evaluate_ranking(&collection, &relevance::Ranking::Bm25)?;
+        let expanded = relevance::evaluate_ranking(&collection, &relevance::Ranking::Bm25Rm3(*rm3))?;
+        let digest = relevance::evaluate_ranking(&collection, &relevance::Ranking::Digest(*rm3, *calibration))?;
+        let improved = plain
+            .per_query
+            .iter()
+            .zip(&expanded.per_query)
+            .filter(|(before, after)| after.measures.average_precision > before.measures.average_precision)
+            .count();
+        reports.push(json!({
+            "collection": plain.collection,
+            "documents": plain.documents,
+            "queries": plain.queries,
+            "indexSeconds": round(plain.index_seconds),
+            "bm25": ranking_figures(&plain),
+            "bm25Rm3": ranking_figures(&expanded),
+            "digestRanking": ranking_figures(&digest),
+            "queriesImprovedByExpansion": improved,
+        }));
+        samples.push(digest.samples);
+    }
+    let mut figures = json!({
         "scenario": "relevance",
-        "collection": plain.collection,
-        "documents": plain.documents,
-        "queries": plain.queries,
-        "indexSeconds": round(plain.index_seconds),
-        "bm25": run(&plain),
-        "bm25Rm3": run(&expanded),
-        "queriesImprovedByExpansion": improved,
-    }))
+        "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
+                 "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
+        "calibrationCurve": curve(calibration),
+        "minRelevance": engine::digest::MIN_RELEVANCE,
+    });
+    if let [report] = reports.as_slice() {
+        if let (Some(target), Some(source)) = (figures.as_object_mut(), report.as_object()) {
+            target.extend(source.clone());
+        }
+    } else {
+        figures["collections"] = json!(reports);
+    }
+    if fit {
+        let per_collection: Vec<&[relevance::Sample]> = samples.iter().map(Vec::as_slice).collect();
+        figures["fittedCalibrationCurve"] = curve(&relevance::fit_calibration(&per_collection));
+    }
+    Ok(figures)
+}
+
+fn ranking_figures(evaluation: &relevance::Evaluation) -> serde_json::Value {
+    let mean = evaluation.mean;
+    let per_query: serde_json::Map<String, serde_json::Value> =
+        evaluation.per_query.iter().map(|result| (result.query.clone(), json!(round4(result.measures.average_precision)))).collect();
+    json!({
+        "map": round4(mean.average_precision),
+        "ndcgAt10": round4(mean.ndcg_at_10),
+        "precisionAt10": round4(mean.precision_at_10),
+        "recallAt100": round4(mean.recall_at_100),
+        "searchSeconds": round(evaluation.search_seconds),
+        "calibration": evaluation.calibration.iter().map(|bin| json!({
+            "from": bin.from, "hits": bin.hits, "predicted": round4(bin.predicted), "observed": round4(bin.observed),
+        })).collect::<Vec<_>>(),
+        "averagePrecisionPerQuery": per_query,
+    })
+}
+
+fn curve(calibration: &relevance::Calibration) -> serde_json::Value {
+    json!({
+        "strengthWeight": round4(calibration.strength_weight),
+        "coverageWeight": round4(calibration.coverage_weight),
+        "intercept": round4(calibration.intercept),
+    })
+}
+
+/// `docs,terms,weight,coverage,strength,lift,papers`.
+fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let [docs, terms, weight, coverage, strength, lift, papers] = parts.as_slice() else {
+        anyhow::bail!("--rm3 takes seven values: feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers");
+    };
+    Ok(relevance::Rm3 {
+        feedback_docs: docs.parse().context("feedback papers")?,
+        feedback_terms: terms.parse().context("feedback words")?,
+        original_weight: weight.parse().context("original weight")?,
+        min_coverage: coverage.parse().context("min coverage")?,
+        min_strength: strength.parse().context("min strength")?,
+        min_lift: lift.parse().context("min lift")?,
+        min_papers: papers.parse().context("min papers")?,
+    })
+}
+
+/// `strength,coverage,intercept`.
+fn parse_calibration(text: &str) -> anyhow::Result<relevance::Calibration> {
+    let values: Vec<f64> = text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes three numbers")?;
+    let [strength_weight, coverage_weight, intercept] = values.as_slice() else {
+        anyhow::bail!("--calibration takes three numbers: strength weight,coverage weight,intercept");
+    };
+    Ok(relevance::Calibration { strength_weight: *strength_weight, coverage_weight: *coverage_weight, intercept: *intercept })
 }
 
 fn round(value: f64) -> f64 {

@@ -11,8 +11,9 @@
 //! relevant, 1 the most, so the gain is 5 − code; `-1` and other codes are not judged relevant).
 //!
 //! **BEIR** (a directory): `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`,
-//! `text`) and `qrels/test.tsv` (header, then `query-id corpus-id score`; relevant when the
-//! score is above 0, the score is the gain).
+//! `text`) and `qrels/test.tsv` (or, for a development collection, `qrels/train.tsv` or
+//! `qrels/dev.tsv`; header, then `query-id corpus-id score`; relevant when the score is above 0,
+//! the score is the gain).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,7 +115,10 @@ fn load_beir(dir: &Path, name: String) -> anyhow::Result<Collection> {
     let documents = lines("corpus.jsonl")?.iter().map(|doc| Document { id: id(doc), title: text(doc, "title"), text: text(doc, "text") }).collect();
     let queries = lines("queries.jsonl")?.iter().map(|query| Query { id: id(query), text: text(query, "text") }).collect();
     let mut judgments = Judgments::new();
-    for (number, line) in read(&dir.join("qrels").join("test.tsv"))?.lines().enumerate() {
+    // The test split's judgments, or a development collection's (SciFact's training split).
+    let qrels = ["test.tsv", "train.tsv", "dev.tsv"].iter().map(|name| dir.join("qrels").join(name)).find(|path| path.exists());
+    let qrels = qrels.unwrap_or_else(|| dir.join("qrels").join("test.tsv"));
+    for (number, line) in read(&qrels)?.lines().enumerate() {
         let columns: Vec<&str> = line.split('\t').map(str::trim).collect();
         if number == 0 && columns.first().is_some_and(|first| first.parse::<f64>().is_err() && first.contains("id")) {
             continue;

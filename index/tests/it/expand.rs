@@ -27,12 +27,16 @@ fn feedback_words_find_papers_that_share_no_word_with_the_query() -> TestResult 
         with_abstract(paper(Source::Pubmed, "Crystallin chaperones and the lens", "Li", day), "cataract crystallin chaperone lens"),
         with_abstract(paper(Source::Arxiv, "Surgery outcomes for cataract", "Ng", "2025-01-09"), "cataract extraction and phacoemulsification outcomes"),
         with_abstract(paper(Source::Arxiv, "Gravitational lensing of quasars", "Oh", day), "quasar light bent by galaxies"),
+        with_abstract(paper(Source::Pubmed, "Phthalate exposure in rats", "Ko", day), "high dose effects on rat liver"),
+        with_abstract(paper(Source::Pubmed, "Dietary fibre and the gut", "Ma", day), "fibre intake changes gut microbes"),
+        with_abstract(paper(Source::Pubmed, "Sleep in shift workers", "Ro", day), "shift work disturbs sleep and mood"),
+        with_abstract(paper(Source::Pubmed, "Soil carbon under pasture", "Su", day), "grazing and soil carbon stocks"),
     ])?;
     let query = PaperQuery::new("lens crystallin", 10);
     let plain: Vec<String> = index.search(&query)?.iter().map(|hit| hit.paper.title.clone()).collect();
     assert!(!plain.iter().any(|title| title.starts_with("Surgery")), "the surgery paper shares no query word: {plain:?}");
 
-    let params = Rm3 { feedback_docs: 2, feedback_terms: 5, original_weight: 0.5 };
+    let params = Rm3 { feedback_docs: 2, feedback_terms: 5, ..Rm3::default() };
     let (ranked, expansion) = index.rank_expanded(&query, &params)?;
     assert!(expansion.iter().any(|(word, _)| word == "cataract"), "{expansion:?}");
     assert_eq!(expansion, index.expand(&query, &params)?);
@@ -56,5 +60,22 @@ fn feedback_words_find_papers_that_share_no_word_with_the_query() -> TestResult 
         filtered.iter().filter_map(|(id, _)| all_hits.iter().find(|hit| hit.id == *id)).map(|hit| hit.paper.title.as_str()).collect();
     assert_eq!(filtered_titles, vec!["Surgery outcomes for cataract"], "filters still apply ('lensing' stems apart from 'lens')");
     assert!(index.rank_expanded(&PaperQuery::new("lens", 0), &params)?.0.is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_topic_the_index_does_not_cover_expands_to_nothing() -> TestResult {
+    let day = "2025-01-06";
+    // A week of phthalate toxicology; one paper mentions a vaccine in passing.
+    let index = index_of(vec![
+        with_abstract(paper(Source::Pubmed, "Phthalate exposure in rats", "Ko", day), "high dose effects on rat liver, increased weight"),
+        with_abstract(paper(Source::Pubmed, "Phthalates and mouse testes", "Ma", day), "high dose effects in mice, a set of models"),
+        with_abstract(paper(Source::Pubmed, "Phthalate metabolites in urine", "Ro", day), "dose and effects, increased levels; no vaccine studied"),
+        with_abstract(paper(Source::Pubmed, "Phthalate and thyroid", "Su", day), "high dose effects on the thyroid of rats"),
+    ])?;
+    let query = PaperQuery::new("malaria vaccine", 10);
+    let expansion = index.expand(&query, &Rm3::default())?;
+    let words: Vec<&str> = expansion.iter().map(|(word, _)| word.as_str()).collect();
+    assert_eq!(words, vec!["malaria", "vaccin"], "only the topic's own words: {expansion:?}");
     Ok(())
 }
