@@ -162,7 +162,9 @@ impl Digester {
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
         let ranked = self.ranked(term, sources, today, llm)?;
-        let chosen = choose_unsent_positions(&ranked.scored, |key| self.store.was_sent(user.id, key).unwrap_or(false));
+        let was_sent = |key: &str| self.store.was_sent(user.id, key).unwrap_or(false);
+        let chosen = choose_unsent_positions(&ranked.scored, was_sent);
+        let sent_before = ranked.scored.iter().filter(|entry| entry.keys.iter().any(|key| was_sent(key))).count();
         let mut entries: Vec<DigestEntry> = chosen.iter().map(|&position| ranked.scored[position].clone()).collect();
         let entry_keys = match llm {
             // The LLM's summaries make the entries this user's (for now): stored as they are.
@@ -184,6 +186,7 @@ impl Digester {
             ai_summary,
             status: "sent".to_owned(),
             sent_at: now,
+            sent_before,
         };
         let mail = store::DigestMail {
             to: user.email.clone(),
@@ -353,12 +356,13 @@ impl DigestRenderer {
         let term = digest.search_term.as_str();
         let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
         let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
-        let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, term)) } else { None };
+        let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, digest)) } else { None };
         let mut mail = digest_mail(
             &self.mail,
             to,
             &DigestMail {
                 term,
+                weekly: digest.digest_type == "weekly",
                 searched_as: digest.searched_as.as_deref(),
                 ai_summary: &ai_summary,
                 papers: &mail_papers,
@@ -370,10 +374,15 @@ impl DigestRenderer {
         Ok(mail)
     }
 
-    /// Why a digest may be empty: no matches, and any of the user's sources whose harvest is
-    /// failing.
-    fn empty_reason(&self, user: &User, term: &str) -> String {
-        let mut reason = format!("No new papers matched \"{term}\" in the last {DIGEST_WINDOW_DAYS} days.");
+    /// Why a digest may be empty: nothing relevant enough, or only papers sent before; and any of
+    /// the user's sources whose harvest is failing.
+    fn empty_reason(&self, user: &User, digest: &Digest) -> String {
+        let term = &digest.search_term;
+        let mut reason = match digest.sent_before {
+            0 => format!("Nothing published in the last {DIGEST_WINDOW_DAYS} days matched \"{term}\" closely enough to send."),
+            1 => format!("The one paper of the last {DIGEST_WINDOW_DAYS} days that matched \"{term}\" was in an earlier digest of yours, so there is nothing new to send."),
+            many => format!("The {many} papers of the last {DIGEST_WINDOW_DAYS} days that matched \"{term}\" were all in your earlier digests, so there is nothing new to send."),
+        };
         let preferences = self.store.preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
         let failing: Vec<&str> = preferences
             .sources()

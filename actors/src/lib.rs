@@ -56,4 +56,4 @@ pub use llm::{Llm, LlmConfig, LlmError, LlmStats, ModelClass};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use scheduler::{RunDue, ScheduleConfig, Scheduler};
 pub use status::{ActorStatus, StatusBoard};
-pub use users::UserActors;
+pub use users::{DigestOutcome, UserActors};

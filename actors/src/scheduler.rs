@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use engine::digest::{weekly_action, WeeklyAction};
+use engine::digest::{weekly_action, DigestHistory, WeeklyAction};
 use engine::UserId;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use store::Store;
@@ -138,7 +138,9 @@ fn maybe_due(store: &Store, now: DateTime<Utc>, hour: u32) -> Result<Vec<UserId>
             continue;
         }
         let preferences = store.preferences(user.id).map_err(|error| error.to_string())?;
-        if weekly_action(&preferences, user.subscription_tier, None, 0, false, now, hour) != WeeklyAction::Wait {
+        // Only the signup date and the preferences settle it here; the user's actor reads the rest.
+        let history = DigestHistory { signed_up_at: user.created_at, ..DigestHistory::default() };
+        if weekly_action(&preferences, user.subscription_tier, &history, now, hour) != WeeklyAction::Wait {
             due.push(user.id);
         }
     }

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use engine::digest::{weekly_action, Digest, WeeklyAction};
+use engine::digest::{may_send_digest, weekly_action, Digest, WeeklyAction};
+use engine::search_term::TermStatus;
 use engine::mail::{upgrade_invite_mail, MailContext};
 use engine::UserId;
 use store::{Store, User};
@@ -25,8 +26,16 @@ use crate::digester::{DigestError, Digester};
 
 /// An idle user's actor stops after this long without work.
 pub const IDLE_STOP: Duration = Duration::from_secs(600);
-/// The notice recorded once a free user was invited to upgrade.
-pub const UPGRADE_INVITE: &str = "upgrade-invite";
+pub use store::UPGRADE_INVITE;
+
+/// What came of asking for a digest.
+#[derive(Debug, Clone)]
+pub enum DigestOutcome {
+    /// Built, stored and queued (it may have no papers: a week with nothing relevant).
+    Sent(Digest),
+    /// Not built: a free plan whose digests are used up (`engine::digest::may_send_digest`).
+    FreeDigestsUsed,
+}
 
 /// Starts and finds the users' actors. Cheap to clone; clones share the actors.
 #[derive(Clone)]
@@ -58,8 +67,9 @@ impl UserActors {
     }
 
     /// Builds `user`'s digest of `term` as of `now` (an immediate search, or a weekly digest the
-    /// user asked for), after any work of theirs in flight.
-    pub async fn digest(&self, user: User, term: String, digest_type: &'static str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
+    /// user asked for), after any work of theirs in flight, if their plan allows another digest
+    /// (checked on the user's actor, so two requests cannot both take the last free one).
+    pub async fn digest(&self, user: User, term: String, digest_type: &'static str, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
         let actor = self.actor(user.id);
         match actor.send(BuildDigest { user, term, digest_type, now }).await {
             Ok(outcome) => outcome,
@@ -151,9 +161,9 @@ impl From<WorkStopped> for DigestError {
     }
 }
 
-/// Build the user's digest of a term now.
+/// Build the user's digest of a term now, if their plan allows it.
 #[derive(Message)]
-#[rtype(result = "Result<Digest, DigestError>")]
+#[rtype(result = "Result<DigestOutcome, DigestError>")]
 struct BuildDigest {
     user: User,
     term: String,
@@ -162,10 +172,17 @@ struct BuildDigest {
 }
 
 impl Handler<BuildDigest> for UserActor {
-    type Result = AtomicResponse<Self, Result<Digest, DigestError>>;
+    type Result = AtomicResponse<Self, Result<DigestOutcome, DigestError>>;
 
     fn handle(&mut self, BuildDigest { user, term, digest_type, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
-        self.run_blocking(move |shared| shared.digester.run(&user, &term, digest_type, now))
+        self.run_blocking(move |shared| {
+            // The plan as stored now: an operator's set-tier or an upgrade counts at once.
+            let user = shared.store.user(user.id)?.unwrap_or(user);
+            if !may_send_digest(user.subscription_tier, &shared.store.digest_history(&user)?) {
+                return Ok(DigestOutcome::FreeDigestsUsed);
+            }
+            Ok(DigestOutcome::Sent(shared.digester.run(&user, &term, digest_type, now)?))
+        })
     }
 }
 
@@ -188,7 +205,9 @@ impl Handler<Weekly> for UserActor {
 
 /// The weekly rule for one user at `now`: their digests (one per active term) when due, the
 /// upgrade invitation once a free plan has used its digests, or nothing. Read fresh from the
-/// store, so a change made while the user waited for their turn counts.
+/// store, so a change made while the user waited for their turn counts. A free plan's allowance
+/// is checked before each term's digest, so a plan with more terms than digests left stops when
+/// they are used.
 pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
     let text = |error: store::StoreError| error.to_string();
     let Some(user) = store.user(user_id).map_err(text)? else { return Ok(0) };
@@ -196,9 +215,8 @@ pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_i
         return Ok(0);
     }
     let preferences = store.preferences(user.id).map_err(text)?;
-    let stats = store.digest_stats(user.id).map_err(text)?;
-    let invited = store.notice_sent(user.id, UPGRADE_INVITE).map_err(text)?;
-    match weekly_action(&preferences, user.subscription_tier, stats.last_weekly, stats.received, invited, now, hour) {
+    let history = store.digest_history(&user).map_err(text)?;
+    match weekly_action(&preferences, user.subscription_tier, &history, now, hour) {
         WeeklyAction::Wait | WeeklyAction::Done => Ok(0),
         WeeklyAction::InviteUpgrade => {
             store.enqueue_mail(&upgrade_invite_mail(mail, &user.email), Utc::now()).map_err(text)?;
@@ -209,8 +227,16 @@ pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_i
             let terms = store.search_terms(user.id).map_err(text)?;
             let mut count = 0;
             for term in terms.iter().filter(|term| term.is_active) {
+                if !may_send_digest(user.subscription_tier, &store.digest_history(&user).map_err(text)?) {
+                    break;
+                }
                 digester.run(&user, &term.term, "weekly", now).map_err(|error| error.to_string())?;
-                store.update_search_term(term.id, |stored| stored.last_processed_at = Some(now)).map_err(text)?;
+                store
+                    .update_search_term(term.id, |stored| {
+                        stored.status = TermStatus::Completed;
+                        stored.last_processed_at = Some(now);
+                    })
+                    .map_err(text)?;
                 count += 1;
             }
             if count > 0 {

@@ -73,15 +73,57 @@ pub struct Digest {
     pub subject: String,
     pub status: String,
     pub sent_at: DateTime<Utc>,
+    /// Papers relevant enough for this digest that were left out because an earlier digest
+    /// sent them (so an empty digest can say why).
+    #[serde(default)]
+    pub sent_before: usize,
 }
 
-/// Free plans receive this many digests; then the dashboard and one mail invite an upgrade.
+/// Free plans receive this many digests with papers (a notice that a week had nothing relevant
+/// is not one); then the dashboard and one mail invite an upgrade.
 pub const FREE_DIGESTS: usize = 2;
+/// A user's first weekly digest comes on the first delivery day at least this many days after
+/// signup, and a free plan's weekly digest never this close after its previous digest: the
+/// digest mailed at signup and the first weekly one are never the same day or the next.
+pub const WEEKLY_GAP_DAYS: i64 = 3;
+
+/// What the free-plan rules need to know of a user's digests so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DigestHistory {
+    pub signed_up_at: DateTime<Utc>,
+    /// The latest weekly digest (with papers or not).
+    pub last_weekly: Option<DateTime<Utc>>,
+    /// The latest digest that had papers, of any kind.
+    pub last_with_papers: Option<DateTime<Utc>>,
+    /// Digests that had papers.
+    pub with_papers: usize,
+    /// Whether the free plan's one upgrade invitation went out.
+    pub invited: bool,
+}
+
+/// Whether a new digest may go to a user on `tier` now: paid plans always; free plans until
+/// [`FREE_DIGESTS`] digests with papers went out. The same rule for every path that makes a
+/// digest (an immediate search, a term added or edited, the weekly pass, a triggered digest).
+pub fn may_send_digest(tier: Tier, history: &DigestHistory) -> bool {
+    tier.is_paid() || history.with_papers < FREE_DIGESTS
+}
+
+/// A free plan's digests: how many are used, of how many. `None` for paid plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FreeDigests {
+    pub used: usize,
+    pub total: usize,
+}
+
+pub fn free_digests(tier: Tier, history: &DigestHistory) -> Option<FreeDigests> {
+    (!tier.is_paid()).then(|| FreeDigests { used: history.with_papers.min(FREE_DIGESTS), total: FREE_DIGESTS })
+}
 
 /// What the weekly schedule does for a user now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WeeklyAction {
-    /// Not their day or hour yet, digests off, or this week's digest went out already.
+    /// Not their day or hour yet, digests off, too soon after signup or (free plans) the last
+    /// digest, or this week's digest went out already.
     Wait,
     /// Build a digest of each active term.
     Send,
@@ -92,53 +134,51 @@ pub enum WeeklyAction {
 }
 
 /// The weekly rule: a user's digests go out on their delivery day (UTC) from `hour` on, once a
-/// week; free plans after [`FREE_DIGESTS`] digests get one upgrade invitation instead.
-pub fn weekly_action(
-    preferences: &Preferences,
-    tier: Tier,
-    last_weekly: Option<DateTime<Utc>>,
-    digests_received: usize,
-    invited: bool,
-    now: DateTime<Utc>,
-    hour: u32,
-) -> WeeklyAction {
+/// week, never before [`WEEKLY_GAP_DAYS`] after signup (nor, on a free plan, after the last
+/// digest with papers); free plans after [`FREE_DIGESTS`] digests get one upgrade invitation
+/// instead.
+pub fn weekly_action(preferences: &Preferences, tier: Tier, history: &DigestHistory, now: DateTime<Utc>, hour: u32) -> WeeklyAction {
     let preferences = preferences.effective(tier);
     let today = now.date_naive();
     let slot = today.and_hms_opt(hour.min(23), 0, 0).map(|time| time.and_utc()).unwrap_or(now);
     let due = preferences.weekly_digest
         && weekday_of(today) == preferences.delivery_day
         && now >= slot
-        && last_weekly.is_none_or(|sent| sent < slot);
-    match (due, tier.is_paid(), digests_received >= FREE_DIGESTS, invited) {
+        && history.last_weekly.is_none_or(|sent| sent < slot)
+        && is_slot_open(slot, tier, history);
+    match (due, may_send_digest(tier, history), history.invited) {
         (false, ..) => WeeklyAction::Wait,
-        (true, true, ..) | (true, false, false, _) => WeeklyAction::Send,
-        (true, false, true, false) => WeeklyAction::InviteUpgrade,
-        (true, false, true, true) => WeeklyAction::Done,
+        (true, true, _) => WeeklyAction::Send,
+        (true, false, false) => WeeklyAction::InviteUpgrade,
+        (true, false, true) => WeeklyAction::Done,
     }
+}
+
+/// Whether a delivery slot may carry a weekly digest, as far as signup and (free plans) the last
+/// digest go.
+fn is_slot_open(slot: DateTime<Utc>, tier: Tier, history: &DigestHistory) -> bool {
+    let gap = chrono::Duration::days(WEEKLY_GAP_DAYS);
+    let after_signup = slot >= history.signed_up_at + gap;
+    let after_last = tier.is_paid() || history.last_with_papers.is_none_or(|sent| slot >= sent + gap);
+    after_signup && after_last
 }
 
 /// When the weekly schedule will next send the user's digests: their next delivery-day slot
 /// ([`weekly_action`]'s rule) not yet served, or `now` when one is due and waiting for the
 /// scheduler; `None` when no weekly digest will come (digests off, or a free plan's digests used
 /// up).
-pub fn next_weekly_run(
-    preferences: &Preferences,
-    tier: Tier,
-    last_weekly: Option<DateTime<Utc>>,
-    digests_received: usize,
-    now: DateTime<Utc>,
-    hour: u32,
-) -> Option<DateTime<Utc>> {
+pub fn next_weekly_run(preferences: &Preferences, tier: Tier, history: &DigestHistory, now: DateTime<Utc>, hour: u32) -> Option<DateTime<Utc>> {
     let preferences = preferences.effective(tier);
-    if !preferences.weekly_digest || (!tier.is_paid() && digests_received >= FREE_DIGESTS) {
+    if !preferences.weekly_digest || !may_send_digest(tier, history) {
         return None;
     }
     let today = now.date_naive();
-    (0..=7)
+    (0..=21)
         .map(|days| today + chrono::Duration::days(days))
         .filter(|day| weekday_of(*day) == preferences.delivery_day)
         .filter_map(|day| day.and_hms_opt(hour.min(23), 0, 0).map(|time| time.and_utc()))
-        .find(|slot| last_weekly.is_none_or(|sent| sent < *slot))
+        .filter(|slot| is_slot_open(*slot, tier, history))
+        .find(|slot| history.last_weekly.is_none_or(|sent| sent < *slot))
         .map(|slot| slot.max(now))
 }
 
@@ -314,25 +354,69 @@ mod tests {
         assert_eq!(mail.reason, "words: gene");
     }
 
+    /// A history of an account that signed up long ago.
+    fn old_account(with_papers: usize, invited: bool) -> DigestHistory {
+        let signed_up_at = "2026-01-01T00:00:00Z".parse().expect("a time");
+        DigestHistory { signed_up_at, with_papers, invited, ..DigestHistory::default() }
+    }
+
     #[test]
     fn weekly_digests_go_out_on_the_delivery_day_once_and_free_plans_are_invited_after_two() {
         let at = |text: &str| text.parse::<DateTime<Utc>>().expect("a time");
         let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
+        let fresh = old_account(0, false);
         // 2026-11-27 is a Friday, 2026-11-23 a Monday.
-        assert_eq!(weekly_action(&friday, Tier::Pro, None, 0, false, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Send);
-        assert_eq!(weekly_action(&friday, Tier::Pro, None, 0, false, at("2026-11-27T05:00:00Z"), 6), WeeklyAction::Wait, "before the hour");
-        assert_eq!(weekly_action(&friday, Tier::Pro, None, 0, false, at("2026-11-26T07:00:00Z"), 6), WeeklyAction::Wait, "not Friday");
-        let sent = Some(at("2026-11-27T06:05:00Z"));
-        assert_eq!(weekly_action(&friday, Tier::Pro, sent, 1, false, at("2026-11-27T09:00:00Z"), 6), WeeklyAction::Wait, "once a week");
+        assert_eq!(weekly_action(&friday, Tier::Pro, &fresh, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Send);
+        assert_eq!(weekly_action(&friday, Tier::Pro, &fresh, at("2026-11-27T05:00:00Z"), 6), WeeklyAction::Wait, "before the hour");
+        assert_eq!(weekly_action(&friday, Tier::Pro, &fresh, at("2026-11-26T07:00:00Z"), 6), WeeklyAction::Wait, "not Friday");
+        let sent = DigestHistory { last_weekly: Some(at("2026-11-27T06:05:00Z")), ..old_account(1, false) };
+        assert_eq!(weekly_action(&friday, Tier::Pro, &sent, at("2026-11-27T09:00:00Z"), 6), WeeklyAction::Wait, "once a week");
         let off = Preferences { weekly_digest: false, ..friday.clone() };
-        assert_eq!(weekly_action(&off, Tier::Pro, None, 0, false, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&off, Tier::Pro, &fresh, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
 
-        // Free plans: Monday whatever was stored, two digests, then one invitation.
+        // Free plans: Monday whatever was stored, two digests with papers, then one invitation.
         let monday = at("2026-11-23T07:00:00Z");
-        assert_eq!(weekly_action(&friday, Tier::Free, None, 1, false, monday, 6), WeeklyAction::Send);
-        assert_eq!(weekly_action(&friday, Tier::Free, None, 1, false, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
-        assert_eq!(weekly_action(&friday, Tier::Free, None, 2, false, monday, 6), WeeklyAction::InviteUpgrade);
-        assert_eq!(weekly_action(&friday, Tier::Free, None, 2, true, monday, 6), WeeklyAction::Done);
+        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(1, false), monday, 6), WeeklyAction::Send);
+        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(1, false), at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(2, false), monday, 6), WeeklyAction::InviteUpgrade);
+        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(2, true), monday, 6), WeeklyAction::Done);
+        assert_eq!(weekly_action(&friday, Tier::Pro, &old_account(9, true), at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Send, "paid plans have no allowance");
+    }
+
+    #[test]
+    fn the_first_weekly_digest_waits_a_few_days_after_signup_and_a_free_plans_last_digest() {
+        let at = |text: &str| text.parse::<DateTime<Utc>>().expect("a time");
+        let monday_slot = at("2026-11-23T09:00:00Z");
+        let monday = Preferences::default();
+        // Signed up on the Monday itself, an hour before the slot, with the signup digest.
+        let same_day = DigestHistory {
+            signed_up_at: at("2026-11-23T08:00:00Z"),
+            last_with_papers: Some(at("2026-11-23T08:05:00Z")),
+            with_papers: 1,
+            ..DigestHistory::default()
+        };
+        assert_eq!(weekly_action(&monday, Tier::Free, &same_day, monday_slot, 8), WeeklyAction::Wait, "not the day of signup");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, &same_day, monday_slot, 8), Some(at("2026-11-30T08:00:00Z")));
+        assert_eq!(weekly_action(&monday, Tier::Free, &same_day, at("2026-11-30T09:00:00Z"), 8), WeeklyAction::Send, "the next Monday");
+        // Signed up on Saturday: Monday is two days later, so the Monday after.
+        let saturday = DigestHistory { signed_up_at: at("2026-11-21T12:00:00Z"), ..DigestHistory::default() };
+        assert_eq!(weekly_action(&monday, Tier::Pro, &saturday, monday_slot, 8), WeeklyAction::Wait);
+        assert_eq!(next_weekly_run(&monday, Tier::Pro, &saturday, at("2026-11-22T00:00:00Z"), 8), Some(at("2026-11-30T08:00:00Z")));
+        // An old free account whose term was replaced on Sunday: its new digest is not followed
+        // by a weekly one the next morning. Paid plans get their weekly digest as usual.
+        let replaced = DigestHistory { last_with_papers: Some(at("2026-11-22T18:00:00Z")), ..old_account(1, false) };
+        assert_eq!(weekly_action(&monday, Tier::Free, &replaced, monday_slot, 8), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&monday, Tier::Pro, &replaced, monday_slot, 8), WeeklyAction::Send);
+    }
+
+    #[test]
+    fn the_free_allowance_counts_digests_with_papers_and_paid_plans_lift_it() {
+        assert!(may_send_digest(Tier::Free, &old_account(1, false)));
+        assert!(!may_send_digest(Tier::Free, &old_account(2, false)));
+        assert!(may_send_digest(Tier::Pro, &old_account(2, false)) && may_send_digest(Tier::Team, &old_account(40, true)));
+        assert_eq!(free_digests(Tier::Free, &old_account(1, false)), Some(FreeDigests { used: 1, total: FREE_DIGESTS }));
+        assert_eq!(free_digests(Tier::Free, &old_account(5, false)), Some(FreeDigests { used: 2, total: FREE_DIGESTS }));
+        assert_eq!(free_digests(Tier::Pro, &old_account(5, false)), None);
     }
 
     #[test]
@@ -349,17 +433,18 @@ mod tests {
     fn the_next_weekly_run_is_the_next_unserved_delivery_slot() {
         use chrono::TimeZone;
         let at = |day: u32, hour: u32| Utc.with_ymd_and_hms(2026, 11, day, hour, 0, 0).single().expect("a time");
+        let served = |day: u32, with_papers: usize| DigestHistory { last_weekly: Some(at(day, 8)), ..old_account(with_papers, false) };
         // 2026-11-23 is a Monday.
         let monday = Preferences::default();
-        assert_eq!(next_weekly_run(&monday, Tier::Free, None, 0, at(22, 12), 8), Some(at(23, 8)), "Sunday: tomorrow at the hour");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, None, 0, at(23, 7), 8), Some(at(23, 8)), "Monday before the hour");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, None, 1, at(23, 9), 8), Some(at(23, 9)), "due now, not yet served");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, Some(at(23, 8)), 1, at(23, 9), 8), Some(at(30, 8)), "served: next week");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, None, FREE_DIGESTS, at(22, 12), 8), None, "free digests used up");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(0, false), at(22, 12), 8), Some(at(23, 8)), "Sunday: tomorrow at the hour");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(0, false), at(23, 7), 8), Some(at(23, 8)), "Monday before the hour");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(1, false), at(23, 9), 8), Some(at(23, 9)), "due now, not yet served");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, &served(23, 1), at(23, 9), 8), Some(at(30, 8)), "served: next week");
+        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(FREE_DIGESTS, false), at(22, 12), 8), None, "free digests used up");
         let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
-        assert_eq!(next_weekly_run(&friday, Tier::Pro, None, 9, at(23, 12), 8), Some(at(27, 8)), "a paid plan's own day");
-        assert_eq!(next_weekly_run(&friday, Tier::Free, None, 0, at(24, 12), 8), Some(at(30, 8)), "free plans: Mondays whatever was stored");
+        assert_eq!(next_weekly_run(&friday, Tier::Pro, &old_account(9, false), at(23, 12), 8), Some(at(27, 8)), "a paid plan's own day");
+        assert_eq!(next_weekly_run(&friday, Tier::Free, &old_account(0, false), at(24, 12), 8), Some(at(30, 8)), "free plans: Mondays whatever was stored");
         let off = Preferences { weekly_digest: false, ..Preferences::default() };
-        assert_eq!(next_weekly_run(&off, Tier::Pro, None, 0, at(23, 7), 8), None, "digests off");
+        assert_eq!(next_weekly_run(&off, Tier::Pro, &old_account(0, false), at(23, 7), 8), None, "digests off");
     }
 }

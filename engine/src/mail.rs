@@ -58,6 +58,8 @@ pub fn digest_subject(term: &str, count: usize) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DigestMail<'a> {
     pub term: &'a str,
+    /// A weekly digest (else the one mailed when the term was added).
+    pub weekly: bool,
     /// The expanded query, shown as "searched as …".
     pub searched_as: Option<&'a str>,
     /// The "AI Research Summary", one line per point.
@@ -75,11 +77,12 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     let count = digest.papers.len();
     let subject = digest_subject(digest.term, count);
     let dashboard = format!("{}/dashboard", context.public_url);
-    let mut text = format!("Your weekly digest for \"{}\"\n", digest.term);
+    let heading = if digest.weekly { "Your weekly digest for" } else { "Your digest for" };
+    let mut text = format!("{heading} \"{}\"\n", digest.term);
     if let Some(expanded) = digest.searched_as {
         text.push_str(&format!("Searched as: {expanded}\n"));
     }
-    let mut html = format!(r#"<h1 style="font-size:20px;margin:0 0 8px">Your weekly digest for “{}”</h1>"#, escape_html(digest.term));
+    let mut html = format!(r#"<h1 style="font-size:20px;margin:0 0 8px">{heading} “{}”</h1>"#, escape_html(digest.term));
     if let Some(expanded) = digest.searched_as {
         html.push_str(&format!(r#"<p style="margin:0 0 16px;font-size:13px;color:#475569">Searched as: {}</p>"#, escape_html(expanded)));
     }
@@ -366,6 +369,7 @@ mod tests {
         let unsubscribe = "https://papers.example.org/api/unsubscribe/tok123";
         let digest = DigestMail {
             term: "SARS-CoV-2 immunity",
+            weekly: true,
             searched_as: Some("sar, cov, immun, antibodi"),
             ai_summary: &summary,
             papers: &papers,
@@ -387,6 +391,10 @@ mod tests {
         let quiet = digest_mail(&context, "ada@example.org", &empty);
         assert_eq!(quiet.subject, "Papertide: no new papers on \"SARS-CoV-2 immunity\" this week");
         assert!(quiet.text.contains("No new papers matched this week.") && quiet.html.contains("No new papers matched this week."));
+        assert!(mail.text.starts_with("Your weekly digest for \"SARS-CoV-2 immunity\""));
+        let immediate = digest_mail(&context, "ada@example.org", &DigestMail { weekly: false, ..digest });
+        assert!(immediate.text.starts_with("Your digest for \"SARS-CoV-2 immunity\"") && !immediate.text.contains("weekly digest for"));
+        assert!(immediate.html.contains("Your digest for “SARS-CoV-2 immunity”"));
     }
 
     use super::*;

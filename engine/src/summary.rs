@@ -1,5 +1,7 @@
 //! Extractive summaries, offline: a paper's summary is its most representative sentences, and a
-//! digest's "AI Research Summary" is a few lines drawn from the week's best papers.
+//! digest's "AI Research Summary" is a few short lines about the week's papers as a whole —
+//! how many, their shared themes, what kinds of work they are, and the one sentence that best
+//! speaks for all of them — never a repeat of the papers' own summaries listed below it.
 //!
 //! A sentence's weight is the mean frequency (within the abstract) of its content words, so
 //! sentences about what the abstract keeps returning to score high; a structured abstract's
@@ -76,17 +78,30 @@ pub fn summarize_paper(paper: &Paper) -> String {
     cut_at_word(&summary, MAX_SUMMARY_CHARS)
 }
 
+/// The most characters of the digest summary's "across the papers" sentence.
+const MAX_ACROSS_CHARS: usize = 240;
+
 /// The digest's "AI Research Summary", one line per point: how many papers matched, the themes
-/// they share, and the key finding of each of the best three.
+/// they share, the kinds of work they are, and the sentence most central to all of them that no
+/// paper's own summary already shows. Empty when there are no papers (the digest says why).
 pub fn digest_summary(term: &str, papers: &[&Paper]) -> Vec<String> {
     if papers.is_empty() {
-        return vec![format!("No new papers matched \"{term}\" this week.")];
+        return Vec::new();
     }
     let noun = if papers.len() == 1 { "paper" } else { "papers" };
     let mut lines = vec![format!("{} new {noun} matched \"{term}\" this week.", papers.len())];
     let texts: Vec<String> = papers.iter().map(|paper| format!("{} {}", paper.title, paper.abstract_text())).collect();
-    let frequencies = word_frequencies(texts.iter().map(String::as_str));
-    let mut themes: Vec<(&String, &u32)> = frequencies.iter().filter(|(word, count)| **count > 1 && word.len() > 3).collect();
+    // A theme is a word at least two papers use (counted once per paper).
+    let mut shared: HashMap<String, u32> = HashMap::new();
+    for text in &texts {
+        let mut words = content_words(text);
+        words.sort_unstable();
+        words.dedup();
+        for word in words {
+            *shared.entry(word).or_insert(0) += 1;
+        }
+    }
+    let mut themes: Vec<(&String, &u32)> = shared.iter().filter(|(word, count)| **count > 1 && word.len() > 3).collect();
     themes.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     let mut chosen: Vec<&str> = Vec::new();
     for (word, _) in &themes {
@@ -99,15 +114,59 @@ pub fn digest_summary(term: &str, papers: &[&Paper]) -> Vec<String> {
     if themes.len() >= 2 {
         lines.push(format!("Recurring themes: {}.", themes.join(", ")));
     }
-    for paper in papers.iter().take(3) {
-        let title = paper.title.trim_end_matches('.');
-        if paper.abstract_sections.is_empty() {
-            lines.push(title.to_owned());
-        } else {
-            lines.push(format!("{title}: {}", summarize_paper(paper)));
+    if let Some(kinds) = kinds_of_work(papers) {
+        lines.push(kinds);
+    }
+    if papers.len() > 1 {
+        if let Some(sentence) = most_central_sentence(papers) {
+            lines.push(format!("Across the papers: {sentence}"));
         }
     }
     lines
+}
+
+/// "Kinds of work: 2 reviews, 1 randomized controlled trial, 3 preprints." when the papers say.
+fn kinds_of_work(papers: &[&Paper]) -> Option<String> {
+    let kinds = [
+        ("systematic review", "systematic reviews"),
+        ("meta-analysis", "meta-analyses"),
+        ("review", "reviews"),
+        ("randomized controlled trial", "randomized controlled trials"),
+        ("clinical trial", "clinical trials"),
+    ];
+    let mut parts: Vec<String> = Vec::new();
+    for (kind, plural) in kinds {
+        let count = papers.iter().filter(|paper| paper.publication_types.iter().any(|stated| stated.eq_ignore_ascii_case(kind))).count();
+        if count > 0 {
+            parts.push(format!("{count} {}", if count == 1 { kind } else { plural }));
+        }
+    }
+    let preprints = papers.iter().filter(|paper| !paper.sources.contains(&crate::paper::Source::Pubmed)).count();
+    if preprints > 0 {
+        parts.push(format!("{preprints} {}", if preprints == 1 { "preprint" } else { "preprints" }));
+    }
+    (!parts.is_empty()).then(|| format!("Kinds of work: {}.", parts.join(", ")))
+}
+
+/// The sentence whose words the papers share most, among those that are not already in a
+/// paper's own summary, cut at a word.
+fn most_central_sentence(papers: &[&Paper]) -> Option<String> {
+    let summaries: Vec<String> = papers.iter().map(|paper| summarize_paper(paper)).collect();
+    let texts: Vec<String> = papers.iter().map(|paper| paper.abstract_text()).collect();
+    let frequencies = word_frequencies(texts.iter().map(String::as_str));
+    let mut best: Option<(f64, String)> = None;
+    for text in &texts {
+        for sentence in sentences(text) {
+            if summaries.iter().any(|summary| summary.contains(sentence.trim_end_matches('.'))) {
+                continue;
+            }
+            let weight = sentence_weight(&sentence, &frequencies);
+            if weight > 0.0 && best.as_ref().is_none_or(|(best_weight, _)| weight > *best_weight) {
+                best = Some((weight, sentence));
+            }
+        }
+    }
+    best.map(|(_, sentence)| cut_at_word(&sentence, MAX_ACROSS_CHARS))
 }
 
 fn word_frequencies<'a>(texts: impl Iterator<Item = &'a str>) -> HashMap<String, u32> {
@@ -224,8 +283,10 @@ mod tests {
         let lines = digest_summary("CRISPR T cells", &[&first, &second]);
         assert_eq!(lines[0], "2 new papers matched \"CRISPR T cells\" this week.");
         assert!(lines[1].starts_with("Recurring themes: ") && lines[1].contains("crispr") && lines[1].contains("exhaustion"), "{lines:?}");
-        assert!(lines[2].starts_with("CRISPR screens in T cells: CRISPR screens identified"), "{lines:?}");
-        assert_eq!(digest_summary("dark matter", &[]), vec!["No new papers matched \"dark matter\" this week."]);
+        let own_summaries = [summarize_paper(&first), summarize_paper(&second)];
+        assert!(lines.iter().skip(1).all(|line| own_summaries.iter().all(|summary| !line.contains(summary.as_str()))), "nothing the list repeats: {lines:?}");
+        assert!(lines.len() <= 4 && lines.iter().all(|line| line.chars().count() <= 260), "short: {lines:?}");
+        assert!(digest_summary("dark matter", &[]).is_empty(), "an empty digest says why elsewhere");
     }
 
     #[test]

@@ -148,6 +148,8 @@ pub struct StandaloneSignupForm {
     pub password: Option<String>,
     pub confirm_password: Option<String>,
     pub research_field: Option<String>,
+    /// The topic typed before signup (kept with the account when it is a valid search term).
+    pub pending_search: Option<String>,
 }
 
 /// A signup that passed validation, from either form.
@@ -156,6 +158,9 @@ pub struct Signup {
     pub email: String,
     pub password: String,
     pub research_field: Option<String>,
+    /// The topic typed before signup, when it is a valid search term (one that is not is
+    /// dropped: the signup itself must not fail for it).
+    pub pending_search: Option<String>,
 }
 
 /// Whether free text shown to people is plain: no control characters (NUL, CR, LF, ...), no
@@ -195,7 +200,8 @@ pub fn validate_standalone_signup(form: &StandaloneSignupForm) -> Result<Signup,
     } else if !is_plain_text(&research_field) {
         errors.add("researchField", MSG_RESEARCH_FIELD_UNSUPPORTED);
     }
-    errors.into_result(Signup { email, password, research_field: Some(research_field) })
+    let pending_search = valid_pending_search(form.pending_search.as_deref());
+    errors.into_result(Signup { email, password, research_field: Some(research_field), pending_search })
 }
 
 /// `POST /api/signup` — the combined form on /auth.
@@ -208,6 +214,8 @@ pub struct CombinedSignupForm {
     pub confirm_password: Option<String>,
     pub agree_to_terms: Option<bool>,
     pub agree_to_privacy: Option<bool>,
+    /// The topic typed before signup (kept with the account when it is a valid search term).
+    pub pending_search: Option<String>,
 }
 
 pub fn validate_combined_signup(form: &CombinedSignupForm) -> Result<Signup, ValidationErrors> {
@@ -234,7 +242,12 @@ pub fn validate_combined_signup(form: &CombinedSignupForm) -> Result<Signup, Val
     if form.agree_to_privacy != Some(true) {
         errors.add("agreeToPrivacy", MSG_AGREE_PRIVACY);
     }
-    errors.into_result(Signup { email, password, research_field })
+    let pending_search = valid_pending_search(form.pending_search.as_deref());
+    errors.into_result(Signup { email, password, research_field, pending_search })
+}
+
+fn valid_pending_search(topic: Option<&str>) -> Option<String> {
+    topic.filter(|topic| !topic.trim().is_empty()).and_then(|topic| crate::search_term::validate_search_term(topic).ok())
 }
 
 /// `POST /api/forgot-password` and the re-send of a verification mail: an email only.
@@ -290,7 +303,17 @@ mod tests {
             confirm_password: Some(confirm.into()),
             agree_to_terms: Some(true),
             agree_to_privacy: Some(true),
+            pending_search: None,
         }
+    }
+
+    #[test]
+    fn a_pending_topic_is_kept_when_it_is_a_valid_term_and_dropped_otherwise() -> Result<(), ValidationErrors> {
+        let with_topic = |topic: &str| CombinedSignupForm { pending_search: Some(topic.into()), ..combined("a@b.org", "Secret-123!", "Secret-123!") };
+        assert_eq!(validate_combined_signup(&with_topic("  malaria vaccine "))?.pending_search.as_deref(), Some("malaria vaccine"));
+        assert_eq!(validate_combined_signup(&with_topic("<script>"))?.pending_search, None, "the signup goes through without it");
+        assert_eq!(validate_combined_signup(&with_topic("   "))?.pending_search, None);
+        Ok(())
     }
 
     #[test]
@@ -349,6 +372,7 @@ mod tests {
             password: Some(password.into()),
             confirm_password: None,
             research_field: Some(field.into()),
+            pending_search: None,
         };
         let short = validate_standalone_signup(&form("12345", "biology")).expect_err("too short");
         assert_eq!(short.messages_for("password"), vec![MSG_PASSWORD_MIN_6]);

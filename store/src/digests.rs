@@ -10,7 +10,7 @@
 //! kilobyte per digest instead of the papers and their mail again for every user.
 
 use chrono::{DateTime, Utc};
-use engine::digest::{Digest, DigestEntry};
+use engine::digest::{Digest, DigestEntry, DigestHistory};
 use engine::UserId;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,7 @@ use uuid::Uuid;
 use crate::codec::{decode, encode, tx_encode};
 use crate::mail_queue::{tx_enqueue, DigestMailRef};
 use crate::secret::TokenHash;
+use crate::users::User;
 use crate::{Result, Store, StoreError};
 
 fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
@@ -49,6 +50,8 @@ struct StoredDigest {
     subject: String,
     status: String,
     sent_at: DateTime<Utc>,
+    #[serde(default)]
+    sent_before: usize,
 }
 
 /// What the weekly schedule needs to know of a user's digests.
@@ -56,8 +59,14 @@ struct StoredDigest {
 pub struct DigestStats {
     /// Every digest the user was sent, immediate ones included.
     pub received: usize,
+    /// The digests that had papers (a notice of an empty week is not one).
+    pub with_papers: usize,
     pub last_weekly: Option<DateTime<Utc>>,
+    pub last_with_papers: Option<DateTime<Utc>>,
 }
+
+/// The notice recorded once a free user was invited to upgrade.
+pub const UPGRADE_INVITE: &str = "upgrade-invite";
 
 /// A digest's mail as the queue holds it: the address and subject, and where the digest is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +116,7 @@ impl Store {
             subject: digest.subject.clone(),
             status: digest.status.clone(),
             sent_at: digest.sent_at,
+            sent_before: digest.sent_before,
         };
         // A paper is remembered by its first dedup key: later versions of the same work keep it
         // (merging a work's records accumulates their ids), and a candidate is checked by every
@@ -171,6 +181,7 @@ impl Store {
             subject: stored.subject,
             status: stored.status,
             sent_at: stored.sent_at,
+            sent_before: stored.sent_before,
         })
     }
 
@@ -202,9 +213,26 @@ impl Store {
             if stats.last_weekly.is_none() && stored.digest_type == "weekly" {
                 stats.last_weekly = Some(stored.sent_at);
             }
+            let has_papers = !stored.entries.is_empty() || !stored.papers_data.is_empty();
+            if has_papers {
+                stats.with_papers += 1;
+                stats.last_with_papers = stats.last_with_papers.or(Some(stored.sent_at));
+            }
             stats.received += 1;
         }
         Ok(stats)
+    }
+
+    /// What the free-plan rules (`engine::digest`) need to know of `user`'s digests.
+    pub fn digest_history(&self, user: &User) -> Result<DigestHistory> {
+        let stats = self.digest_stats(user.id)?;
+        Ok(DigestHistory {
+            signed_up_at: user.created_at,
+            last_weekly: stats.last_weekly,
+            last_with_papers: stats.last_with_papers,
+            with_papers: stats.with_papers,
+            invited: self.notice_sent(user.id, UPGRADE_INVITE)?,
+        })
     }
 
     /// Whether the paper with dedup key `key` was sent to the user.
@@ -338,11 +366,12 @@ mod tests {
             digest_type: "immediate".into(),
             search_term: term.into(),
             searched_as: None,
-            papers_data: vec![entry],
+            papers_data: if keys.is_empty() { vec![] } else { vec![entry] },
             ai_summary: String::new(),
             subject: format!("digest {term}"),
             status: "sent".into(),
             sent_at,
+            sent_before: 0,
         }
     }
 
@@ -370,7 +399,8 @@ mod tests {
         let digest = store.digest_at(&reference.digest_key)?.expect("the referenced digest");
         assert_eq!(digest.search_term, "second");
         assert_eq!(digest.papers_data[0].keys, vec!["doi:10.1/b"]);
-        assert_eq!(store.digest_stats(ada)?, DigestStats { received: 2, last_weekly: None });
+        let stats = store.digest_stats(ada)?;
+        assert_eq!((stats.received, stats.with_papers, stats.last_weekly), (2, 2, None));
         Ok(())
     }
 
@@ -421,9 +451,11 @@ mod tests {
         let mut weekly = digest(ada, "a", &["pmid:1"], now - Duration::days(7));
         weekly.digest_type = "weekly".into();
         store.record_digest(&weekly, &mail("a"), now)?;
-        store.record_digest(&digest(ada, "b", &["pmid:2"], now), &mail("b"), now)?;
+        store.record_digest(&digest(ada, "b", &["pmid:2"], now - Duration::days(1)), &mail("b"), now)?;
+        store.record_digest(&digest(ada, "empty week", &[], now), &mail("c"), now)?;
         let stats = store.digest_stats(ada)?;
-        assert_eq!(stats, DigestStats { received: 2, last_weekly: Some(weekly.sent_at) });
+        let expected = DigestStats { received: 3, with_papers: 2, last_weekly: Some(weekly.sent_at), last_with_papers: Some(now - Duration::days(1)) };
+        assert_eq!(stats, expected, "an empty week's notice is a digest received, not one with papers");
         Ok(())
     }
 

@@ -23,7 +23,7 @@ pub mod users;
 
 pub use db::{Store, SCHEMA_VERSION};
 pub use error::StoreError;
-pub use digests::{DigestMail, DigestStats, EntryKey};
+pub use digests::{DigestMail, DigestStats, EntryKey, UPGRADE_INVITE};
 pub use mail_queue::{DigestMailRef, QueuedMail};
 pub use secret::TokenHash;
 pub use sessions::Session;

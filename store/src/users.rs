@@ -57,6 +57,10 @@ pub struct User {
     /// the user out everywhere in the same write that changes the password.
     #[serde(default)]
     pub session_epoch: u32,
+    /// The topic typed before signup, kept until it has been searched, so that verifying the
+    /// address in any browser tab can run it.
+    #[serde(default)]
+    pub pending_search: Option<String>,
 }
 
 impl User {
@@ -82,6 +86,7 @@ impl User {
             last_free_sent_at: None,
             created_at: now,
             session_epoch: 0,
+            pending_search: None,
         }
     }
 }

@@ -1,10 +1,15 @@
 //! The web client, built by Vite into `web/client/dist` and embedded in the binary (in debug
 //! builds it is read from that folder at run time). Hashed assets are cached for a year,
-//! `index.html` never; every other path outside `/api` is a client route and gets `index.html`.
+//! `index.html` never; every other path outside `/api` gets `index.html`, with status 200 for the
+//! client's routes (the list in `web/client/src/app/routes.json`, shared with the client's router)
+//! and 404 for any other path, where the client shows its 'Page Not Found' page.
 //! A binary built without the client serves a small built-in page instead (see `fallback`).
 //!
 //! Also `GET /api/config`: what the client needs to know about this installation.
 
+use std::sync::OnceLock;
+
+use actix_web::http::StatusCode;
 use actix_web::http::header::{CacheControl, CacheDirective};
 use actix_web::http::Method;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -51,13 +56,46 @@ pub async fn serve(request: HttpRequest) -> HttpResponse {
             return HttpResponse::NotFound().content_type("text/plain; charset=utf-8").body("Not found");
         }
     }
+    // Every path gets the client (it shows 'Page Not Found' for paths it does not know), but
+    // crawlers and monitors see the truth in the status.
+    let status = if is_client_route(request.path()) { StatusCode::OK } else { StatusCode::NOT_FOUND };
     match ClientAssets::get("index.html") {
-        Some(index) => HttpResponse::Ok()
+        Some(index) => HttpResponse::build(status)
             .content_type("text/html; charset=utf-8")
             .insert_header(CacheControl(vec![CacheDirective::NoCache]))
             .body(index.data.into_owned()),
-        None => fallback::page().await,
+        None => {
+            let mut page = fallback::page().await;
+            *page.status_mut() = status;
+            page
+        }
     }
+}
+
+/// The client's routes, one list for the client's router and this server
+/// (`web/client/src/app/routes.json`, React Router patterns: `:name` is one path segment).
+const CLIENT_ROUTES_JSON: &str = include_str!("../client/src/app/routes.json");
+
+fn client_routes() -> &'static [String] {
+    static ROUTES: OnceLock<Vec<String>> = OnceLock::new();
+    ROUTES.get_or_init(|| serde_json::from_str(CLIENT_ROUTES_JSON).unwrap_or_default())
+}
+
+/// Whether the client has a page at `path` (a trailing slash aside).
+pub fn is_client_route(path: &str) -> bool {
+    let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
+    let segments: Vec<&str> = path.split('/').collect();
+    client_routes().iter().any(|pattern| {
+        let pattern_segments: Vec<&str> = pattern.split('/').collect();
+        pattern_segments.len() == segments.len()
+            && pattern_segments.iter().zip(&segments).all(|(expected, actual)| {
+                if expected.starts_with(':') {
+                    !actual.is_empty()
+                } else {
+                    expected == actual
+                }
+            })
+    })
 }
 
 /// `GET /api/config`: the support address, the analytics provider (none unless configured; the
@@ -68,4 +106,20 @@ pub async fn config(state: web::Data<AppState>) -> HttpResponse {
         "analytics": state.settings.analytics,
         "billingEnabled": false,
     }))
+}
+
+#[cfg(test)]
+mod route_tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_list_names_every_page_of_the_spec() {
+        for path in ["/", "/auth", "/dashboard", "/blog", "/blog/how-to-write-review-article", "/subscribe/fix-payment", "/verify-email", "/dashboard/"] {
+            assert!(is_client_route(path), "{path}");
+        }
+        for path in ["/no/such/page", "/blog/a/b", "/dashboards", "/blog//x", "/auth/extra"] {
+            assert!(!is_client_route(path), "{path}");
+        }
+        assert!(client_routes().len() >= 20, "the list parsed: {:?}", client_routes());
+    }
 }

@@ -10,6 +10,7 @@
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use engine::account::normalize_email;
+use actors::DigestOutcome;
 use engine::digest::Digest;
 use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
@@ -45,13 +46,16 @@ struct ImmediateSearch {
     search_term: String,
 }
 
-/// `POST /api/immediate-search` `{ email, searchTerm }`.
+/// `POST /api/immediate-search` `{ email, searchTerm }`: the term is kept (or the user's
+/// existing one of the same text is used) and, if the plan allows another digest, searched and
+/// mailed at once. A free plan whose digests are used keeps the term and gets no digest
+/// (`digestSent: false`, with a message saying why).
 async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ImmediateSearch>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
     if normalize_email(&body.email) != user.email {
         return Err(ApiError::forbidden("not_your_account", "You can only search for your own account."));
     }
-    let text = validate_search_term(&body.search_term).map_err(ApiError::bad_request)?;
+    let text = validate_search_term(&body.search_term).map_err(|message| term_error("searchTerm", message))?;
     state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
     let now = Utc::now();
     let existing = state.store.search_terms(user.id)?.into_iter().find(|term| term.term.to_lowercase() == text.to_lowercase());
@@ -60,24 +64,64 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
         Some(term) => term,
         None => add_term(&state, &user, SearchTerm::new(TermId(Uuid::new_v4()), user.id, text, user.subscription_tier, now))?,
     };
+    if user.pending_search.as_deref().is_some_and(|pending| pending.to_lowercase() == term.term.to_lowercase()) {
+        state.store.update_user(user.id, |stored| stored.pending_search = None)?;
+    }
+    let previous_status = term.status;
     state.store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
     let outcome = run_digest(&state, &user, &term.term, "immediate").await;
-    let status = if outcome.is_ok() { TermStatus::Completed } else { TermStatus::Failed };
+    let status = match &outcome {
+        Ok(DigestOutcome::Sent(_)) => TermStatus::Completed,
+        Ok(DigestOutcome::FreeDigestsUsed) => previous_status,
+        Err(_) => TermStatus::Failed,
+    };
     state.store.update_search_term(term.id, |stored| {
         stored.status = status;
-        stored.last_processed_at = Some(Utc::now());
+        if status != previous_status || status == TermStatus::Completed {
+            stored.last_processed_at = Some(Utc::now());
+        }
     })?;
     state.store.flush_async().await?;
-    let digest = outcome?;
+    let digest = match outcome? {
+        DigestOutcome::Sent(digest) => digest,
+        DigestOutcome::FreeDigestsUsed => {
+            return Ok(HttpResponse::Ok().json(json!({
+                "success": true,
+                "searchTerm": term.term,
+                "termId": term.id,
+                "digestId": null,
+                "papersFound": 0,
+                "digestSent": false,
+                "message": MSG_FREE_DIGESTS_USED_SAVED,
+            })));
+        }
+    };
     state.poke_mailer();
+    let papers = digest.papers_data.len();
+    let message = if papers == 0 {
+        "Nothing published in the last week was relevant enough to send; your digest says so, and the search runs again every week."
+    } else {
+        "Your digest is on its way."
+    };
     Ok(HttpResponse::Ok().json(json!({
         "success": true,
         "searchTerm": term.term,
         "termId": term.id,
         "digestId": digest.id,
-        "papersFound": digest.papers_data.len(),
-        "message": "Your digest is on its way.",
+        "papersFound": papers,
+        "digestSent": true,
+        "message": message,
     })))
+}
+
+const MSG_FREE_DIGESTS_USED_SAVED: &str =
+    "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
+const MSG_FREE_DIGESTS_USED: &str = "Your free plan's 2 digests have been used, so no new digest can be sent.";
+
+/// A search term the §5 schema refused: the message, and the field it belongs to.
+pub fn term_error(field: &str, message: &str) -> ApiError {
+    ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "validation_failed", message)
+        .with("errors", json!([{ "field": field, "message": message }]))
 }
 
 /// Stores a new term, or answers the plan limit's 402 (`requiresPayment`, `currentCount`) or 403
@@ -97,8 +141,8 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
 }
 
 /// Builds, stores and queues `user`'s digest of `term` on the user's actor (after any work of
-/// theirs in flight), off the event loop.
-async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &'static str) -> ApiResult<Digest> {
+/// theirs in flight), off the event loop, if their plan allows another digest.
+async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &'static str) -> ApiResult<DigestOutcome> {
     state.users.digest(user.clone(), term.to_owned(), digest_type, Utc::now()).await.map_err(ApiError::internal)
 }
 
@@ -185,14 +229,26 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     }
     state.limiter.check("test-email", &user.id.to_string(), state.settings.rate_limits.test_email)?;
     let mut papers = 0;
+    let mut sent = 0;
     for term in &terms {
-        let digest = run_digest(&state, &user, &term.term, "weekly").await?;
+        let digest = match run_digest(&state, &user, &term.term, "weekly").await? {
+            DigestOutcome::Sent(digest) => digest,
+            DigestOutcome::FreeDigestsUsed if sent == 0 => {
+                return Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "free_digests_used", MSG_FREE_DIGESTS_USED)
+                    .with("requiresPayment", true));
+            }
+            DigestOutcome::FreeDigestsUsed => break,
+        };
         papers += digest.papers_data.len();
-        state.store.update_search_term(term.id, |stored| stored.last_processed_at = Some(Utc::now()))?;
+        sent += 1;
+        state.store.update_search_term(term.id, |stored| {
+            stored.status = TermStatus::Completed;
+            stored.last_processed_at = Some(Utc::now());
+        })?;
     }
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "digests": terms.len(), "papersFound": papers })))
+    Ok(HttpResponse::Ok().json(json!({ "success": true, "digests": sent, "papersFound": papers })))
 }
 
 /// `GET /api/users/{userId}/digests` → the user's digests, newest first, each paper as the

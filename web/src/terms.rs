@@ -28,9 +28,9 @@ pub fn configure(routes: &mut ApiRoutes) {
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
     signed_in.require_owner(&user_id)?;
     let user = &signed_in.user;
-    let stats = state.store.digest_stats(user.id)?;
+    let history = state.store.digest_history(user)?;
     let preferences = state.store.preferences(user.id)?;
-    let next = next_weekly_run(&preferences, user.subscription_tier, stats.last_weekly, stats.received, Utc::now(), state.settings.digest_hour);
+    let next = next_weekly_run(&preferences, user.subscription_tier, &history, Utc::now(), state.settings.digest_hour);
     let mut terms = state.store.search_terms(user.id)?;
     for term in &mut terms {
         // Computed when read, so a change of plan or preferences shows at once.
@@ -62,7 +62,7 @@ async fn update(
     change: web::Json<TermChange>,
 ) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let text = validate_search_term(&change.term).map_err(ApiError::bad_request)?;
+    let text = validate_search_term(&change.term).map_err(|message| crate::digests::term_error("term", message))?;
     let changed = state
         .store
         .update_search_term(term.id, |stored| {

@@ -57,7 +57,8 @@ test("signup → the mailed link verifies and signs in → sign out → sign in"
   const me = await page.evaluate(async () => (await fetch("/api/auth/me", { credentials: "include" })).json());
   assert.equal(me.user.email, email, "verifying did not sign the user in");
 
-  await page.getByRole("button", { name: "Continue to Sign In" }).click();
+  assert.equal(await page.getByRole("button", { name: "Continue to Sign In" }).count(), 0, "a signed-in user is not sent to sign in");
+  await page.getByRole("button", { name: "Continue to Dashboard" }).click();
   await page.waitForURL("**/dashboard**");
   await page.getByText(email).first().waitFor();
   await page.getByText("Free", { exact: true }).first().waitFor();
@@ -130,7 +131,7 @@ test("a topic typed before signup is processed after verification and its digest
   await page.waitForURL("**/dashboard?email=**", { timeout: 15_000 });
   // This server harvests nothing, so the digest says why it is empty.
   const digest = await stack.maildev.waitForEmail(email, 'no new papers on "tau protein aggregation"');
-  assert.match(digest.text, /No new papers matched "tau protein aggregation"/);
+  assert.match(digest.text, /Nothing published in the last 7 days matched "tau protein aggregation"/);
   assert.ok(digest.headers["list-unsubscribe"], "the digest offers one-click unsubscribe");
   await page.context().close();
 });

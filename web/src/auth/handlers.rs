@@ -48,13 +48,13 @@ pub fn configure(routes: &mut ApiRoutes) {
 }
 
 /// `GET /api/auth/me` → `{ user }`.
-async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "user": UserView::of(&signed_in.user, &state.settings) }))
+async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(json!({ "user": UserView::of_account(&signed_in.user, &state)? })))
 }
 
 /// `GET /api/auth/user` → the user itself.
-async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> HttpResponse {
-    HttpResponse::Ok().json(UserView::of(&signed_in.user, &state.settings))
+async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(UserView::of_account(&signed_in.user, &state)?))
 }
 
 /// `POST /api/signup`: the combined form on /auth.
@@ -91,6 +91,7 @@ async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResu
     let now = Utc::now();
     let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
     user.research_field = signup.research_field;
+    user.pending_search = signup.pending_search;
     user.ip_address = Some(ip);
     user.is_admin = state.settings.is_admin_email(&user.email);
     let token = new_secret_token();
@@ -139,7 +140,8 @@ async fn verify_email(
     Ok(HttpResponse::Ok().cookie(cookie).json(json!({
         "success": true,
         "message": "Email verified successfully",
-        "user": UserView::of(&user, &state.settings),
+        "user": UserView::of_account(&user, &state)?,
+        "pendingSearch": user.pending_search,
     })))
 }
 
@@ -173,7 +175,7 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
     tracing::info!(user_id = %user.id, "signed in");
     Ok(HttpResponse::Ok().cookie(cookie).json(json!({
         "message": "Login successful",
-        "user": UserView::of(&user, &state.settings),
+        "user": UserView::of_account(&user, &state)?,
     })))
 }
 

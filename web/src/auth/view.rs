@@ -1,11 +1,14 @@
 //! How a user record looks to the client: never a hash or a token.
 
 use chrono::{DateTime, Utc};
+use engine::digest::{free_digests, FreeDigests};
 use engine::{Tier, UserId};
 use serde::Serialize;
 use store::User;
 
 use crate::config::Settings;
+use crate::error::ApiResult;
+use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -22,6 +25,10 @@ pub struct UserView {
     pub stripe_customer_id: Option<String>,
     pub last_digest_sent_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// The topic typed before signup, until it has been searched.
+    pub pending_search: Option<String>,
+    /// A free plan's digests used, of how many; `null` for paid plans.
+    pub free_digests: Option<FreeDigests>,
 }
 
 impl UserView {
@@ -38,6 +45,17 @@ impl UserView {
             stripe_customer_id: user.stripe_customer_id.clone(),
             last_digest_sent_at: user.last_digest_sent_at,
             created_at: user.created_at,
+            pending_search: user.pending_search.clone(),
+            free_digests: None,
         }
+    }
+
+    /// The view with what only the store knows: the free plan's digests used.
+    pub fn of_account(user: &User, state: &AppState) -> ApiResult<UserView> {
+        let mut view = UserView::of(user, &state.settings);
+        if !user.subscription_tier.is_paid() {
+            view.free_digests = free_digests(user.subscription_tier, &state.store.digest_history(user)?);
+        }
+        Ok(view)
     }
 }

@@ -18,9 +18,9 @@ async fn client_routes_get_the_app_and_assets_are_cached_for_good() {
     let server = TestServer::start().await;
     let client = server.client();
     assert!(web::client::is_embedded(), "the client is not built: run make test");
-    for route in ["/", "/auth?tab=login", "/blog/how-to-write-review-article", "/no/such/page"] {
+    for (route, status) in [("/", 200), ("/auth?tab=login", 200), ("/blog/how-to-write-review-article", 200), ("/no/such/page", 404), ("/dashboards", 404)] {
         let page = client.get(route).await;
-        assert_eq!(page.status, 200, "{route}");
+        assert_eq!(page.status, status, "{route}: the client's page, with the status crawlers and monitors read");
         assert!(page.body.as_str().is_some_and(|html| html.contains("<div id=\"root\">")), "{route}");
         assert_eq!(page.header("cache-control"), Some("no-cache"), "{route}");
     }

@@ -46,8 +46,8 @@ async fn login_signs_in_and_logout_signs_out() {
     let mut keys: Vec<&str> = user.body.as_object().expect("object").keys().map(String::as_str).collect();
     keys.sort();
     let expected = [
-        "createdAt", "email", "id", "isActive", "isAdmin", "isEmailVerified", "isUnlimited", "lastDigestSentAt", "researchField",
-        "subscriptionTier",
+        "createdAt", "email", "freeDigests", "id", "isActive", "isAdmin", "isEmailVerified", "isUnlimited", "lastDigestSentAt",
+        "pendingSearch", "researchField", "subscriptionTier",
     ];
     assert_eq!(keys, expected, "the user as the client sees it changed shape (and must never carry a hash or token)");
 

@@ -1,6 +1,10 @@
 // Every route of spec §2. Page files are thin; their features live in src/features/.
+// routes.json lists the same paths for the server, which answers 404 for any other: a test checks
+// that this table and that file agree.
+import type { ReactElement } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router-dom";
 import { AuthPage } from "@/pages/Auth";
+import { BillingPage } from "@/pages/Billing";
 import { BlogPage } from "@/pages/Blog";
 import { BlogPostPage } from "@/pages/BlogPost";
 import { DashboardPage } from "@/pages/Dashboard";
@@ -14,7 +18,6 @@ import { TermsPage } from "@/pages/Terms";
 import { TestEmailPage } from "@/pages/TestEmail";
 import { UnsubscribePage } from "@/pages/Unsubscribe";
 import { VerifyEmailPage } from "@/pages/VerifyEmail";
-import { LaterFeaturePage } from "@/pages/LaterFeature";
 import { PageViewReporter } from "@/features/consent/PageViewReporter";
 
 /** /subscribe/fix-payment is referenced by the spec but leads to the repair page. */
@@ -23,31 +26,38 @@ function FixPaymentRedirect() {
   return <Navigate to={`/debug-subscription${location.search}`} replace />;
 }
 
+/** Each route pattern the client serves (React Router syntax) and its page; anything else is 404. */
+export const ROUTES: Readonly<Record<string, ReactElement>> = {
+  "/": <LandingPage />,
+  "/auth": <AuthPage />,
+  "/login": <LoginPage />,
+  "/signup": <SignupPage />,
+  "/verify-email": <VerifyEmailPage />,
+  "/reset-password": <ResetPasswordPage />,
+  "/dashboard": <DashboardPage />,
+  "/subscribe": <BillingPage />,
+  "/subscribe/fix-payment": <FixPaymentRedirect />,
+  "/checkout": <BillingPage />,
+  "/payment": <BillingPage />,
+  "/payment-success": <BillingPage />,
+  "/finalizing-subscription": <BillingPage />,
+  "/debug-subscription": <BillingPage />,
+  "/test-email": <TestEmailPage />,
+  "/unsubscribe": <UnsubscribePage />,
+  "/terms": <TermsPage />,
+  "/privacy": <PrivacyPage />,
+  "/blog": <BlogPage />,
+  "/blog/:id": <BlogPostPage />,
+};
+
 export function AppRoutes() {
   return (
     <>
       <PageViewReporter />
       <Routes>
-        <Route path="/" element={<LandingPage />} />
-        <Route path="/auth" element={<AuthPage />} />
-        <Route path="/login" element={<LoginPage />} />
-        <Route path="/signup" element={<SignupPage />} />
-        <Route path="/verify-email" element={<VerifyEmailPage />} />
-        <Route path="/reset-password" element={<ResetPasswordPage />} />
-        <Route path="/dashboard" element={<DashboardPage />} />
-        <Route path="/subscribe" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/subscribe/fix-payment" element={<FixPaymentRedirect />} />
-        <Route path="/checkout" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/payment" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/payment-success" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/finalizing-subscription" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/debug-subscription" element={<LaterFeaturePage feature="billing" />} />
-        <Route path="/test-email" element={<TestEmailPage />} />
-        <Route path="/unsubscribe" element={<UnsubscribePage />} />
-        <Route path="/terms" element={<TermsPage />} />
-        <Route path="/privacy" element={<PrivacyPage />} />
-        <Route path="/blog" element={<BlogPage />} />
-        <Route path="/blog/:id" element={<BlogPostPage />} />
+        {Object.entries(ROUTES).map(([path, page]) => (
+          <Route key={path} path={path} element={page} />
+        ))}
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </>

@@ -67,6 +67,22 @@ export function forgetOnceRequests() {
 }
 export const postJson = <T>(url: string, body: unknown = {}) => apiRequest<T>("POST", url, body);
 
+/**
+ * The per-field messages of a 400 `validation_failed` answer (`errors: [{ field, message }]`):
+ * field name → its messages; empty for any other error.
+ */
+export function fieldErrors(error: unknown): Record<string, string[]> {
+  if (!(error instanceof ApiError)) return {};
+  const details = error.field<Array<{ field?: unknown; message?: unknown }>>("errors");
+  if (!Array.isArray(details)) return {};
+  const errors: Record<string, string[]> = {};
+  for (const detail of details) {
+    if (typeof detail?.field !== "string" || typeof detail.message !== "string") continue;
+    (errors[detail.field] ??= []).push(detail.message);
+  }
+  return errors;
+}
+
 /** The server's message in an error, or `fallback` when there is none. */
 export function errorMessage(error: unknown, fallback: string): string {
   if (error instanceof ApiError) {

@@ -13,13 +13,19 @@ export interface AnalyticsConfig {
 }
 
 export interface AppConfig {
-  supportEmail: string;
+  /** Where users write for help; null when the operator gave none (then: "the operator of this server"). */
+  supportEmail: string | null;
   /** None unless the operator configured a provider; loaded only after consent. */
   analytics: AnalyticsConfig | null;
+  /** Whether paid plans are sold on this server (false until billing exists). */
   billingEnabled: boolean;
 }
 
-export const DEFAULT_CONFIG: AppConfig = { supportEmail: "support@localhost", analytics: null, billingEnabled: false };
+/** What the client assumes until the server answers: no address known, no analytics, billing off. */
+export const DEFAULT_CONFIG: AppConfig = { supportEmail: null, analytics: null, billingEnabled: false };
+
+/** Said instead of an address when the operator gave none. */
+export const NO_SUPPORT_EMAIL_TEXT = "the operator of this server";
 
 export const appConfig = signal<AppConfig>(DEFAULT_CONFIG);
 
@@ -27,9 +33,15 @@ let loading: Promise<AppConfig> | null = null;
 
 /** Loads the configuration once; later calls share the first answer. */
 export function loadAppConfig(): Promise<AppConfig> {
-  loading ??= getJson<AppConfig>("/api/config")
+  loading ??= getJson<Partial<AppConfig> | null>("/api/config")
     .then((config) => {
-      appConfig.value = { ...DEFAULT_CONFIG, ...config };
+      const answer = config && typeof config === "object" ? config : {};
+      appConfig.value = {
+        ...DEFAULT_CONFIG,
+        ...answer,
+        supportEmail: answer.supportEmail || null,
+        billingEnabled: answer.billingEnabled === true,
+      };
       return appConfig.value;
     })
     .catch(() => appConfig.value);

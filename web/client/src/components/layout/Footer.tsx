@@ -57,11 +57,13 @@ export function Footer({ variant = "dark" }: { variant?: FooterVariant }) {
                   Privacy Policy
                 </Link>
               </li>
-              <li>
-                <a href={`mailto:${supportEmail}`} className={linkClass}>
-                  Support
-                </a>
-              </li>
+              {supportEmail ? (
+                <li>
+                  <a href={`mailto:${supportEmail}`} className={linkClass}>
+                    Support
+                  </a>
+                </li>
+              ) : null}
               <li>
                 <CookiePreferencesDialog
                   trigger={

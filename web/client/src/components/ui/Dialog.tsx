@@ -1,6 +1,11 @@
 // A modal dialog (Radix): overlay, centred panel, title and description. Every dialog of the
-// client is built from it, so they look and behave alike (Escape and the overlay close it
+// client is built from it, so they look and behave alike (Escape closes it; so does the overlay
 // unless `dismissible` is false).
+//
+// Radix gives Escape only to the topmost layer, and a toast shown while the dialog is open (e.g.
+// 'Email Resent') is one: the toast would take the Escape and the dialog stay open. So an Escape
+// that reaches the dialog's content unhandled closes the dialog too. When the dialog itself is
+// the topmost layer, Radix has already handled (and prevented) the Escape, so it closes once.
 import * as DialogPrimitive from "@radix-ui/react-dialog";
 import type { ReactElement, ReactNode } from "react";
 import { cn } from "./cn";
@@ -27,6 +32,9 @@ export function Dialog({ open, onOpenChange, trigger, title, description, dismis
         <DialogPrimitive.Overlay className="fixed inset-0 z-50 bg-slate-900/50" />
         <DialogPrimitive.Content
           onPointerDownOutside={dismissible ? undefined : (event) => event.preventDefault()}
+          onKeyDown={(event) => {
+            if (event.key === "Escape" && !event.defaultPrevented) onOpenChange?.(false);
+          }}
           className={cn(
             "fixed left-1/2 top-1/2 z-50 max-h-[calc(100vh-2rem)] w-[calc(100%-2rem)] -translate-x-1/2 -translate-y-1/2 overflow-y-auto",
             "rounded-xl bg-white p-6 shadow-xl focus:outline-none",

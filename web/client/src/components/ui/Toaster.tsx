@@ -1,5 +1,7 @@
 // Radix toasts bound to the toast signal: one region (F8 focuses it), swipe 50 px, 420 px wide
-// on larger screens (spec §9).
+// on larger screens (spec §9). On small screens the region spans the top; from `sm` on it sits in
+// the bottom-right corner, at most 420 px wide, so a dialog's actions kept to the bottom left
+// (see DigestDialog) stay uncovered.
 import * as ToastPrimitive from "@radix-ui/react-toast";
 import { useSignals } from "@preact/signals-react/runtime";
 import { DEFAULT_TOAST_DURATION_MS, dismissToast, toasts } from "@/state/toast";
@@ -33,7 +35,7 @@ export function Toaster() {
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>
       ))}
-      <ToastPrimitive.Viewport className="fixed top-0 z-[100] flex max-h-screen w-full flex-col-reverse gap-2 p-4 sm:bottom-0 sm:right-0 sm:top-auto sm:flex-col md:max-w-[420px]" />
+      <ToastPrimitive.Viewport className="fixed top-0 z-[100] flex max-h-screen w-full flex-col-reverse gap-2 p-4 sm:bottom-0 sm:right-0 sm:top-auto sm:flex-col sm:max-w-[420px]" />
     </ToastPrimitive.Provider>
   );
 }

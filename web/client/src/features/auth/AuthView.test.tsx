@@ -1,10 +1,10 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { currentUser, setCurrentUser } from "@/state/session";
+import { currentUser, forgetSession, setCurrentUser, signOut, type CurrentUser } from "@/state/session";
 import { AuthView } from "./AuthView";
 import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch } from "@/test/harness";
 
-const USER = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
+const USER: CurrentUser = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
 
 function renderAuth(at = "/auth") {
   return renderRoute(<AuthView />, { at, routePath: "/auth" });
@@ -62,6 +62,49 @@ describe("/auth tabs", () => {
     await user.click(screen.getByRole("link", { name: "Back to sign in" }));
     expect(location()).toBe("/auth?tab=login");
     expect(screen.getByRole("heading", { name: "Welcome back" })).toBeVisible();
+  });
+});
+
+describe("/auth for someone already signed in", () => {
+  beforeEach(forgetSession);
+
+  it("goes on to /dashboard?email=…", async () => {
+    stubFetch({ "GET /api/auth/me": { status: 200, body: { user: USER } } });
+    renderAuth("/auth?tab=login");
+    expect(await screen.findByText("/dashboard page")).toBeInTheDocument();
+    expect(location()).toBe("/dashboard?email=ada%40example.org");
+  });
+
+  it("carries the kept topic along: &pendingSearch=…", async () => {
+    sessionStorage.setItem("pendingSearch", "CRISPR base editing");
+    stubFetch({ "GET /api/auth/me": { status: 200, body: { user: USER } } });
+    renderAuth();
+    await screen.findByText("/dashboard page");
+    expect(location()).toBe("/dashboard?email=ada%40example.org&pendingSearch=CRISPR+base+editing");
+  });
+
+  it("goes to /subscribe when it was opened with redirect=subscribe", async () => {
+    stubFetch({ "GET /api/auth/me": { status: 200, body: { user: USER } } });
+    renderAuth("/auth?redirect=subscribe");
+    expect(await screen.findByText("/subscribe page")).toBeInTheDocument();
+  });
+
+  it("a visitor (401) stays on the forms, and the page asks only once", async () => {
+    const fetchMock = stubFetch({ "GET /api/auth/me": { status: 401, body: { message: "Not authenticated" } } });
+    renderAuth("/auth?tab=login");
+    await waitFor(() => expect(callsTo(fetchMock, "/api/auth/me")).toBe(1));
+    expect(screen.getByRole("heading", { name: "Welcome back" })).toBeVisible();
+    expect(location()).toBe("/auth?tab=login");
+  });
+
+  it("after signing out the page does not send the user back", async () => {
+    const fetchMock = stubFetch({ "POST /api/auth/logout": { status: 200, body: {} } });
+    setCurrentUser(USER);
+    await signOut();
+    renderAuth("/auth");
+    expect(screen.getByRole("heading", { name: "Create your account" })).toBeVisible();
+    expect(location()).toBe("/auth");
+    expect(callsTo(fetchMock, "/api/auth/me")).toBe(0);
   });
 });
 
@@ -177,6 +220,17 @@ describe("/auth signup tab", () => {
 
     await user.click(screen.getByRole("button", { name: "Resend verification email" }));
     await waitFor(() => expect(requestBody(fetchMock, "/api/auth/resend-verification")).toEqual({ email: "ada@example.org" }));
+  });
+
+  it("sends the topic kept before signing up, so the server keeps it with the account", async () => {
+    const user = userEvent.setup();
+    sessionStorage.setItem("pendingSearch", "CRISPR base editing");
+    const fetchMock = stubFetch({ "POST /api/signup": { status: 201, body: { message: "created", requiresVerification: true, user: USER } } });
+    renderAuth();
+    await fillValidSignup(user);
+    await user.click(screen.getByRole("button", { name: "Create account" }));
+    expect(await screen.findByRole("heading", { name: "Check your email" })).toBeVisible();
+    expect(requestBody(fetchMock, "/api/signup")).toMatchObject({ email: "ada@example.org", pendingSearch: "CRISPR base editing" });
   });
 
   it("disables the button while the account is being created", async () => {

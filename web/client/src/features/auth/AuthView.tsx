@@ -1,10 +1,13 @@
 // The combined auth page (/auth): signup, login and forgot-password views, chosen by the query
-// parameter `tab` (default signup) and written back to it when the user switches.
+// parameter `tab` (default signup) and written back to it when the user switches. Someone already
+// signed in goes on to the dashboard (with the pending topic), or to /subscribe when asked.
 import * as TabsPrimitive from "@radix-ui/react-tabs";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { cn } from "@/components/ui/cn";
 import { clearPendingSearch, getPendingSearch } from "@/state/pendingSearch";
+import { loadSession } from "@/state/session";
+import { dashboardPath } from "./api";
 import { CombinedLoginForm } from "./CombinedLoginForm";
 import { CombinedSignupForm } from "./CombinedSignupForm";
 import { AuthHeading, AuthShell } from "./fields";
@@ -30,6 +33,22 @@ export function AuthView() {
   const [pendingSearch] = useState(getPendingSearch);
   const [createdEmail, setCreatedEmail] = useState<string | null>(null);
   const tab = parseTab(searchParams.get("tab"));
+  const successPath = searchParams.get("redirect") === "subscribe" ? "/subscribe" : undefined;
+
+  // The forms show meanwhile: most visitors of /auth are signed out.
+  useEffect(() => {
+    let isCurrent = true;
+    loadSession().then(
+      (user) => {
+        if (isCurrent && user) navigate(successPath ?? dashboardPath(user.email, getPendingSearch()), { replace: true });
+      },
+      () => undefined,
+    );
+    return () => {
+      isCurrent = false;
+    };
+    // Once, on arrival: a sign-in on this page navigates by itself.
+  }, []);
 
   /** The /auth address showing `next`, keeping the other query parameters (e.g. redirect). */
   const hrefFor = (next: AuthTab) => {
@@ -74,8 +93,6 @@ export function AuthView() {
       </p>
     </div>
   ) : null;
-
-  const successPath = searchParams.get("redirect") === "subscribe" ? "/subscribe" : undefined;
 
   return (
     <AuthShell

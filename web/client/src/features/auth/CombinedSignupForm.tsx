@@ -1,6 +1,7 @@
 // The signup tab of /auth: the combined form with complexity rules and both agreements.
 import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
+import { getPendingSearch } from "@/state/pendingSearch";
 import { toast } from "@/state/toast";
 import { serverFieldErrors, signUpCombined, signupFailureMessage } from "./api";
 import { CheckboxField, EmailField, PasswordField, ResearchFieldSelect } from "./fields";
@@ -24,7 +25,7 @@ export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) =
 
   const submit = form.onSubmit(async (valid) => {
     try {
-      const answer = await signUpCombined(valid);
+      const answer = await signUpCombined(valid, getPendingSearch());
       trackEvent("sign_up", { method: "email" });
       toast({
         title: "Account Created Successfully!",

@@ -36,12 +36,25 @@ describe("/signup", () => {
     expect(callsTo(fetchMock, "/api/auth/signup")).toBe(0);
   });
 
-  it("accepts 6 characters on the client", async () => {
+  it.each(["123456", "1234567"])("%s: the server's 8-character floor at the field, before anything is sent", async (password) => {
+    const user = userEvent.setup();
+    const fetchMock = stubFetch({ "POST /api/auth/signup": CREATED });
+    renderSignup();
+    await fill(user, { Password: password, "Confirm password": password });
+    const field = screen.getByLabelText("Password");
+    expect(screen.getByRole("alert")).toHaveTextContent("Password must be at least 8 characters long");
+    expect(field).toHaveAttribute("aria-invalid", "true");
+    expect(field).toHaveAttribute("aria-describedby", "password-error");
+    expect(screen.queryByText("Password must be at least 6 characters")).not.toBeInTheDocument();
+    expect(callsTo(fetchMock, "/api/auth/signup")).toBe(0);
+    expect(location()).toBe("/signup");
+  });
+
+  it("accepts 8 characters", async () => {
     const user = userEvent.setup();
     stubFetch({ "POST /api/auth/signup": CREATED });
     renderSignup();
-    await fill(user, { Password: "123456", "Confirm password": "123456" });
-    expect(screen.queryByText("Password must be at least 6 characters")).not.toBeInTheDocument();
+    await fill(user, { Password: "12345678", "Confirm password": "12345678" });
     await screen.findByText("/login page");
   });
 
@@ -61,6 +74,16 @@ describe("/signup", () => {
     });
   });
 
+  it("sends the topic kept before signing up, so the server keeps it with the account", async () => {
+    const user = userEvent.setup();
+    sessionStorage.setItem("pendingSearch", "CRISPR base editing");
+    const fetchMock = stubFetch({ "POST /api/auth/signup": CREATED });
+    renderSignup();
+    await fill(user);
+    await screen.findByText("/login page");
+    expect(requestBody(fetchMock, "/api/auth/signup")).toMatchObject({ email: "ada@example.org", pendingSearch: "CRISPR base editing" });
+  });
+
   it("goes to /login?redirect=subscribe when it came with redirect=subscribe", async () => {
     const user = userEvent.setup();
     stubFetch({ "POST /api/auth/signup": CREATED });
@@ -72,14 +95,15 @@ describe("/signup", () => {
 
   it("toasts the server's message and shows its field message", async () => {
     const user = userEvent.setup();
-    const message = "Password must be at least 8 characters long";
+    const message = "Research field contains unsupported characters";
     stubFetch({
-      "POST /api/auth/signup": { status: 400, body: { message, code: "validation_failed", errors: [{ field: "password", message }] } },
+      "POST /api/auth/signup": { status: 400, body: { message, code: "validation_failed", errors: [{ field: "researchField", message }] } },
     });
     renderSignup();
-    await fill(user, { Password: "1234567", "Confirm password": "1234567" });
+    await fill(user);
     await waitFor(() => expect(latestToast()).toMatchObject({ description: message, variant: "destructive" }));
     expect(screen.getByRole("alert")).toHaveTextContent(message);
+    expect(screen.getByLabelText("Research field")).toHaveAttribute("aria-invalid", "true");
     expect(location()).toBe("/signup");
   });
 

@@ -3,6 +3,7 @@
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
+import { getPendingSearch } from "@/state/pendingSearch";
 import { toast } from "@/state/toast";
 import { serverFieldErrors, signUpStandalone, signupFailureMessage } from "./api";
 import { AuthHeading, AuthShell, EmailField, PasswordField, TextField } from "./fields";
@@ -21,7 +22,7 @@ export function StandaloneSignup() {
 
   const submit = form.onSubmit(async (valid) => {
     try {
-      await signUpStandalone(valid);
+      await signUpStandalone(valid, getPendingSearch());
       trackEvent("sign_up", { method: "email" });
       toast({
         title: "Account created successfully!",

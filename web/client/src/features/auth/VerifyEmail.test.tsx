@@ -64,8 +64,36 @@ describe("/verify-email", () => {
     expect(screen.queryByRole("button", { name: "Process Search & Continue" })).not.toBeInTheDocument();
     expect(currentUser.value?.email).toBe("ada@example.org");
     expect(String(fetchMock.mock.calls[0][0])).toBe("/api/verify-email?token=good");
-    await user.click(screen.getByRole("button", { name: "Continue to Sign In" }));
+    expect(screen.getByText("Your account is ready and you are signed in.")).toBeVisible();
+    expect(screen.queryByRole("button", { name: /Sign In/i })).not.toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Continue to Dashboard" }));
     expect(location()).toBe("/dashboard?email=ada%40example.org");
+  });
+
+  it("success with the topic the server kept (a new tab, nothing in session storage): 'Process Search & Continue' searches it", async () => {
+    const user = userEvent.setup();
+    stubFetch({ "GET /api/verify-email": { status: 200, body: { ...VERIFIED.body, pendingSearch: "tau propagation" } } });
+    renderVerify("/verify-email?token=good");
+    await user.click(await screen.findByRole("button", { name: "Process Search & Continue" }));
+    expect(await screen.findByRole("dialog", { name: "Processing Your Search" })).toHaveTextContent("tau propagation");
+    expect(screen.queryByRole("button", { name: "Continue to Dashboard" })).not.toBeInTheDocument();
+  });
+
+  it("the server's topic comes before the one in session storage", async () => {
+    sessionStorage.setItem("pendingSearch", "older topic");
+    stubFetch({ "GET /api/verify-email": { status: 200, body: { ...VERIFIED.body, pendingSearch: "tau propagation" } } });
+    renderVerify("/verify-email?token=good");
+    expect(await screen.findByRole("heading", { name: "Email Verified Successfully!" })).toBeVisible();
+    expect(screen.getByText("tau propagation")).toBeVisible();
+    expect(screen.queryByText("older topic")).not.toBeInTheDocument();
+  });
+
+  it("pendingSearch null from the server falls back to session storage", async () => {
+    sessionStorage.setItem("pendingSearch", "CRISPR base editing");
+    stubFetch({ "GET /api/verify-email": { status: 200, body: { ...VERIFIED.body, pendingSearch: null } } });
+    renderVerify("/verify-email?token=good");
+    expect(await screen.findByRole("button", { name: "Process Search & Continue" })).toBeVisible();
+    expect(screen.getByText("CRISPR base editing")).toBeVisible();
   });
 
   it("success with a pending search: 'Process Search & Continue' opens the progress dialog", async () => {
@@ -77,7 +105,7 @@ describe("/verify-email", () => {
     const dialog = await screen.findByRole("dialog", { name: "Processing Your Search" });
     expect(dialog).toHaveTextContent("CRISPR base editing");
     expect(screen.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "10");
-    expect(screen.queryByRole("button", { name: "Continue to Sign In" })).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Continue to Dashboard" })).not.toBeInTheDocument();
   });
 
   it("verifies a token only once under StrictMode", async () => {

@@ -1,6 +1,8 @@
 // /verify-email?token=…: verifies once per token (StrictMode runs effects twice), signs the
 // user in on the client too (the server already set the session cookie), then either runs the
-// pending search in the progress dialog or continues to the dashboard.
+// pending search in the progress dialog or continues to the dashboard. The pending topic comes
+// from the server's answer (the link may open in a new tab, without this tab's session
+// storage), else from session storage.
 import { useEffect, useState, type ReactNode } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
@@ -15,7 +17,7 @@ import { AuthShell } from "./fields";
 type Verification =
   | { state: "verifying" }
   | { state: "failed"; message: string }
-  | { state: "verified"; email: string | null };
+  | { state: "verified"; email: string | null; pendingSearch: string | null };
 
 export const MSG_VERIFY_FAILED = "The verification link is invalid or has expired.";
 
@@ -32,7 +34,8 @@ export function VerifyEmail() {
       (answer) => {
         if (!isCurrent) return;
         if (answer.user) setCurrentUser(answer.user);
-        setVerification({ state: "verified", email: answer.user?.email ?? null });
+        const pendingSearch = answer.pendingSearch?.trim() || getPendingSearch();
+        setVerification({ state: "verified", email: answer.user?.email ?? null, pendingSearch });
       },
       (error: unknown) => {
         if (isCurrent) setVerification({ state: "failed", message: errorMessage(error, MSG_VERIFY_FAILED) });
@@ -72,7 +75,6 @@ function MissingToken() {
 
 function VerificationState({ verification }: { verification: Verification }) {
   const navigate = useNavigate();
-  const [pendingSearch] = useState(getPendingSearch);
   const [isSearchOpen, setIsSearchOpen] = useState(false);
 
   switch (verification.state) {
@@ -93,15 +95,16 @@ function VerificationState({ verification }: { verification: Verification }) {
         </StatusScreen>
       );
     case "verified": {
-      const { email } = verification;
-      const continueTo = email ? dashboardPath(email) : "/auth?tab=login";
+      // Verifying signed the user in, so the way on is the dashboard, never a sign-in form.
+      const { email, pendingSearch } = verification;
+      const dashboard = email ? dashboardPath(email) : "/dashboard";
       return (
         <StatusScreen icon="✓" title="Email Verified Successfully!">
           <p className="text-sm text-slate-600">
             {pendingSearch ? (
               <>
-                Your account is ready. We will now search for <span className="font-medium text-slate-900">{pendingSearch}</span>{" "}
-                and email you the digest.
+                Your account is ready and you are signed in. We will now search for{" "}
+                <span className="font-medium text-slate-900">{pendingSearch}</span> and email you the digest.
               </>
             ) : (
               "Your account is ready and you are signed in."
@@ -115,8 +118,8 @@ function VerificationState({ verification }: { verification: Verification }) {
               <ProcessingDialog email={email} searchTerm={pendingSearch} open={isSearchOpen} onOpenChange={setIsSearchOpen} />
             </>
           ) : (
-            <Button className="w-full" onClick={() => navigate(continueTo)}>
-              Continue to Sign In
+            <Button className="w-full" onClick={() => navigate(dashboard)}>
+              Continue to Dashboard
             </Button>
           )}
         </StatusScreen>

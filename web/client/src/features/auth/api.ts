@@ -1,7 +1,9 @@
 // The auth calls of spec §7, each a thin wrapper over the shared api module.
-import { ApiError, errorMessage, getJsonOnce, postJson } from "@/lib/api";
+import { ApiError, errorMessage, fieldErrors, getJsonOnce, postJson } from "@/lib/api";
 import type { CurrentUser } from "@/state/session";
 import type { CombinedSignupValues, FormErrors, StandaloneSignupValues } from "./validation";
+
+export { dashboardPath } from "@/lib/paths";
 
 export interface MessageAnswer {
   message: string;
@@ -19,10 +21,16 @@ export interface LoginAnswer extends MessageAnswer {
 export interface VerifyAnswer extends MessageAnswer {
   success: boolean;
   user?: CurrentUser;
+  /** The topic typed before signing up, as the server kept it with the account (another tab's storage is out of reach). */
+  pendingSearch?: string | null;
 }
 
-/** `POST /api/signup`: the combined form on /auth. */
-export function signUpCombined(values: CombinedSignupValues): Promise<SignupAnswer> {
+/**
+ * `POST /api/signup`: the combined form on /auth. `pendingSearch`, the topic typed before signing
+ * up, goes along so the server keeps it with the account (the verification link may open in
+ * another tab, without this tab's session storage).
+ */
+export function signUpCombined(values: CombinedSignupValues, pendingSearch: string | null): Promise<SignupAnswer> {
   return postJson<SignupAnswer>("/api/signup", {
     email: values.email.trim(),
     researchField: values.researchField || undefined,
@@ -30,16 +38,18 @@ export function signUpCombined(values: CombinedSignupValues): Promise<SignupAnsw
     confirmPassword: values.confirmPassword,
     agreeToTerms: values.agreeToTerms,
     agreeToPrivacy: values.agreeToPrivacy,
+    pendingSearch: pendingSearch ?? undefined,
   });
 }
 
-/** `POST /api/auth/signup`: the standalone /signup form. */
-export function signUpStandalone(values: StandaloneSignupValues): Promise<SignupAnswer> {
+/** `POST /api/auth/signup`: the standalone /signup form, with the pending topic as above. */
+export function signUpStandalone(values: StandaloneSignupValues, pendingSearch: string | null): Promise<SignupAnswer> {
   return postJson<SignupAnswer>("/api/auth/signup", {
     email: values.email.trim(),
     password: values.password,
     confirmPassword: values.confirmPassword,
     researchField: values.researchField.trim(),
+    pendingSearch: pendingSearch ?? undefined,
   });
 }
 
@@ -70,15 +80,7 @@ export function verifyEmailOnce(token: string): Promise<VerifyAnswer> {
 
 /** The per-field messages of a 400 `validation_failed` answer, in the forms' shape. */
 export function serverFieldErrors(error: unknown): FormErrors {
-  if (!(error instanceof ApiError)) return {};
-  const details = error.field<Array<{ field?: unknown; message?: unknown }>>("errors");
-  if (!Array.isArray(details)) return {};
-  const errors: FormErrors = {};
-  for (const detail of details) {
-    if (typeof detail?.field !== "string" || typeof detail.message !== "string") continue;
-    (errors[detail.field] ??= []).push(detail.message);
-  }
-  return errors;
+  return fieldErrors(error);
 }
 
 /** Whether a failed sign-in was refused because the address is not verified yet. */
@@ -90,11 +92,4 @@ export function needsVerification(error: unknown): boolean {
 export function signupFailureMessage(error: unknown): string {
   if (error instanceof ApiError) return errorMessage(error, "Failed to create account");
   return "Something went wrong. Please try again.";
-}
-
-/** Where a signed-in user lands: /dashboard?email=…, plus &pendingSearch=… when a topic waits. */
-export function dashboardPath(email: string, pendingSearch?: string | null): string {
-  const query = new URLSearchParams({ email });
-  if (pendingSearch) query.set("pendingSearch", pendingSearch);
-  return `/dashboard?${query.toString()}`;
 }

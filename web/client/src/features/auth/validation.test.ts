@@ -91,11 +91,13 @@ describe("the other forms", () => {
     expect(validateStandaloneLogin({ email: "ada@example.org", password: "p" })).toEqual({});
   });
 
-  it("standalone signup: 6 characters, matching confirmation, a research field", () => {
-    const form = { email: "ada@example.org", password: "123456", confirmPassword: "123456", researchField: "Neuroscience" };
+  it("standalone signup: the spec's 6 characters, the server's 8, matching confirmation, a research field", () => {
+    const form = { email: "ada@example.org", password: "12345678", confirmPassword: "12345678", researchField: "Neuroscience" };
     expect(validateStandaloneSignup(form)).toEqual({});
     expect(validateStandaloneSignup({ ...form, email: "ada@" })).toEqual({ email: [MSG_INVALID_EMAIL] });
     expect(validateStandaloneSignup({ ...form, password: "12345", confirmPassword: "12345" })).toEqual({ password: [MSG_PASSWORD_MIN_6] });
+    expect(validateStandaloneSignup({ ...form, password: "123456", confirmPassword: "123456" })).toEqual({ password: [MSG_PASSWORD_MIN_8] });
+    expect(validateStandaloneSignup({ ...form, password: "1234567", confirmPassword: "1234567" })).toEqual({ password: [MSG_PASSWORD_MIN_8] });
     expect(validateStandaloneSignup({ ...form, confirmPassword: "1234567" })).toEqual({ confirmPassword: [MSG_PASSWORDS_DONT_MATCH] });
     expect(validateStandaloneSignup({ ...form, researchField: "   " })).toEqual({ researchField: [MSG_RESEARCH_FIELD_REQUIRED] });
   });

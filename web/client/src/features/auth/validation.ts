@@ -20,6 +20,8 @@ export const MSG_AGREE_PRIVACY = "You must agree to the Privacy Policy";
 
 export const STANDALONE_MIN_PASSWORD_CHARS = 6;
 export const COMPLEX_MIN_PASSWORD_CHARS = 8;
+/** The server refuses any password shorter than this, whichever form sent it. */
+export const SERVER_MIN_PASSWORD_CHARS = 8;
 const MAX_EMAIL_CHARS = 254;
 const MAX_EMAIL_LOCAL_CHARS = 64;
 
@@ -121,11 +123,17 @@ export interface StandaloneSignupValues {
   researchField: string;
 }
 
-/** The standalone /signup page (the server adds its own 8-character floor on top). */
+/**
+ * The standalone /signup page. The spec's floor is 6 characters ('Password must be at least 6
+ * characters'); the server refuses fewer than 8, so a password of 6 or 7 gets the server's own
+ * message here, before a round trip that could only fail.
+ */
 export function validateStandaloneSignup(values: StandaloneSignupValues): FormErrors<keyof StandaloneSignupValues> {
   const errors: FormErrors<keyof StandaloneSignupValues> = {};
   if (!isValidEmail(values.email.trim())) errors.email = [MSG_INVALID_EMAIL];
-  if ([...values.password].length < STANDALONE_MIN_PASSWORD_CHARS) errors.password = [MSG_PASSWORD_MIN_6];
+  const passwordChars = [...values.password].length;
+  if (passwordChars < STANDALONE_MIN_PASSWORD_CHARS) errors.password = [MSG_PASSWORD_MIN_6];
+  else if (passwordChars < SERVER_MIN_PASSWORD_CHARS) errors.password = [MSG_PASSWORD_MIN_8];
   if (values.confirmPassword !== values.password) errors.confirmPassword = [MSG_PASSWORDS_DONT_MATCH];
   if (values.researchField.trim().length < 1) errors.researchField = [MSG_RESEARCH_FIELD_REQUIRED];
   return errors;

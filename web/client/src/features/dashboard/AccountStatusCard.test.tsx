@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useSignals } from "@preact/signals-react/runtime";
-import { currentUser, setCurrentUser, type Tier } from "@/state/session";
+import { loadAppConfig, resetAppConfig } from "@/state/config";
+import { currentUser, setCurrentUser, type FreeDigests, type Tier } from "@/state/session";
 import { callsTo, latestToast, polyfillBrowserApis, renderRoute, resetToasts, stubFetch } from "@/test/harness";
 import { AccountStatusCard } from "./AccountStatusCard";
 import type { EmailDigest, SearchTerm } from "./api";
@@ -23,8 +24,8 @@ function term(id: string, isActive = true): SearchTerm {
   };
 }
 
-function digest(id: string): EmailDigest {
-  return { id, userId: "u1", digestType: "weekly", papersData: [], searchTerm: "topic", aiSummary: null, sentAt: "2026-11-14T06:00:00Z" };
+function digest(id: string, papersData: EmailDigest["papersData"] = []): EmailDigest {
+  return { id, userId: "u1", digestType: "weekly", papersData, searchTerm: "topic", aiSummary: null, sentAt: "2026-11-14T06:00:00Z" };
 }
 
 /** The card for whoever is signed in, as the dashboard shows it: a new plan re-renders it. */
@@ -34,8 +35,11 @@ function SignedInCard() {
   return user ? <AccountStatusCard user={user} /> : null;
 }
 
-function renderStatus(tier: Tier, { terms = [term("t1")], sent = [] as EmailDigest[] } = {}) {
-  setCurrentUser({ id: "u1", email: "ada@example.org", subscriptionTier: tier });
+function renderStatus(
+  tier: Tier,
+  { terms = [term("t1")], sent = [] as EmailDigest[], freeDigests = null as FreeDigests | null } = {},
+) {
+  setCurrentUser({ id: "u1", email: "ada@example.org", subscriptionTier: tier, freeDigests });
   searchTerms.value = terms;
   digests.value = sent;
   const user = userEvent.setup();
@@ -58,29 +62,49 @@ beforeAll(polyfillBrowserApis);
 beforeEach(() => {
   resetDashboard();
   resetToasts();
+  resetAppConfig();
   setCurrentUser(null);
 });
 afterEach(() => vi.unstubAllGlobals());
 
 describe("AccountStatusCard", () => {
-  it("free plan: the plan, terms and digests, the free digests used and no cancel button", () => {
+  it("free plan: the plan, terms and digests, the free digests as the server counts them, and no cancel button", () => {
     stubFetch({});
-    renderStatus("free", { sent: [digest("d1")] });
+    // Three digests listed, but two were empty-week notices: the server counts one used.
+    const paper = { title: "P", url: null, authors: "", journal: null, abstract: "", source: "pubmed", relevanceScore: 0.5 };
+    renderStatus("free", { sent: [digest("d1", [paper]), digest("d2"), digest("d3")], freeDigests: { used: 1, total: 2 } });
     expect(screen.getByRole("heading", { name: "Account Status", level: 2 })).toBeInTheDocument();
     expect(valueOf("Plan")).toBe("Free");
     expect(valueOf("Search terms")).toBe("1 of 1");
     expect(valueOf("Active search terms")).toBe("1");
-    expect(valueOf("Digests received")).toBe("1");
+    expect(valueOf("Digests received")).toBe("3");
     expect(screen.getByText("Free digests: 1 of 2 used")).toBeInTheDocument();
     expect(screen.queryByRole("link")).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Cancel Subscription" })).not.toBeInTheDocument();
   });
 
-  it("free plan with both free digests used: an invitation to upgrade to Pro", () => {
+  it("free plan with both free digests used, billing off: the invitation leads to the page that explains this server's plans", () => {
     stubFetch({});
-    renderStatus("free", { sent: [digest("d1"), digest("d2"), digest("d3")] });
+    renderStatus("free", { sent: [digest("d1")], freeDigests: { used: 2, total: 2 } });
     expect(screen.getByText("Free digests: 2 of 2 used")).toBeInTheDocument();
+    expect(screen.getByText(/You have used your free digests\. Your search terms stay saved/)).toBeInTheDocument();
+    expect(screen.queryByText(/Upgrade to Pro to keep/)).not.toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Upgrade to Pro" })).toHaveAttribute("href", "/subscribe?tier=pro");
+  });
+
+  it("free plan with both free digests used, billing on: an invitation to upgrade to Pro", async () => {
+    stubFetch({ "GET /api/config": { status: 200, body: { supportEmail: "help@example.org", analytics: null, billingEnabled: true } } });
+    await loadAppConfig();
+    renderStatus("free", { freeDigests: { used: 2, total: 2 } });
+    expect(screen.getByText("You have used your free digests. Upgrade to Pro to keep your weekly digests coming.")).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Upgrade to Pro" })).toHaveAttribute("href", "/subscribe?tier=pro");
+  });
+
+  it("free plan without the server's count: no free digests line", () => {
+    stubFetch({});
+    renderStatus("free", { sent: [digest("d1"), digest("d2")] });
+    expect(valueOf("Digests received")).toBe("2");
+    expect(screen.queryByText(/Free digests/)).not.toBeInTheDocument();
   });
 
   it("shows placeholders until the lists are loaded", () => {

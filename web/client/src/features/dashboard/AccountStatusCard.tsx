@@ -1,16 +1,18 @@
 // The 'Account Status' card (spec §2 Dashboard, §5 cancel subscription, §6 plans, §8 dashboard
 // toasts, §9 limits): the plan, how many search terms and digests the user has, the free plan's
-// two digests, and for a paid plan 'Cancel Subscription' behind a confirmation. Cancelling with
-// more than one active term is refused here already, without asking the server.
+// digests as the server counts them (an empty-week notice is not one), and for a paid plan
+// 'Cancel Subscription' behind a confirmation. Cancelling with more than one active term is
+// refused here already, without asking the server.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { ButtonLink } from "@/components/layout/ButtonLink";
 import { Button } from "@/components/ui/Button";
 import { SectionCard } from "@/components/ui/Card";
 import { ApiError, errorMessage } from "@/lib/api";
-import { refreshCurrentUser, type CurrentUser } from "@/state/session";
+import { appConfig } from "@/state/config";
+import { refreshCurrentUser, type CurrentUser, type FreeDigests } from "@/state/session";
 import { toast } from "@/state/toast";
-import { cancelSubscription, FREE_DIGESTS, TERM_LIMITS } from "./api";
+import { cancelSubscription, TERM_LIMITS } from "./api";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { digests, loadPreferences, loadSearchTerms, searchTerms } from "./store";
 import { TIER_LABELS } from "./tier";
@@ -33,7 +35,7 @@ export function AccountStatusCard({ user }: { user: CurrentUser }) {
         <StatusRow label="Active search terms" value={activeCount ?? "…"} />
         <StatusRow label="Digests received" value={digestCount ?? "…"} />
       </dl>
-      {tier === "free" ? <FreeDigests received={digestCount} /> : <CancelSubscription user={user} activeCount={activeCount} />}
+      {tier === "free" ? <FreeDigestsUsage usage={user.freeDigests ?? null} /> : <CancelSubscription user={user} activeCount={activeCount} />}
     </SectionCard>
   );
 }
@@ -47,16 +49,25 @@ function StatusRow({ label, value }: { label: string; value: string | number }) 
   );
 }
 
-/** The free plan's digests used so far, and once they are all used, an invitation to upgrade. */
-function FreeDigests({ received }: { received: number | null }) {
-  if (received === null) return null;
-  const used = Math.min(received, FREE_DIGESTS);
+/**
+ * The free plan's digests used so far, as the server counts them, and once they are all used an
+ * invitation to upgrade (with billing off, /subscribe explains what this server offers instead).
+ */
+function FreeDigestsUsage({ usage }: { usage: FreeDigests | null }) {
+  useSignals();
+  if (!usage) return null;
+  const used = Math.min(usage.used, usage.total);
+  const billingEnabled = appConfig.value.billingEnabled;
   return (
     <div className="space-y-3 rounded-lg bg-slate-50 p-3 text-sm">
-      <p className="text-slate-700">{`Free digests: ${used} of ${FREE_DIGESTS} used`}</p>
-      {used >= FREE_DIGESTS ? (
+      <p className="text-slate-700">{`Free digests: ${used} of ${usage.total} used`}</p>
+      {used >= usage.total ? (
         <>
-          <p className="text-slate-600">You have used your free digests. Upgrade to Pro to keep your weekly digests coming.</p>
+          <p className="text-slate-600">
+            {billingEnabled
+              ? "You have used your free digests. Upgrade to Pro to keep your weekly digests coming."
+              : "You have used your free digests. Your search terms stay saved; see how to get more digests on this server."}
+          </p>
           <ButtonLink to="/subscribe?tier=pro" size="sm">
             Upgrade to Pro
           </ButtonLink>

@@ -1,13 +1,15 @@
-import { screen, waitFor } from "@testing-library/react";
+import { act, cleanup, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { trackEvent } from "@/lib/analytics";
+import { resetAppConfig } from "@/state/config";
 import type { Tier } from "@/state/session";
 import { RESTORE_TOAST_DURATION_MS, QUEUED_TOAST_DURATION_MS, toasts, type ToastItem } from "@/state/toast";
 import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
 import { AddSearchTermCard } from "./AddSearchTermCard";
 import type { SearchTerm } from "./api";
 import { SearchQueueCard } from "./SearchQueueCard";
-import { resetDashboard, searchTerms } from "./store";
+import { digests, preferences, resetDashboard, searchTerms } from "./store";
+import type { EmailDigest, Preferences } from "./api";
 
 vi.mock("@/lib/analytics", async (importOriginal) => ({
   ...(await importOriginal<typeof import("@/lib/analytics")>()),
@@ -50,8 +52,9 @@ function renderCards({ tier = "free", at = "/dashboard", strict = false }: { tie
 }
 
 /** Answers the immediate search with `reply` and the queue with what the server would then hold. */
-function serveSearch(reply: Reply, termsAfter: SearchTerm[] = []) {
+function serveSearch(reply: Reply, termsAfter: SearchTerm[] = [], { billingEnabled = false } = {}) {
   return stubFetch({
+    "GET /api/config": { status: 200, body: { supportEmail: "help@example.org", analytics: null, billingEnabled } },
     "POST /api/immediate-search": reply,
     [`GET ${TERMS_PATH}`]: { status: 200, body: termsAfter },
     [`GET ${DIGESTS_PATH}`]: { status: 200, body: [] },
@@ -65,17 +68,53 @@ beforeAll(polyfillBrowserApis);
 beforeEach(() => {
   resetDashboard();
   resetToasts();
+  resetAppConfig();
 });
 afterEach(() => vi.unstubAllGlobals());
 
 describe("AddSearchTermCard", () => {
-  it("says when the first digest arrives and how much of the plan is used", () => {
+  it("says how much of the plan is used", () => {
     stubFetch({});
     searchTerms.value = [term()];
     renderCards();
     expect(screen.getByRole("heading", { name: "Add New Search Term", level: 2 })).toBeInTheDocument();
-    expect(screen.getByText("Your first digest arrives within a week.")).toBeInTheDocument();
     expect(screen.getByText("1 of 1 search terms used on the Free plan")).toBeInTheDocument();
+  });
+
+  describe("when the first digest comes", () => {
+    const FIRST_DIGEST = /^Your first digest is emailed as soon as you add a search term; after that, a new one arrives every/;
+
+    it("without a digest yet: at once for a new term, then weekly on the delivery day", () => {
+      stubFetch({});
+      digests.value = [];
+      preferences.value = { deliveryDay: "monday" } as Preferences;
+      renderCards();
+      expect(screen.getByText(FIRST_DIGEST)).toHaveTextContent(
+        "Your first digest is emailed as soon as you add a search term; after that, a new one arrives every Monday.",
+      );
+      expect(screen.queryByText(/within a week/)).not.toBeInTheDocument();
+    });
+
+    it("says 'on your delivery day' until the preferences are loaded", () => {
+      stubFetch({});
+      digests.value = [];
+      renderCards();
+      expect(screen.getByText(FIRST_DIGEST)).toHaveTextContent("every week on your delivery day.");
+    });
+
+    it("is gone once the user has a digest, and while the digests are loading", () => {
+      stubFetch({});
+      renderCards();
+      expect(screen.queryByText(FIRST_DIGEST)).not.toBeInTheDocument();
+      act(() => {
+        digests.value = [{ id: "d1" } as EmailDigest];
+      });
+      expect(screen.queryByText(FIRST_DIGEST)).not.toBeInTheDocument();
+      act(() => {
+        digests.value = [];
+      });
+      expect(screen.getByText(FIRST_DIGEST)).toBeInTheDocument();
+    });
   });
 
   it("counts the active terms against the paid plan's limit", () => {
@@ -162,9 +201,9 @@ describe("AddSearchTermCard", () => {
     [1, "pro"],
     [4, "pro"],
     [5, "team"],
-  ])("402 requiresPayment with %i terms: keeps the term and goes to /subscribe?tier=%s", async (currentCount, tier) => {
+  ])("billing on, 402 requiresPayment with %i terms: keeps the term and goes to /subscribe?tier=%s", async (currentCount, tier) => {
     const message = "Your Free plan includes 1 search term. Upgrade your plan to add more.";
-    serveSearch({ status: 402, body: { message, requiresPayment: true, currentCount } });
+    serveSearch({ status: 402, body: { message, requiresPayment: true, currentCount } }, [], { billingEnabled: true });
     const user = renderCards();
     await user.type(input(), `${TERM}{Enter}`);
 
@@ -172,6 +211,70 @@ describe("AddSearchTermCard", () => {
     expect(location()).toBe(`/subscribe?tier=${tier}`);
     expect(sessionStorage.getItem("pendingSearch")).toBe(TERM);
     expect(latestToast()).toMatchObject({ title: "Subscription Required", description: message, variant: "destructive" });
+  });
+
+  it("billing off, 402: goes to /subscribe, and the refused term is not offered again on coming back", async () => {
+    const message = "Your Free plan includes 1 search term.";
+    serveSearch({ status: 402, body: { message, requiresPayment: true, currentCount: 1 } });
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+
+    expect(await screen.findByRole("heading", { name: "/subscribe page" })).toBeInTheDocument();
+    expect(location()).toBe("/subscribe?tier=pro");
+    expect(latestToast()).toMatchObject({ title: "Subscription Required", description: message });
+    expect(sessionStorage.getItem("pendingSearch")).toBeNull();
+    expect(sessionStorage.getItem("pendingSearchTerm")).toBeNull();
+
+    cleanup();
+    resetToasts();
+    renderCards();
+    expect(input()).toHaveValue("");
+    expect(latestToast()).toBeUndefined();
+  });
+
+  it("free digests used: 'Search Term Saved' with the server's message, not 'Search Complete!'", async () => {
+    const message = "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
+    serveSearch({ status: 200, body: { success: true, searchTerm: TERM, termId: "t1", digestId: null, papersFound: 0, digestSent: false, message } }, [
+      term(),
+    ]);
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+    await waitFor(() => expect(latestToast()?.title).toBe("Search Term Saved"));
+    expect(latestToast()?.description).toBe(message);
+    expect(await screen.findByText("Complete")).toBeInTheDocument();
+  });
+
+  it("a week without papers: 'Search Complete!' with the server's words", async () => {
+    const message = "No new papers about CRISPR base editing this week.";
+    serveSearch({ status: 200, body: { success: true, searchTerm: TERM, termId: "t1", digestId: "d1", papersFound: 0, digestSent: true, message } });
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+    await waitFor(() => expect(latestToast()).toMatchObject({ title: "Search Complete!", description: message }));
+  });
+
+  it("asks who is signed in again after a search, so the free digests count follows", async () => {
+    const fetchMock = serveSearch({ status: 200, body: { success: true, searchTerm: TERM, papersFound: 3, digestSent: true, message: "ok" } });
+    const user = renderCards();
+    await user.type(input(), `${TERM}{Enter}`);
+    await waitFor(() => expect(callsTo(fetchMock, "/api/auth/me")).toBe(1));
+  });
+
+  it("a term the server refuses as text: its message at the field, tied to the input", async () => {
+    const message = "Search term contains invalid characters or patterns";
+    serveSearch({ status: 400, body: { message, code: "validation_failed", errors: [{ field: "searchTerm", message }] } });
+    const user = renderCards();
+    await user.type(input(), "drop table; --{Enter}");
+
+    const fieldMessage = await screen.findByRole("alert");
+    expect(fieldMessage).toHaveTextContent(message);
+    expect(input()).toHaveValue("drop table; --");
+    expect(input()).toHaveAttribute("aria-invalid", "true");
+    expect(input()).toHaveAttribute("aria-describedby", fieldMessage.id);
+    expect(latestToast()).toMatchObject({ title: "Search Failed", description: message });
+
+    await user.type(input(), "x");
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(input()).not.toHaveAttribute("aria-invalid");
   });
 
   it("any other failure: 'Search Failed' with the server's message, the term back in the input and the queue reloaded", async () => {

@@ -1,7 +1,8 @@
 // The 'Add New Search Term' card (spec §2 Dashboard, §4 immediate search, §5 search input,
 // §8 immediate search and success toasts, §9 limits and toast durations). A new term is searched
-// at once and its digest mailed; while that runs the queue shows it as 'Searching...'. A term
-// kept from before sign-in, or from a trip to /subscribe, is put back into the input.
+// at once and its digest mailed; while that runs the queue shows it as 'Searching...'. A term the
+// server refuses as text gets its message at the field. A term kept from before sign-in, or from
+// a trip to /subscribe, is put back into the input.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
@@ -10,12 +11,18 @@ import { SectionCard } from "@/components/ui/Card";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { trackEvent } from "@/lib/analytics";
-import { classifySearchFailure, reportSearchFailure, runImmediateSearch } from "@/features/search/immediateSearch";
+import {
+  classifySearchFailure,
+  describeSearchOutcome,
+  reportSearchFailure,
+  runImmediateSearch,
+  type ImmediateSearchAnswer,
+} from "@/features/search/immediateSearch";
 import { clearPendingSearch, getPendingSearch } from "@/state/pendingSearch";
-import type { CurrentUser, Tier } from "@/state/session";
+import { refreshCurrentUser, type CurrentUser, type Tier } from "@/state/session";
 import { QUEUED_TOAST_DURATION_MS, RESTORE_TOAST_DURATION_MS, toast } from "@/state/toast";
 import { TERM_LIMITS } from "./api";
-import { loadDigests, loadSearchTerms, searchTerms } from "./store";
+import { digests, loadDigests, loadSearchTerms, preferences, searchTerms } from "./store";
 import { TIER_LABELS } from "./tier";
 
 /** While a search runs the queue is reloaded this often, so the new term shows as 'Searching...'. */
@@ -25,10 +32,12 @@ export const QUEUE_REFRESH_MS = 2000;
 const PENDING_SEARCH_PARAM = "pendingSearch";
 
 const INPUT_ID = "new-search-term";
+const ERROR_ID = `${INPUT_ID}-error`;
 
 export function AddSearchTermCard({ user }: { user: CurrentUser }) {
   const navigate = useNavigate();
   const [text, setText] = useState("");
+  const [fieldError, setFieldError] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
   useRestoredPendingSearch(setText);
   useQueueRefreshWhile(searching, user.id);
@@ -38,28 +47,33 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
     const term = text.trim();
     if (!term || searching) return;
     setSearching(true);
+    setFieldError(null);
     setText("");
     toast({
       title: "Search Queued",
       description: "We'll email you the digest as soon as the search completes.",
       durationMs: QUEUED_TOAST_DURATION_MS,
     });
+    let answer: ImmediateSearchAnswer;
     try {
-      await runImmediateSearch(user.email, term);
+      answer = await runImmediateSearch(user.email, term);
     } catch (error) {
       setSearching(false);
       // Back into the input, so a term the server refused can be corrected.
       setText((current) => current || term);
       const failure = classifySearchFailure(error);
-      reportSearchFailure(failure, term, navigate);
+      if (failure.kind === "other" && failure.fieldMessage) setFieldError(failure.fieldMessage);
+      await reportSearchFailure(failure, term, navigate);
       // A refused payment stored nothing and leaves the dashboard; otherwise the term may now be failed.
       if (failure.kind !== "payment-required") await loadSearchTerms(user.id);
       return;
     }
     setSearching(false);
     trackEvent("search_added");
-    toast({ title: "Search Complete!", description: "Check your email for the research digest!", variant: "success" });
-    await Promise.all([loadSearchTerms(user.id), loadDigests(user.id)]);
+    const outcome = describeSearchOutcome(answer);
+    toast({ title: outcome.title, description: outcome.description, variant: outcome.variant });
+    // The account's free digests count may have changed too.
+    await Promise.all([loadSearchTerms(user.id), loadDigests(user.id), refreshCurrentUser().catch(() => null)]);
   };
 
   return (
@@ -68,29 +82,49 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
       intro={
         <>
           <p className="text-sm text-slate-600">Tell us a research topic and we will email you the newest papers about it, every week.</p>
-          <p className="text-sm text-slate-600">Your first digest arrives within a week.</p>
+          <FirstDigestNote />
         </>
       }
       contentClassName="space-y-3"
     >
-      <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-end">
+      <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-start">
         <div className="flex-1">
-          <Field id={INPUT_ID} label="Research topic">
+          <Field id={INPUT_ID} label="Research topic" error={fieldError ?? undefined}>
             <Input
               id={INPUT_ID}
               value={text}
-              onChange={(event) => setText(event.target.value)}
+              onChange={(event) => {
+                setText(event.target.value);
+                setFieldError(null);
+              }}
               placeholder="e.g. CRISPR base editing"
               autoComplete="off"
+              aria-invalid={fieldError ? true : undefined}
+              aria-describedby={fieldError ? ERROR_ID : undefined}
             />
           </Field>
         </div>
-        <Button type="submit" disabled={searching || !text.trim()}>
+        {/* Lined up with the input, below its label, whether or not a message shows under it. */}
+        <Button type="submit" disabled={searching || !text.trim()} className="sm:mt-[1.625rem]">
           {searching ? "Searching..." : "Add"}
         </Button>
       </form>
       <TermUsage tier={user.subscriptionTier} />
     </SectionCard>
+  );
+}
+
+/**
+ * While the user has no digest: when the first one comes (at once, when a term is added) and the
+ * next ones (weekly, on the delivery day). Gone once a digest exists.
+ */
+function FirstDigestNote() {
+  useSignals();
+  if (digests.value?.length !== 0) return null;
+  const day = preferences.value?.deliveryDay;
+  const weekly = day ? `every ${day.charAt(0).toUpperCase()}${day.slice(1)}` : "every week on your delivery day";
+  return (
+    <p className="text-sm text-slate-600">{`Your first digest is emailed as soon as you add a search term; after that, a new one arrives ${weekly}.`}</p>
   );
 }
 

@@ -102,7 +102,9 @@ describe("DashboardPage", () => {
     expect(await screen.findByText("ada@example.org")).toBeInTheDocument();
     expect(screen.getByRole("heading", { name: "Papertide", level: 1 })).toBeInTheDocument();
     expect(screen.getByLabelText("Plan: Pro")).toHaveTextContent("Pro");
-    expect(screen.getByText("Your first digest arrives within a week.")).toBeInTheDocument();
+    expect(
+      await screen.findByText("Your first digest is emailed as soon as you add a search term; after that, a new one arrives every Sunday."),
+    ).toBeInTheDocument();
     expect(await screen.findByText("No search terms yet. Add one above to get your first digest.")).toBeInTheDocument();
   });
 

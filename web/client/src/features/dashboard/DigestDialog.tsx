@@ -1,8 +1,9 @@
 // The digest detail dialog (spec §2 Dashboard): the search term and how it was searched, the AI
 // Research Summary, the sources with their counts, the papers (relevance as a percent, spec §3)
 // and statistics, with a button that mails the digest again (spec §8 'Email Resent' / 'Resend
-// Failed').
-import { useId, useState, type ReactElement, type ReactNode } from "react";
+// Failed'). The actions sit at the bottom left, away from the toasts' corner (bottom right), so
+// the toast a resend shows never covers them.
+import { useId, useRef, useState, type ReactElement, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { Dialog } from "@/components/ui/Dialog";
 import { errorMessage } from "@/lib/api";
@@ -79,7 +80,7 @@ export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDial
 
         <Statistics papers={papers} sentAt={digest.sentAt} />
 
-        <div className="flex justify-end border-t border-slate-200 pt-4">
+        <div className="flex justify-start border-t border-slate-200 pt-4">
           <ResendButton searchTerm={digest.searchTerm} />
         </div>
       </div>
@@ -195,10 +196,17 @@ function Statistics({ papers, sentAt }: { papers: DigestPaper[]; sentAt: string 
   );
 }
 
+/**
+ * Busy while sending, but never `disabled`: a disabled button drops the focus out of the dialog
+ * (to the page behind it), and the keyboard user would be lost. A second press meanwhile is ignored.
+ */
 function ResendButton({ searchTerm }: { searchTerm: string }) {
   const [isSending, setIsSending] = useState(false);
+  const isSendingNow = useRef(false);
 
   const resend = async () => {
+    if (isSendingNow.current) return;
+    isSendingNow.current = true;
     setIsSending(true);
     try {
       await resendDigest(searchTerm);
@@ -210,13 +218,20 @@ function ResendButton({ searchTerm }: { searchTerm: string }) {
         variant: "destructive",
       });
     } finally {
+      isSendingNow.current = false;
       setIsSending(false);
     }
   };
 
   return (
-    <Button variant="outline" onClick={resend} disabled={isSending} aria-busy={isSending}>
-      Resend email
+    <Button
+      variant="outline"
+      onClick={resend}
+      aria-disabled={isSending}
+      aria-busy={isSending}
+      className="aria-disabled:cursor-wait aria-disabled:opacity-50"
+    >
+      {isSending ? "Sending..." : "Resend email"}
     </Button>
   );
 }

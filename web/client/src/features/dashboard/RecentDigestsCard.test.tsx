@@ -2,7 +2,8 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { trackEvent } from "@/lib/analytics";
 import type { CurrentUser } from "@/state/session";
-import { latestToast, polyfillBrowserApis, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
+import { Toaster } from "@/components/ui/Toaster";
+import { callsTo, held, latestToast, polyfillBrowserApis, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
 import type { DigestPaper, EmailDigest } from "./api";
 import { RecentDigestsCard } from "./RecentDigestsCard";
 import { loadDigests, resetDashboard } from "./store";
@@ -78,9 +79,14 @@ const FIVE: EmailDigest[] = [
 
 type Handlers = Parameters<typeof stubFetch>[0];
 
-async function showCard(digestsReply: Handlers[string], extra: Handlers = {}) {
+async function showCard(digestsReply: Handlers[string], extra: Handlers = {}, { withToaster = false } = {}) {
   const fetchMock = stubFetch({ "GET /api/users/u1/digests": digestsReply, ...extra });
-  render(<RecentDigestsCard user={USER} />);
+  render(
+    <>
+      <RecentDigestsCard user={USER} />
+      {withToaster ? <Toaster /> : null}
+    </>,
+  );
   await act(() => loadDigests("u1"));
   return { fetchMock, user: userEvent.setup() };
 }
@@ -115,11 +121,11 @@ describe("RecentDigestsCard", () => {
     expect(screen.queryByRole("status", { name: "Loading your digests" })).not.toBeInTheDocument();
   });
 
-  it("without digests: says the first one arrives within a week of adding a term", async () => {
+  it("without digests: says a term's first digest is emailed at once", async () => {
     await showCard({ status: 200, body: [] });
     expect(await screen.findByText("No digests yet")).toBeInTheDocument();
-    expect(screen.getByText(/first digest reaches your inbox within a week/)).toBeInTheDocument();
-    expect(screen.queryByText("Your first digest arrives within a week.")).not.toBeInTheDocument();
+    expect(screen.getByText("When you add a search term, its first digest is emailed at once and listed here.")).toBeInTheDocument();
+    expect(screen.queryByText(/within a week/)).not.toBeInTheDocument();
   });
 
   it("lists the newest 3 of 5 digests, newest first, with date, paper count and type", async () => {
@@ -137,7 +143,9 @@ describe("RecentDigestsCard", () => {
     expect(items[1]).toHaveTextContent("Immediate");
     // Dates are the UTC day, whatever the reader's zone.
     expect(items[2]).toHaveTextContent("March 2, 2026");
-    expect(items[2]).toHaveTextContent("0 papers");
+    // A digest without papers is the empty-week notice, not a digest of 0 papers.
+    expect(items[2]).toHaveTextContent("No new papers this week");
+    expect(items[2]).not.toHaveTextContent("0 papers");
     expect(screen.queryByText("older term")).not.toBeInTheDocument();
     expect(screen.queryByText("oldest term")).not.toBeInTheDocument();
   });
@@ -240,12 +248,41 @@ describe("RecentDigestsCard", () => {
     );
     const dialog = await openDigest(user, "CRISPR base editing");
     await user.click(within(dialog).getByRole("button", { name: "Resend email" }));
-    expect(within(dialog).getByRole("button", { name: "Resend email" })).toBeDisabled();
+    const busy = within(dialog).getByRole("button", { name: "Sending..." });
+    expect(busy).toHaveAttribute("aria-disabled", "true");
+    await user.click(busy);
     release();
     await waitFor(() => expect(latestToast()?.title).toBe("Email Resent"));
     expect(latestToast()?.description).toBe("Check your inbox, and your spam folder if it does not arrive.");
     expect(requestBody(fetchMock, "/api/resend-email")).toEqual({ searchTerm: "CRISPR base editing" });
-    expect(within(dialog).getByRole("button", { name: "Resend email" })).toBeEnabled();
+    expect(callsTo(fetchMock, "/api/resend-email")).toBe(1);
+    expect(within(dialog).getByRole("button", { name: "Resend email" })).not.toHaveAttribute("aria-disabled", "true");
+  });
+
+  it("after a resend the focus stays on Resend email, and Escape still closes the dialog under the toast", async () => {
+    const sending = held({ status: 200, body: { success: true, searchTerm: "CRISPR base editing" } });
+    const { user } = await showCard({ status: 200, body: FIVE }, { "POST /api/resend-email": sending.handler }, { withToaster: true });
+    const dialog = await openDigest(user, "CRISPR base editing");
+    await user.click(within(dialog).getByRole("button", { name: "Resend email" }));
+    // A disabled button would drop the focus to the page behind the dialog (browsers blur it).
+    const busy = within(dialog).getByRole("button", { name: "Sending..." });
+    expect(busy).toBeEnabled();
+    expect(busy).toHaveFocus();
+    sending.release();
+    expect(await screen.findByText("Email Resent")).toBeInTheDocument();
+    await waitFor(() => expect(within(dialog).getByRole("button", { name: "Resend email" })).toHaveFocus());
+
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    expect(screen.getByRole("button", { name: /CRISPR base editing/ })).toHaveFocus();
+  });
+
+  it("keeps the dialog's actions at the bottom left, out of the toasts' bottom-right corner", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    const dialog = await openDigest(user, "CRISPR base editing");
+    const actions = within(dialog).getByRole("button", { name: "Resend email" }).parentElement as HTMLElement;
+    expect(actions).toHaveClass("justify-start");
+    expect(actions).not.toHaveClass("justify-end");
   });
 
   it("a refused resend says 'Resend Failed' with the server's message", async () => {

@@ -1,6 +1,7 @@
 // The dashboard's "Recent Email Digests" card (spec §2 Dashboard, §9): the latest three digests,
-// newest first, each with its search term, date ('MMMM d, yyyy'), paper count and type; a click
-// opens the digest dialog and reports email_digest_viewed (spec §7).
+// newest first, each with its search term, date ('MMMM d, yyyy'), paper count and type (a digest
+// without papers, the empty-week notice, reads 'No new papers this week'); a click opens the
+// digest dialog and reports email_digest_viewed (spec §7).
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { SectionCard } from "@/components/ui/Card";
@@ -13,6 +14,14 @@ import { digests, loadError } from "./store";
 import { Loaded } from "./Loaded";
 
 const DIGEST_TYPE_LABELS: Record<string, string> = { immediate: "Immediate", weekly: "Weekly" };
+
+const MSG_EMPTY_WEEK = "No new papers this week";
+
+/** "3 papers", "1 paper", or for a digest without papers (an empty-week notice) MSG_EMPTY_WEEK. */
+function paperCountLabel(count: number): string {
+  if (count === 0) return MSG_EMPTY_WEEK;
+  return count === 1 ? "1 paper" : `${count} papers`;
+}
 
 /** How a digest type reads ("weekly" → "Weekly"). */
 export function digestTypeLabel(digestType: string): string {
@@ -31,9 +40,7 @@ export function RecentDigestsCard(_props: { user: CurrentUser }) {
           loaded.length === 0 ? (
             <div className="rounded-lg border border-dashed border-slate-300 p-6 text-center">
               <p className="font-medium text-slate-700">No digests yet</p>
-              <p className="mt-1 text-sm text-slate-500">
-                Once you add a search term, its first digest reaches your inbox within a week and is listed here.
-              </p>
+              <p className="mt-1 text-sm text-slate-500">When you add a search term, its first digest is emailed at once and listed here.</p>
             </div>
           ) : (
             <ul className="space-y-2">
@@ -73,7 +80,7 @@ function DigestItem({ digest }: { digest: EmailDigest }) {
               <span className="block text-sm text-slate-500">{formatDate(digest.sentAt)}</span>
             </span>
             <span className="flex items-center gap-2 text-sm text-slate-600">
-              <span>{paperCount === 1 ? "1 paper" : `${paperCount} papers`}</span>
+              <span>{paperCountLabel(paperCount)}</span>
               <span className="rounded-full bg-brand-50 px-2 py-0.5 text-xs font-medium text-brand-700">{digestTypeLabel(digest.digestType)}</span>
             </span>
           </button>

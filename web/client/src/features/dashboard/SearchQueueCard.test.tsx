@@ -189,6 +189,28 @@ describe("SearchQueueCard", () => {
       expect(screen.getByRole("textbox")).toHaveValue("ab");
       expect(callsTo(fetchMock, TERMS_PATH)).toBe(0);
     });
+    it("text the server refuses: its message at the input, tied to it, and focus back there to correct it", async () => {
+      const message = "Search term must be at least 3 characters";
+      stubFetch({
+        "PATCH /api/search-terms/t1": { status: 400, body: { message, code: "validation_failed", errors: [{ field: "term", message }] } },
+      });
+      const user = renderQueue([term()]);
+      await user.click(screen.getByRole("button", { name: "Edit CRISPR base editing" }));
+      const input = screen.getByRole("textbox", { name: "New text for CRISPR base editing" });
+      await user.clear(input);
+      await user.type(input, "ab{Enter}");
+
+      const fieldMessage = await screen.findByRole("alert");
+      expect(fieldMessage).toHaveTextContent(message);
+      expect(input).toHaveAttribute("aria-invalid", "true");
+      expect(input).toHaveAttribute("aria-describedby", fieldMessage.id);
+      expect(input).toHaveFocus();
+      expect(latestToast()).toMatchObject({ title: "Update Failed", description: message });
+
+      await user.type(input, "c");
+      expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+      expect(input).not.toHaveAttribute("aria-invalid");
+    });
   });
 
   describe("delete", () => {

@@ -1,13 +1,14 @@
 // The 'Your Search Queue' card (spec §2 Dashboard, §4 search term display, §8 dashboard toasts):
 // the user's search terms with their status, whether they are active and when they last and
-// next run; Edit turns a row into an input with Save and Cancel, Delete asks first.
+// next run; Edit turns a row into an input with Save and Cancel (text the server refuses gets its
+// message at the input), Delete asks first.
 import { useSignals } from "@preact/signals-react/runtime";
-import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { SectionCard } from "@/components/ui/Card";
 import { Input } from "@/components/ui/Input";
 import { cn } from "@/components/ui/cn";
-import { errorMessage } from "@/lib/api";
+import { errorMessage, fieldErrors } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
@@ -129,7 +130,15 @@ function SearchTermRow({ term, onEdit, onDelete }: { term: SearchTerm; onEdit: (
 function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId: string; onClose: () => void }) {
   const [text, setText] = useState(term.term);
   const [saving, setSaving] = useState(false);
+  const [fieldError, setFieldError] = useState<string | null>(null);
+  const errorId = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
   const newText = text.trim();
+
+  // The input was disabled while saving; a refused text is back to be corrected.
+  useEffect(() => {
+    if (fieldError) inputRef.current?.focus();
+  }, [fieldError]);
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -139,10 +148,13 @@ function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId:
       return;
     }
     setSaving(true);
+    setFieldError(null);
     try {
       await updateSearchTerm(term.id, newText);
     } catch (error) {
       setSaving(false);
+      const [fieldMessage] = fieldErrors(error).term ?? [];
+      setFieldError(fieldMessage ?? null);
       toast({ title: "Update Failed", description: errorMessage(error, "The search term could not be updated."), variant: "destructive" });
       return;
     }
@@ -158,17 +170,29 @@ function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId:
   };
 
   return (
-    <form onSubmit={save} className="flex flex-col gap-2 sm:flex-row sm:items-center">
-      <Input
-        aria-label={`New text for ${term.term}`}
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={cancelOnEscape}
-        disabled={saving}
-        autoFocus
-        className="sm:flex-1"
-      />
-      <div className="flex shrink-0 gap-2">
+    <form onSubmit={save} className="flex flex-col gap-2 sm:flex-row sm:items-start">
+      <div className="space-y-1.5 sm:flex-1">
+        <Input
+          ref={inputRef}
+          aria-label={`New text for ${term.term}`}
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+            setFieldError(null);
+          }}
+          onKeyDown={cancelOnEscape}
+          disabled={saving}
+          autoFocus
+          aria-invalid={fieldError ? true : undefined}
+          aria-describedby={fieldError ? errorId : undefined}
+        />
+        {fieldError ? (
+          <p id={errorId} role="alert" className="text-sm text-red-600">
+            {fieldError}
+          </p>
+        ) : null}
+      </div>
+      <div className="flex shrink-0 gap-2 sm:mt-1">
         <Button type="submit" size="sm" disabled={!newText || saving}>
           {saving ? "Saving..." : "Save"}
         </Button>

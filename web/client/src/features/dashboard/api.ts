@@ -93,9 +93,6 @@ export function digestPapers(digest: EmailDigest): DigestPaper[] {
 /** Search terms each plan may keep (spec §9); team users needing more contact support. */
 export const TERM_LIMITS: Record<Tier, number> = { free: 1, pro: 5, team: 10 };
 
-/** Digests a free plan receives before it is invited to upgrade. */
-export const FREE_DIGESTS = 2;
-
 /** Digests listed on the dashboard (spec §9). */
 export const RECENT_DIGESTS = 3;
 

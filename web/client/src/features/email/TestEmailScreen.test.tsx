@@ -1,7 +1,8 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { setCurrentUser, type CurrentUser } from "@/state/session";
+import { forgetSession, type CurrentUser } from "@/state/session";
 import { callsTo, held, latestToast, polyfillBrowserApis, renderRoute, type Reply, requestBody, resetToasts, stubFetch } from "@/test/harness";
+import { TestEmailPage } from "@/pages/TestEmail";
 import { TestEmailScreen } from "./TestEmailScreen";
 
 const ADA: CurrentUser = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
@@ -26,7 +27,7 @@ const ACTIONS = ["Send Welcome Email", "Send Sample Digest", "Trigger Weekly Dig
 beforeAll(polyfillBrowserApis);
 beforeEach(() => {
   resetToasts();
-  setCurrentUser(null);
+  forgetSession();
 });
 afterEach(() => vi.unstubAllGlobals());
 
@@ -173,6 +174,22 @@ describe("/test-email", () => {
     expect(latestToast()?.description).toBe("2 digests with 7 papers on the way to ada@example.org.");
     for (const name of ACTIONS) expect(button(name)).toBeEnabled();
     expect(callsTo(fetchMock, "/api/test-email")).toBe(0);
+  });
+
+  it("the page asks who is signed in once: the header and the form share the answer", async () => {
+    const fetchMock = signedIn(ADA);
+    renderRoute(<TestEmailPage />, { at: "/test-email", routePath: "/test-email" });
+    expect(await screen.findByRole("textbox", { name: "Email address" })).toHaveValue("ada@example.org");
+    expect(screen.getByRole("link", { name: "Dashboard" })).toBeInTheDocument();
+    expect(callsTo(fetchMock, "/api/auth/me")).toBe(1);
+  });
+
+  it("a free plan whose digests are used (402 free_digests_used): the server's message", async () => {
+    const message = "Your free plan's 2 digests have been used.";
+    signedIn(ADA, { "POST /api/trigger-digest": { status: 402, body: { message, code: "free_digests_used", requiresPayment: true } } });
+    const user = await showScreen();
+    await user.click(await screen.findByRole("button", { name: "Trigger Weekly Digest" }));
+    await waitFor(() => expect(latestToast()).toMatchObject({ title: "Failed to trigger digest", description: message }));
   });
 
   it("a digest that cannot be triggered: 'Failed to trigger digest' with the server's message", async () => {

@@ -1,7 +1,8 @@
 // /test-email (spec §2 Email testing page, §5, §8): a signed-in user sends themself a welcome
 // mail or a sample digest, or has their weekly digest built now. Test mail goes only to the
 // user's own address; operators may use any (the server enforces both, and rate limits them).
-// A visitor is asked to sign in.
+// A visitor is asked to sign in. Who is signed in comes from the page's one session check
+// (shared with the header); 'Try again' asks afresh.
 import { useEffect, useState, type FormEvent } from "react";
 import { Link } from "react-router-dom";
 import { buttonClasses, Button } from "@/components/ui/Button";
@@ -10,7 +11,7 @@ import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { Spinner } from "@/components/ui/Spinner";
 import { errorMessage } from "@/lib/api";
-import { refreshCurrentUser, type CurrentUser } from "@/state/session";
+import { loadSession, refreshCurrentUser, type CurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
 import { sendTestEmail, triggerDigest, type TestEmailType, type TriggerDigestAnswer } from "./api";
 
@@ -25,7 +26,8 @@ export function TestEmailScreen() {
   useEffect(() => {
     let isCurrent = true;
     setVisit({ state: "checking" });
-    refreshCurrentUser().then(
+    const check = attempt === 0 ? loadSession() : refreshCurrentUser();
+    check.then(
       (user) => {
         if (isCurrent) setVisit(user ? { state: "signedIn", user } : { state: "visitor" });
       },

@@ -95,9 +95,11 @@ function HelpLinks() {
       <Link to="/" className={buttonClasses("primary", "md")}>
         Go to homepage
       </Link>
-      <a href={`mailto:${supportEmail}`} className={buttonClasses("outline", "md")}>
-        Contact support
-      </a>
+      {supportEmail ? (
+        <a href={`mailto:${supportEmail}`} className={buttonClasses("outline", "md")}>
+          Contact support
+        </a>
+      ) : null}
     </div>
   );
 }

@@ -1,10 +1,16 @@
-// The landing hero: what Papertide does, and the research-topic field to start with.
+// The landing hero: what Papertide does, and the research-topic field to start with. 'Access
+// your dashboard' goes straight to the dashboard for someone signed in (the header asks).
+import { useSignals } from "@preact/signals-react/runtime";
 import { Link } from "react-router-dom";
+import { dashboardPath } from "@/lib/paths";
+import { currentUser } from "@/state/session";
 import { TopicForm } from "./TopicForm";
 
 const SOURCES = ["PubMed", "arXiv", "bioRxiv", "medRxiv"] as const;
 
 export function Hero() {
+  useSignals();
+  const user = currentUser.value;
   return (
     <section aria-labelledby="hero-title" className="relative overflow-hidden bg-gradient-to-b from-brand-50 via-white to-slate-50">
       <div aria-hidden="true" className="pointer-events-none absolute -top-40 left-1/2 h-[28rem] w-[56rem] -translate-x-1/2 rounded-full bg-brand-100/60 blur-3xl" />
@@ -28,7 +34,7 @@ export function Hero() {
 
         <p className="mt-6 text-sm text-slate-600">
           Already have an account?{" "}
-          <Link to="/auth" className="font-medium text-brand-700 underline-offset-4 hover:underline">
+          <Link to={user ? dashboardPath(user.email) : "/auth"} className="font-medium text-brand-700 underline-offset-4 hover:underline">
             Access your dashboard
           </Link>
         </p>

@@ -1,8 +1,11 @@
-import { render, screen } from "@testing-library/react";
+import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router-dom";
+import { BlogPage } from "@/pages/Blog";
 import { LandingPage } from "@/pages/Landing";
 import { resetAppConfig } from "@/state/config";
+import { forgetSession } from "@/state/session";
+import { callsTo, stubFetch } from "@/test/harness";
 
 function renderLanding() {
   // The footer asks for the installation config; answer it without a network.
@@ -22,7 +25,10 @@ function renderLanding() {
 const topicField = () => screen.getByRole("textbox", { name: "Research topic" });
 const startButton = () => screen.getByRole("button", { name: "Start Discovery" });
 
-beforeEach(() => resetAppConfig());
+beforeEach(() => {
+  resetAppConfig();
+  forgetSession();
+});
 afterEach(() => vi.unstubAllGlobals());
 
 describe("LandingPage topic form", () => {
@@ -77,5 +83,48 @@ describe("LandingPage content", () => {
     expect(await screen.findByRole("link", { name: "Support" })).toHaveAttribute("href", "mailto:help@example.org");
     expect(screen.getByRole("button", { name: "Cookie Settings" })).toBeInTheDocument();
     expect(screen.getByText("© 2025 Papertide. All rights reserved.")).toBeInTheDocument();
+  });
+});
+
+describe("LandingPage for someone signed in", () => {
+  const ME = { status: 200, body: { user: { id: "u1", email: "ada@example.org", subscriptionTier: "free" } } };
+
+  /** The landing page and the blog under one router, as one page load. */
+  function renderSite() {
+    render(
+      <MemoryRouter initialEntries={["/"]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
+        <Routes>
+          <Route path="/" element={<LandingPage />} />
+          <Route path="/blog" element={<BlogPage />} />
+        </Routes>
+      </MemoryRouter>,
+    );
+    return userEvent.setup();
+  }
+
+  it("offers the dashboard: the header's Dashboard and 'Access your dashboard' to /dashboard?email=…", async () => {
+    stubFetch({ "GET /api/auth/me": ME });
+    renderSite();
+    expect(await screen.findByRole("link", { name: "Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(screen.getByRole("link", { name: "Access your dashboard" })).toHaveAttribute("href", "/dashboard?email=ada%40example.org");
+    expect(screen.queryByRole("link", { name: "Login" })).not.toBeInTheDocument();
+  });
+
+  it("a visitor (401) keeps Login and 'Access your dashboard' to /auth", async () => {
+    const fetchMock = stubFetch({ "GET /api/auth/me": { status: 401, body: { message: "Not authenticated" } } });
+    renderSite();
+    await waitFor(() => expect(callsTo(fetchMock, "/api/auth/me")).toBe(1));
+    expect(screen.getByRole("link", { name: "Login" })).toHaveAttribute("href", "/auth");
+    expect(screen.getByRole("link", { name: "Access your dashboard" })).toHaveAttribute("href", "/auth");
+  });
+
+  it("asks who is signed in once for the whole page load, across public pages", async () => {
+    const fetchMock = stubFetch({ "GET /api/auth/me": ME });
+    const user = renderSite();
+    await screen.findByRole("link", { name: "Dashboard" });
+    await user.click(screen.getByRole("link", { name: "Learn More" }));
+    expect(await screen.findByRole("heading", { level: 1, name: /blog/i })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Dashboard" })).toBeInTheDocument();
+    expect(callsTo(fetchMock, "/api/auth/me")).toBe(1);
   });
 });

@@ -3,7 +3,7 @@
 
 import { useEffect, type ReactNode } from "react";
 import { useSignals } from "@preact/signals-react/runtime";
-import { appConfig, loadAppConfig } from "@/state/config";
+import { appConfig, loadAppConfig, NO_SUPPORT_EMAIL_TEXT } from "@/state/config";
 
 /** The date both documents were last revised (spec §9). */
 export const LEGAL_LAST_UPDATED = "August 11, 2025";
@@ -82,12 +82,12 @@ export function LegalDocument({ title, intro, sections, closing }: LegalDocument
   );
 }
 
-/** The installation's support address as a mail link (from GET /api/config). */
+/** The installation's support address as a mail link (from GET /api/config), or who to ask without one. */
 export function SupportEmailLink() {
   useSignals();
   useEffect(() => {
     void loadAppConfig();
   }, []);
   const email = appConfig.value.supportEmail;
-  return <a href={`mailto:${email}`}>{email}</a>;
+  return email ? <a href={`mailto:${email}`}>{email}</a> : <>{NO_SUPPORT_EMAIL_TEXT}</>;
 }

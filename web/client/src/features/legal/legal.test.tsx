@@ -5,6 +5,7 @@ import { NotFoundPage } from "@/pages/NotFound";
 import { PrivacyPage } from "@/pages/Privacy";
 import { TermsPage } from "@/pages/Terms";
 import { loadAppConfig, resetAppConfig } from "@/state/config";
+import { forgetSession } from "@/state/session";
 
 function renderAt(path: string) {
   return render(
@@ -41,6 +42,7 @@ function answerConfigWith(supportEmail: string) {
 
 beforeEach(() => {
   resetAppConfig();
+  forgetSession();
   // The configuration request stays unanswered unless a test answers it.
   vi.stubGlobal("fetch", vi.fn(() => new Promise<Response>(() => {})));
 });
@@ -91,7 +93,16 @@ describe("/terms", () => {
     renderAt("/terms");
     const contact = sectionNamed(/Contact Us/);
     expect(within(contact).getByRole("link")).toHaveAttribute("href", "mailto:help@lab.example");
-    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(fetch).mock.calls.filter(([url]) => String(url) === "/api/config")).toHaveLength(1);
+  });
+
+  it("names the operator of this server when the installation has no support address", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ supportEmail: null, analytics: null, billingEnabled: false }))));
+    await loadAppConfig();
+    renderAt("/terms");
+    const contact = sectionNamed(/Contact Us/);
+    expect(contact).toHaveTextContent("are welcome at the operator of this server.");
+    expect(within(contact).queryByRole("link")).not.toBeInTheDocument();
   });
 
   it("sets the document title while shown and restores it afterwards", () => {

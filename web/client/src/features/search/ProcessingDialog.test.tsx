@@ -2,6 +2,7 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { useState } from "react";
 import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";
 import { toasts } from "@/state/toast";
+import { resetAppConfig } from "@/state/config";
 import { getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
 import { ProcessingDialog } from "./ProcessingDialog";
 
@@ -42,9 +43,16 @@ function renderDialog(props: Parameters<typeof Host>[0] = {}) {
   );
 }
 
-/** Answers POST /api/immediate-search (the only call the dialog makes) with `status` and `body`. */
-function answerSearch(status: number, body: unknown) {
-  const mock = vi.fn(async () => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } }));
+/**
+ * Answers POST /api/immediate-search with `status` and `body`, and GET /api/config (read when a
+ * full plan decides whether to keep the term) with billing on or off.
+ */
+function answerSearch(status: number, body: unknown, { billingEnabled = false } = {}) {
+  const mock = vi.fn(async (input: RequestInfo | URL) => {
+    const isConfig = String(input) === "/api/config";
+    const reply = isConfig ? { supportEmail: null, analytics: null, billingEnabled } : body;
+    return new Response(JSON.stringify(reply), { status: isConfig ? 200 : status, headers: { "Content-Type": "application/json" } });
+  });
   vi.stubGlobal("fetch", mock);
   return mock;
 }
@@ -65,6 +73,7 @@ async function runToTheCall() {
 beforeEach(() => {
   vi.useFakeTimers();
   toasts.value = [];
+  resetAppConfig();
   setPendingSearch(TERM);
 });
 afterEach(() => {
@@ -137,17 +146,49 @@ describe("ProcessingDialog", () => {
     expect(location()).toBe("/dashboard?email=ada%40example.org");
   });
 
+  it("a week without papers: the server's words, in the dialog and the toast", async () => {
+    const message = "No new papers about CRISPR base editing this week. We will look again next Monday.";
+    answerSearch(200, { success: true, searchTerm: TERM, termId: "t1", digestId: "d1", papersFound: 0, digestSent: true, message });
+    renderDialog();
+    await runToTheCall();
+    expect(percent()).toBe("100");
+    expect(screen.getByRole("status")).toHaveTextContent(message);
+    expect(latestToast()).toMatchObject({ title: "Search Complete!", description: message });
+  });
+
+  it("free digests used: 'Search Term Saved' with the server's message, never 'Search Complete!', then the dashboard", async () => {
+    const message = "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
+    answerSearch(200, { success: true, searchTerm: TERM, termId: "t1", digestId: null, papersFound: 0, digestSent: false, message });
+    renderDialog();
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Search Term Saved", description: message });
+    expect(screen.getByRole("status")).toHaveTextContent(message);
+    expect(screen.queryByText("Check your email for the research digest!")).not.toBeInTheDocument();
+    expect(getPendingSearch()).toBeNull();
+    await advance(1000);
+    expect(location()).toBe("/dashboard?email=ada%40example.org");
+  });
+
   it.each([
     [5, "team"],
     [7, "team"],
     [2, "pro"],
-  ])("402 with currentCount %i: 'Subscription Required' and /subscribe?tier=%s, the term kept", async (currentCount, tier) => {
-    answerSearch(402, { message: "Upgrade to add more terms", requiresPayment: true, currentCount });
+  ])("billing on, 402 with currentCount %i: 'Subscription Required' and /subscribe?tier=%s, the term kept", async (currentCount, tier) => {
+    answerSearch(402, { message: "Upgrade to add more terms", requiresPayment: true, currentCount }, { billingEnabled: true });
     renderDialog();
     await runToTheCall();
     expect(latestToast()).toMatchObject({ title: "Subscription Required", variant: "destructive" });
     expect(location()).toBe(`/subscribe?tier=${tier}`);
     expect(getPendingSearch()).toBe(TERM);
+  });
+
+  it("billing off, 402: /subscribe explains, and the term is dropped so the dashboard does not offer it again", async () => {
+    answerSearch(402, { message: "Your Free plan includes 1 search term.", requiresPayment: true, currentCount: 1 });
+    renderDialog();
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Subscription Required", description: "Your Free plan includes 1 search term." });
+    expect(location()).toBe("/subscribe?tier=pro");
+    expect(getPendingSearch()).toBeNull();
   });
 
   it("403 with requiresSupport: 'Maximum Searches Reached' with the server's message, the dialog closes", async () => {

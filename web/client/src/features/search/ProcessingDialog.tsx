@@ -1,23 +1,28 @@
 // The 'Processing Your Search' dialog (spec §2, §4, §8): walks through the simulated stages
 // (10, 30, 60 % with waits of 1000, 1000 and 500 ms), then runs the real immediate search at
 // 90 % and shows 100 % on success, then goes to the dashboard; a failure goes to /login, or to
-// /subscribe when the plan is full. Used after signup, for the topic typed before it.
+// /subscribe when the plan is full. Used after signup, for the topic typed before it. What the
+// end says follows the answer: a digest on its way, a week without papers, or a term saved
+// without a digest (the free digests are used).
 import { useEffect, useRef, useState } from "react";
 import { useNavigate } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { Dialog } from "@/components/ui/Dialog";
 import { cn } from "@/components/ui/cn";
 import { trackEvent } from "@/lib/analytics";
+import { dashboardPath } from "@/lib/paths";
 import { toast } from "@/state/toast";
 import {
   classifySearchFailure,
   COMPLETE_STAGE_INDEX,
-  dashboardPathFor,
+  describeSearchOutcome,
+  MSG_DIGEST_ON_ITS_WAY,
   REDIRECT_AFTER_COMPLETE_MS,
   reportSearchFailure,
   runImmediateSearch,
   SEARCH_STAGES,
   SENDING_STAGE_INDEX,
+  type ImmediateSearchAnswer,
   type SearchFailure,
 } from "./immediateSearch";
 import { clearPendingSearch } from "@/state/pendingSearch";
@@ -34,6 +39,7 @@ export interface ProcessingDialogProps {
 export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComplete }: ProcessingDialogProps) {
   const navigate = useNavigate();
   const [stageIndex, setStageIndex] = useState(0);
+  const [outcomeText, setOutcomeText] = useState(MSG_DIGEST_ON_ITS_WAY);
   const cancelRun = useRef<() => void>(() => {});
   // The run reads the newest callbacks without restarting when the parent re-renders.
   const latest = useRef({ navigate, onOpenChange, onComplete });
@@ -59,32 +65,35 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
         if (isCancelled) return;
         setStageIndex(index + 1);
       }
+      let answer: ImmediateSearchAnswer;
       try {
-        await runImmediateSearch(email, searchTerm);
+        answer = await runImmediateSearch(email, searchTerm);
       } catch (error) {
-        if (!isCancelled) handleFailure(classifySearchFailure(error), searchTerm);
+        if (!isCancelled) await handleFailure(classifySearchFailure(error), searchTerm);
         return;
       }
       if (isCancelled) return;
+      const outcome = describeSearchOutcome(answer);
+      setOutcomeText(outcome.description);
       setStageIndex(COMPLETE_STAGE_INDEX);
       clearPendingSearch();
       trackEvent("search_added");
-      toast({ title: "Search Complete!", description: "Check your email for the research digest!", variant: "success" });
+      toast({ title: outcome.title, description: outcome.description, variant: outcome.variant });
       await wait(REDIRECT_AFTER_COMPLETE_MS);
       if (isCancelled) return;
       const { onComplete: complete, navigate: go } = latest.current;
       complete?.();
-      go(dashboardPathFor(email));
+      go(dashboardPath(email));
     };
 
     void run();
     return () => cancelRun.current();
   }, [open, email, searchTerm]);
 
-  const handleFailure = (failure: SearchFailure, term: string) => {
+  const handleFailure = async (failure: SearchFailure, term: string) => {
     const { navigate: go, onOpenChange: setOpen } = latest.current;
     setOpen(false);
-    reportSearchFailure(failure, term, go);
+    await reportSearchFailure(failure, term, go);
     if (failure.kind === "other") go("/login");
   };
 
@@ -158,7 +167,7 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
 
       {isComplete ? (
         <p role="status" className="mt-5 rounded-md bg-green-50 p-3 text-sm font-medium text-green-800">
-          Check your email for the research digest!
+          {outcomeText}
         </p>
       ) : (
         <div className="mt-6 flex justify-end">

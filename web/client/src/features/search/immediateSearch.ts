@@ -1,8 +1,9 @@
 // The immediate search run after signup (spec §4): the stages the progress dialog walks
-// through, the call itself, and how its failures are told apart (spec §8).
-import { ApiError, errorMessage, postJson } from "@/lib/api";
-import { setPendingSearch } from "@/state/pendingSearch";
-import { toast } from "@/state/toast";
+// through, the call itself, what its answer means, and how its failures are told apart (spec §8).
+import { ApiError, errorMessage, fieldErrors, postJson } from "@/lib/api";
+import { loadAppConfig } from "@/state/config";
+import { clearPendingSearch, setPendingSearch } from "@/state/pendingSearch";
+import { toast, type ToastVariant } from "@/state/toast";
 
 export interface SearchStage {
   label: string;
@@ -29,15 +30,58 @@ const TEAM_UPGRADE_FROM_COUNT = 5;
 
 export const MSG_SEARCH_FAILED = "Failed to perform search";
 
+export const MSG_DIGEST_ON_ITS_WAY = "Check your email for the research digest!";
+
+/** The answer of a search that went through: the term is saved, and usually its digest sent. */
+export interface ImmediateSearchAnswer {
+  success: boolean;
+  searchTerm: string;
+  termId: string;
+  digestId: string | null;
+  papersFound: number;
+  /** false: the term is saved but no digest was sent (a free plan's digests are used up). */
+  digestSent: boolean;
+  /** What happened, in the server's words. */
+  message: string;
+}
+
 /** `POST /api/immediate-search`. */
-export function runImmediateSearch(email: string, searchTerm: string): Promise<unknown> {
-  return postJson("/api/immediate-search", { email, searchTerm });
+export function runImmediateSearch(email: string, searchTerm: string): Promise<ImmediateSearchAnswer> {
+  return postJson<ImmediateSearchAnswer>("/api/immediate-search", { email, searchTerm });
+}
+
+/** How a search that went through is told: its toast, and the line the progress dialog ends on. */
+export interface SearchOutcome {
+  title: string;
+  description: string;
+  variant: ToastVariant;
+}
+
+/**
+ * A digest on its way is 'Search Complete!'; a week without relevant papers says so in the
+ * server's words; a term saved without a digest (the free digests are used) is 'Search Term Saved'
+ * with the server's explanation, never 'Search Complete!'.
+ */
+export function describeSearchOutcome(answer: Partial<ImmediateSearchAnswer> | null | undefined): SearchOutcome {
+  const serverMessage = typeof answer?.message === "string" ? answer.message : "";
+  if (answer?.digestSent === false) {
+    return {
+      title: "Search Term Saved",
+      description: serverMessage || "Your search term is saved, but no digest was sent.",
+      variant: "default",
+    };
+  }
+  if (answer?.papersFound === 0) {
+    return { title: "Search Complete!", description: serverMessage || "No new papers matched this week.", variant: "success" };
+  }
+  return { title: "Search Complete!", description: MSG_DIGEST_ON_ITS_WAY, variant: "success" };
 }
 
 export type SearchFailure =
   | { kind: "max-searches"; message: string }
   | { kind: "payment-required"; tier: "pro" | "team"; message: string }
-  | { kind: "other"; message: string };
+  /** `fieldMessage`: the server refused the term's text (400 `validation_failed`), to show at the field. */
+  | { kind: "other"; message: string; fieldMessage?: string };
 
 export function classifySearchFailure(error: unknown): SearchFailure {
   if (error instanceof ApiError && error.status === 403 && error.field("requiresSupport")) {
@@ -51,27 +95,29 @@ export function classifySearchFailure(error: unknown): SearchFailure {
       message: errorMessage(error, "Upgrade your plan to add more search terms."),
     };
   }
-  return { kind: "other", message: errorMessage(error, MSG_SEARCH_FAILED) };
-}
-
-export function dashboardPathFor(email: string): string {
-  return `/dashboard?${new URLSearchParams({ email }).toString()}`;
+  const [fieldMessage] = fieldErrors(error).searchTerm ?? [];
+  return { kind: "other", message: errorMessage(error, MSG_SEARCH_FAILED), fieldMessage };
 }
 
 /**
- * Tells the user why a search of `term` failed (spec §8). A full plan goes to /subscribe with the
- * term kept in session storage, so it comes back into the dashboard's input afterwards.
+ * Tells the user why a search of `term` failed (spec §8). A full plan goes to /subscribe. With
+ * billing on, the term is kept in session storage so it comes back into the dashboard's input
+ * after an upgrade; with billing off no upgrade can be bought here, so it is dropped (kept, it
+ * would come back only to be refused again).
  */
-export function reportSearchFailure(failure: SearchFailure, term: string, navigate: (to: string) => void) {
+export async function reportSearchFailure(failure: SearchFailure, term: string, navigate: (to: string) => void): Promise<void> {
   switch (failure.kind) {
     case "max-searches":
       toast({ title: "Maximum Searches Reached", description: failure.message, variant: "destructive" });
       return;
-    case "payment-required":
-      setPendingSearch(term);
+    case "payment-required": {
+      const { billingEnabled } = await loadAppConfig();
+      if (billingEnabled) setPendingSearch(term);
+      else clearPendingSearch();
       toast({ title: "Subscription Required", description: failure.message, variant: "destructive" });
       navigate(`/subscribe?tier=${failure.tier}`);
       return;
+    }
     case "other":
       toast({ title: "Search Failed", description: failure.message, variant: "destructive" });
       return;

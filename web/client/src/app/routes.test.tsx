@@ -1,0 +1,57 @@
+import { render, screen } from "@testing-library/react";
+import { MemoryRouter } from "react-router-dom";
+import { resetAppConfig } from "@/state/config";
+import { forgetSession } from "@/state/session";
+import { polyfillBrowserApis, stubFetch } from "@/test/harness";
+import routePatterns from "./routes.json";
+import { AppRoutes, ROUTES } from "./routes";
+
+/** An address a pattern matches: each `:param` filled in. */
+const addressOf = (pattern: string) => pattern.replace(/:[^/]+/g, "example");
+
+function renderAt(path: string) {
+  render(
+    <MemoryRouter initialEntries={[path]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
+      <AppRoutes />
+    </MemoryRouter>,
+  );
+}
+
+beforeAll(polyfillBrowserApis);
+beforeEach(() => {
+  resetAppConfig();
+  forgetSession();
+  // Every page may ask the server something; none of it matters here.
+  stubFetch({});
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe("routes.json (read by the server, which answers 404 for any other path)", () => {
+  it("lists exactly the routes of the client's table, each once, without the catch-all", () => {
+    expect(new Set(routePatterns).size).toBe(routePatterns.length);
+    expect([...routePatterns].sort()).toEqual(Object.keys(ROUTES).sort());
+    expect(routePatterns).not.toContain("*");
+  });
+
+  it.each(routePatterns)("%s is served by a page, not the 404", (pattern) => {
+    renderAt(addressOf(pattern));
+    expect(screen.queryByRole("heading", { name: "Page Not Found" })).not.toBeInTheDocument();
+  });
+
+  it("any other path is the 404 page", () => {
+    renderAt("/no/such/page");
+    expect(screen.getByRole("heading", { level: 1, name: "Page Not Found" })).toBeInTheDocument();
+  });
+
+  it("the billing routes explain that billing is off", () => {
+    for (const path of ["/subscribe", "/checkout", "/payment", "/payment-success", "/finalizing-subscription", "/debug-subscription"]) {
+      const { unmount } = render(
+        <MemoryRouter initialEntries={[path]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
+          <AppRoutes />
+        </MemoryRouter>,
+      );
+      expect(screen.getByRole("heading", { level: 1, name: "Billing is not enabled on this server" })).toBeInTheDocument();
+      unmount();
+    }
+  });
+});
