@@ -296,11 +296,15 @@ impl Surfaces {
     }
 }
 
-/// "Searched as …": the LLM's phrases, then the words of the expanded query as the papers spell
-/// them (each once).
+/// How many words of the expanded query "searched as" shows (the strongest; the rest weigh
+/// little each).
+const SEARCHED_AS_WORDS: usize = 10;
+
+/// "Searched as …": the LLM's phrases, then the strongest words of the expanded query as the
+/// papers spell them (each once).
 fn searched_as(phrases: &[String], expansion: &[(String, f32)], surfaces: &Surfaces) -> Option<String> {
     let mut shown: Vec<&str> = phrases.iter().map(String::as_str).collect();
-    for (word, _) in expansion {
+    for (word, _) in expansion.iter().take(SEARCHED_AS_WORDS) {
         let readable = surfaces.readable(word);
         if !shown.contains(&readable) {
             shown.push(readable);

@@ -32,7 +32,7 @@ pub use store::UPGRADE_INVITE;
 #[derive(Debug, Clone)]
 pub enum DigestOutcome {
     /// Built, stored and queued (it may have no papers: a week with nothing relevant).
-    Sent(Digest),
+    Sent(Box<Digest>),
     /// Not built: a free plan whose digests are used up (`engine::digest::may_send_digest`).
     FreeDigestsUsed,
 }
@@ -181,7 +181,7 @@ impl Handler<BuildDigest> for UserActor {
             if !may_send_digest(user.subscription_tier, &shared.store.digest_history(&user)?) {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
-            Ok(DigestOutcome::Sent(shared.digester.run(&user, &term, digest_type, now)?))
+            Ok(DigestOutcome::Sent(Box::new(shared.digester.run(&user, &term, digest_type, now)?)))
         })
     }
 }

@@ -406,6 +406,10 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         bail!("public URL {public_text:?} must be an http:// or https:// address");
     }
     let host = public_url.host_str().unwrap_or("localhost").to_owned();
+    // A mail address needs a domain: a public URL at an IP address gives `localhost` (the
+    // README says to set the sender and support addresses for such an installation).
+    let is_ip_host = host.parse::<std::net::Ipv4Addr>().is_ok() || host.starts_with('[');
+    let mail_host = if is_ip_host { "localhost".to_owned() } else { host.clone() };
 
     let smtp_url = pick(&serve.smtp_url, file.smtp_url).filter(|url| !url.trim().is_empty());
     if let Some(url) = &smtp_url {
@@ -414,8 +418,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
             bail!("the SMTP URL must start with smtp:// or smtps://");
         }
     }
-    let mail_from = pick(&serve.mail_from, file.mail_from).unwrap_or_else(|| format!("Papertide <noreply@{host}>"));
-    let support_email = pick(&serve.support_email, file.support_email).unwrap_or_else(|| format!("support@{host}"));
+    let mail_from = pick(&serve.mail_from, file.mail_from).unwrap_or_else(|| format!("Papertide <noreply@{mail_host}>"));
+    let support_email = pick(&serve.support_email, file.support_email).unwrap_or_else(|| format!("support@{mail_host}"));
     let admin_emails = serve
         .admin_emails
         .clone()
@@ -583,6 +587,17 @@ mod tests {
         assert_eq!(settings.mail_from, "Papertide <noreply@localhost>");
         assert_eq!(settings.rate_limits.login, Rate { max: 10, window: Duration::from_secs(900) });
         assert!(!settings.is_https());
+        Ok(())
+    }
+
+    #[test]
+    fn addresses_at_an_ip_public_url_use_localhost_not_the_ip() -> anyhow::Result<()> {
+        let at = |url: &str| resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { public_url: Some(url.into()), ..ServeArgs::default() });
+        let ipv4 = at("http://127.0.0.1:8080")?;
+        assert_eq!((ipv4.mail_from.as_str(), ipv4.support_email.as_str()), ("Papertide <noreply@localhost>", "support@localhost"));
+        let ipv6 = at("http://[::1]:8080")?;
+        assert_eq!(ipv6.support_email, "support@localhost");
+        assert_eq!(at("https://papers.example.org")?.support_email, "support@papers.example.org");
         Ok(())
     }
 

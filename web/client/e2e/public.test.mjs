@@ -94,7 +94,7 @@ test("blog, post, terms, privacy and 404 pages", async () => {
   await screenshot(page, "privacy");
 
   const response = await page.goto("/this/does/not/exist");
-  assert.equal(response?.status(), 200, "client routes are served by index.html");
+  assert.equal(response?.status(), 404, "an unknown path is the client's page with the status crawlers and monitors read");
   await page.getByText("Page Not Found").waitFor();
   await screenshot(page, "not-found");
   await page.context().close();

@@ -9,6 +9,7 @@ mod client;
 mod common;
 mod crash;
 mod digests;
+mod first_week;
 mod harvest;
 mod health;
 mod login;

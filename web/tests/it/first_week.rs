@@ -1,0 +1,204 @@
+//! A new user's first week, path by path: the topic typed before signup is kept with the account,
+//! the free plan's two digests count only digests with papers and hold on every path that makes
+//! a digest, a week with nothing on the topic is an honest empty digest, and the weekly pass
+//! leaves its terms complete.
+
+use chrono::{Datelike, Duration, TimeZone, Utc};
+use engine::Tier;
+use serde_json::{json, Value};
+
+use crate::common::{signup_body, token_of, link_in, Client, TestServer, PASSWORD};
+
+const BATCH_20: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml");
+const BATCH_6: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml");
+
+/// A week of phthalate toxicology (recorded PubMed records), entered today.
+async fn index_phthalate_week(server: &TestServer) {
+    let today = Utc::now().date_naive();
+    let mut papers: Vec<engine::paper::Paper> = Vec::new();
+    for batch in [BATCH_20, BATCH_6] {
+        papers.extend(engine::parse::pubmed::parse_efetch(batch).items);
+    }
+    for paper in &mut papers {
+        paper.entered = Some(today);
+    }
+    server.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
+}
+
+fn search(email: &str, term: &str) -> Value {
+    json!({ "email": email, "searchTerm": term })
+}
+
+async fn me(client: &Client) -> Value {
+    client.get("/api/auth/me").await.body["user"].clone()
+}
+
+#[actix_web::test]
+async fn the_topic_typed_before_signup_is_kept_with_the_account_until_it_is_searched() {
+    let server = TestServer::start().await;
+    index_phthalate_week(&server).await;
+    let tab = server.client();
+    let mut body = signup_body("ada@example.org", PASSWORD);
+    body["pendingSearch"] = json!("phthalate liver toxicity");
+    assert_eq!(tab.post("/api/signup", body).await.status, 201);
+    let mail = server.wait_for_mail_to("ada@example.org", "Verify your email").await;
+
+    // The mail client opens the link in a new tab: a browser with nothing of the first tab.
+    let new_tab = server.client();
+    let verified = new_tab.get(&format!("/api/verify-email?token={}", token_of(&link_in(&mail, "/verify-email?token=")))).await;
+    assert_eq!(verified.status, 200, "{}", verified.body);
+    assert_eq!(verified.body["pendingSearch"], "phthalate liver toxicity");
+    assert_eq!(me(&new_tab).await["pendingSearch"], "phthalate liver toxicity");
+
+    let searched = new_tab.post("/api/immediate-search", search("ada@example.org", "Phthalate liver toxicity")).await;
+    assert_eq!(searched.status, 200, "{}", searched.body);
+    assert_eq!(me(&new_tab).await["pendingSearch"], Value::Null, "searched, so no longer pending");
+
+    // A topic that is not a valid search term does not stop the signup; it is not kept.
+    let mut body = signup_body("bob@example.org", PASSWORD);
+    body["pendingSearch"] = json!("<script>alert(1)</script>");
+    assert_eq!(server.client().post("/api/signup", body).await.status, 201);
+    let bob = server.state.store.user_by_email("bob@example.org").expect("db").expect("bob");
+    assert_eq!(bob.pending_search, None);
+}
+
+#[actix_web::test]
+async fn an_unrelated_week_gives_an_honest_empty_digest_that_is_not_a_free_digest() {
+    let server = TestServer::start().await;
+    index_phthalate_week(&server).await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+
+    // Nothing on malaria vaccines; every paper is about rats. None may be sent as relevant.
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", "malaria vaccine in rats")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!((answer.body["papersFound"].as_u64(), answer.body["digestSent"].as_bool()), (Some(0), Some(true)), "{}", answer.body);
+    assert!(answer.message().starts_with("Nothing published in the last week was relevant enough"), "{}", answer.body);
+    let mail = server.wait_for_mail_to("ada@example.org", "Papertide: no new papers on").await;
+    assert!(mail.contains("Nothing published in the last 7 days matched \"malaria vaccine in rats\" closely enough to send."), "{mail}");
+    assert!(!mail.contains("AI Research Summary") && !mail.contains("Recurring themes"), "{mail}");
+    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let digests = server.state.store.digests(user.id).expect("db");
+    let searched_as = digests[0].searched_as.clone().unwrap_or_default();
+    assert!(!searched_as.contains("phthalate") && !searched_as.contains("dose"), "the week's words did not join the topic: {searched_as}");
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 0, "total": 2 }), "an empty week is not a free digest");
+}
+
+#[actix_web::test]
+async fn relevant_papers_are_listed_by_the_score_shown_with_readable_reasons() {
+    let server = TestServer::start().await;
+    index_phthalate_week(&server).await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert!(answer.body["papersFound"].as_u64().is_some_and(|found| found >= 2), "{}", answer.body);
+    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let digest = server.state.store.digests(user.id).expect("db").remove(0);
+    let scores: Vec<u8> = digest.papers_data.iter().map(|paper| paper.for_mail().relevance_percent).collect();
+    assert!(scores.windows(2).all(|pair| pair[0] >= pair[1]), "ordered by the score shown: {scores:?}");
+    assert!(digest.papers_data.iter().all(|paper| paper.relevance_score >= engine::digest::MIN_RELEVANCE));
+    for paper in &digest.papers_data {
+        assert!(!paper.reason.is_empty(), "every sent paper says why it matched: {}", paper.title);
+        assert!(!paper.reason.contains("phthalat,") && !paper.reason.ends_with("phthalat"), "words, not stems: {}", paper.reason);
+    }
+    let searched_as = digest.searched_as.unwrap_or_default();
+    for stem in ["phthalat", "toxic,", "studi", "chemic"] {
+        assert!(!searched_as.split(", ").any(|word| word == stem.trim_end_matches(',')), "searched as shows words, not stems: {searched_as}");
+    }
+    let mail = server.wait_for_mail_to("ada@example.org", "Papertide: ").await;
+    assert!(mail.contains("Your digest for \"phthalate liver toxicity\"") && !mail.contains("Your weekly digest"), "{mail}");
+}
+
+/// Records, as if mailed, digests with papers until the user's free digests are used.
+fn use_up_free_digests(server: &TestServer, email: &str, template: &engine::digest::Digest) {
+    let store = &server.state.store;
+    let user = store.user_by_email(email).expect("db").expect("user");
+    while store.digest_history(&user).expect("db").with_papers < engine::digest::FREE_DIGESTS {
+        let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: user.id, sent_at: Utc::now(), ..template.clone() };
+        let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
+        store.record_digest(&digest, &mail, Utc::now()).expect("recorded");
+    }
+}
+
+#[actix_web::test]
+async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_changes() {
+    let server = TestServer::start().await;
+    index_phthalate_week(&server).await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert_eq!(first.body["digestSent"], true, "{}", first.body);
+    let ada_user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let template = server.state.store.digests(ada_user.id).expect("db").remove(0);
+    assert!(!template.papers_data.is_empty());
+    use_up_free_digests(&server, "ada@example.org", &template);
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
+    let digest_count = || server.state.store.digests(ada_user.id).expect("db").len();
+    let before = digest_count();
+    server.wait_for_empty_queue().await;
+    let mails_before = server.outbox().len();
+
+    // The same term again: kept, no digest.
+    let again = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert_eq!((again.status, again.body["digestSent"].as_bool(), again.body["digestId"].clone()), (200, Some(false), Value::Null), "{}", again.body);
+    assert!(again.message().contains("2 digests have been used"), "{}", again.body);
+    // The term deleted and another added: the term is saved, no digest.
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    let term_id = terms[0]["id"].as_str().expect("an id").to_owned();
+    assert_eq!(ada.delete(&format!("/api/search-terms/{term_id}")).await.status, 200);
+    let other = ada.post("/api/immediate-search", search("ada@example.org", "peroxisome proliferation")).await;
+    assert_eq!((other.status, other.body["digestSent"].as_bool()), (200, Some(false)), "{}", other.body);
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    assert_eq!(terms[0]["term"], "peroxisome proliferation");
+    assert_eq!(terms[0]["nextScheduledRun"], Value::Null, "no weekly digest is coming");
+    // Trigger Weekly Digest: refused, and says why.
+    let triggered = ada.post("/api/trigger-digest", json!({})).await;
+    assert_eq!((triggered.status, triggered.body["code"].as_str()), (402, Some("free_digests_used")), "{}", triggered.body);
+    // The weekly pass on her Mondays: one invitation, never a digest.
+    let users = server.state.users.clone();
+    let today = Utc::now().date_naive();
+    let next_monday = today + Duration::days(i64::from((7 - today.weekday().num_days_from_monday()) % 7) + 7);
+    for week in 0..2 {
+        let at = Utc.from_utc_datetime(&(next_monday + Duration::days(7 * week)).and_hms_opt(10, 0, 0).expect("a time"));
+        actors::scheduler::serve_due_users(&server.state.store, &users, at, 8).await.expect("a pass");
+    }
+    assert_eq!(digest_count(), before, "no path made a digest");
+    server.wait_for_empty_queue().await;
+    let new_mails: Vec<String> = server.outbox().into_iter().skip(mails_before).collect();
+    assert_eq!(new_mails.len(), 1, "only the invitation: {new_mails:?}");
+    assert!(new_mails[0].contains("Your free Papertide digests are used up"), "{}", new_mails[0]);
+
+    // The operator's set-tier (or a paid plan) lifts it.
+    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    let lifted = ada.post("/api/immediate-search", search("ada@example.org", "peroxisome proliferation")).await;
+    assert_eq!(lifted.body["digestSent"], true, "{}", lifted.body);
+    assert_eq!(me(&ada).await["freeDigests"], Value::Null);
+}
+
+#[actix_web::test]
+async fn the_first_weekly_digest_waits_past_signup_day_and_leaves_its_term_complete() {
+    let server = TestServer::start().await;
+    index_phthalate_week(&server).await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await.status, 200);
+    let ada_user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let users = server.state.users.clone();
+    let store = server.state.store.clone();
+    let pass = |at| {
+        let (store, users) = (store.clone(), users.clone());
+        async move { actors::scheduler::serve_due_users(&store, &users, at, 8).await.expect("a pass") }
+    };
+    // Today, on any weekday and at any hour, the weekly digest does not follow the first one.
+    let late_today = Utc.from_utc_datetime(&Utc::now().date_naive().and_hms_opt(23, 0, 0).expect("a time"));
+    assert_eq!(pass(late_today).await, 0);
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    let next: chrono::DateTime<Utc> = terms[0]["nextScheduledRun"].as_str().expect("a next run").parse().expect("a time");
+    assert!(next >= ada_user.created_at + Duration::days(engine::digest::WEEKLY_GAP_DAYS), "{next}");
+    assert_eq!(next.weekday(), chrono::Weekday::Mon, "free plans: Mondays");
+    // On that Monday it goes out, and the term reads complete with its next run a week later.
+    assert_eq!(pass(next + Duration::hours(1)).await, 1);
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    assert_eq!(terms[0]["status"], "completed", "{terms}");
+    assert!(terms[0]["lastProcessedAt"].is_string());
+}
