@@ -1,5 +1,6 @@
-//! The operator's `papertide users ...` commands. They open the database directly, so the
-//! service must be stopped (sled allows one process at a time; the error says so).
+//! The operator's `papertide users ...` and `papertide weekly` commands. They open the database
+//! directly, so the service must be stopped (sled allows one process at a time; the error says
+//! so).
 
 use std::io::Write;
 use std::path::Path;
@@ -66,4 +67,20 @@ fn yes_no(value: bool) -> &'static str {
     } else {
         "no"
     }
+}
+
+/// `papertide weekly [--at TIME]`: the scheduler's weekly pass, once, in the foreground, as of
+/// `at` (now by default): every user whose weekly digest is due then gets it (their delivery day,
+/// from the digest hour, the free plan's rules), exactly as the running service would. The
+/// digests are stored with their mails queued; the next `papertide serve` sends them. For an
+/// operator who had the service down through a delivery day, and for tests of the schedule.
+pub async fn run_weekly(settings: &crate::config::Settings, at: chrono::DateTime<chrono::Utc>, out: &mut impl Write) -> anyhow::Result<()> {
+    let store = Store::open(&settings.database_dir()).context("opening the database (is papertide serve running?)")?;
+    let index = index::PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
+    let digester = actors::Digester::new(store.clone(), index, crate::state::mail_context(settings));
+    let users = actors::UserActors::new(store.clone(), digester, crate::state::mail_context(settings), actors::UserActors::default_workers());
+    let sent = actors::scheduler::serve_due_users(&store, &users, at, settings.digest_hour).await.map_err(anyhow::Error::msg)?;
+    store.flush_async().await?;
+    writeln!(out, "weekly pass as of {}: {sent} digest(s) built; their mails go out when papertide serve runs", at.format("%Y-%m-%d %H:%M UTC"))?;
+    Ok(())
 }

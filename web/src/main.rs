@@ -40,6 +40,16 @@ enum Command {
         #[command(flatten)]
         sources: SourceArgs,
     },
+    /// Run the weekly digest pass once, as of a time (stop the service first): every user whose
+    /// weekly digest is due then gets it; the mails go out when the service runs again.
+    Weekly {
+        /// The moment to run as of (RFC 3339, e.g. 2026-11-30T09:00:00Z) [default: now].
+        #[arg(long)]
+        at: Option<chrono::DateTime<chrono::Utc>>,
+        /// Hour of the UTC day from which weekly digests go out [default: 8].
+        #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
+        digest_hour: Option<u32>,
+    },
     /// Search the paper index.
     Search {
         query: String,
@@ -92,6 +102,13 @@ fn main() -> anyhow::Result<()> {
             };
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::harvest::harvest(&data_dir, &settings.sources, &request, &mut out))
+        }
+        Command::Weekly { at, digest_hour } => {
+            init_logging("warn");
+            let settings = resolve(file, &cli.common, &ServeArgs { digest_hour, ..ServeArgs::default() })?;
+            let at = at.unwrap_or_else(chrono::Utc::now);
+            let mut out = std::io::stdout().lock();
+            actix_web::rt::System::new().block_on(web::commands::run_weekly(&settings, at, &mut out))
         }
         Command::Search { query, since, source, limit } => {
             init_logging("warn");

@@ -129,3 +129,38 @@ async fn serve_reads_the_file_then_the_environment_then_flags() {
     assert!(mails[1].contains("http://flag.example.org/verify-email?token="), "flags must win over the environment");
     assert!(mails.iter().all(|mail| mail.contains("file@example.org")), "options only in the file must still apply");
 }
+
+#[test]
+fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
+    use chrono::{Datelike, Duration, TimeZone};
+    use engine::search_term::{SearchTerm, TermId};
+
+    let data_dir = tempfile::tempdir().expect("data directory");
+    seed(data_dir.path(), &["ada@example.org"]);
+    {
+        let store = Store::open(&data_dir.path().join("db")).expect("database");
+        let ada = store.update_user_by_email("ada@example.org", |user| user.is_email_verified = true).expect("verified");
+        let term = SearchTerm::new(TermId(Uuid::new_v4()), ada.id, "malaria vaccine".into(), ada.subscription_tier, Utc::now());
+        store.add_search_term(&term, ada.subscription_tier, false).expect("a term");
+        store.flush().expect("flush");
+    }
+    // Free plans: Mondays, and not within three days of signup.
+    let today = Utc::now().date_naive();
+    let first_monday = (3..=10).map(|days| today + Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).expect("a Monday");
+    let at = |day: chrono::NaiveDate, hour: u32| Utc.from_utc_datetime(&day.and_hms_opt(hour, 0, 0).expect("a time")).to_rfc3339();
+    let early = papertide(data_dir.path(), &["weekly", "--at", &at(first_monday, 7)]);
+    assert!(early.status.success(), "{}", text(&early.stderr));
+    assert!(text(&early.stdout).contains(": 0 digest(s) built"), "before the hour: {}", text(&early.stdout));
+    let due = papertide(data_dir.path(), &["weekly", "--at", &at(first_monday, 9)]);
+    assert!(text(&due.stdout).contains(": 1 digest(s) built"), "{} {}", text(&due.stdout), text(&due.stderr));
+    let again = papertide(data_dir.path(), &["weekly", "--at", &at(first_monday, 10)]);
+    assert!(text(&again.stdout).contains(": 0 digest(s) built"), "once a week: {}", text(&again.stdout));
+    let bad = papertide(data_dir.path(), &["weekly", "--at", "next monday"]);
+    assert!(!bad.status.success() && text(&bad.stderr).contains("--at"), "{}", text(&bad.stderr));
+
+    let store = Store::open(&data_dir.path().join("db")).expect("database");
+    let ada = store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let digests = store.digests(ada.id).expect("db");
+    assert_eq!((digests.len(), digests[0].digest_type.as_str()), (1, "weekly"));
+    assert_eq!(store.mail_queue_len(), 1, "its mail waits for the service");
+}
