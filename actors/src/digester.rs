@@ -219,6 +219,7 @@ impl Digester {
         let scored_query = self.index.scored_query(&query_terms, &expansion);
         let stats = self.index.collection_stats();
         let mut surfaces = Surfaces::of(&expansion);
+        let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !query_terms.contains(word)).collect();
         let candidates: Vec<Candidate> = hits
             .into_iter()
             .map(|hit| {
@@ -226,7 +227,7 @@ impl Digester {
                 surfaces.count(&analyzed);
                 let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
                 let relevance = relevance(&evidence(&scored_query, &text, &stats), &Calibration::default());
-                let reason = match_reason(term, &query_terms, &hit.paper, &analyzed);
+                let reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
                 Candidate { reason, relevance, paper: hit.paper, score: hit.score }
             })
             .collect();

@@ -105,10 +105,12 @@ fn build_index(index: &PaperIndex, papers: usize, entered: chrono::NaiveDate) ->
 }
 
 /// Pro users (3 terms fit their plan), three in four reading PubMed only and the rest every
-/// source, all delivered on Monday.
+/// source, all delivered on Monday, signed up a month before (a new account's first weekly
+/// digest waits a few days).
 fn create_users(store: &Store, users: usize, now: DateTime<Utc>) -> anyhow::Result<()> {
+    let signed_up = now - Duration::days(30);
     for number in 0..users {
-        let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@bench.example.org"), String::new(), now);
+        let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@bench.example.org"), String::new(), signed_up);
         user.is_email_verified = true;
         user.subscription_tier = Tier::Pro;
         let every_source = number % 4 == 0;

@@ -322,7 +322,7 @@ mod tests {
         paper.authors = (0..5).map(|index| Author::person(Some("A."), &format!("Author{index}"))).collect();
         paper.abstract_sections = vec![AbstractSection { label: None, text: format!("{title} is studied here in depth.") }];
         paper.entered = Some("2026-11-20".parse().expect("a date"));
-        Candidate { paper, score: relevance as f32 * 10.0, relevance, reason: MatchReason { terms: vec!["gene".into()], phrases: vec![] } }
+        Candidate { paper, score: relevance as f32 * 10.0, relevance, reason: MatchReason { terms: vec!["gene".into()], ..MatchReason::default() } }
     }
 
     #[test]

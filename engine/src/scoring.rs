@@ -172,6 +172,9 @@ pub struct MatchReason {
     pub terms: Vec<String>,
     /// Two-word phrases of the query found verbatim (case aside) in the paper's text.
     pub phrases: Vec<String>,
+    /// When none of the topic's own words is in the paper: the words the search added (an
+    /// expansion's) that it has, as the paper spells them.
+    pub related: Vec<String>,
 }
 
 impl MatchReason {
@@ -184,28 +187,21 @@ impl MatchReason {
         if !self.terms.is_empty() {
             parts.push(format!("words: {}", self.terms.join(", ")));
         }
+        if !self.related.is_empty() {
+            parts.push(format!("related words: {}", self.related.join(", ")));
+        }
         parts.join("; ")
     }
 }
 
 /// Why `paper` matched: `query_terms` are the topic's words as the index analyzes them (stems),
-/// `paper_words` each analyzed word of the paper's title and abstract with the text it was read
-/// from; a matched stem is shown as the paper spells it most often. Phrases come from the query
-/// as typed.
-pub fn match_reason(query: &str, query_terms: &[String], paper: &Paper, paper_words: &[(String, String)]) -> MatchReason {
-    let mut terms: Vec<String> = Vec::new();
-    for term in query_terms {
-        let mut spellings: HashMap<&str, u32> = HashMap::new();
-        for (_, surface) in paper_words.iter().filter(|(word, _)| word == term) {
-            *spellings.entry(surface.as_str()).or_insert(0) += 1;
-        }
-        let commonest = spellings.into_iter().max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.len().cmp(&a.0.len())).then_with(|| b.0.cmp(a.0)));
-        if let Some((surface, _)) = commonest {
-            if !terms.iter().any(|shown| shown == surface) {
-                terms.push(surface.to_owned());
-            }
-        }
-    }
+/// `related_terms` the words the search added, `paper_words` each analyzed word of the paper's
+/// title and abstract with the text it was read from; a matched stem is shown as the paper
+/// spells it most often. Phrases come from the query as typed. Added words are named only when
+/// none of the topic's own words is there, so a sent paper always says why.
+pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String], paper: &Paper, paper_words: &[(String, String)]) -> MatchReason {
+    let terms = spelled_as_in_paper(query_terms, paper_words);
+    let related = if terms.is_empty() { spelled_as_in_paper(related_terms, paper_words) } else { Vec::new() };
     let text = format!("{} {}", paper.title, paper.abstract_text()).to_lowercase();
     let words: Vec<String> =
         query.split(|character: char| !character.is_alphanumeric() && character != '-').filter(|word| !word.is_empty()).map(str::to_lowercase).collect();
@@ -216,7 +212,26 @@ pub fn match_reason(query: &str, query_terms: &[String], paper: &Paper, paper_wo
             phrases.push(phrase);
         }
     }
-    MatchReason { terms, phrases }
+    MatchReason { terms, phrases, related }
+}
+
+/// Each of `stems` found in `paper_words`, as the paper spells it most often (the shorter
+/// spelling on a tie), each spelling once.
+fn spelled_as_in_paper(stems: &[String], paper_words: &[(String, String)]) -> Vec<String> {
+    let mut shown: Vec<String> = Vec::new();
+    for stem in stems {
+        let mut spellings: HashMap<&str, u32> = HashMap::new();
+        for (_, surface) in paper_words.iter().filter(|(word, _)| word == stem) {
+            *spellings.entry(surface.as_str()).or_insert(0) += 1;
+        }
+        let commonest = spellings.into_iter().max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.len().cmp(&a.0.len())).then_with(|| b.0.cmp(a.0)));
+        if let Some((surface, _)) = commonest {
+            if !shown.iter().any(|known| known == surface) {
+                shown.push(surface.to_owned());
+            }
+        }
+    }
+    shown
 }
 
 #[cfg(test)]
@@ -306,10 +321,15 @@ mod tests {
         let query_terms: Vec<String> = ["gene", "edit", "rice"].iter().map(|term| (*term).to_owned()).collect();
         let analyzed = [("gene", "gene"), ("edit", "editing"), ("plant", "plants"), ("base", "base"), ("edit", "editing"), ("crop", "crop"), ("genom", "genomes")];
         let paper_words: Vec<(String, String)> = analyzed.iter().map(|(word, surface)| ((*word).to_owned(), (*surface).to_owned())).collect();
-        let reason = match_reason("Gene editing rice", &query_terms, &paper, &paper_words);
+        let related: Vec<String> = vec!["crop".to_owned()];
+        let reason = match_reason("Gene editing rice", &query_terms, &related, &paper, &paper_words);
         assert_eq!(reason.terms, vec!["gene", "editing"]);
         assert_eq!(reason.phrases, vec!["gene editing"]);
+        assert!(reason.related.is_empty(), "the topic's own words are reason enough");
         assert_eq!(reason.describe(), "Matched \"gene editing\"; words: gene, editing");
         assert_eq!(MatchReason::default().describe(), "");
+        // A paper found through the expansion alone still says why.
+        let only_related = match_reason("rice blast", &["rice".to_owned(), "blast".to_owned()], &related, &paper, &paper_words);
+        assert_eq!(only_related.describe(), "related words: crop");
     }
 }
