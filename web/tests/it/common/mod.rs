@@ -204,7 +204,9 @@ impl Answer {
 
 impl Client {
     pub fn new(base: &str) -> Client {
-        let http = reqwest::Client::builder().cookie_store(true).build().expect("http client");
+        // Idle connections are dropped before the server's keep-alive (5 s) ends them, so a request
+        // after a long pause never goes out on a connection the server is closing.
+        let http = reqwest::Client::builder().cookie_store(true).pool_idle_timeout(Duration::from_secs(2)).build().expect("http client");
         Client { http, base: base.to_owned() }
     }
 
