@@ -164,7 +164,9 @@ impl Digester {
         let ranked = self.ranked(term, sources, today, llm)?;
         let was_sent = |key: &str| self.store.was_sent(user.id, key).unwrap_or(false);
         let chosen = choose_unsent_positions(&ranked.scored, was_sent);
-        let sent_before = ranked.scored.iter().filter(|entry| entry.keys.iter().any(|key| was_sent(key))).count();
+        // Only an empty digest says how many papers it left out as sent before (and every one
+        // of them was looked up already, to choose none).
+        let sent_before = if chosen.is_empty() { ranked.scored.len() } else { 0 };
         let mut entries: Vec<DigestEntry> = chosen.iter().map(|&position| ranked.scored[position].clone()).collect();
         let entry_keys = match llm {
             // The LLM's summaries make the entries this user's (for now): stored as they are.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use engine::digest::{may_send_digest, weekly_action, Digest, WeeklyAction};
+use engine::digest::{has_digest_allowance, may_send_digest, weekly_action, Digest, WeeklyAction};
 use engine::search_term::TermStatus;
 use engine::mail::{upgrade_invite_mail, MailContext};
 use engine::UserId;
@@ -178,7 +178,7 @@ impl Handler<BuildDigest> for UserActor {
         self.run_blocking(move |shared| {
             // The plan as stored now: an operator's set-tier or an upgrade counts at once.
             let user = shared.store.user(user.id)?.unwrap_or(user);
-            if !may_send_digest(user.subscription_tier, &shared.store.digest_history(&user)?) {
+            if !may_send_now(&shared.store, &user)? {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
             Ok(DigestOutcome::Sent(Box::new(shared.digester.run(&user, &term, digest_type, now)?)))
@@ -227,7 +227,7 @@ pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_i
             let terms = store.search_terms(user.id).map_err(text)?;
             let mut count = 0;
             for term in terms.iter().filter(|term| term.is_active) {
-                if !may_send_digest(user.subscription_tier, &store.digest_history(&user).map_err(text)?) {
+                if !may_send_now(store, &user).map_err(text)? {
                     break;
                 }
                 digester.run(&user, &term.term, "weekly", now).map_err(|error| error.to_string())?;
@@ -245,4 +245,13 @@ pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_i
             Ok(count)
         }
     }
+}
+
+/// Whether `user`'s plan allows another digest now. The digest history is read only for a plan
+/// with an allowance, so a paid user's weekly digests cost no scan of their past digests.
+fn may_send_now(store: &Store, user: &User) -> Result<bool, store::StoreError> {
+    if !has_digest_allowance(user.subscription_tier) {
+        return Ok(true);
+    }
+    Ok(may_send_digest(user.subscription_tier, &store.digest_history(user)?))
 }

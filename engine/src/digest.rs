@@ -73,8 +73,8 @@ pub struct Digest {
     pub subject: String,
     pub status: String,
     pub sent_at: DateTime<Utc>,
-    /// Papers relevant enough for this digest that were left out because an earlier digest
-    /// sent them (so an empty digest can say why).
+    /// For an empty digest: the papers relevant enough for it that were left out because an
+    /// earlier digest sent them (so it can say why); 0 for a digest with papers.
     #[serde(default)]
     pub sent_before: usize,
 }
@@ -105,7 +105,13 @@ pub struct DigestHistory {
 /// [`FREE_DIGESTS`] digests with papers went out. The same rule for every path that makes a
 /// digest (an immediate search, a term added or edited, the weekly pass, a triggered digest).
 pub fn may_send_digest(tier: Tier, history: &DigestHistory) -> bool {
-    tier.is_paid() || history.with_papers < FREE_DIGESTS
+    !has_digest_allowance(tier) || history.with_papers < FREE_DIGESTS
+}
+
+/// Whether `tier` has an allowance of digests (the free plan): for the others, a caller need
+/// not read the history [`may_send_digest`] would look at.
+pub fn has_digest_allowance(tier: Tier) -> bool {
+    !tier.is_paid()
 }
 
 /// A free plan's digests: how many are used, of how many. `None` for paid plans.
@@ -116,7 +122,7 @@ pub struct FreeDigests {
 }
 
 pub fn free_digests(tier: Tier, history: &DigestHistory) -> Option<FreeDigests> {
-    (!tier.is_paid()).then(|| FreeDigests { used: history.with_papers.min(FREE_DIGESTS), total: FREE_DIGESTS })
+    has_digest_allowance(tier).then(|| FreeDigests { used: history.with_papers.min(FREE_DIGESTS), total: FREE_DIGESTS })
 }
 
 /// What the weekly schedule does for a user now.

@@ -67,19 +67,20 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     if user.pending_search.as_deref().is_some_and(|pending| pending.to_lowercase() == term.term.to_lowercase()) {
         state.store.update_user(user.id, |stored| stored.pending_search = None)?;
     }
-    let previous_status = term.status;
     state.store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
     let outcome = run_digest(&state, &user, &term.term, "immediate").await;
-    let status = match &outcome {
-        Ok(DigestOutcome::Sent(_)) => TermStatus::Completed,
-        Ok(DigestOutcome::FreeDigestsUsed) => previous_status,
-        Err(_) => TermStatus::Failed,
+    // A term that was not searched (no free digest left) keeps the state it had.
+    let searched = match &outcome {
+        Ok(DigestOutcome::Sent(_)) => Some(TermStatus::Completed),
+        Ok(DigestOutcome::FreeDigestsUsed) => None,
+        Err(_) => Some(TermStatus::Failed),
     };
-    state.store.update_search_term(term.id, |stored| {
-        stored.status = status;
-        if status != previous_status || status == TermStatus::Completed {
+    state.store.update_search_term(term.id, |stored| match searched {
+        Some(status) => {
+            stored.status = status;
             stored.last_processed_at = Some(Utc::now());
         }
+        None => stored.status = term.status,
     })?;
     state.store.flush_async().await?;
     let digest = match outcome? {
@@ -118,10 +119,11 @@ const MSG_FREE_DIGESTS_USED_SAVED: &str =
     "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
 const MSG_FREE_DIGESTS_USED: &str = "Your free plan's 2 digests have been used, so no new digest can be sent.";
 
-/// A search term the §5 schema refused: the message, and the field it belongs to.
-pub fn term_error(field: &str, message: &str) -> ApiError {
-    ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "validation_failed", message)
-        .with("errors", json!([{ "field": field, "message": message }]))
+/// A search term the §5 schema refused, as the validation error of `field`.
+pub fn term_error(field: &'static str, message: &str) -> ApiError {
+    let mut errors = engine::ValidationErrors::default();
+    errors.add(field, message);
+    errors.into()
 }
 
 /// Stores a new term, or answers the plan limit's 402 (`requiresPayment`, `currentCount`) or 403

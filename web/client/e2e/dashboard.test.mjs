@@ -5,27 +5,22 @@
 // billing is off, and the dashboard says so; the unsubscribe link and the test-email page work.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { dismissCookieBanner, linkIn, screenshot, signUp, startStack, verifiedPage, waitFor } from "./harness.mjs";
-import { RECORDED_PAPERS, startReplay } from "./replay.mjs";
+import { card, dismissCookieBanner, linkIn, screenshot, signUp, verifiedPage, waitFor } from "./harness.mjs";
+import { startHarvestedStack } from "./replay.mjs";
 
 /** What the recorded PubMed batch is about. */
 const TOPIC = "phthalate liver toxicity";
 
-let replay;
+let harvested;
 let stack;
 before(async () => {
-  const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
-  replay = await startReplay({ papersDay: yesterday });
-  stack = await startStack({ env: replay.env });
-  await waitFor(async () => (await stack.papertide.health()).sources.pubmed.papersAddedTotal >= RECORDED_PAPERS, "the harvest", 60_000);
+  harvested = await startHarvestedStack();
+  stack = harvested.stack;
 });
 after(async () => {
-  await stack?.stop();
-  await replay?.stop();
+  await harvested?.stop();
 });
 
-/** A card of the dashboard, by its title. */
-const card = (page, title) => page.getByRole("region", { name: title, exact: true });
 
 /** The Add New Search Term card's input. */
 const newTermInput = (page) => card(page, "Add New Search Term").getByLabel("Research topic");

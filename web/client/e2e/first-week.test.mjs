@@ -7,25 +7,21 @@
 // does not cover, which gets an honest empty digest.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { dismissCookieBanner, linkIn, screenshot, signUp, startStack, verifiedPage, waitFor } from "./harness.mjs";
-import { RECORDED_PAPERS, startReplay } from "./replay.mjs";
+import { card, dismissCookieBanner, linkIn, screenshot, signUp, verifiedPage } from "./harness.mjs";
+import { startHarvestedStack } from "./replay.mjs";
 
 const TOPIC = "phthalate liver toxicity";
 
-let replay;
+let harvested;
 let stack;
 before(async () => {
-  const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
-  replay = await startReplay({ papersDay: yesterday });
-  stack = await startStack({ env: replay.env });
-  await waitFor(async () => (await stack.papertide.health()).sources.pubmed.papersAddedTotal >= RECORDED_PAPERS, "the harvest", 60_000);
+  harvested = await startHarvestedStack();
+  stack = harvested.stack;
 });
 after(async () => {
-  await stack?.stop();
-  await replay?.stop();
+  await harvested?.stop();
 });
 
-const card = (page, title) => page.getByRole("region", { name: title, exact: true });
 
 /** A JSON answer of the API, with the page's session. */
 const api = (page, path) => page.evaluate(async (address) => (await fetch(address, { credentials: "include" })).json(), path);

@@ -173,6 +173,9 @@ export async function startStack({ env = {} } = {}) {
 
 export const PASSWORD = "Secret-123";
 
+/** A card of the dashboard, by its title. */
+export const card = (page, title) => page.getByRole("region", { name: title, exact: true });
+
 /** Marks cookie consent as chosen, so the banner stays away (call on a page of the site). */
 export async function dismissCookieBanner(page) {
   await page.evaluate(() => localStorage.setItem("cookieConsent", "declined"));

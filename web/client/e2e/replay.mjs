@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { repoRoot } from "./harness.mjs";
+import { repoRoot, startStack, waitFor } from "./harness.mjs";
 
 const fixtures = path.join(repoRoot, "engine", "fixtures", "pubmed");
 const ESEARCH = fs.readFileSync(path.join(fixtures, "esearch_xml_usehistory_webenv_reldate60_edat_retmax100.xml"), "utf8");
@@ -57,5 +57,23 @@ export async function startReplay({ papersDay }) {
     /** The environment that points the binary's PubMed client here. */
     env: { PAPERTIDE_HARVEST_SOURCES: "pubmed", PAPERTIDE_PUBMED_URL: `${base}/entrez/eutils/`, PAPERTIDE_NCBI_EMAIL: "e2e@example.org" },
     stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A stack whose index the real harvester filled with the recorded week (the papers entered
+ * yesterday), and the replay server behind it; `stop` stops both.
+ */
+export async function startHarvestedStack() {
+  const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
+  const replay = await startReplay({ papersDay: yesterday });
+  const stack = await startStack({ env: replay.env });
+  await waitFor(async () => (await stack.papertide.health()).sources.pubmed.papersAddedTotal >= RECORDED_PAPERS, "the harvest", 60_000);
+  return {
+    stack,
+    async stop() {
+      await stack.stop();
+      await replay.stop();
+    },
   };
 }

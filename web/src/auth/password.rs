@@ -65,20 +65,8 @@ pub struct HashStatsSnapshot {
     pub refused_busy: u64,
 }
 
-enum Work {
-    Hash { password: String },
-    Verify { stored_hash: Option<String>, password: String },
-}
-
-enum Answer {
-    Hashed(ApiResult<String>),
-    Verified(bool),
-}
-
-struct Job {
-    work: Work,
-    reply: oneshot::Sender<Answer>,
-}
+/// A unit of work for a hashing thread: it gets the thread's memory and sends its own answer.
+type Job = Box<dyn FnOnce(&mut Vec<Block>) + Send>;
 
 impl PasswordHasher {
     /// Starts `workers` hashing threads (at least one).
@@ -105,19 +93,13 @@ impl PasswordHasher {
 
     /// Hashes a password into a PHC string (`$argon2id$v=19$...`).
     pub async fn hash(&self, password: String) -> ApiResult<String> {
-        match self.submit(Work::Hash { password }).await? {
-            Answer::Hashed(result) => result,
-            Answer::Verified(_) => Err(ApiError::internal("the hashing pool answered a hash with a verification")),
-        }
+        self.run(move |memory| hash_with(memory, &password)).await?.map_err(ApiError::internal)
     }
 
     /// Checks a password against a stored hash. With no account (`stored_hash` is `None`) it
     /// checks against a decoy hash, so "no such user" takes as long as "wrong password".
     pub async fn verify(&self, stored_hash: Option<String>, password: String) -> ApiResult<bool> {
-        match self.submit(Work::Verify { stored_hash, password }).await? {
-            Answer::Verified(is_match) => Ok(is_match),
-            Answer::Hashed(_) => Err(ApiError::internal("the hashing pool answered a verification with a hash")),
-        }
+        self.run(move |memory| verify_with(memory, stored_hash.as_deref(), &password)).await
     }
 
     pub fn stats(&self) -> HashStatsSnapshot {
@@ -131,9 +113,14 @@ impl PasswordHasher {
         }
     }
 
-    async fn submit(&self, work: Work) -> ApiResult<Answer> {
+    /// Runs `work` on a hashing thread, or refuses at once when the queue is full.
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static) -> ApiResult<T> {
         let (reply, answer) = oneshot::channel();
-        match self.jobs.try_send(Job { work, reply }) {
+        let job: Job = Box::new(move |memory| {
+            // The caller may have gone (its request was cancelled); nothing to do then.
+            let _ = reply.send(work(memory));
+        });
+        match self.jobs.try_send(job) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
                 let refused = self.stats.refused_busy.fetch_add(1, Ordering::Relaxed) + 1;
@@ -165,14 +152,9 @@ fn run_worker(queue: &Receiver<Job>, stats: &HashStats) {
     while let Ok(job) = queue.recv() {
         let running = stats.running.fetch_add(1, Ordering::Relaxed) + 1;
         stats.peak_running.fetch_max(running, Ordering::Relaxed);
-        let answer = match job.work {
-            Work::Hash { password } => Answer::Hashed(hash_with(&mut memory, &password).map_err(ApiError::internal)),
-            Work::Verify { stored_hash, password } => Answer::Verified(verify_with(&mut memory, stored_hash.as_deref(), &password)),
-        };
+        job(&mut memory);
         stats.running.fetch_sub(1, Ordering::Relaxed);
         stats.completed.fetch_add(1, Ordering::Relaxed);
-        // The caller may have gone (its request was cancelled); nothing to do then.
-        let _ = job.reply.send(answer);
     }
 }
 

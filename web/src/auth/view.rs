@@ -53,7 +53,7 @@ impl UserView {
     /// The view with what only the store knows: the free plan's digests used.
     pub fn of_account(user: &User, state: &AppState) -> ApiResult<UserView> {
         let mut view = UserView::of(user, &state.settings);
-        if !user.subscription_tier.is_paid() {
+        if engine::digest::has_digest_allowance(user.subscription_tier) {
             view.free_digests = free_digests(user.subscription_tier, &state.store.digest_history(user)?);
         }
         Ok(view)

@@ -2,33 +2,13 @@
 //! signed-in user's term → expanded, scored, summarized digest → stored, queued and written as a
 //! mail with one-click unsubscribe; the same paper never twice; plan limits; owner-only reads.
 
-use actors::Ingest;
 use chrono::Utc;
-use engine::paper::Paper;
 use engine::search_term::{SearchTerm, TermId};
 use engine::Tier;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
 use crate::common::{Client, TestServer};
-
-const BATCH_20: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml");
-const BATCH_6: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml");
-
-/// Indexes the recorded PubMed batches as if they had entered PubMed today.
-async fn index_recorded_papers(server: &TestServer) -> usize {
-    let today = Utc::now().date_naive();
-    let mut papers: Vec<Paper> = Vec::new();
-    for batch in [BATCH_20, BATCH_6] {
-        papers.extend(engine::parse::pubmed::parse_efetch(batch).items);
-    }
-    for paper in &mut papers {
-        paper.entered = Some(today);
-    }
-    let count = papers.len();
-    server.state.indexer.send(Ingest(papers)).await.expect("indexer alive").expect("indexed");
-    count
-}
 
 async fn user_id(client: &Client) -> String {
     client.get("/api/auth/user").await.body["id"].as_str().expect("id").to_owned()
@@ -47,7 +27,7 @@ async fn mail_with(server: &TestServer, count: usize, needle: &str) -> String {
 #[actix_web::test]
 async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     let server = TestServer::start().await;
-    assert_eq!(index_recorded_papers(&server).await, 26);
+    assert_eq!(server.index_recorded_papers().await, 26);
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
     let ada_id = user_id(&ada).await;
@@ -158,7 +138,7 @@ async fn searches_are_checked_and_digests_are_the_owners_alone() {
 #[actix_web::test]
 async fn a_digest_is_resent_on_request_and_only_the_owners() {
     let server = TestServer::start().await;
-    index_recorded_papers(&server).await;
+    server.index_recorded_papers().await;
     let (ada, bob) = (server.client(), server.client());
     server.verified_user(&ada, "ada@example.org").await;
     server.verified_user(&bob, "bob@example.org").await;
@@ -181,7 +161,7 @@ async fn a_digest_is_resent_on_request_and_only_the_owners() {
 #[actix_web::test]
 async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_digest() {
     let server = TestServer::start_with(|serve| serve.admin_emails = Some(vec!["ops@example.org".into()])).await;
-    index_recorded_papers(&server).await;
+    server.index_recorded_papers().await;
     let (ada, ops) = (server.client(), server.client());
     server.verified_user(&ada, "ada@example.org").await;
     server.verified_user(&ops, "ops@example.org").await;
@@ -227,7 +207,7 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     use engine::digest::weekday_of;
 
     let server = TestServer::start().await;
-    index_recorded_papers(&server).await;
+    server.index_recorded_papers().await;
     let (ada, bob) = (server.client(), server.client());
     server.verified_user(&ada, "ada@example.org").await;
     server.verified_user(&bob, "bob@example.org").await;
@@ -268,13 +248,8 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     run(monday(0)).await;
     let bob_digests = store.digests(bob_user.id).expect("db");
     assert_eq!((bob_digests.len(), bob_digests[0].digest_type.as_str()), (2, "weekly"), "the weekly digest on his Monday");
-    let with_papers = |store: &store::Store| store.digest_history(&bob_user).expect("db").with_papers;
     let template = store.digests(ada_id.parse().map(engine::UserId).expect("an id")).expect("db").into_iter().find(|digest| !digest.papers_data.is_empty()).expect("ada's digest had papers");
-    while with_papers(store) < engine::digest::FREE_DIGESTS {
-        let recorded = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: bob_user.id, sent_at: monday(0), ..template.clone() };
-        let mail = store::DigestMail { to: bob_user.email.clone(), subject: recorded.subject.clone(), list_unsubscribe: None };
-        store.record_digest(&recorded, &mail, Utc::now()).expect("recorded");
-    }
+    server.use_up_free_digests("bob@example.org", &template, monday(0));
     let received = store.digests(bob_user.id).expect("db").len();
     run(monday(1)).await;
     assert!(store.notice_sent(bob_user.id, actors::scheduler::UPGRADE_INVITE).expect("db"), "then an invitation to upgrade");
@@ -308,7 +283,7 @@ async fn newly_indexed_papers_reach_the_next_digest_of_a_term() {
     server.verified_user(&ada, "ada@example.org").await;
     let before = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
     assert_eq!(before.body["papersFound"], 0, "an empty index: {}", before.body);
-    index_recorded_papers(&server).await;
+    server.index_recorded_papers().await;
     let after = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
     assert!(after.body["papersFound"].as_u64().is_some_and(|found| found > 0), "the term's ranking was not refreshed: {}", after.body);
 }
@@ -316,7 +291,7 @@ async fn newly_indexed_papers_reach_the_next_digest_of_a_term() {
 #[actix_web::test]
 async fn two_digests_of_one_user_at_once_never_send_a_paper_twice() {
     let server = TestServer::start().await;
-    index_recorded_papers(&server).await;
+    server.index_recorded_papers().await;
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
     let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
@@ -411,7 +386,7 @@ async fn a_configured_llm_expands_and_summarizes_with_the_plans_model_and_failur
         serve.llm.llm_model_advanced = Some("advanced-model".into());
     })
     .await;
-    index_recorded_papers(&server).await;
+    server.index_recorded_papers().await;
     let (ada, bob) = (server.client(), server.client());
     server.verified_user(&ada, "ada@example.org").await;
     server.verified_user(&bob, "bob@example.org").await;

@@ -9,20 +9,13 @@ use serde_json::{json, Value};
 
 use crate::common::{signup_body, token_of, link_in, Client, TestServer, PASSWORD};
 
-const BATCH_20: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml");
-const BATCH_6: &str = include_str!("../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml");
-
-/// A week of phthalate toxicology (recorded PubMed records), entered today.
-async fn index_phthalate_week(server: &TestServer) {
-    let today = Utc::now().date_naive();
-    let mut papers: Vec<engine::paper::Paper> = Vec::new();
-    for batch in [BATCH_20, BATCH_6] {
-        papers.extend(engine::parse::pubmed::parse_efetch(batch).items);
-    }
-    for paper in &mut papers {
-        paper.entered = Some(today);
-    }
-    server.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
+/// A server whose index holds a week of phthalate toxicology, and Ada, verified and signed in.
+async fn ada_on_a_phthalate_week() -> (TestServer, Client) {
+    let server = TestServer::start().await;
+    server.index_recorded_papers().await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    (server, ada)
 }
 
 fn search(email: &str, term: &str) -> Value {
@@ -36,7 +29,7 @@ async fn me(client: &Client) -> Value {
 #[actix_web::test]
 async fn the_topic_typed_before_signup_is_kept_with_the_account_until_it_is_searched() {
     let server = TestServer::start().await;
-    index_phthalate_week(&server).await;
+    server.index_recorded_papers().await;
     let tab = server.client();
     let mut body = signup_body("ada@example.org", PASSWORD);
     body["pendingSearch"] = json!("phthalate liver toxicity");
@@ -64,10 +57,7 @@ async fn the_topic_typed_before_signup_is_kept_with_the_account_until_it_is_sear
 
 #[actix_web::test]
 async fn an_unrelated_week_gives_an_honest_empty_digest_that_is_not_a_free_digest() {
-    let server = TestServer::start().await;
-    index_phthalate_week(&server).await;
-    let ada = server.client();
-    server.verified_user(&ada, "ada@example.org").await;
+    let (server, ada) = ada_on_a_phthalate_week().await;
 
     // Nothing on malaria vaccines; every paper is about rats. None may be sent as relevant.
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "malaria vaccine in rats")).await;
@@ -77,23 +67,17 @@ async fn an_unrelated_week_gives_an_honest_empty_digest_that_is_not_a_free_diges
     let mail = server.wait_for_mail_to("ada@example.org", "Papertide: no new papers on").await;
     assert!(mail.contains("Nothing published in the last 7 days matched \"malaria vaccine in rats\" closely enough to send."), "{mail}");
     assert!(!mail.contains("AI Research Summary") && !mail.contains("Recurring themes"), "{mail}");
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
-    let digests = server.state.store.digests(user.id).expect("db");
-    let searched_as = digests[0].searched_as.clone().unwrap_or_default();
+    let searched_as = server.latest_digest_of("ada@example.org").searched_as.unwrap_or_default();
     assert!(!searched_as.contains("phthalate") && !searched_as.contains("dose"), "the week's words did not join the topic: {searched_as}");
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 0, "total": 2 }), "an empty week is not a free digest");
 }
 
 #[actix_web::test]
 async fn relevant_papers_are_listed_by_the_score_shown_with_readable_reasons() {
-    let server = TestServer::start().await;
-    index_phthalate_week(&server).await;
-    let ada = server.client();
-    server.verified_user(&ada, "ada@example.org").await;
+    let (server, ada) = ada_on_a_phthalate_week().await;
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
     assert!(answer.body["papersFound"].as_u64().is_some_and(|found| found >= 2), "{}", answer.body);
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
-    let digest = server.state.store.digests(user.id).expect("db").remove(0);
+    let digest = server.latest_digest_of("ada@example.org");
     let scores: Vec<u8> = digest.papers_data.iter().map(|paper| paper.for_mail().relevance_percent).collect();
     assert!(scores.windows(2).all(|pair| pair[0] >= pair[1]), "ordered by the score shown: {scores:?}");
     assert!(digest.papers_data.iter().all(|paper| paper.relevance_score >= engine::digest::MIN_RELEVANCE));
@@ -109,29 +93,14 @@ async fn relevant_papers_are_listed_by_the_score_shown_with_readable_reasons() {
     assert!(mail.contains("Your digest for \"phthalate liver toxicity\"") && !mail.contains("Your weekly digest"), "{mail}");
 }
 
-/// Records, as if mailed, digests with papers until the user's free digests are used.
-fn use_up_free_digests(server: &TestServer, email: &str, template: &engine::digest::Digest) {
-    let store = &server.state.store;
-    let user = store.user_by_email(email).expect("db").expect("user");
-    while store.digest_history(&user).expect("db").with_papers < engine::digest::FREE_DIGESTS {
-        let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: user.id, sent_at: Utc::now(), ..template.clone() };
-        let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
-        store.record_digest(&digest, &mail, Utc::now()).expect("recorded");
-    }
-}
-
 #[actix_web::test]
 async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_changes() {
-    let server = TestServer::start().await;
-    index_phthalate_week(&server).await;
-    let ada = server.client();
-    server.verified_user(&ada, "ada@example.org").await;
+    let (server, ada) = ada_on_a_phthalate_week().await;
     let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
     assert_eq!(first.body["digestSent"], true, "{}", first.body);
     let ada_user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
-    let template = server.state.store.digests(ada_user.id).expect("db").remove(0);
-    assert!(!template.papers_data.is_empty());
-    use_up_free_digests(&server, "ada@example.org", &template);
+    let template = server.latest_digest_of("ada@example.org");
+    server.use_up_free_digests("ada@example.org", &template, Utc::now());
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
     let digest_count = || server.state.store.digests(ada_user.id).expect("db").len();
     let before = digest_count();
@@ -177,10 +146,7 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
 
 #[actix_web::test]
 async fn the_first_weekly_digest_waits_past_signup_day_and_leaves_its_term_complete() {
-    let server = TestServer::start().await;
-    index_phthalate_week(&server).await;
-    let ada = server.client();
-    server.verified_user(&ada, "ada@example.org").await;
+    let (server, ada) = ada_on_a_phthalate_week().await;
     assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await.status, 200);
     let ada_user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
     let users = server.state.users.clone();

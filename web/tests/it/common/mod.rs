@@ -143,6 +143,43 @@ impl TestServer {
         }
     }
 
+    /// Indexes the recorded PubMed batches (26 papers on phthalate toxicology and the liver) as
+    /// if they had entered PubMed today; answers how many.
+    pub async fn index_recorded_papers(&self) -> usize {
+        const BATCH_20: &str = include_str!("../../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml");
+        const BATCH_6: &str = include_str!("../../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml");
+        let today = chrono::Utc::now().date_naive();
+        let mut papers: Vec<engine::paper::Paper> = Vec::new();
+        for batch in [BATCH_20, BATCH_6] {
+            papers.extend(engine::parse::pubmed::parse_efetch(batch).items);
+        }
+        for paper in &mut papers {
+            paper.entered = Some(today);
+        }
+        let count = papers.len();
+        self.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
+        count
+    }
+
+    /// The newest digest of `email`, from the store.
+    pub fn latest_digest_of(&self, email: &str) -> engine::digest::Digest {
+        let user = self.state.store.user_by_email(email).expect("db").expect("user");
+        self.state.store.digests(user.id).expect("db").into_iter().next().expect("a digest")
+    }
+
+    /// Records, as if mailed at `at`, copies of `template` (a digest with papers) for `email`
+    /// until the user's free digests are used.
+    pub fn use_up_free_digests(&self, email: &str, template: &engine::digest::Digest, at: chrono::DateTime<chrono::Utc>) {
+        let store = &self.state.store;
+        let user = store.user_by_email(email).expect("db").expect("user");
+        assert!(!template.papers_data.is_empty(), "a digest with papers counts against the allowance");
+        while store.digest_history(&user).expect("db").with_papers < engine::digest::FREE_DIGESTS {
+            let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: user.id, sent_at: at, ..template.clone() };
+            let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
+            store.record_digest(&digest, &mail, chrono::Utc::now()).expect("recorded");
+        }
+    }
+
     /// Signs up, verifies through the mailed link, and leaves `client` signed in.
     pub async fn verified_user(&self, client: &Client, email: &str) {
         let link = self.sign_up(client, email).await;
