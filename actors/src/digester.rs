@@ -221,6 +221,8 @@ impl Digester {
         let scored_query = self.index.scored_query(&query_terms, &expansion);
         let stats = self.index.collection_stats();
         let mut surfaces = Surfaces::of(&expansion);
+        // The topic's own words as the user typed them, whatever the week holds.
+        surfaces.count(&self.index.analyze_with_surface(term));
         let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !query_terms.contains(word)).collect();
         let candidates: Vec<Candidate> = hits
             .into_iter()
@@ -290,12 +292,13 @@ impl Surfaces {
         }
     }
 
-    /// The commonest spelling of `word` (the shorter one on a tie), or the word itself.
-    fn readable<'a>(&'a self, word: &'a str) -> &'a str {
+    /// The commonest spelling of `word` (the shorter one on a tie), if the topic or a paper
+    /// spelled it.
+    fn readable(&self, word: &str) -> Option<&str> {
         self.0
             .get(word)
             .and_then(|spellings| spellings.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.len().cmp(&a.0.len())).then_with(|| b.0.cmp(a.0))))
-            .map_or(word, |(surface, _)| surface.as_str())
+            .map(|(surface, _)| surface.as_str())
     }
 }
 
@@ -304,11 +307,12 @@ impl Surfaces {
 const SEARCHED_AS_WORDS: usize = 10;
 
 /// "Searched as …": the LLM's phrases, then the strongest words of the expanded query as the
-/// papers spell them (each once).
+/// topic or the papers spell them (each once). A word neither spelled (an expansion word of a
+/// week with no candidates) is left out rather than shown as the index's stem.
 fn searched_as(phrases: &[String], expansion: &[(String, f32)], surfaces: &Surfaces) -> Option<String> {
     let mut shown: Vec<&str> = phrases.iter().map(String::as_str).collect();
     for (word, _) in expansion.iter().take(SEARCHED_AS_WORDS) {
-        let readable = surfaces.readable(word);
+        let Some(readable) = surfaces.readable(word) else { continue };
         if !shown.contains(&readable) {
             shown.push(readable);
         }
@@ -422,9 +426,9 @@ mod tests {
         surfaces.count(&analyzed(&[("toxic", "toxicity"), ("phthalat", "phthalate"), ("rat", "rats"), ("liver", "liver")]));
         surfaces.count(&analyzed(&[("toxic", "toxic"), ("toxic", "toxicity"), ("phthalat", "phthalates"), ("rat", "rat")]));
         // "toxicity" twice beats "toxic"; phthalate/phthalates and rat/rats tie, and the shorter wins;
-        // a word no paper spelled stays as it is.
+        // a word nobody spelled is left out, never shown as a stem.
         let shown = searched_as(&["hepatotoxicity".to_string()], &expansion, &surfaces);
-        assert_eq!(shown.as_deref(), Some("hepatotoxicity, toxicity, phthalate, rat, xyz"));
+        assert_eq!(shown.as_deref(), Some("hepatotoxicity, toxicity, phthalate, rat"));
         assert_eq!(searched_as(&[], &[], &Surfaces::of(&[])), None);
     }
 

@@ -168,3 +168,21 @@ async fn the_first_weekly_digest_waits_past_signup_day_and_leaves_its_term_compl
     assert_eq!(terms[0]["status"], "completed", "{terms}");
     assert!(terms[0]["lastProcessedAt"].is_string());
 }
+
+#[actix_web::test]
+async fn a_week_without_new_papers_shows_the_topic_as_typed_never_stems() {
+    let server = TestServer::start().await;
+    // The recorded papers, entered a month ago: the index knows the topic, this week has nothing.
+    let mut papers = engine::parse::pubmed::parse_efetch(include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml")).items;
+    for paper in &mut papers {
+        paper.entered = Some(Utc::now().date_naive() - Duration::days(30));
+    }
+    server.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert_eq!(answer.body["papersFound"], 0, "{}", answer.body);
+    let searched_as = server.latest_digest_of("ada@example.org").searched_as.unwrap_or_default();
+    let shown: Vec<&str> = searched_as.split(", ").collect();
+    assert_eq!(shown, ["toxicity", "liver", "phthalate"], "the topic's words as typed, no unspelled expansion stems");
+}
