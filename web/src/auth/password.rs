@@ -65,8 +65,11 @@ pub struct HashStatsSnapshot {
     pub refused_busy: u64,
 }
 
-/// A unit of work for a hashing thread: it gets the thread's memory and sends its own answer.
-type Job = Box<dyn FnOnce(&mut Vec<Block>) + Send>;
+/// A unit of work for a hashing thread: it gets the thread's memory and returns the delivery
+/// of its answer, which the thread makes once it has counted the work done (so a caller that
+/// has its answer sees it counted).
+type Job = Box<dyn FnOnce(&mut Vec<Block>) -> Delivery + Send>;
+type Delivery = Box<dyn FnOnce() + Send>;
 
 impl PasswordHasher {
     /// Starts `workers` hashing threads (at least one).
@@ -117,8 +120,9 @@ impl PasswordHasher {
     async fn run<T: Send + 'static>(&self, work: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static) -> ApiResult<T> {
         let (reply, answer) = oneshot::channel();
         let job: Job = Box::new(move |memory| {
+            let answer = work(memory);
             // The caller may have gone (its request was cancelled); nothing to do then.
-            let _ = reply.send(work(memory));
+            Box::new(move || drop(reply.send(answer)))
         });
         match self.jobs.try_send(job) {
             Ok(()) => {}
@@ -152,9 +156,10 @@ fn run_worker(queue: &Receiver<Job>, stats: &HashStats) {
     while let Ok(job) = queue.recv() {
         let running = stats.running.fetch_add(1, Ordering::Relaxed) + 1;
         stats.peak_running.fetch_max(running, Ordering::Relaxed);
-        job(&mut memory);
+        let deliver = job(&mut memory);
         stats.running.fetch_sub(1, Ordering::Relaxed);
         stats.completed.fetch_add(1, Ordering::Relaxed);
+        deliver();
     }
 }
 
