@@ -39,7 +39,7 @@ impl FromStr for UserId {
 }
 
 /// A subscription plan (spec §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     #[default]

@@ -6,6 +6,7 @@
 //! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
 
 pub mod account;
+pub mod billing;
 pub mod dedup;
 pub mod digest;
 pub mod error;

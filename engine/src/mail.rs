@@ -233,16 +233,16 @@ pub fn upgrade_invite_mail(context: &MailContext, to: &str) -> RenderedMail {
     )
 }
 
-struct ActionMail<'a> {
-    subject: &'a str,
-    heading: &'a str,
-    intro: &'a str,
-    button: &'a str,
-    link: &'a str,
-    outro: &'a str,
+pub(crate) struct ActionMail<'a> {
+    pub subject: &'a str,
+    pub heading: &'a str,
+    pub intro: &'a str,
+    pub button: &'a str,
+    pub link: &'a str,
+    pub outro: &'a str,
 }
 
-fn render_action_mail(context: &MailContext, to: &str, mail: ActionMail<'_>) -> RenderedMail {
+pub(crate) fn render_action_mail(context: &MailContext, to: &str, mail: ActionMail<'_>) -> RenderedMail {
     let text = format!(
         "{heading}\n\n{intro}\n\n{button}: {link}\n\n{outro}\n\n-- \nPapertide · {public_url}\nHelp: {support}\n",
         heading = mail.heading,

@@ -59,6 +59,12 @@ pub struct Store {
     pub(crate) unsubscribe_tokens: sled::Tree,
     /// user id ++ notice name → sent-at (s): one-time notices
     pub(crate) notices: sled::Tree,
+    /// Stripe subscription id → `SubscriptionTracking`
+    pub(crate) subscription_tracking: sled::Tree,
+    /// Stripe event id → applied-at (s): webhook events already applied
+    pub(crate) stripe_events: sled::Tree,
+    /// Stripe customer id → user id
+    pub(crate) stripe_customers: sled::Tree,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
     /// The unsubscribe links' key once read from `meta`.
@@ -110,6 +116,9 @@ impl Store {
             sent_papers: db.open_tree("sent_papers")?,
             unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
             notices: db.open_tree("notices")?,
+            subscription_tracking: db.open_tree("subscription_tracking")?,
+            stripe_events: db.open_tree("stripe_events")?,
+            stripe_customers: db.open_tree("stripe_customers")?,
             adding_terms: std::sync::Arc::default(),
             unsubscribe_key: std::sync::Arc::default(),
             db,

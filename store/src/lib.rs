@@ -8,6 +8,7 @@
 //! Architecture invariant: `store` knows nothing of HTTP or actors, and only `codec` touches
 //! serde_cbor.
 
+pub mod billing;
 mod codec;
 mod db;
 pub mod digests;

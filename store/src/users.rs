@@ -61,6 +61,9 @@ pub struct User {
     /// address in any browser tab can run it.
     #[serde(default)]
     pub pending_search: Option<String>,
+    /// The paid plan that ended, until the next upgrade: the dashboard says what happened.
+    #[serde(default)]
+    pub plan_ended: Option<engine::billing::PlanEnded>,
 }
 
 impl User {
@@ -87,6 +90,7 @@ impl User {
             created_at: now,
             session_epoch: 0,
             pending_search: None,
+            plan_ended: None,
         }
     }
 }

@@ -104,7 +104,11 @@ pub async fn config(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(json!({
         "supportEmail": state.settings.support_email,
         "analytics": state.settings.analytics,
-        "billingEnabled": false,
+        "billingEnabled": state.billing.is_some(),
+        "stripe": state.billing.as_ref().map(|billing| json!({
+            "publishableKey": billing.settings().publishable_key,
+            "jsUrl": billing.settings().js_url.as_str(),
+        })),
     }))
 }
 

@@ -29,10 +29,20 @@ pub fn list_users(data_dir: &Path, out: &mut impl Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn set_tier(data_dir: &Path, email: &str, tier: &str, out: &mut impl Write) -> anyhow::Result<()> {
+/// Puts an account on a plan by hand, turning its terms off or back on to fit the plan. With
+/// billing on, Stripe decides plans: the change is made, with a warning that the next event of
+/// the user's subscription (or a repair from the debug page) sets the plan Stripe proves.
+pub fn set_tier(data_dir: &Path, email: &str, tier: &str, billing_on: bool, out: &mut impl Write) -> anyhow::Result<()> {
     let tier: Tier = tier.parse()?;
     let store = open(data_dir)?;
-    let user = store.update_user_by_email(email, |user| user.subscription_tier = tier).map_err(not_found(email))?;
+    let user = store.user_by_email(email)?.ok_or_else(|| anyhow::anyhow!("no account with email {email}"))?;
+    if billing_on {
+        writeln!(
+            out,
+            "warning: billing is on, and Stripe is the source of truth for plans: the next event of this account's subscription, or a repair from /debug-subscription, sets the plan its payments prove"
+        )?;
+    }
+    let user = store.set_plan(user.id, tier).map_err(not_found(email))?;
     store.flush()?;
     writeln!(out, "{} is now on the {} plan", user.email, user.subscription_tier)?;
     Ok(())

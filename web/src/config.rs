@@ -65,6 +65,48 @@ pub struct LlmArgs {
     pub llm_timeout_secs: Option<u64>,
 }
 
+/// Stripe (`serve`). Billing is on when the secret key is set; it then needs every other key but
+/// the two URLs.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StripeArgs {
+    /// Secret API key (sk_live_… or sk_test_…); set: billing is on [default: none, billing off].
+    #[arg(long, env = "PAPERTIDE_STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<String>,
+    /// Publishable key (pk_…), given to browsers for Stripe.js.
+    #[arg(long, env = "PAPERTIDE_STRIPE_PUBLISHABLE_KEY")]
+    pub stripe_publishable_key: Option<String>,
+    /// Signing secret of the webhook endpoint (whsec_…) that points at /api/stripe/webhook.
+    #[arg(long, env = "PAPERTIDE_STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<String>,
+    /// Stripe API base URL [default: https://api.stripe.com/].
+    #[arg(long, env = "PAPERTIDE_STRIPE_API_URL")]
+    pub stripe_api_url: Option<String>,
+    /// Stripe.js script URL [default: https://js.stripe.com/v3/].
+    #[arg(long, env = "PAPERTIDE_STRIPE_JS_URL")]
+    pub stripe_js_url: Option<String>,
+    /// Price id (or plan id) of the Pro plan, $5 a month.
+    #[arg(long, env = "PAPERTIDE_STRIPE_PRICE_PRO")]
+    pub stripe_price_pro: Option<String>,
+    /// Price id (or plan id) of the Team plan, $10 a month.
+    #[arg(long, env = "PAPERTIDE_STRIPE_PRICE_TEAM")]
+    pub stripe_price_team: Option<String>,
+}
+
+/// Whether billing is on, for commands that only need to know (`papertide users set-tier`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BillingKeyArg {
+    /// Stripe secret key: set, billing is on and Stripe decides plans.
+    #[arg(long = "stripe-secret-key", env = "PAPERTIDE_STRIPE_SECRET_KEY", hide_env_values = true, hide = true)]
+    pub stripe_secret_key: Option<String>,
+}
+
+impl BillingKeyArg {
+    pub fn billing_on(&self, file: &FileConfig) -> bool {
+        let from_file = file.stripe.as_ref().and_then(|stripe| stripe.secret_key.clone());
+        self.stripe_secret_key.clone().or(from_file).is_some_and(|key| !key.trim().is_empty())
+    }
+}
+
 /// The options of `papertide serve`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ServeArgs {
@@ -147,6 +189,8 @@ pub struct ServeArgs {
     pub rate_limit_test_email: Option<String>,
     #[command(flatten)]
     pub llm: LlmArgs,
+    #[command(flatten)]
+    pub stripe: StripeArgs,
 }
 
 /// The configuration file's shape; every key optional. Unknown keys are an error, so a typo
@@ -170,6 +214,19 @@ pub struct FileConfig {
     pub harvest: Option<FileHarvest>,
     pub digest_hour: Option<u32>,
     pub llm: Option<FileLlm>,
+    pub stripe: Option<FileStripe>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileStripe {
+    pub secret_key: Option<String>,
+    pub publishable_key: Option<String>,
+    pub webhook_secret: Option<String>,
+    pub api_url: Option<String>,
+    pub js_url: Option<String>,
+    pub price_pro: Option<String>,
+    pub price_team: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,6 +356,38 @@ impl std::fmt::Debug for SourceSettings {
     }
 }
 
+/// Billing with Stripe; present only when billing is on.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StripeSettings {
+    pub secret_key: String,
+    pub publishable_key: String,
+    pub webhook_secret: String,
+    /// The API base, e.g. https://api.stripe.com/.
+    pub api_url: Url,
+    pub js_url: Url,
+    pub price_pro: String,
+    pub price_team: String,
+}
+
+impl std::fmt::Debug for StripeSettings {
+    /// Everything but the two secrets.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("StripeSettings")
+            .field("secret_key", &"<redacted>")
+            .field("publishable_key", &self.publishable_key)
+            .field("webhook_secret", &"<redacted>")
+            .field("api_url", &self.api_url.as_str())
+            .field("js_url", &self.js_url.as_str())
+            .field("price_pro", &self.price_pro)
+            .field("price_team", &self.price_team)
+            .finish()
+    }
+}
+
+pub const DEFAULT_STRIPE_API_URL: &str = "https://api.stripe.com/";
+pub const DEFAULT_STRIPE_JS_URL: &str = "https://js.stripe.com/v3/";
+
 /// The daily harvest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HarvestSettings {
@@ -333,6 +422,8 @@ pub struct Settings {
     pub digest_hour: u32,
     /// The chat-completions endpoint for expansion and summaries; none: local ones only.
     pub llm: Option<actors::LlmConfig>,
+    /// None: billing is off, and plans are set by the operator.
+    pub stripe: Option<StripeSettings>,
 }
 
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -457,6 +548,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         serve.harvest_lookback_days.or(file_harvest.lookback_days),
     )?;
     let llm = resolve_llm(&serve.llm, file.llm.clone().unwrap_or_default())?;
+    let stripe = resolve_stripe(&serve.stripe, file.stripe.clone().unwrap_or_default())?;
     let digest_hour = serve.digest_hour.or(file.digest_hour).unwrap_or(DEFAULT_DIGEST_HOUR);
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
@@ -478,7 +570,63 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         rate_limits,
         analytics,
         llm,
+        stripe,
     })
+}
+
+/// Billing, when the secret key is given: then the publishable key, the webhook secret and both
+/// prices are required, and a half-configured billing is an error naming everything missing.
+/// Blank values count as unset.
+fn resolve_stripe(args: &StripeArgs, file: FileStripe) -> anyhow::Result<Option<StripeSettings>> {
+    let given = |flag: &Option<String>, from_file: Option<String>| {
+        flag.clone().or(from_file).map(|text| text.trim().to_owned()).filter(|text| !text.is_empty())
+    };
+    let secret_key = given(&args.stripe_secret_key, file.secret_key);
+    let publishable_key = given(&args.stripe_publishable_key, file.publishable_key);
+    let webhook_secret = given(&args.stripe_webhook_secret, file.webhook_secret);
+    let price_pro = given(&args.stripe_price_pro, file.price_pro);
+    let price_team = given(&args.stripe_price_team, file.price_team);
+    let Some(secret_key) = secret_key else {
+        let stray = [(&publishable_key, "PAPERTIDE_STRIPE_PUBLISHABLE_KEY"), (&webhook_secret, "PAPERTIDE_STRIPE_WEBHOOK_SECRET"), (&price_pro, "PAPERTIDE_STRIPE_PRICE_PRO"), (&price_team, "PAPERTIDE_STRIPE_PRICE_TEAM")]
+            .iter()
+            .filter(|(value, _)| value.is_some())
+            .map(|(_, name)| *name)
+            .collect::<Vec<_>>();
+        if !stray.is_empty() {
+            bail!("billing is half-configured: {} set but PAPERTIDE_STRIPE_SECRET_KEY is not (set it to turn billing on, or unset the others)", stray.join(", "));
+        }
+        return Ok(None);
+    };
+    let url = |name: &str, given: Option<String>, default: &str| -> anyhow::Result<Url> {
+        let text = given.unwrap_or_else(|| default.to_owned());
+        let url = Url::parse(&text).with_context(|| format!("the Stripe {name} URL {text:?} is not a URL"))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            bail!("the Stripe {name} URL {text:?} must be an http:// or https:// address");
+        }
+        Ok(url)
+    };
+    let (Some(publishable_key), Some(webhook_secret), Some(price_pro), Some(price_team)) =
+        (publishable_key.clone(), webhook_secret.clone(), price_pro.clone(), price_team.clone())
+    else {
+        let missing = [(&publishable_key, "PAPERTIDE_STRIPE_PUBLISHABLE_KEY"), (&webhook_secret, "PAPERTIDE_STRIPE_WEBHOOK_SECRET"), (&price_pro, "PAPERTIDE_STRIPE_PRICE_PRO"), (&price_team, "PAPERTIDE_STRIPE_PRICE_TEAM")]
+            .iter()
+            .filter(|(value, _)| value.is_none())
+            .map(|(_, name)| *name)
+            .collect::<Vec<_>>();
+        bail!("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but {} {} missing", missing.join(", "), if missing.len() == 1 { "is" } else { "are" });
+    };
+    if price_pro == price_team {
+        bail!("PAPERTIDE_STRIPE_PRICE_PRO and PAPERTIDE_STRIPE_PRICE_TEAM must be different prices");
+    }
+    Ok(Some(StripeSettings {
+        secret_key,
+        publishable_key,
+        webhook_secret,
+        api_url: url("API", given(&args.stripe_api_url, file.api_url), DEFAULT_STRIPE_API_URL)?,
+        js_url: url("JS", given(&args.stripe_js_url, file.js_url), DEFAULT_STRIPE_JS_URL)?,
+        price_pro,
+        price_team,
+    }))
 }
 
 fn resolve_sources(args: &SourceArgs, file: FileSources, support_email: &str) -> anyhow::Result<SourceSettings> {
@@ -805,6 +953,39 @@ mod tests {
     }
 
     #[test]
+    fn billing_is_on_with_a_secret_key_and_refuses_to_start_half_configured() -> anyhow::Result<()> {
+        let with = |stripe: StripeArgs| resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { stripe, ..ServeArgs::default() });
+        assert_eq!(with(StripeArgs::default())?.stripe, None, "off by default");
+        let complete = StripeArgs {
+            stripe_secret_key: Some("sk_test_1".into()),
+            stripe_publishable_key: Some("pk_test_1".into()),
+            stripe_webhook_secret: Some("whsec_1".into()),
+            stripe_price_pro: Some("price_pro".into()),
+            stripe_price_team: Some("price_team".into()),
+            ..StripeArgs::default()
+        };
+        let stripe = with(complete.clone())?.stripe.ok_or_else(|| anyhow::anyhow!("billing off"))?;
+        assert_eq!((stripe.api_url.as_str(), stripe.js_url.as_str()), (DEFAULT_STRIPE_API_URL, DEFAULT_STRIPE_JS_URL));
+        assert!(!format!("{stripe:?}").contains("sk_test_1") && !format!("{stripe:?}").contains("whsec_1"), "secrets stay out of logs");
+
+        let error = with(StripeArgs { stripe_webhook_secret: None, stripe_price_team: None, ..complete.clone() }).err().map(|error| error.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but PAPERTIDE_STRIPE_WEBHOOK_SECRET, PAPERTIDE_STRIPE_PRICE_TEAM are missing")
+        );
+        let error = with(StripeArgs { stripe_secret_key: Some("  ".into()), ..complete.clone() }).err().map(|error| error.to_string()).unwrap_or_default();
+        assert!(error.contains("PAPERTIDE_STRIPE_SECRET_KEY is not"), "{error}");
+        let error = with(StripeArgs { stripe_api_url: Some("ftp://stripe".into()), ..complete.clone() }).err().map(|error| error.to_string()).unwrap_or_default();
+        assert!(error.contains("must be an http"), "{error}");
+        let file: FileConfig = toml::from_str(
+            "[stripe]\nsecret_key = \"sk_file\"\npublishable_key = \"pk_file\"\nwebhook_secret = \"whsec_file\"\nprice_pro = \"plan_a\"\nprice_team = \"plan_b\"\napi_url = \"http://127.0.0.1:8420/\"\n",
+        )?;
+        let from_file = resolve(file, &CommonArgs::default(), &ServeArgs::default())?.stripe.ok_or_else(|| anyhow::anyhow!("billing off"))?;
+        assert_eq!((from_file.api_url.as_str(), from_file.price_team.as_str()), ("http://127.0.0.1:8420/", "plan_b"));
+        Ok(())
+    }
+
+    #[test]
     fn rates_parse() -> anyhow::Result<()> {
         assert_eq!(Rate::parse("5/1h")?, Rate { max: 5, window: Duration::from_secs(3600) });
         assert_eq!(Rate::parse("20/s")?, Rate { max: 20, window: Duration::from_secs(1) });
@@ -858,6 +1039,15 @@ mod tests {
                 model: Some(String::new()),
                 model_advanced: Some(String::new()),
                 timeout_secs: Some(0),
+            }),
+            stripe: Some(FileStripe {
+                secret_key: Some(String::new()),
+                publishable_key: Some(String::new()),
+                webhook_secret: Some(String::new()),
+                api_url: Some(String::new()),
+                js_url: Some(String::new()),
+                price_pro: Some(String::new()),
+                price_team: Some(String::new()),
             }),
         };
         let keys = toml::to_string(&every_key)?;

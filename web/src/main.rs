@@ -69,7 +69,12 @@ enum UsersCommand {
     /// List every account.
     List,
     /// Put an account on a plan: free, pro or team.
-    SetTier { email: String, tier: String },
+    SetTier {
+        email: String,
+        tier: String,
+        #[command(flatten)]
+        billing: web::config::BillingKeyArg,
+    },
     /// Make an account an operator.
     GrantAdmin { email: String },
 }
@@ -120,7 +125,9 @@ fn main() -> anyhow::Result<()> {
             let mut out = std::io::stdout().lock();
             match command {
                 UsersCommand::List => web::commands::list_users(&data_dir, &mut out),
-                UsersCommand::SetTier { email, tier } => web::commands::set_tier(&data_dir, &email, &tier, &mut out),
+                UsersCommand::SetTier { email, tier, billing } => {
+                    web::commands::set_tier(&data_dir, &email, &tier, billing.billing_on(&file), &mut out)
+                }
                 UsersCommand::GrantAdmin { email } => web::commands::grant_admin(&data_dir, &email, &mut out),
             }
         }

@@ -30,6 +30,8 @@ pub struct AppState {
     /// The password-hashing threads: every argon2 hash and check goes through them.
     pub hasher: PasswordHasher,
     pub started_at: Instant,
+    /// Stripe, when billing is on.
+    pub billing: Option<Arc<crate::billing::stripe::StripeGateway>>,
 }
 
 impl AppState {
@@ -44,6 +46,7 @@ impl AppState {
     ) -> AppState {
         let workers = UserActors::default_workers();
         let users = UserActors::new(store.clone(), digester.clone(), mail_context(&settings), workers);
+        let settings_billing = settings.stripe.clone().map(|stripe| Arc::new(crate::billing::stripe::StripeGateway::new(stripe)));
         AppState {
             settings: Arc::new(settings),
             store,
@@ -56,6 +59,7 @@ impl AppState {
             limiter: RateLimiter::default(),
             hasher: PasswordHasher::start_per_core(),
             started_at: Instant::now(),
+            billing: settings_billing,
         }
     }
 

@@ -29,6 +29,8 @@ pub struct UserView {
     pub pending_search: Option<String>,
     /// A free plan's digests used, of how many; `null` for paid plans.
     pub free_digests: Option<FreeDigests>,
+    /// The paid plan that ended, until the next upgrade.
+    pub plan_ended: Option<engine::billing::PlanEnded>,
 }
 
 impl UserView {
@@ -47,6 +49,7 @@ impl UserView {
             created_at: user.created_at,
             pending_search: user.pending_search.clone(),
             free_digests: None,
+            plan_ended: user.plan_ended.clone(),
         }
     }
 

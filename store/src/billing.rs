@@ -1,0 +1,287 @@
+//! Paid plans: the tracking rows of spec §3, the webhook events already applied, the customer →
+//! user index, and the one place a plan changes ([`Store::apply_subscription`],
+//! [`Store::cancel_plan`]).
+//!
+//! Guarantee: the user's plan, the tracking row, the terms turned off or on and the mail that
+//! reports the change are written in one transaction, and the mail is queued only when the plan
+//! actually changes; applying the same state again writes the same row and queues nothing.
+
+use chrono::{DateTime, Utc};
+use engine::billing::{
+    terms_for_plan, verdict, EndCause, PlanChange, PlanEnded, SubscriptionState, SubscriptionTracking, TrackingStatus, Verdict,
+};
+use engine::mail::RenderedMail;
+use engine::search_term::{SearchTerm, TermId};
+use engine::{Tier, UserId};
+use sled::transaction::TransactionalTree;
+use sled::Transactional;
+use uuid::Uuid;
+
+use crate::codec::{decode, encode, tx_decode, tx_encode};
+use crate::error::{abort, StoreError};
+use crate::mail_queue::tx_enqueue;
+use crate::users::User;
+use crate::{Result, Store};
+
+type TxResult<T> = std::result::Result<T, sled::transaction::ConflictableTransactionError<StoreError>>;
+
+/// What a plan update did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub user: User,
+    /// The subscription's row; none for a plan without one (set by an operator).
+    pub tracking: Option<SubscriptionTracking>,
+    /// The change made and mailed; none when the plan stayed as it was.
+    pub change: Option<PlanChange>,
+}
+
+impl Store {
+    /// Records `customer_id` as the user's Stripe customer unless they already have one; returns
+    /// the customer the user has now (the first one stored wins a race).
+    pub fn set_stripe_customer(&self, user_id: UserId, customer_id: &str) -> Result<String> {
+        let user = self.update_user(user_id, |user| {
+            if user.stripe_customer_id.is_none() {
+                user.stripe_customer_id = Some(customer_id.to_owned());
+            }
+        })?;
+        let kept = user.stripe_customer_id.unwrap_or_else(|| customer_id.to_owned());
+        self.stripe_customers.insert(kept.as_bytes(), user_id.as_bytes())?;
+        Ok(kept)
+    }
+
+    /// The user whose Stripe customer this is.
+    pub fn user_by_stripe_customer(&self, customer_id: &str) -> Result<Option<User>> {
+        let Some(id) = self.stripe_customers.get(customer_id.as_bytes())? else {
+            return Ok(None);
+        };
+        match UserId::from_slice(&id) {
+            Some(id) => self.user(id),
+            None => Ok(None),
+        }
+    }
+
+    pub fn subscription_tracking(&self, subscription_id: &str) -> Result<Option<SubscriptionTracking>> {
+        self.subscription_tracking.get(subscription_id.as_bytes())?.map(|bytes| decode("subscription tracking", &bytes)).transpose()
+    }
+
+    /// A user's tracking rows, newest first.
+    pub fn subscription_trackings(&self, user_id: UserId) -> Result<Vec<SubscriptionTracking>> {
+        let mut rows = Vec::new();
+        for value in self.subscription_tracking.iter().values() {
+            let row: SubscriptionTracking = decode("subscription tracking", &value?)?;
+            if row.user_id == user_id {
+                rows.push(row);
+            }
+        }
+        rows.sort_by_key(|row| std::cmp::Reverse(row.created_at));
+        Ok(rows)
+    }
+
+    /// Starts following a subscription the user asked for (pending), or, for a plan change of a
+    /// followed one, asks for `tier` on its row.
+    pub fn track_subscription(&self, user_id: UserId, subscription_id: &str, tier: Tier, now: DateTime<Utc>) -> Result<SubscriptionTracking> {
+        let row = self.subscription_tracking.transaction(|rows| {
+            let row = match rows.get(subscription_id.as_bytes())? {
+                Some(bytes) => {
+                    let mut row: SubscriptionTracking = tx_decode("subscription tracking", &bytes)?;
+                    if row.user_id != user_id {
+                        return Err(abort(StoreError::UserNotFound));
+                    }
+                    if row.tier != tier {
+                        row.tier = tier;
+                        row.provisioned = false;
+                        row.status = TrackingStatus::Pending;
+                        row.last_error = None;
+                        row.updated_at = now;
+                    }
+                    row
+                }
+                None => SubscriptionTracking::new(Uuid::new_v4(), user_id, subscription_id, tier, now),
+            };
+            rows.insert(subscription_id.as_bytes(), tx_encode("subscription tracking", &row)?)?;
+            Ok(row)
+        })?;
+        Ok(row)
+    }
+
+    /// Whether the webhook event `event_id` was applied already.
+    pub fn stripe_event_applied(&self, event_id: &str) -> Result<bool> {
+        Ok(self.stripe_events.contains_key(event_id.as_bytes())?)
+    }
+
+    /// Records that `event_id` has been applied.
+    pub fn record_stripe_event(&self, event_id: &str, now: DateTime<Utc>) -> Result<()> {
+        self.stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
+        Ok(())
+    }
+
+    /// Applies a subscription just read from Stripe to its user (see `engine::billing::verdict`):
+    /// the tracking row follows it, and the plan moves up on a paid invoice or ends when the
+    /// subscription that gave it is over. `mail` renders the mail of a change.
+    pub fn apply_subscription(
+        &self,
+        user_id: UserId,
+        state: &SubscriptionState,
+        now: DateTime<Utc>,
+        mail: impl Fn(&User, &PlanChange) -> RenderedMail,
+    ) -> Result<Applied> {
+        let verdict = verdict(state);
+        let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let terms = self.search_terms(user_id)?;
+        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
+        let applied = trees.transaction(|(users, rows, term_tree, queue)| {
+            let mut user: User = tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)?;
+            let mut row = match rows.get(state.id.as_bytes())? {
+                Some(bytes) => tx_decode::<SubscriptionTracking>("subscription tracking", &bytes)?,
+                None => SubscriptionTracking::new(Uuid::new_v4(), user_id, &state.id, state.tier.unwrap_or(user.subscription_tier), now),
+            };
+            if row.user_id != user_id {
+                return Err(abort(StoreError::UserNotFound));
+            }
+            if let Some(tier) = state.tier {
+                if tier != row.tier {
+                    row.tier = tier;
+                    row.provisioned = false;
+                }
+            }
+            row.invoice_id = state.latest_invoice.as_ref().map(|invoice| invoice.id.clone()).or(row.invoice_id);
+            row.updated_at = now;
+            let gives_current_plan = user.stripe_subscription_id.as_deref() == Some(state.id.as_str());
+            let mut change = None;
+            match &verdict {
+                Verdict::Paid(tier) => {
+                    row.status = TrackingStatus::Active;
+                    row.provisioned = true;
+                    row.last_error = None;
+                    if *tier > user.subscription_tier || (gives_current_plan && *tier != user.subscription_tier) {
+                        let from = user.subscription_tier;
+                        user.subscription_tier = *tier;
+                        user.stripe_subscription_id = Some(state.id.clone());
+                        user.stripe_customer_id.get_or_insert_with(|| state.customer.clone());
+                        user.plan_ended = None;
+                        let (_, reactivate) = terms_for_plan(&terms, *tier, user.is_unlimited);
+                        tx_set_active(term_tree, &reactivate, true)?;
+                        change = Some(PlanChange::Upgraded {
+                            from,
+                            to: *tier,
+                            invoice: state.latest_invoice.clone(),
+                            reactivated_terms: reactivate.len(),
+                        });
+                    } else if *tier == user.subscription_tier && user.stripe_subscription_id.is_none() {
+                        user.stripe_subscription_id = Some(state.id.clone());
+                    }
+                }
+                Verdict::Waiting => row.status = TrackingStatus::Pending,
+                Verdict::Failed(reason) => {
+                    row.status = TrackingStatus::Failed;
+                    row.last_error = Some(reason.clone());
+                }
+                Verdict::Grace => row.status = TrackingStatus::PastDue,
+                Verdict::Ended(cause) => {
+                    row.status = TrackingStatus::Canceled;
+                    if gives_current_plan {
+                        change = tx_end_plan(&mut user, &terms, *cause, now, term_tree)?;
+                    }
+                }
+            }
+            if let Some(change) = &change {
+                tx_enqueue(queue, &mail(&user, change), None, now)?;
+            }
+            users.insert(user_id.as_bytes(), tx_encode("user", &user)?)?;
+            rows.insert(state.id.as_bytes(), tx_encode("subscription tracking", &row)?)?;
+            Ok(Applied { user, tracking: Some(row), change })
+        })?;
+        if let Some(customer) = &applied.user.stripe_customer_id {
+            self.stripe_customers.insert(customer.as_bytes(), user_id.as_bytes())?;
+        }
+        Ok(applied)
+    }
+
+    /// Ends the user's paid plan because they canceled it: the plan becomes free, terms past the
+    /// free limit are turned off, the subscription's row (if any) is marked canceled, and the
+    /// notice is queued. A free user is left as is.
+    pub fn cancel_plan(&self, user_id: UserId, now: DateTime<Utc>, mail: impl Fn(&User, &PlanChange) -> RenderedMail) -> Result<Applied> {
+        let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let terms = self.search_terms(user_id)?;
+        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
+        let applied = trees.transaction(|(users, rows, term_tree, queue)| {
+            let mut user: User = tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)?;
+            let mut tracking = None;
+            if let Some(subscription_id) = &user.stripe_subscription_id {
+                if let Some(bytes) = rows.get(subscription_id.as_bytes())? {
+                    let mut row: SubscriptionTracking = tx_decode("subscription tracking", &bytes)?;
+                    row.status = TrackingStatus::Canceled;
+                    row.updated_at = now;
+                    rows.insert(subscription_id.as_bytes(), tx_encode("subscription tracking", &row)?)?;
+                    tracking = Some(row);
+                }
+            }
+            let change = tx_end_plan(&mut user, &terms, EndCause::Canceled, now, term_tree)?;
+            if let Some(change) = &change {
+                tx_enqueue(queue, &mail(&user, change), None, now)?;
+            }
+            users.insert(user_id.as_bytes(), tx_encode("user", &user)?)?;
+            Ok(Applied { user, tracking, change })
+        })?;
+        Ok(applied)
+    }
+
+    /// Sets a plan by the operator's hand (`papertide users set-tier`), turning terms off or
+    /// back on to fit it like a paid change does; no mail.
+    pub fn set_plan(&self, user_id: UserId, tier: Tier) -> Result<User> {
+        let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let terms = self.search_terms(user_id)?;
+        let user = (&self.users, &self.search_terms).transaction(|(users, term_tree)| {
+            let mut user: User = tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)?;
+            user.subscription_tier = tier;
+            let (deactivate, reactivate) = terms_for_plan(&terms, tier, user.is_unlimited);
+            tx_set_active(term_tree, &deactivate, false)?;
+            tx_set_active(term_tree, &reactivate, true)?;
+            if tier.is_paid() {
+                user.plan_ended = None;
+            }
+            users.insert(user_id.as_bytes(), tx_encode("user", &user)?)?;
+            Ok(user)
+        })?;
+        Ok(user)
+    }
+
+    /// Every tracking row; for the operator and tests.
+    pub fn all_subscription_trackings(&self) -> Result<Vec<SubscriptionTracking>> {
+        self.subscription_tracking.iter().values().map(|value| decode("subscription tracking", &value?)).collect()
+    }
+
+    /// Stores a tracking row as given; for tests that set up a state.
+    pub fn put_subscription_tracking(&self, row: &SubscriptionTracking) -> Result<()> {
+        self.subscription_tracking.insert(row.subscription_id.as_bytes(), encode("subscription tracking", row)?)?;
+        Ok(())
+    }
+}
+
+/// Moves a paid user to free inside a transaction: terms past the free limit off (newest
+/// first), the ended plan remembered. None when the user was not on a paid plan.
+fn tx_end_plan(user: &mut User, terms: &[SearchTerm], cause: EndCause, now: DateTime<Utc>, term_tree: &TransactionalTree) -> TxResult<Option<PlanChange>> {
+    if !user.subscription_tier.is_paid() {
+        user.stripe_subscription_id = None;
+        return Ok(None);
+    }
+    let (deactivate, _) = terms_for_plan(terms, Tier::Free, user.is_unlimited);
+    tx_set_active(term_tree, &deactivate, false)?;
+    let ended = PlanEnded { tier: user.subscription_tier, ended_at: now, cause, inactive_terms: deactivate.len() };
+    user.subscription_tier = Tier::Free;
+    user.stripe_subscription_id = None;
+    user.plan_ended = Some(ended.clone());
+    Ok(Some(PlanChange::Ended(ended)))
+}
+
+fn tx_set_active(term_tree: &TransactionalTree, ids: &[TermId], active: bool) -> TxResult<()> {
+    for id in ids {
+        let Some(bytes) = term_tree.get(id.0.as_bytes())? else {
+            continue;
+        };
+        let mut term: SearchTerm = tx_decode("search term", &bytes)?;
+        term.is_active = active;
+        term_tree.insert(id.0.as_bytes().as_slice(), tx_encode("search term", &term)?)?;
+    }
+    Ok(())
+}

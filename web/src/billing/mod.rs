@@ -1,0 +1,500 @@
+//! The billing calls of spec §7 and Stripe's webhook (see ARCHITECTURE.md, "Billing").
+//!
+//! With billing off (no Stripe secret key, the embedded default) each call still checks who is
+//! asking and what was asked, then answers 501 "Billing is not enabled on this server"; plans
+//! are then set by the operator (`papertide users set-tier`). With billing on, every call acts
+//! on the signed-in user's own customer and subscriptions only, and a plan moves only through
+//! `Store::apply_subscription` / `Store::cancel_plan`, from a state just read from Stripe.
+
+pub mod stripe;
+pub mod webhook;
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use chrono::Utc;
+use engine::billing::{plan_change_mail, PlanChange, SubscriptionState, TrackingStatus, Verdict};
+use engine::Tier;
+use serde::Deserialize;
+use serde_json::json;
+use store::billing::Applied;
+use store::User;
+
+use self::stripe::{StripeFailure, StripeGateway};
+use crate::auth::SignedIn;
+use crate::error::{ApiError, ApiResult};
+use crate::routes::ApiRoutes;
+use crate::state::AppState;
+
+pub const MSG_BILLING_DISABLED: &str =
+    "Billing is not enabled on this server. Plans on this Papertide installation are set by its operator.";
+const MSG_NOTHING_TO_CANCEL: &str = "You are on the Free plan: there is no subscription to cancel.";
+const MSG_BAD_TIER: &str = "Please select a valid subscription plan.";
+const MSG_UNAVAILABLE: &str = "The payment service could not be reached. Nothing was charged; please try again in a few minutes.";
+const MSG_NO_SUBSCRIPTION: &str = "No such subscription.";
+const MSG_NO_SESSION: &str = "No such checkout session.";
+const MSG_SETUP_NOT_CONFIRMED: &str = "Your card has not been confirmed yet. Please enter it again.";
+/// A tracking row still pending after this long is read again from Stripe when polled, so a
+/// lost webhook cannot leave the finalizing page waiting.
+const RECHECK_AFTER_SECS: i64 = 6;
+
+pub fn configure(routes: &mut ApiRoutes) {
+    routes
+        .post("/cancel-subscription", cancel_subscription)
+        .post("/create-subscription", create_subscription)
+        .post("/create-checkout-session", create_checkout_session)
+        .get("/session-status", session_status)
+        .get("/subscriptions/{subscription_id}/status", subscription_status)
+        .get("/debug-webhook-status", debug_webhook_status)
+        .post("/fix-subscription", fix_subscription)
+        .post("/stripe/webhook", stripe_webhook);
+}
+
+fn billing_disabled() -> ApiError {
+    ApiError::new(StatusCode::NOT_IMPLEMENTED, "billing_disabled", MSG_BILLING_DISABLED).with("billingEnabled", false)
+}
+
+fn gateway(state: &AppState) -> ApiResult<&StripeGateway> {
+    state.billing.as_deref().ok_or_else(billing_disabled)
+}
+
+impl From<StripeFailure> for ApiError {
+    fn from(failure: StripeFailure) -> ApiError {
+        match failure {
+            StripeFailure::Refused { message, card_error: true, .. } => {
+                ApiError::new(StatusCode::PAYMENT_REQUIRED, "card_declined", message)
+            }
+            StripeFailure::Refused { status: 404, .. } => ApiError::not_found(MSG_NO_SUBSCRIPTION),
+            other => {
+                tracing::warn!(error = %other, "a Stripe call failed");
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "payment_service_unavailable", MSG_UNAVAILABLE)
+            }
+        }
+    }
+}
+
+/// The mail of a plan change, for the store to queue with it.
+fn change_mail(state: &AppState) -> impl Fn(&User, &PlanChange) -> engine::mail::RenderedMail + '_ {
+    let context = state.mail_context();
+    move |user, change| plan_change_mail(&context, &user.email, change)
+}
+
+/// Applies a subscription read from Stripe to `user` and tells the mailer about any change.
+fn apply(state: &AppState, user: &User, subscription: &SubscriptionState) -> ApiResult<Applied> {
+    let applied = state.store.apply_subscription(user.id, subscription, Utc::now(), change_mail(state))?;
+    if applied.change.is_some() {
+        state.store.flush()?;
+        state.poke_mailer();
+    }
+    Ok(applied)
+}
+
+/// Reads subscription `id` from Stripe and applies it to its user, found through its tracking
+/// row or its customer. None when no user of this server owns it.
+async fn reconcile(state: &AppState, gateway: &StripeGateway, subscription_id: &str) -> ApiResult<Option<Applied>> {
+    let subscription = gateway.subscription(subscription_id).await?;
+    let owner = match state.store.subscription_tracking(subscription_id)? {
+        Some(row) => state.store.user(row.user_id)?,
+        None => state.store.user_by_stripe_customer(&subscription.customer)?,
+    };
+    match owner {
+        Some(user) => apply(state, &user, &subscription).map(Some),
+        None => {
+            tracing::warn!(subscription = subscription_id, "a Stripe subscription of no user of this server");
+            Ok(None)
+        }
+    }
+}
+
+/// The user's Stripe customer, created on first need.
+async fn customer_of(state: &AppState, gateway: &StripeGateway, user: &User) -> ApiResult<String> {
+    if let Some(customer) = &user.stripe_customer_id {
+        return Ok(customer.clone());
+    }
+    let created = gateway.create_customer(user.id, &user.email).await?;
+    Ok(state.store.set_stripe_customer(user.id, &created)?)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanChoice {
+    #[serde(default)]
+    tier: String,
+    /// Step 2 of the card flow: the SetupIntent the browser confirmed.
+    #[serde(default)]
+    setup_intent_id: Option<String>,
+}
+
+fn paid_tier(text: &str) -> ApiResult<Tier> {
+    match text.parse::<Tier>() {
+        Ok(tier) if tier.is_paid() => Ok(tier),
+        _ => Err(ApiError::bad_request(MSG_BAD_TIER)),
+    }
+}
+
+fn downgrade_refused(current: Tier, asked: Tier) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "downgrade_not_offered",
+        format!(
+            "Moving from {} to {} is not offered. A downgrade first requires reducing your search terms to the {} plan's limits; cancel your subscription from the dashboard and choose the plan again.",
+            current.label(),
+            asked.label(),
+            asked.label()
+        ),
+    )
+}
+
+/// `POST /api/create-subscription {tier[, setupIntentId]}`: the card flow (ARCHITECTURE.md).
+async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
+    let tier = paid_tier(&body.tier)?;
+    let gateway = gateway(&state)?;
+    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    if user.subscription_tier == tier {
+        return Ok(HttpResponse::Ok().json(json!({
+            "alreadyActive": true,
+            "tier": tier,
+            "clientSecret": null,
+            "subscriptionId": user.stripe_subscription_id,
+        })));
+    }
+    if user.subscription_tier > tier {
+        return Err(downgrade_refused(user.subscription_tier, tier));
+    }
+    let customer = customer_of(&state, gateway, &user).await?;
+    let Some(setup_intent_id) = body.setup_intent_id.as_deref().filter(|id| !id.trim().is_empty()) else {
+        let (_, secret) = gateway.create_setup_intent(&customer, user.id, tier).await?;
+        return Ok(HttpResponse::Ok().json(json!({
+            "alreadyActive": false,
+            "tier": tier,
+            "step": "setup",
+            "clientSecret": secret,
+            "subscriptionId": null,
+        })));
+    };
+    let setup = gateway.setup_intent(setup_intent_id).await.map_err(|failure| match failure {
+        failure if failure.is_not_found() => ApiError::not_found("No such card setup."),
+        other => ApiError::from(other),
+    })?;
+    if setup.customer.as_deref() != Some(customer.as_str()) {
+        return Err(ApiError::not_found("No such card setup."));
+    }
+    let Some(payment_method) = setup.payment_method.filter(|_| setup.succeeded) else {
+        return Err(ApiError::bad_request(MSG_SETUP_NOT_CONFIRMED));
+    };
+    gateway.use_payment_method(&customer, &payment_method).await?;
+
+    let current = user.stripe_subscription_id.clone().filter(|_| user.subscription_tier.is_paid());
+    let created = match &current {
+        Some(subscription_id) => gateway.change_plan(subscription_id, tier, &payment_method).await?,
+        None => {
+            abandon_unpaid_subscriptions(&state, gateway, &user).await;
+            gateway.create_subscription(&customer, user.id, tier, &payment_method).await?
+        }
+    };
+    let subscription_id = created.state.id.clone();
+    state.store.track_subscription(user.id, &subscription_id, tier, Utc::now())?;
+    let applied = apply(&state, &user, &created.state)?;
+    if let Verdict::Failed(reason) = engine::billing::verdict(&created.state) {
+        if current.is_none() {
+            // Nothing half-done: the unpaid subscription goes, and the user can try another card.
+            if let Err(error) = gateway.cancel(&subscription_id).await {
+                tracing::warn!(%error, subscription = %subscription_id, "could not cancel a subscription whose first payment failed");
+            }
+        }
+        return Err(ApiError::new(StatusCode::PAYMENT_REQUIRED, "card_declined", reason).with("subscriptionId", subscription_id));
+    }
+    Ok(HttpResponse::Ok().json(json!({
+        "alreadyActive": false,
+        "tier": tier,
+        "step": "subscription",
+        "subscriptionId": subscription_id,
+        "clientSecret": created.action_secret,
+        "paymentStatus": created.state.payment_status,
+        "state": applied.tracking.as_ref().map(|row| row.state()),
+    })))
+}
+
+/// Cancels the user's earlier subscriptions that were never paid (an abandoned 3-D Secure,
+/// a declined card), so a new attempt does not leave two behind. Best effort.
+async fn abandon_unpaid_subscriptions(state: &AppState, gateway: &StripeGateway, user: &User) {
+    let Ok(rows) = state.store.subscription_trackings(user.id) else {
+        return;
+    };
+    for row in rows.iter().filter(|row| !row.provisioned && matches!(row.status, TrackingStatus::Pending | TrackingStatus::Failed)) {
+        match gateway.cancel(&row.subscription_id).await {
+            Ok(subscription) => {
+                let _ = apply(state, user, &subscription);
+            }
+            Err(error) if error.is_not_found() => {}
+            Err(error) => tracing::warn!(%error, subscription = %row.subscription_id, "could not cancel an unpaid subscription"),
+        }
+    }
+}
+
+/// `POST /api/create-checkout-session {tier}`: an embedded Checkout Session for a free user.
+async fn create_checkout_session(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
+    let tier = paid_tier(&body.tier)?;
+    let gateway = gateway(&state)?;
+    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    if user.subscription_tier == tier {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "already_active",
+            format!("You already have an active {} subscription.", tier.as_str()),
+        )
+        .with("alreadyActive", true)
+        .with("tier", tier.as_str()));
+    }
+    if user.subscription_tier > tier {
+        return Err(downgrade_refused(user.subscription_tier, tier));
+    }
+    if user.subscription_tier.is_paid() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "use_card_form",
+            "Your plan is changed on the card form, which moves your current subscription to the new plan.",
+        )
+        .with("tier", tier.as_str()));
+    }
+    let customer = customer_of(&state, gateway, &user).await?;
+    let return_url = format!("{}/payment-success?session_id={{CHECKOUT_SESSION_ID}}", state.settings.public_base());
+    let secret = gateway.create_checkout_session(&customer, user.id, tier, &return_url).await?;
+    Ok(HttpResponse::Ok().json(json!({ "clientSecret": secret })))
+}
+
+#[derive(Debug, Deserialize)]
+struct SessionQuery {
+    #[serde(default)]
+    session_id: String,
+}
+
+/// `GET /api/session-status?session_id=`: the caller's own Checkout Session; a complete one's
+/// subscription is applied at once.
+async fn session_status(state: web::Data<AppState>, signed_in: SignedIn, query: web::Query<SessionQuery>) -> ApiResult<HttpResponse> {
+    let gateway = gateway(&state)?;
+    let session_id = query.session_id.trim();
+    if session_id.is_empty() {
+        return Err(ApiError::bad_request("session_id is required."));
+    }
+    let user = &signed_in.user;
+    let session = gateway.checkout_session(session_id).await.map_err(|failure| match failure {
+        failure if failure.is_not_found() => ApiError::not_found(MSG_NO_SESSION),
+        other => ApiError::from(other),
+    })?;
+    let owned = session.customer.is_some() && session.customer == user.stripe_customer_id
+        || session.client_reference_id.as_deref() == Some(user.id.0.to_string().as_str());
+    if !owned {
+        return Err(ApiError::not_found(MSG_NO_SESSION));
+    }
+    if let (Some("complete"), Some(subscription_id)) = (session.status.as_deref(), session.subscription.as_deref()) {
+        let subscription = gateway.subscription(subscription_id).await?;
+        if subscription.customer.as_str() == user.stripe_customer_id.as_deref().unwrap_or_default() {
+            if let Some(tier) = subscription.tier {
+                state.store.track_subscription(user.id, subscription_id, tier, Utc::now())?;
+            }
+            apply(&state, user, &subscription)?;
+        }
+    }
+    Ok(HttpResponse::Ok().json(json!({
+        "status": session.status,
+        "subscription_id": session.subscription,
+        "payment_status": session.payment_status,
+    })))
+}
+
+/// `GET /api/subscriptions/{id}/status`: the caller's own tracking row.
+async fn subscription_status(state: web::Data<AppState>, signed_in: SignedIn, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    let gateway = gateway(&state)?;
+    let subscription_id = path.into_inner();
+    let owned = |row: &engine::billing::SubscriptionTracking| row.user_id == signed_in.user.id;
+    let mut row = state.store.subscription_tracking(&subscription_id)?.filter(owned).ok_or_else(|| ApiError::not_found(MSG_NO_SUBSCRIPTION))?;
+    if row.state() == "pending" && (Utc::now() - row.updated_at).num_seconds() >= RECHECK_AFTER_SECS {
+        match reconcile(&state, gateway, &subscription_id).await {
+            Ok(Some(applied)) => row = applied.tracking.unwrap_or(row),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(message = %error.message, "re-reading a pending subscription failed"),
+        }
+    }
+    let state_name = row.state();
+    let reason = match state_name {
+        "failed" => Some(row.last_error.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())),
+        _ => None,
+    };
+    Ok(HttpResponse::Ok().json(json!({
+        "state": state_name,
+        "reason": reason,
+        "tier": row.tier,
+        "status": row.status.as_str(),
+    })))
+}
+
+/// `POST /api/cancel-subscription`: the plan and active-term rules, then the subscription is
+/// canceled at Stripe and the user moves to free.
+async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    if !user.subscription_tier.is_paid() {
+        return Err(ApiError::bad_request(MSG_NOTHING_TO_CANCEL));
+    }
+    let active = state.store.search_terms(user.id)?.iter().filter(|term| term.is_active).count();
+    if active > 1 {
+        return Err(ApiError::bad_request(format!(
+            "You have {active} active search terms. Please delete search terms until only 1 remains, then cancel your subscription."
+        ))
+        .with("requiresSearchDeletion", true)
+        .with("currentSearchCount", active));
+    }
+    let gateway = gateway(&state)?;
+    if let Some(subscription_id) = &user.stripe_subscription_id {
+        match gateway.cancel(subscription_id).await {
+            Ok(_) => {}
+            // Already gone at Stripe: the plan ends here too.
+            Err(failure) if failure.is_not_found() => {}
+            Err(failure) => return Err(failure.into()),
+        }
+    }
+    let applied = state.store.cancel_plan(user.id, Utc::now(), change_mail(&state))?;
+    state.store.flush()?;
+    state.poke_mailer();
+    Ok(HttpResponse::Ok().json(json!({
+        "success": true,
+        "tier": applied.user.subscription_tier,
+        "message": "Your subscription has been canceled. You remain on the Free plan, and your search terms and digests are kept.",
+    })))
+}
+
+/// `GET /api/debug-webhook-status`: what Stripe knows of the caller.
+async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+    let gateway = gateway(&state)?;
+    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let (subscriptions, invoices) = match &user.stripe_customer_id {
+        Some(customer) => (gateway.customer_subscriptions(customer).await?, gateway.customer_invoices(customer).await?),
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(HttpResponse::Ok().json(json!({
+        "user": {
+            "email": user.email,
+            "subscriptionTier": user.subscription_tier,
+            "stripeCustomerId": user.stripe_customer_id,
+            "stripeSubscriptionId": user.stripe_subscription_id,
+        },
+        "stripe": {
+            "customerId": user.stripe_customer_id,
+            "subscriptions": subscriptions.iter().map(|subscription| json!({
+                "id": subscription.id,
+                "status": subscription.status.as_str(),
+                "tier": subscription.tier,
+            })).collect::<Vec<_>>(),
+            "invoices": invoices.iter().map(|listed| json!({
+                "id": listed.invoice.id,
+                "status": listed.invoice.status,
+                "paid": listed.invoice.paid,
+                "amount_paid": listed.invoice.amount_paid,
+                "amount_due": listed.invoice.amount_due,
+                "currency": listed.invoice.currency,
+                "created": listed.created,
+            })).collect::<Vec<_>>(),
+        },
+    })))
+}
+
+/// `POST /api/fix-subscription`: reads the caller's subscriptions from Stripe and applies them,
+/// ended ones first and then paid ones from the lowest plan up, so the plan they prove wins.
+async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+    let gateway = gateway(&state)?;
+    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let before = user.subscription_tier;
+    let Some(customer) = user.stripe_customer_id.clone() else {
+        return Ok(HttpResponse::Ok().json(json!({ "tier": before, "changed": false })));
+    };
+    let mut subscriptions = gateway.customer_subscriptions(&customer).await?;
+    if let Some(current) = &user.stripe_subscription_id {
+        if !subscriptions.iter().any(|subscription| &subscription.id == current) {
+            match gateway.subscription(current).await {
+                Ok(subscription) => subscriptions.push(subscription),
+                Err(failure) if failure.is_not_found() => {
+                    tracing::warn!(subscription = %current, "a user's subscription is unknown to Stripe");
+                }
+                Err(failure) => return Err(failure.into()),
+            }
+        }
+    }
+    let rank = |subscription: &SubscriptionState| match engine::billing::verdict(subscription) {
+        Verdict::Ended(_) => (0, Tier::Free),
+        Verdict::Paid(tier) => (2, tier),
+        _ => (1, Tier::Free),
+    };
+    subscriptions.sort_by_key(rank);
+    let mut after = before;
+    for subscription in subscriptions.iter().filter(|subscription| subscription.customer == customer) {
+        let current = state.store.user(user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+        after = apply(&state, &current, subscription)?.user.subscription_tier;
+    }
+    Ok(HttpResponse::Ok().json(json!({ "tier": after, "changed": after != before })))
+}
+
+/// The parts of a webhook event billing reads; everything else is read again from Stripe.
+#[derive(Debug, Deserialize)]
+struct EventEnvelope {
+    id: String,
+    #[serde(rename = "type")]
+    kind: String,
+    data: EventData,
+}
+
+#[derive(Debug, Deserialize)]
+struct EventData {
+    object: serde_json::Value,
+}
+
+/// `POST /api/stripe/webhook`: verified by signature (no session, no Origin), applied once per
+/// event id, and safe in any order: the subscription the event concerns is read from Stripe.
+async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: web::Bytes) -> ApiResult<HttpResponse> {
+    let gateway = gateway(&state)?;
+    let header = request.headers().get("Stripe-Signature").and_then(|value| value.to_str().ok());
+    webhook::verify(&gateway.settings().webhook_secret, header, &body, Utc::now().timestamp())
+        .map_err(|error| ApiError::new(StatusCode::BAD_REQUEST, "bad_signature", format!("Webhook refused: {error}.")))?;
+    let event: EventEnvelope =
+        serde_json::from_slice(&body).map_err(|_| ApiError::bad_request("Webhook refused: the body is not a Stripe event."))?;
+    if state.store.stripe_event_applied(&event.id)? {
+        return Ok(HttpResponse::Ok().json(json!({ "received": true, "duplicate": true })));
+    }
+    if let Some(subscription_id) = subscription_of_event(gateway, &event).await? {
+        match reconcile(&state, gateway, &subscription_id).await {
+            Ok(_) => {}
+            // A subscription Stripe does not know (deleted test data): nothing to apply.
+            Err(error) if error.status == StatusCode::NOT_FOUND => {
+                tracing::warn!(event = %event.id, subscription = %subscription_id, "a webhook about an unknown subscription");
+            }
+            // Anything else answers 5xx, and Stripe delivers the event again later.
+            Err(error) => return Err(error),
+        }
+    }
+    state.store.record_stripe_event(&event.id, Utc::now())?;
+    state.store.flush()?;
+    Ok(HttpResponse::Ok().json(json!({ "received": true })))
+}
+
+/// The subscription an event is about, if it is about one.
+async fn subscription_of_event(gateway: &StripeGateway, event: &EventEnvelope) -> ApiResult<Option<String>> {
+    let object = &event.data.object;
+    let text = |key: &str| match &object[key] {
+        serde_json::Value::String(id) => Some(id.clone()),
+        serde_json::Value::Object(expanded) => expanded.get("id").and_then(|id| id.as_str()).map(str::to_owned),
+        _ => None,
+    };
+    let subscription = match object["object"].as_str().unwrap_or_default() {
+        "subscription" => text("id"),
+        "invoice" | "checkout.session" => text("subscription"),
+        "payment_intent" | "charge" => match text("invoice") {
+            Some(invoice) => match gateway.invoice_subscription(&invoice).await {
+                Ok(subscription) => subscription,
+                Err(failure) if failure.is_not_found() => None,
+                Err(failure) => return Err(failure.into()),
+            },
+            None => None,
+        },
+        _ => None,
+    };
+    tracing::debug!(event = %event.id, kind = %event.kind, subscription = ?subscription, "Stripe event");
+    Ok(subscription)
+}
