@@ -43,15 +43,21 @@ describe("routes.json (read by the server, which answers 404 for any other path)
     expect(screen.getByRole("heading", { level: 1, name: "Page Not Found" })).toBeInTheDocument();
   });
 
-  it("the billing routes explain that billing is off", () => {
-    for (const path of ["/subscribe", "/checkout", "/payment", "/payment-success", "/finalizing-subscription", "/debug-subscription"]) {
+  it("the payment routes explain that billing is off, once the server's config says so", async () => {
+    for (const path of ["/checkout", "/payment", "/payment-success", "/finalizing-subscription", "/debug-subscription", "/subscribe/fix-payment"]) {
       const { unmount } = render(
         <MemoryRouter initialEntries={[path]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
           <AppRoutes />
         </MemoryRouter>,
       );
-      expect(screen.getByRole("heading", { level: 1, name: "Billing is not enabled on this server" })).toBeInTheDocument();
+      expect(await screen.findByRole("heading", { level: 1, name: "Billing is not enabled on this server" })).toBeInTheDocument();
       unmount();
     }
+  });
+
+  it("/subscribe shows the plans and says that billing is off", async () => {
+    renderAt("/subscribe");
+    expect(await screen.findByRole("heading", { level: 1, name: "Choose Your Plan" })).toBeInTheDocument();
+    expect(screen.getByRole("heading", { level: 2, name: "Billing is not enabled on this server" })).toBeInTheDocument();
   });
 });

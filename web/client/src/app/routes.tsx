@@ -4,16 +4,21 @@
 import type { ReactElement } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router-dom";
 import { AuthPage } from "@/pages/Auth";
-import { BillingPage } from "@/pages/Billing";
 import { BlogPage } from "@/pages/Blog";
 import { BlogPostPage } from "@/pages/BlogPost";
+import { CheckoutPage } from "@/pages/Checkout";
 import { DashboardPage } from "@/pages/Dashboard";
+import { DebugSubscriptionPage } from "@/pages/DebugSubscription";
+import { FinalizingSubscriptionPage } from "@/pages/FinalizingSubscription";
 import { LandingPage } from "@/pages/Landing";
 import { LoginPage } from "@/pages/Login";
 import { NotFoundPage } from "@/pages/NotFound";
+import { PaymentPage } from "@/pages/Payment";
+import { PaymentSuccessPage } from "@/pages/PaymentSuccess";
 import { PrivacyPage } from "@/pages/Privacy";
 import { ResetPasswordPage } from "@/pages/ResetPassword";
 import { SignupPage } from "@/pages/Signup";
+import { SubscribePage } from "@/pages/Subscribe";
 import { TermsPage } from "@/pages/Terms";
 import { TestEmailPage } from "@/pages/TestEmail";
 import { UnsubscribePage } from "@/pages/Unsubscribe";
@@ -35,13 +40,13 @@ export const ROUTES: Readonly<Record<string, ReactElement>> = {
   "/verify-email": <VerifyEmailPage />,
   "/reset-password": <ResetPasswordPage />,
   "/dashboard": <DashboardPage />,
-  "/subscribe": <BillingPage />,
+  "/subscribe": <SubscribePage />,
   "/subscribe/fix-payment": <FixPaymentRedirect />,
-  "/checkout": <BillingPage />,
-  "/payment": <BillingPage />,
-  "/payment-success": <BillingPage />,
-  "/finalizing-subscription": <BillingPage />,
-  "/debug-subscription": <BillingPage />,
+  "/checkout": <CheckoutPage />,
+  "/payment": <PaymentPage />,
+  "/payment-success": <PaymentSuccessPage />,
+  "/finalizing-subscription": <FinalizingSubscriptionPage />,
+  "/debug-subscription": <DebugSubscriptionPage />,
   "/test-email": <TestEmailPage />,
   "/unsubscribe": <UnsubscribePage />,
   "/terms": <TermsPage />,

@@ -15,6 +15,14 @@ export interface FreeDigests {
   total: number;
 }
 
+/** A paid plan that ended (spec §4: cancelled, unpaid or expired), until an upgrade clears it. */
+export interface PlanEnded {
+  tier: Tier;
+  endedAt: string;
+  /** Search terms beyond the free plan's limit, made inactive when the plan ended. */
+  inactiveTerms: number;
+}
+
 export interface CurrentUser {
   id: string;
   email: string;
@@ -27,6 +35,8 @@ export interface CurrentUser {
   pendingSearch?: string | null;
   /** The free plan's digests used; null on paid plans. */
   freeDigests?: FreeDigests | null;
+  /** The paid plan that ended, if one did and no upgrade followed. */
+  planEnded?: PlanEnded | null;
 }
 
 export const currentUser = signal<CurrentUser | null>(null);

@@ -1,5 +1,5 @@
 import { screen, within } from "@testing-library/react";
-import { BillingPage } from "@/pages/Billing";
+import { CheckoutPage } from "@/pages/Checkout";
 import { resetAppConfig } from "@/state/config";
 import { forgetSession } from "@/state/session";
 import { renderRoute, stubFetch } from "@/test/harness";
@@ -11,8 +11,9 @@ function serveConfig(config: { supportEmail: string | null; billingEnabled: bool
   });
 }
 
-function renderBilling(at = "/subscribe?tier=pro") {
-  return renderRoute(<BillingPage />, { at, routePath: "/subscribe" });
+/** A payment page (they all share this explanation; /subscribe shows the plans with it). */
+function renderBilling(at = "/checkout?tier=pro") {
+  return renderRoute(<CheckoutPage />, { at, routePath: "/checkout" });
 }
 
 beforeEach(() => {
@@ -21,11 +22,13 @@ beforeEach(() => {
 });
 afterEach(() => vi.unstubAllGlobals());
 
-describe("billing pages with billing off", () => {
+describe("payment pages with billing off", () => {
   it("explain the free plan's limits and that paid plans are not sold here", async () => {
-    serveConfig({ supportEmail: "help@example.org", billingEnabled: false });
+    const fetchMock = serveConfig({ supportEmail: "help@example.org", billingEnabled: false });
     renderBilling();
-    expect(screen.getByRole("heading", { level: 1, name: "Billing is not enabled on this server" })).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { level: 1, name: "Billing is not enabled on this server" })).toBeInTheDocument();
+    // Nothing is asked of a server that sells nothing.
+    expect(fetchMock.mock.calls.map(([url]) => String(url))).not.toContain("/api/create-checkout-session");
     const main = screen.getByRole("main");
     expect(main).toHaveTextContent("Paid plans are not sold on this Papertide server");
     const plan = within(main).getByRole("list", { name: "The Free plan" });
@@ -41,14 +44,15 @@ describe("billing pages with billing off", () => {
   it("never tell the user to run a command", async () => {
     serveConfig({ supportEmail: "help@example.org", billingEnabled: false });
     renderBilling();
-    await within(screen.getByRole("main")).findByRole("link", { name: "help@example.org" });
+    await screen.findByRole("link", { name: "help@example.org" });
     expect(screen.getByRole("main")).not.toHaveTextContent(/set-tier|papertide users|command/i);
   });
 
   it("without a support address: 'the operator of this server', and no mail link", async () => {
     const fetchMock = serveConfig({ supportEmail: null, billingEnabled: false });
     renderBilling();
-    await vi.waitFor(() => expect(fetchMock.mock.calls.some(([url]) => String(url) === "/api/config")).toBe(true));
+    await screen.findByRole("heading", { level: 1, name: "Billing is not enabled on this server" });
+    expect(fetchMock.mock.calls.some(([url]) => String(url) === "/api/config")).toBe(true);
     const main = screen.getByRole("main");
     expect(main).toHaveTextContent("please write to the operator of this server.");
     expect(within(main).queryByRole("link", { name: /@/ })).not.toBeInTheDocument();
@@ -57,6 +61,7 @@ describe("billing pages with billing off", () => {
   it("lead back to the dashboard", async () => {
     serveConfig({ supportEmail: "help@example.org", billingEnabled: false });
     renderBilling();
+    await screen.findByRole("heading", { level: 1, name: "Billing is not enabled on this server" });
     const back = within(screen.getByRole("main")).getByRole("link", { name: "Back to dashboard" });
     expect(back).toHaveAttribute("href", "/dashboard");
   });

@@ -131,6 +131,33 @@ describe("DashboardPage", () => {
     expect(screen.queryByRole("link", { name: /Upgrade/ })).not.toBeInTheDocument();
   });
 
+  it("a plan that ended: when, how many terms went inactive, and the way to upgrade again", async () => {
+    signedIn("free", {
+      "GET /api/auth/me": {
+        status: 200,
+        body: {
+          user: {
+            id: "u1",
+            email: "ada@example.org",
+            subscriptionTier: "free",
+            planEnded: { tier: "pro", endedAt: "2026-11-21T10:00:00Z", inactiveTerms: 4 },
+          },
+        },
+      },
+    });
+    renderDashboard();
+    const notice = await screen.findByRole("region", { name: "Your plan ended" });
+    expect(notice).toHaveTextContent("Your Pro plan ended on November 21, 2026. 4 search terms are now inactive; upgrade to reactivate them.");
+    expect(within(notice).getByRole("link", { name: "Upgrade to reactivate" })).toHaveAttribute("href", "/subscribe?tier=pro");
+  });
+
+  it("no notice without an ended plan", async () => {
+    signedIn("free");
+    renderDashboard();
+    await screen.findByText("ada@example.org");
+    expect(screen.queryByRole("region", { name: "Your plan ended" })).not.toBeInTheDocument();
+  });
+
   it("logs out, says so and goes to /auth", async () => {
     const fetchMock = signedIn("free", { "POST /api/auth/logout": { status: 200, body: {} } });
     const user = renderDashboard();

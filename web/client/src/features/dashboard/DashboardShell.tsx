@@ -11,6 +11,7 @@ import { DashboardHeader } from "./DashboardHeader";
 import { AccountStatusCard } from "./AccountStatusCard";
 import { AddSearchTermCard } from "./AddSearchTermCard";
 import { EmailPreferencesCard } from "./EmailPreferencesCard";
+import { PlanEndedNotice } from "./PlanEndedNotice";
 import { RecentDigestsCard } from "./RecentDigestsCard";
 import { SearchQueueCard } from "./SearchQueueCard";
 import { loadDashboard, resetDashboard } from "./store";
@@ -52,6 +53,11 @@ export function DashboardShell() {
     <div className="flex min-h-screen flex-col bg-slate-50">
       <DashboardHeader user={user} />
       <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-8 sm:px-6 lg:px-8">
+        {user.planEnded ? (
+          <div className="mb-6">
+            <PlanEndedNotice planEnded={user.planEnded} />
+          </div>
+        ) : null}
         <div className="grid gap-6 lg:grid-cols-3">
           <div className="space-y-6 lg:col-span-2">
             <AddSearchTermCard user={user} />

@@ -1,0 +1,78 @@
+// The three plans (spec §6 and §9): names, prices, what each includes, and the addresses of the
+// pages that sell them. (The dashboard keeps its own term limits; features do not import each
+// other.)
+import type { Tier } from "@/state/session";
+import type { PaidTier } from "./api";
+
+export interface Plan {
+  tier: Tier;
+  /** The card's title on /subscribe. */
+  label: string;
+  /** The product's name on the payment pages (e.g. "Research Pro"). */
+  productName: string;
+  /** Whole dollars a month. */
+  monthlyPrice: number;
+  searchTerms: number;
+  benefits: readonly string[];
+}
+
+const PAID_BENEFITS = [
+  "All 4 sources: PubMed, arXiv, bioRxiv and medRxiv",
+  "Choice of delivery day",
+  "A more advanced AI model for summaries and scoring",
+  "Priority email support",
+  "Advanced relevance scoring",
+] as const;
+
+export const PLANS: Record<Tier, Plan> = {
+  free: {
+    tier: "free",
+    label: "Free",
+    productName: "Research Free",
+    monthlyPrice: 0,
+    searchTerms: 1,
+    benefits: ["1 search term", "PubMed only", "Digests delivered on Mondays", "2 free digests", "Standard AI model for summaries and scoring"],
+  },
+  pro: {
+    tier: "pro",
+    label: "Pro",
+    productName: "Research Pro",
+    monthlyPrice: 5,
+    searchTerms: 5,
+    benefits: ["5 search terms", ...PAID_BENEFITS],
+  },
+  team: {
+    tier: "team",
+    label: "Team",
+    productName: "Research Team",
+    monthlyPrice: 10,
+    searchTerms: 10,
+    benefits: ["10 search terms (more: contact support)", ...PAID_BENEFITS],
+  },
+};
+
+export const TIER_ORDER: readonly Tier[] = ["free", "pro", "team"];
+
+/** "$5/month"; "$0" for the free plan. */
+export function priceLabel(tier: Tier): string {
+  const price = PLANS[tier].monthlyPrice;
+  return price === 0 ? "$0" : `$${price}/month`;
+}
+
+/** The tier of a query parameter when it is a paid one, else null. */
+export function paidTierOf(value: string | null | undefined): PaidTier | null {
+  return value === "pro" || value === "team" ? value : null;
+}
+
+/** The card form for `tier` (spec §2 /payment). */
+export function paymentPath(tier: PaidTier, email: string): string {
+  return `/payment?${new URLSearchParams({ tier, email }).toString()}`;
+}
+
+/** The embedded checkout for `tier`. */
+export const checkoutPath = (tier: PaidTier) => `/checkout?tier=${tier}`;
+
+/** Whether `to` is above `from` (free → pro or team, pro → team). */
+export function isUpgrade(from: Tier, to: Tier): boolean {
+  return TIER_ORDER.indexOf(to) > TIER_ORDER.indexOf(from);
+}
