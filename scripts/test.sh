@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the client's unit tests (Vitest), Rust lints and tests, and the
 # browser tests (Playwright driving Debian's Chromium against the real binary, with maildev as
-# the SMTP server). Installs the npm packages it needs first; Chromium must be installed
-# (.ci/run installs it).
+# the SMTP server and localstripe as Stripe). Installs the npm and Python packages it needs first;
+# Chromium and Python's venv must be installed (.ci/run installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
@@ -10,6 +10,8 @@ trap 'rm -f "$log"' EXIT
 
 echo "==> installing the test peers (tools/) and the client's packages"
 (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+[ -x tools/stripe/.venv/bin/python ] || python3 -m venv tools/stripe/.venv
+tools/stripe/.venv/bin/pip install --quiet --disable-pip-version-check -r tools/stripe/requirements.txt
 (cd web/client && npm install --no-audit --no-fund --no-save --loglevel=error)
 
 echo "==> client: type check, build, unit tests"

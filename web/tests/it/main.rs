@@ -18,6 +18,7 @@ mod password_reset;
 mod security;
 mod signup;
 mod smtp;
+mod stripe_peer;
 mod terms;
 mod users;
 mod verification;
