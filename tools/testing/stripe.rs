@@ -264,6 +264,14 @@ impl LocalStripe {
         body
     }
 
+    /// `DELETE path` with the secret key, e.g. `/v1/subscriptions/sub_…` (cancels it); panics
+    /// unless it succeeds.
+    pub async fn delete(&self, path: &str) -> Value {
+        let (status, body) = self.send(reqwest::Method::DELETE, path, &[]).await;
+        assert_eq!(status, 200, "DELETE {path}: {body}");
+        body
+    }
+
     /// Any call with the secret key: the status and the body.
     pub async fn send(&self, method: reqwest::Method, path: &str, form: &[(&str, &str)]) -> (u16, Value) {
         let request = self.http.request(method, self.url(path)).bearer_auth(SECRET_KEY);
