@@ -9,6 +9,7 @@ import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import type { StripeEmbeddedCheckout } from "@stripe/stripe-js";
 import { ButtonLink } from "@/components/layout/ButtonLink";
 import { Card } from "@/components/ui/Card";
+import { LockIcon } from "@/components/ui/LockIcon";
 import { Spinner } from "@/components/ui/Spinner";
 import { errorMessage } from "@/lib/api";
 import { appConfig } from "@/state/config";
@@ -106,7 +107,7 @@ export function CheckoutScreen() {
             <span className="font-semibold">{plan.productName}</span> · <span>{priceLabel(tier)}</span>
           </p>
           <p className="mt-3 flex items-center gap-2 text-sm text-slate-600">
-            <span aria-hidden="true">🔒</span>
+            <LockIcon className="h-4 w-4 shrink-0" />
             Secure payment: your card details go straight to Stripe and never reach our servers.
           </p>
         </header>

@@ -128,10 +128,10 @@ export function FinalizingScreen() {
               {view.reason}
             </p>
             <div className="mt-6 flex flex-col gap-2 sm:flex-row">
-              <Button className="flex-1" onClick={() => navigate(otherPaymentPath)}>
+              <Button className="w-full sm:flex-1" onClick={() => navigate(otherPaymentPath)}>
                 Try Different Payment Method
               </Button>
-              <Button className="flex-1" variant="outline" onClick={checkAgain}>
+              <Button className="w-full sm:flex-1" variant="outline" onClick={checkAgain}>
                 Check Status Again
               </Button>
             </div>
@@ -145,10 +145,10 @@ export function FinalizingScreen() {
               dashboard.
             </p>
             <div className="mt-6 flex flex-col gap-2 sm:flex-row">
-              <Button className="flex-1" onClick={checkAgain}>
+              <Button className="w-full sm:flex-1" onClick={checkAgain}>
                 Refresh Status
               </Button>
-              <Button className="flex-1" variant="outline" onClick={() => navigate("/dashboard")}>
+              <Button className="w-full sm:flex-1" variant="outline" onClick={() => navigate("/dashboard")}>
                 Go to Dashboard
               </Button>
             </div>

@@ -231,6 +231,15 @@ describe("/payment: the card flow", () => {
     expect(latestToast()?.description).toBe("Failed to create subscription. Please try again.");
   });
 
+  it("a session that ended meanwhile (401): 'Authentication Required' and sign-in", async () => {
+    installFakeStripe();
+    serve(undefined, { status: 401, body: { message: "Not authenticated" } });
+    const { user } = await renderPayment();
+    await pay(user);
+    await waitFor(() => expect(location()).toBe("/auth?redirect=subscribe"));
+    expect(latestToast()).toMatchObject({ title: "Authentication Required", description: "Please sign in to continue with your subscription." });
+  });
+
   it("a setup answer without a secret: 'No payment client secret received'", async () => {
     const { stripe } = installFakeStripe();
     serve(undefined, { status: 200, body: { ...SETUP_ANSWER, clientSecret: null } });

@@ -11,10 +11,11 @@ import { useNavigate, useSearchParams } from "react-router-dom";
 import type { StripeCardElement } from "@stripe/stripe-js";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { LockIcon } from "@/components/ui/LockIcon";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { Spinner } from "@/components/ui/Spinner";
-import { errorMessage } from "@/lib/api";
+import { ApiError, errorMessage } from "@/lib/api";
 import { appConfig } from "@/state/config";
 import { toast } from "@/state/toast";
 import { createSubscription, errorCode, type PaidTier, type SubscriptionAnswer } from "./api";
@@ -165,8 +166,15 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
       }
       await finish(stripe, answer);
     } catch (error) {
-      if (errorCode(error) === "card_declined") fail("Payment Failed", errorMessage(error, MSG_PAYMENT_FAILED));
-      else fail("Subscription Error", errorMessage(error, MSG_SUBSCRIPTION_ERROR));
+      if (error instanceof ApiError && error.status === 401) {
+        // The session ended since the page was opened.
+        fail("Authentication Required", "Please sign in to continue with your subscription.");
+        navigate("/auth?redirect=subscribe");
+      } else if (errorCode(error) === "card_declined") {
+        fail("Payment Failed", errorMessage(error, MSG_PAYMENT_FAILED));
+      } else {
+        fail("Subscription Error", errorMessage(error, MSG_SUBSCRIPTION_ERROR));
+      }
     }
   };
 
@@ -251,11 +259,11 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
               <p className="text-sm text-slate-600">
                 Your subscription renews each month. You can cancel anytime from your dashboard.
               </p>
-              <Button type="submit" size="lg" className="w-full" disabled={processing}>
+              <Button type="submit" size="lg" className="h-auto min-h-12 w-full py-3" disabled={processing}>
                 {processing ? "Processing Payment..." : `Subscribe to ${plan.productName} - ${priceLabel(tier)}`}
               </Button>
               <p className="flex items-center justify-center gap-2 text-xs text-slate-500">
-                <span aria-hidden="true">🔒</span>
+                <LockIcon className="h-4 w-4 shrink-0" />
                 Payments are processed securely by Stripe.
               </p>
             </form>

@@ -129,10 +129,10 @@ export function PaymentSuccessScreen() {
           </Button>
         ) : (
           <div className="mt-6 flex flex-col gap-2 sm:flex-row">
-            <Button className="flex-1" onClick={checkAgain}>
+            <Button className="w-full sm:flex-1" onClick={checkAgain}>
               Check Again
             </Button>
-            <Button className="flex-1" variant="outline" onClick={() => navigate("/dashboard")}>
+            <Button className="w-full sm:flex-1" variant="outline" onClick={() => navigate("/dashboard")}>
               Go to Dashboard
             </Button>
           </div>
