@@ -185,10 +185,10 @@ async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, bo
 
     let current = user.stripe_subscription_id.clone().filter(|_| user.subscription_tier.is_paid());
     let created = match &current {
-        Some(subscription_id) => gateway.change_plan(subscription_id, tier, &payment_method).await?,
+        Some(subscription_id) => gateway.change_plan(subscription_id, tier).await?,
         None => {
             abandon_unpaid_subscriptions(&state, gateway, &user).await;
-            gateway.create_subscription(&customer, user.id, tier, &payment_method).await?
+            gateway.create_subscription(&customer, user.id, tier).await?
         }
     };
     let subscription_id = created.state.id.clone();

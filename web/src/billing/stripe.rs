@@ -179,22 +179,23 @@ impl StripeGateway {
         Ok(())
     }
 
-    /// Subscribes the customer to `tier`'s price; the first invoice is charged at once.
-    pub async fn create_subscription(&self, customer: &str, user_id: UserId, tier: Tier, payment_method: &str) -> StripeResult<Created> {
+    /// Subscribes the customer to `tier`'s price; the first invoice is charged at once, to the
+    /// customer's default card (set by [`StripeGateway::use_payment_method`]).
+    pub async fn create_subscription(&self, customer: &str, user_id: UserId, tier: Tier) -> StripeResult<Created> {
         let price = self.price_of(tier).ok_or_else(|| StripeFailure::Unavailable("no price for the free plan".into()))?;
         let metadata = HashMap::from([("user_id".to_owned(), user_id.0.to_string()), ("tier".to_owned(), tier.as_str().to_owned())]);
         let mut params = CreateSubscription::new(id::<CustomerId>(customer)?);
         // A plan id goes wherever a price id does; `plan` is what every Stripe API version takes.
         params.items = Some(vec![CreateSubscriptionItems { plan: Some(price.to_owned()), quantity: Some(1), ..Default::default() }]);
-        params.default_payment_method = Some(payment_method);
         params.metadata = Some(metadata);
         params.expand = &["latest_invoice.payment_intent"];
         let subscription = within(Subscription::create(&self.client, params)).await?;
         self.created(subscription).await
     }
 
-    /// Moves an existing subscription to `tier`'s price, charging the prorated difference now.
-    pub async fn change_plan(&self, subscription_id: &str, tier: Tier, payment_method: &str) -> StripeResult<Created> {
+    /// Moves an existing subscription to `tier`'s price, charging the prorated difference now to
+    /// the customer's default card.
+    pub async fn change_plan(&self, subscription_id: &str, tier: Tier) -> StripeResult<Created> {
         let price = self.price_of(tier).ok_or_else(|| StripeFailure::Unavailable("no price for the free plan".into()))?;
         let subscription_key = id::<SubscriptionId>(subscription_id)?;
         let current = within(Subscription::retrieve(&self.client, &subscription_key, &[])).await?;
@@ -202,7 +203,6 @@ impl StripeGateway {
         let mut params = UpdateSubscription::new();
         params.items = Some(vec![UpdateSubscriptionItems { id: Some(item.id.to_string()), plan: Some(price.to_owned()), ..Default::default() }]);
         params.proration_behavior = Some(stripe::generated::billing::subscription::SubscriptionProrationBehavior::AlwaysInvoice);
-        params.default_payment_method = Some(payment_method);
         params.metadata = Some(HashMap::from([("tier".to_owned(), tier.as_str().to_owned())]));
         params.expand = &["latest_invoice.payment_intent"];
         let subscription = within(Subscription::update(&self.client, &subscription_key, params)).await?;

@@ -164,3 +164,20 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
     assert_eq!((digests.len(), digests[0].digest_type.as_str()), (1, "weekly"));
     assert_eq!(store.mail_queue_len(), 1, "its mail waits for the service");
 }
+
+#[test]
+fn set_tier_warns_that_stripe_decides_plans_when_billing_is_on() {
+    let data_dir = tempfile::tempdir().expect("data directory");
+    seed(data_dir.path(), &["ada@example.org"]);
+    let set = std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .env("PAPERTIDE_STRIPE_SECRET_KEY", "sk_test_anything")
+        .args(["--data-dir", &data_dir.path().display().to_string(), "users", "set-tier", "ada@example.org", "pro"])
+        .output()
+        .expect("papertide runs");
+    assert!(set.status.success(), "{}", text(&set.stderr));
+    let out = text(&set.stdout);
+    assert!(out.starts_with("warning: billing is on, and Stripe is the source of truth for plans"), "{out}");
+    assert!(out.trim_end().ends_with("ada@example.org is now on the pro plan"), "{out}");
+    let store = Store::open(&data_dir.path().join("db")).expect("database");
+    assert_eq!(store.user_by_email("ada@example.org").expect("readable").expect("ada").subscription_tier, engine::Tier::Pro);
+}

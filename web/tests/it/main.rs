@@ -14,6 +14,7 @@ mod harvest;
 mod health;
 mod login;
 mod papers;
+mod payments;
 mod password_reset;
 mod security;
 mod signup;

@@ -19,10 +19,7 @@ use stripe::{
 // Two enums of this name; the subscription's is the one UpdateSubscription takes.
 use stripe::generated::billing::subscription::SubscriptionProrationBehavior as ProrationBehavior;
 
-#[path = "../../../tools/testing/stripe.rs"]
-mod localstripe;
-
-use localstripe::{LocalStripe, CARD_3DS, CARD_DECLINED, CARD_DECLINED_ON_CHARGE, CARD_OK};
+use crate::common::stripe::{LocalStripe, CARD_3DS, CARD_DECLINED, CARD_DECLINED_ON_CHARGE, CARD_OK};
 
 fn client(stripe: &LocalStripe) -> Client {
     Client::from_url(stripe.api_url().as_str(), stripe.secret_key())

@@ -17,6 +17,8 @@ use web::AppState;
 pub mod maildev;
 #[path = "../../../../tools/testing/replay.rs"]
 pub mod replay;
+#[path = "../../../../tools/testing/stripe.rs"]
+pub mod stripe;
 
 pub use maildev::{free_port, Maildev};
 
