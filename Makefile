@@ -16,6 +16,8 @@ client:
 
 test-tools:
 	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	[ -x tools/stripe/.venv/bin/python ] || python3 -m venv tools/stripe/.venv
+	tools/stripe/.venv/bin/pip install --quiet --disable-pip-version-check -r tools/stripe/requirements.txt
 
 build: client
 	cargo build --release --locked -p web --bin papertide
