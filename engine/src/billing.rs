@@ -325,6 +325,11 @@ pub fn plan_change_mail(context: &MailContext, to: &str, change: &PlanChange) ->
 mod tests {
     use super::*;
     use crate::search_term::TermId;
+    use chrono::TimeZone;
+
+    fn fixed_now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 24, 9, 0, 0).single().expect("a valid time")
+    }
 
     fn state(status: ProviderStatus, tier: Option<Tier>, invoice_paid: Option<bool>, error: Option<&str>) -> SubscriptionState {
         SubscriptionState {
@@ -368,7 +373,7 @@ mod tests {
 
     #[test]
     fn the_status_page_state_follows_the_row() {
-        let mut row = SubscriptionTracking::new(Uuid::nil(), UserId(Uuid::nil()), "sub_1", Tier::Pro, Utc::now());
+        let mut row = SubscriptionTracking::new(Uuid::nil(), UserId(Uuid::nil()), "sub_1", Tier::Pro, fixed_now());
         assert_eq!(row.state(), "pending");
         row.status = TrackingStatus::Active;
         assert_eq!(row.state(), "pending", "active but not yet given to the user");
@@ -379,7 +384,7 @@ mod tests {
     }
 
     fn terms(active: &[bool]) -> Vec<SearchTerm> {
-        let now = Utc::now();
+        let now = fixed_now();
         active
             .iter()
             .enumerate()
@@ -427,7 +432,7 @@ mod tests {
         let ended = plan_change_mail(
             &context,
             "ada@example.org",
-            &PlanChange::Ended(PlanEnded { tier: Tier::Team, ended_at: Utc::now(), cause: EndCause::NotPaid, inactive_terms: 4 }),
+            &PlanChange::Ended(PlanEnded { tier: Tier::Team, ended_at: fixed_now(), cause: EndCause::NotPaid, inactive_terms: 4 }),
         );
         assert_eq!(ended.subject, "Your Papertide Team plan has ended");
         assert!(ended.text.contains("We could not collect the payment"), "{}", ended.text);

@@ -181,3 +181,22 @@ fn set_tier_warns_that_stripe_decides_plans_when_billing_is_on() {
     let store = Store::open(&data_dir.path().join("db")).expect("database");
     assert_eq!(store.user_by_email("ada@example.org").expect("readable").expect("ada").subscription_tier, engine::Tier::Pro);
 }
+
+#[test]
+fn serve_refuses_to_start_with_half_configured_billing() {
+    let data_dir = tempfile::tempdir().expect("data directory");
+    let serve = std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .env("PAPERTIDE_STRIPE_SECRET_KEY", "sk_test_anything")
+        .env("PAPERTIDE_STRIPE_PRICE_PRO", "price_pro")
+        .env("PAPERTIDE_HARVEST_SOURCES", "none")
+        .args(["--data-dir", &data_dir.path().display().to_string(), "serve", "--bind", "127.0.0.1:0"])
+        .output()
+        .expect("papertide runs");
+    assert!(!serve.status.success(), "it must not start");
+    let error = text(&serve.stderr);
+    assert!(
+        error.contains("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but PAPERTIDE_STRIPE_PUBLISHABLE_KEY, PAPERTIDE_STRIPE_WEBHOOK_SECRET, PAPERTIDE_STRIPE_PRICE_TEAM are missing"),
+        "{error}"
+    );
+    assert!(!data_dir.path().join("db").exists(), "nothing was written");
+}

@@ -47,7 +47,7 @@ async fn login_signs_in_and_logout_signs_out() {
     keys.sort();
     let expected = [
         "createdAt", "email", "freeDigests", "id", "isActive", "isAdmin", "isEmailVerified", "isUnlimited", "lastDigestSentAt",
-        "pendingSearch", "researchField", "subscriptionTier",
+        "pendingSearch", "planEnded", "researchField", "subscriptionTier",
     ];
     assert_eq!(keys, expected, "the user as the client sees it changed shape (and must never carry a hash or token)");
 
