@@ -400,3 +400,29 @@ async fn the_client_is_told_where_stripe_js_is() {
     let off = TestServer::start().await.client().get("/api/config").await;
     assert_eq!((off.body["billingEnabled"].as_bool(), off.body["stripe"].is_null()), (Some(false), true), "{}", off.body);
 }
+
+#[actix_web::test]
+async fn the_status_page_reads_a_pending_subscription_again_when_its_webhook_is_lost() {
+    let billing = Billing::start().await;
+    let email = "noor@example.org";
+    let noor = billing.user(email, 1).await;
+    billing.stripe.unregister_webhooks().await;
+    let paid = billing.pay(&noor, "pro", CARD_3DS).await;
+    let secret = paid.body["clientSecret"].as_str().unwrap_or_else(|| panic!("3-D Secure needs the customer: {}", paid.body)).to_owned();
+    let subscription_id = paid.body["subscriptionId"].as_str().expect("a subscription").to_owned();
+    billing.stripe.confirm_payment_intent(&secret, true).await.expect("3-D Secure passes");
+    let status = format!("/api/subscriptions/{subscription_id}/status");
+    assert_eq!(noor.get(&status).await.body["state"], "pending", "just created: the row is trusted for a few seconds");
+    let started = Instant::now();
+    loop {
+        let answer = noor.get(&status).await;
+        if answer.body["state"] == "success" {
+            break;
+        }
+        assert_eq!(answer.body["state"], "pending", "{}", answer.body);
+        assert!(started.elapsed() < Duration::from_secs(15), "the lost webhook was never made up for");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    assert_eq!(billing.tier(email), Tier::Pro);
+    assert_eq!(billing.mails_to(email, "Your Papertide Pro plan is active").await.len(), 1);
+}
