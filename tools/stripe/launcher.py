@@ -102,6 +102,7 @@ import json
 import logging
 import os
 import sys
+import threading
 
 from aiohttp import web
 
@@ -740,9 +741,13 @@ def plan_argument(text):
     return parts[0], int(parts[1]), parts[2], parts[3]
 
 
-async def exit_when_stdin_closes():
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.buffer.read)
-    os._exit(0)
+def exit_when_stdin_closes():
+    """Watches standard input on a daemon thread, which never holds up a shutdown asked for by a
+    signal, and ends the process when the input closes."""
+    def watch():
+        sys.stdin.buffer.read()
+        os._exit(0)
+    threading.Thread(target=watch, name='stdin-watch', daemon=True).start()
 
 
 def main():
@@ -758,9 +763,7 @@ def main():
 
     app = create_app(args.plan)
     if args.exit_with_stdin:
-        async def watch_stdin(app):
-            asyncio.ensure_future(exit_when_stdin_closes())
-        app.on_startup.append(watch_stdin)
+        exit_when_stdin_closes()
     if args.verbose:
         logging.basicConfig(level=logging.INFO)
     web.run_app(app, host=args.host, port=args.port, print=None,

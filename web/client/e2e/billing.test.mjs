@@ -39,28 +39,10 @@ before(async () => {
 });
 after(async () => {
   await stack?.stop();
-  if (stripe) await stopLocalStripe(stripe);
+  if (stripe) await stripe.stop();
 });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Stops localstripe. Asked to stop, its launcher (`--exit-with-stdin`) waits for the thread that
- * reads its standard input, which this process keeps open, so one SIGTERM (`stop()`) only starts
- * its shutdown and never ends; aiohttp has restored the default handler by then, so a further
- * SIGTERM ends it.
- */
-async function stopLocalStripe(peer) {
-  let stopped = false;
-  const done = peer.stop().then(() => {
-    stopped = true;
-  });
-  for (let attempt = 0; !stopped; attempt += 1) {
-    if (attempt === 40) throw new Error("localstripe did not stop");
-    await Promise.race([done, sleep(250)]);
-    if (!stopped) void peer.stop();
-  }
-}
 
 /** A JSON answer of the API, with the page's session. */
 const api = (page, path) => page.evaluate(async (address) => (await fetch(address, { credentials: "include" })).json(), path);

@@ -76,6 +76,8 @@ export async function startLocalStripe() {
       return new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
+        // Closing its input ends the launcher (--exit-with-stdin); the signal is for good measure.
+        child.stdin?.end();
         child.kill("SIGTERM");
       });
     },
