@@ -71,6 +71,13 @@ describe("/subscribe with billing on", () => {
     expect(location()).toBe("/login?redirect=subscribe");
   });
 
+  it("a visitor's back button leads home, not to a dashboard they do not have", async () => {
+    serve({ tier: null });
+    await renderPlans();
+    expect(screen.getByRole("link", { name: "Back to Home" })).toHaveAttribute("href", "/");
+    expect(screen.queryByRole("link", { name: "Back to Dashboard" })).toBeNull();
+  });
+
   it("a visitor's Pro button and Free button", async () => {
     serve({ tier: null });
     const user = await renderPlans();

@@ -57,8 +57,8 @@ export function SubscribeScreen() {
   return (
     <main className="flex-1 bg-slate-50">
       <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12 lg:px-8">
-        <ButtonLink to="/dashboard" variant="ghost" size="sm" className="-ml-3">
-          <span aria-hidden="true">←</span> Back to Dashboard
+        <ButtonLink to={user ? "/dashboard" : "/"} variant="ghost" size="sm" className="-ml-3">
+          <span aria-hidden="true">←</span> {user ? "Back to Dashboard" : "Back to Home"}
         </ButtonLink>
         <header className="mt-6 text-center">
           <h1 className="text-3xl font-bold tracking-tight text-slate-900 sm:text-4xl">Choose Your Plan</h1>
