@@ -69,6 +69,13 @@ enum Scenario {
         /// weighing the same) and report it.
         #[arg(long)]
         fit_calibration: bool,
+        /// A sentence-transformers model folder: also measure hybrid rankings (BM25 fused with
+        /// the cosine of the model's vectors).
+        #[arg(long)]
+        embed_model: Option<std::path::PathBuf>,
+        /// Weights of the cosine in the hybrid rankings measured, comma-separated [default: 0.5].
+        #[arg(long, value_delimiter = ',')]
+        fusion: Option<Vec<f32>>,
     },
 }
 
@@ -79,10 +86,12 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads)?
         }
-        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration } => {
+        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration, embed_model, fusion } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
             let calibration = calibration.as_deref().map(parse_calibration).transpose()?.unwrap_or_default();
-            relevance_figures(&collection, format, &rm3, &calibration, fit_calibration)?
+            let embedder = embed_model.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
+            let fusion = fusion.unwrap_or_else(|| vec![0.5]);
+            relevance_figures(&collection, format, &rm3, &calibration, fit_calibration, embedder.as_ref(), &fusion)?
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
@@ -175,6 +184,8 @@ fn relevance_figures(
     rm3: &relevance::Rm3,
     calibration: &relevance::Calibration,
     fit: bool,
+    embedder: Option<&embed::Embedder>,
+    fusion: &[f32],
 ) -> anyhow::Result<serde_json::Value> {
     let mut reports = Vec::new();
     let mut samples = Vec::new();
@@ -199,6 +210,18 @@ fn relevance_figures(
             "digestRanking": ranking_figures(&digest),
             "queriesImprovedByExpansion": improved,
         }));
+        if let (Some(embedder), Some(report)) = (embedder, reports.last_mut()) {
+            let vectors = relevance::DocumentVectors::of(&collection, embedder)?;
+            report["embedSeconds"] = json!(round(vectors.seconds));
+            let dense = relevance::evaluate_ranking_with(&collection, &relevance::Ranking::Dense, Some(&vectors))?;
+            report["dense"] = ranking_summary(&dense);
+            for &weight in fusion {
+                for (name, lexical) in [("hybridBm25", None), ("hybridRm3", Some(*rm3))] {
+                    let hybrid = relevance::evaluate_ranking_with(&collection, &relevance::Ranking::Hybrid { rm3: lexical, weight }, Some(&vectors))?;
+                    report[format!("{name}@{weight}")] = ranking_summary(&hybrid);
+                }
+            }
+        }
         samples.push(digest.samples);
     }
     let mut figures = json!({
@@ -220,6 +243,12 @@ fn relevance_figures(
         figures["fittedCalibrationCurve"] = curve(&relevance::fit_calibration(&per_collection));
     }
     Ok(figures)
+}
+
+/// The means alone, for rankings measured at many settings.
+fn ranking_summary(evaluation: &relevance::Evaluation) -> serde_json::Value {
+    let mean = evaluation.mean;
+    json!({ "map": round4(mean.average_precision), "ndcgAt10": round4(mean.ndcg_at_10), "recallAt100": round4(mean.recall_at_100) })
 }
 
 fn ranking_figures(evaluation: &relevance::Evaluation) -> serde_json::Value {

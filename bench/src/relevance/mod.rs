@@ -63,6 +63,51 @@ pub enum Ranking {
     Bm25Rm3(Rm3),
     /// The digest's: the expanded search's candidates by absolute relevance, cut at the floor.
     Digest(Rm3, Calibration),
+    /// Every document by the cosine of its vector with the query's.
+    Dense,
+    /// The lexical ranking (plain, or expanded with RM3) and the dense one merged:
+    /// `weight · cosine + (1 − weight) · BM25 / the query's best BM25`.
+    Hybrid { rm3: Option<Rm3>, weight: f32 },
+}
+
+/// Every document's vector, made once per collection and model.
+pub struct DocumentVectors<'a> {
+    pub embedder: &'a embed::Embedder,
+    pub vectors: Vec<Vec<f32>>,
+    pub seconds: f64,
+}
+
+impl<'a> DocumentVectors<'a> {
+    /// Embeds every document's title and text, or reads the vectors a run before made with the
+    /// same model (kept in the system's temporary directory).
+    pub fn of(collection: &Collection, embedder: &'a embed::Embedder) -> anyhow::Result<DocumentVectors<'a>> {
+        let started = Instant::now();
+        let cache = std::env::temp_dir()
+            .join("papertide-bench-vectors")
+            .join(format!("{}-{}-{}.json", collection.name, collection.documents.len(), &embedder.fingerprint()[..16]));
+        if let Ok(bytes) = std::fs::read(&cache) {
+            if let Ok(vectors) = serde_json::from_slice::<Vec<Vec<f32>>>(&bytes) {
+                return Ok(DocumentVectors { embedder, vectors, seconds: started.elapsed().as_secs_f64() });
+            }
+        }
+        let texts: Vec<String> = collection.documents.iter().map(|document| format!("{}. {}", document.title, document.text)).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = embedder.embed_documents(&refs)?;
+        if let Some(parent) = cache.parent() {
+            let _ = std::fs::create_dir_all(parent);
+            let _ = std::fs::write(&cache, serde_json::to_vec(&vectors)?);
+        }
+        Ok(DocumentVectors { embedder, vectors, seconds: started.elapsed().as_secs_f64() })
+    }
+
+    /// Documents by cosine with `query`, best first, at most `depth`.
+    fn ranked(&self, query: &str, depth: usize) -> anyhow::Result<Vec<(usize, f32)>> {
+        let query = self.embedder.embed_query(query)?;
+        let mut scored: Vec<(usize, f32)> = self.vectors.iter().enumerate().map(|(position, vector)| (position, embed::cosine(&query, vector))).collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        scored.truncate(depth);
+        Ok(scored)
+    }
 }
 
 /// One judged hit's evidence, for fitting the calibration.
@@ -107,6 +152,11 @@ pub fn evaluate(collection: &Collection, expansion: Option<&Rm3>) -> anyhow::Res
 
 /// Indexes `collection` and ranks it with `ranking` for every judged query.
 pub fn evaluate_ranking(collection: &Collection, ranking: &Ranking) -> anyhow::Result<Evaluation> {
+    evaluate_ranking_with(collection, ranking, None)
+}
+
+/// [`evaluate_ranking`] with the documents' vectors, for the dense and hybrid rankings.
+pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors: Option<&DocumentVectors<'_>>) -> anyhow::Result<Evaluation> {
     let index = PaperIndex::create_in_ram().context("creating the index")?;
     let started = Instant::now();
     let mut writer = index.writer(WRITER_HEAP_BYTES).context("index writer")?;
@@ -148,8 +198,8 @@ pub fn evaluate_ranking(collection: &Collection, ranking: &Ranking) -> anyhow::R
         };
         let wanted = PaperQuery::new(plain_words(&query.text), DEPTH);
         let (ranked, expansion) = match ranking {
-            Ranking::Bm25 => (index.rank(&wanted)?, Vec::new()),
-            Ranking::Bm25Rm3(params) | Ranking::Digest(params, _) => index.rank_expanded(&wanted, params)?,
+            Ranking::Bm25 | Ranking::Dense | Ranking::Hybrid { rm3: None, .. } => (index.rank(&wanted)?, Vec::new()),
+            Ranking::Bm25Rm3(params) | Ranking::Digest(params, _) | Ranking::Hybrid { rm3: Some(params), .. } => index.rank_expanded(&wanted, params)?,
         };
         let positions: Vec<usize> = ranked.iter().filter_map(|(id, _)| by_id.get(id).copied()).collect();
         let scores: Vec<f32> = ranked.iter().filter(|(id, _)| by_id.contains_key(id)).map(|(_, score)| *score).collect();
@@ -161,6 +211,14 @@ pub fn evaluate_ranking(collection: &Collection, ranking: &Ranking) -> anyhow::R
         }
         let order = match ranking {
             Ranking::Digest(..) => digest_order(&positions, &scores, &papers, |position| relevance(&evidence_of(position), &calibration)),
+            Ranking::Dense => {
+                let vectors = vectors.context("the dense ranking needs the documents' vectors")?;
+                vectors.ranked(&query.text, DEPTH)?.into_iter().map(|(position, _)| position).collect()
+            }
+            Ranking::Hybrid { weight, .. } => {
+                let vectors = vectors.context("the hybrid ranking needs the documents' vectors")?;
+                hybrid_order(&positions, &scores, &vectors.ranked(&query.text, collection.documents.len())?, *weight)
+            }
             _ => positions,
         };
         let ids: Vec<String> = order.iter().map(|&position| collection.documents[position].id.clone()).collect();
@@ -180,6 +238,18 @@ pub fn evaluate_ranking(collection: &Collection, ranking: &Ranking) -> anyhow::R
         calibration: calibration_bins(&predictions),
         samples,
     })
+}
+
+/// Lexical and dense merged: every document of either list, by `weight · cosine + (1 − weight) ·
+/// BM25 / best BM25` (a document the lexical search missed has BM25 0).
+fn hybrid_order(positions: &[usize], scores: &[f32], dense: &[(usize, f32)], weight: f32) -> Vec<usize> {
+    let best = scores.iter().copied().fold(0.0f32, f32::max).max(f32::EPSILON);
+    let lexical: HashMap<usize, f32> = positions.iter().zip(scores).map(|(&position, &score)| (position, score / best)).collect();
+    let mut fused: Vec<(usize, f32)> =
+        dense.iter().map(|&(position, cosine)| (position, weight * cosine + (1.0 - weight) * lexical.get(&position).copied().unwrap_or(0.0))).collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+    fused.truncate(DEPTH);
+    fused.into_iter().map(|(position, _)| position).collect()
 }
 
 /// The digest's order of an expanded ranking (`positions`, best first): its best [`CANDIDATES`]
