@@ -20,7 +20,6 @@ fn paraphrases_are_near_and_unrelated_topics_far() {
         ])
         .expect("embedded");
     let (near, far) = (cosine(&query, &papers[0]), cosine(&query, &papers[1]));
-    println!("near {near:.4} far {far:.4}");
     assert!(near > far + 0.2, "near {near}, far {far}");
     let norm: f32 = query.iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-4, "normalized: {norm}");
@@ -61,7 +60,6 @@ fn vectors_match_the_reference_implementation() {
     for ((sentence, mine), expected) in sentences.iter().zip(&ours).zip(reference["vectors"].as_array().expect("vectors")) {
         let expected: Vec<f32> = expected.as_array().expect("a vector").iter().filter_map(|x| x.as_f64()).map(|x| x as f32).collect();
         let similarity = cosine(mine, &expected);
-        println!("{sentence:?}: cosine {similarity:.6}");
         assert!(similarity >= 0.999, "{sentence:?}: cosine {similarity}");
     }
 }
