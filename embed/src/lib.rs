@@ -152,10 +152,29 @@ impl Embedder {
     }
 
     /// Vectors of documents (papers: title, then abstract).
+    /// Batches run on every core at once, each on its own thread.
     pub fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).max(1);
+        let batches: Vec<&[&str]> = texts.chunks(BATCH).collect();
+        let per_thread = batches.len().div_ceil(threads).max(1);
+        let results: Vec<Result<Vec<Vec<f32>>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batches
+                .chunks(per_thread)
+                .map(|share| {
+                    scope.spawn(move || {
+                        let mut vectors = Vec::new();
+                        for batch in share {
+                            vectors.extend(self.embed_batch(batch)?);
+                        }
+                        Ok(vectors)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|handle| handle.join().unwrap_or_else(|_| Err(EmbedError::Run("an embedding thread panicked".into())))).collect()
+        });
         let mut vectors = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(BATCH) {
-            vectors.extend(self.embed_batch(batch)?);
+        for result in results {
+            vectors.extend(result?);
         }
         Ok(vectors)
     }
