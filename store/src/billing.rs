@@ -17,7 +17,7 @@ use sled::transaction::TransactionalTree;
 use sled::Transactional;
 use uuid::Uuid;
 
-use crate::codec::{decode, encode, tx_decode, tx_encode};
+use crate::codec::{decode, tx_decode, tx_encode};
 use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
 use crate::users::User;
@@ -130,7 +130,7 @@ impl Store {
         let terms = self.search_terms(user_id)?;
         let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
         let applied = trees.transaction(|(users, rows, term_tree, queue)| {
-            let mut user: User = tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)?;
+            let mut user = tx_user(users, user_id)?;
             let mut row = match rows.get(state.id.as_bytes())? {
                 Some(bytes) => tx_decode::<SubscriptionTracking>("subscription tracking", &bytes)?,
                 None => SubscriptionTracking::new(Uuid::new_v4(), user_id, &state.id, state.tier.unwrap_or(user.subscription_tier), now),
@@ -205,7 +205,7 @@ impl Store {
         let terms = self.search_terms(user_id)?;
         let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
         let applied = trees.transaction(|(users, rows, term_tree, queue)| {
-            let mut user: User = tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)?;
+            let mut user = tx_user(users, user_id)?;
             let mut tracking = None;
             if let Some(subscription_id) = &user.stripe_subscription_id {
                 if let Some(bytes) = rows.get(subscription_id.as_bytes())? {
@@ -232,7 +232,7 @@ impl Store {
         let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let terms = self.search_terms(user_id)?;
         let user = (&self.users, &self.search_terms).transaction(|(users, term_tree)| {
-            let mut user: User = tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)?;
+            let mut user = tx_user(users, user_id)?;
             user.subscription_tier = tier;
             let (deactivate, reactivate) = terms_for_plan(&terms, tier, user.is_unlimited);
             tx_set_active(term_tree, &deactivate, false)?;
@@ -250,12 +250,6 @@ impl Store {
     pub fn all_subscription_trackings(&self) -> Result<Vec<SubscriptionTracking>> {
         self.subscription_tracking.iter().values().map(|value| decode("subscription tracking", &value?)).collect()
     }
-
-    /// Stores a tracking row as given; for tests that set up a state.
-    pub fn put_subscription_tracking(&self, row: &SubscriptionTracking) -> Result<()> {
-        self.subscription_tracking.insert(row.subscription_id.as_bytes(), encode("subscription tracking", row)?)?;
-        Ok(())
-    }
 }
 
 /// Moves a paid user to free inside a transaction: terms past the free limit off (newest
@@ -272,6 +266,10 @@ fn tx_end_plan(user: &mut User, terms: &[SearchTerm], cause: EndCause, now: Date
     user.stripe_subscription_id = None;
     user.plan_ended = Some(ended.clone());
     Ok(Some(PlanChange::Ended(ended)))
+}
+
+fn tx_user(users: &TransactionalTree, user_id: UserId) -> TxResult<User> {
+    tx_decode("user", &users.get(user_id.as_bytes())?.ok_or_else(|| abort(StoreError::UserNotFound))?)
 }
 
 fn tx_set_active(term_tree: &TransactionalTree, ids: &[TermId], active: bool) -> TxResult<()> {

@@ -586,12 +586,16 @@ fn resolve_stripe(args: &StripeArgs, file: FileStripe) -> anyhow::Result<Option<
     let webhook_secret = given(&args.stripe_webhook_secret, file.webhook_secret);
     let price_pro = given(&args.stripe_price_pro, file.price_pro);
     let price_team = given(&args.stripe_price_team, file.price_team);
+    // The keys billing needs beside the secret one, named as the operator sets them.
+    let required = [
+        (publishable_key.is_some(), "PAPERTIDE_STRIPE_PUBLISHABLE_KEY"),
+        (webhook_secret.is_some(), "PAPERTIDE_STRIPE_WEBHOOK_SECRET"),
+        (price_pro.is_some(), "PAPERTIDE_STRIPE_PRICE_PRO"),
+        (price_team.is_some(), "PAPERTIDE_STRIPE_PRICE_TEAM"),
+    ];
+    let named = |set: bool| required.iter().filter(|(is_set, _)| *is_set == set).map(|(_, name)| *name).collect::<Vec<_>>();
     let Some(secret_key) = secret_key else {
-        let stray = [(&publishable_key, "PAPERTIDE_STRIPE_PUBLISHABLE_KEY"), (&webhook_secret, "PAPERTIDE_STRIPE_WEBHOOK_SECRET"), (&price_pro, "PAPERTIDE_STRIPE_PRICE_PRO"), (&price_team, "PAPERTIDE_STRIPE_PRICE_TEAM")]
-            .iter()
-            .filter(|(value, _)| value.is_some())
-            .map(|(_, name)| *name)
-            .collect::<Vec<_>>();
+        let stray = named(true);
         if !stray.is_empty() {
             bail!("billing is half-configured: {} set but PAPERTIDE_STRIPE_SECRET_KEY is not (set it to turn billing on, or unset the others)", stray.join(", "));
         }
@@ -605,14 +609,8 @@ fn resolve_stripe(args: &StripeArgs, file: FileStripe) -> anyhow::Result<Option<
         }
         Ok(url)
     };
-    let (Some(publishable_key), Some(webhook_secret), Some(price_pro), Some(price_team)) =
-        (publishable_key.clone(), webhook_secret.clone(), price_pro.clone(), price_team.clone())
-    else {
-        let missing = [(&publishable_key, "PAPERTIDE_STRIPE_PUBLISHABLE_KEY"), (&webhook_secret, "PAPERTIDE_STRIPE_WEBHOOK_SECRET"), (&price_pro, "PAPERTIDE_STRIPE_PRICE_PRO"), (&price_team, "PAPERTIDE_STRIPE_PRICE_TEAM")]
-            .iter()
-            .filter(|(value, _)| value.is_none())
-            .map(|(_, name)| *name)
-            .collect::<Vec<_>>();
+    let (Some(publishable_key), Some(webhook_secret), Some(price_pro), Some(price_team)) = (publishable_key, webhook_secret, price_pro, price_team) else {
+        let missing = named(false);
         bail!("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but {} {} missing", missing.join(", "), if missing.len() == 1 { "is" } else { "are" });
     };
     if price_pro == price_team {

@@ -114,6 +114,11 @@ async fn customer_of(state: &AppState, gateway: &StripeGateway, user: &User) -> 
     Ok(state.store.set_stripe_customer(user.id, &created)?)
 }
 
+/// The signed-in user as stored now (the session's copy may predate a plan change).
+fn own_user(state: &AppState, signed_in: &SignedIn) -> ApiResult<User> {
+    state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PlanChoice {
@@ -148,7 +153,7 @@ fn downgrade_refused(current: Tier, asked: Tier) -> ApiError {
 async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
     let tier = paid_tier(&body.tier)?;
     let gateway = gateway(&state)?;
-    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let user = own_user(&state, &signed_in)?;
     if user.subscription_tier == tier {
         return Ok(HttpResponse::Ok().json(json!({
             "alreadyActive": true,
@@ -235,7 +240,7 @@ async fn abandon_unpaid_subscriptions(state: &AppState, gateway: &StripeGateway,
 async fn create_checkout_session(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
     let tier = paid_tier(&body.tier)?;
     let gateway = gateway(&state)?;
-    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let user = own_user(&state, &signed_in)?;
     if user.subscription_tier == tier {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -331,7 +336,7 @@ async fn subscription_status(state: web::Data<AppState>, signed_in: SignedIn, pa
 /// `POST /api/cancel-subscription`: the plan and active-term rules, then the subscription is
 /// canceled at Stripe and the user moves to free.
 async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let user = own_user(&state, &signed_in)?;
     if !user.subscription_tier.is_paid() {
         return Err(ApiError::bad_request(MSG_NOTHING_TO_CANCEL));
     }
@@ -365,7 +370,7 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
 /// `GET /api/debug-webhook-status`: what Stripe knows of the caller.
 async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
     let gateway = gateway(&state)?;
-    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let user = own_user(&state, &signed_in)?;
     let (subscriptions, invoices) = match &user.stripe_customer_id {
         Some(customer) => (gateway.customer_subscriptions(customer).await?, gateway.customer_invoices(customer).await?),
         None => (Vec::new(), Vec::new()),
@@ -401,7 +406,7 @@ async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -
 /// ended ones first and then paid ones from the lowest plan up, so the plan they prove wins.
 async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
     let gateway = gateway(&state)?;
-    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+    let user = own_user(&state, &signed_in)?;
     let before = user.subscription_tier;
     let Some(customer) = user.stripe_customer_id.clone() else {
         return Ok(HttpResponse::Ok().json(json!({ "tier": before, "changed": false })));
@@ -426,7 +431,7 @@ async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> Ap
     subscriptions.sort_by_key(rank);
     let mut after = before;
     for subscription in subscriptions.iter().filter(|subscription| subscription.customer == customer) {
-        let current = state.store.user(user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))?;
+        let current = own_user(&state, &signed_in)?;
         after = apply(&state, &current, subscription)?.user.subscription_tier;
     }
     Ok(HttpResponse::Ok().json(json!({ "tier": after, "changed": after != before })))

@@ -13,7 +13,7 @@ use stripe::{
     AttachPaymentMethod, CancelSubscription, CheckoutSession, CheckoutSessionMode, CheckoutSessionUiMode, Client, CreateCheckoutSession,
     CreateCheckoutSessionLineItems, CreateCustomer, CreateSetupIntent, CreateSubscription, CreateSubscriptionItems, Customer, CustomerId,
     CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentIntentId,
-    PaymentIntentStatus, PaymentMethod, PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError,
+    PaymentMethod, PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError,
     Subscription, SubscriptionId, SubscriptionStatus, SubscriptionStatusFilter, UpdateCustomer,
     UpdateSubscription, UpdateSubscriptionItems,
 };
@@ -123,6 +123,11 @@ impl StripeGateway {
         }
     }
 
+    /// The price of a paid plan; the free plan has none to charge.
+    fn paid_price(&self, tier: Tier) -> StripeResult<&str> {
+        self.price_of(tier).ok_or_else(|| StripeFailure::Unavailable("no price for the free plan".into()))
+    }
+
     /// The plan a price (or plan) id stands for.
     pub fn tier_of_price(&self, price: &str) -> Option<Tier> {
         [Tier::Pro, Tier::Team].into_iter().find(|tier| self.price_of(*tier) == Some(price))
@@ -182,7 +187,7 @@ impl StripeGateway {
     /// Subscribes the customer to `tier`'s price; the first invoice is charged at once, to the
     /// customer's default card (set by [`StripeGateway::use_payment_method`]).
     pub async fn create_subscription(&self, customer: &str, user_id: UserId, tier: Tier) -> StripeResult<Created> {
-        let price = self.price_of(tier).ok_or_else(|| StripeFailure::Unavailable("no price for the free plan".into()))?;
+        let price = self.paid_price(tier)?;
         let metadata = HashMap::from([("user_id".to_owned(), user_id.0.to_string()), ("tier".to_owned(), tier.as_str().to_owned())]);
         let mut params = CreateSubscription::new(id::<CustomerId>(customer)?);
         // A plan id goes wherever a price id does; `plan` is what every Stripe API version takes.
@@ -196,7 +201,7 @@ impl StripeGateway {
     /// Moves an existing subscription to `tier`'s price, charging the prorated difference now to
     /// the customer's default card.
     pub async fn change_plan(&self, subscription_id: &str, tier: Tier) -> StripeResult<Created> {
-        let price = self.price_of(tier).ok_or_else(|| StripeFailure::Unavailable("no price for the free plan".into()))?;
+        let price = self.paid_price(tier)?;
         let subscription_key = id::<SubscriptionId>(subscription_id)?;
         let current = within(Subscription::retrieve(&self.client, &subscription_key, &[])).await?;
         let item = current.items.data.first().ok_or_else(|| StripeFailure::Unavailable("the subscription has no item".into()))?;
@@ -281,7 +286,7 @@ impl StripeGateway {
 
     /// An embedded Checkout Session for `tier`: its client secret.
     pub async fn create_checkout_session(&self, customer: &str, user_id: UserId, tier: Tier, return_url: &str) -> StripeResult<String> {
-        let price = self.price_of(tier).ok_or_else(|| StripeFailure::Unavailable("no price for the free plan".into()))?;
+        let price = self.paid_price(tier)?;
         let user = user_id.0.to_string();
         let metadata = HashMap::from([("user_id".to_owned(), user.clone()), ("tier".to_owned(), tier.as_str().to_owned())]);
         let mut params = CreateCheckoutSession::new();
@@ -332,7 +337,7 @@ impl StripeGateway {
             status: provider_status(subscription.status),
             tier,
             latest_invoice: invoice.as_ref().map(invoice_state),
-            payment_status: intent.as_ref().map(|intent| payment_status(intent.status).to_owned()),
+            payment_status: intent.as_ref().map(|intent| intent.status.as_str().to_owned()),
             payment_error: intent.as_ref().and_then(|intent| intent.last_payment_error.as_ref()).map(|error| {
                 error.message.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())
             }),
@@ -362,8 +367,4 @@ fn provider_status(status: SubscriptionStatus) -> ProviderStatus {
         SubscriptionStatus::Trialing => ProviderStatus::Trialing,
         SubscriptionStatus::Unpaid => ProviderStatus::Unpaid,
     }
-}
-
-fn payment_status(status: PaymentIntentStatus) -> &'static str {
-    status.as_str()
 }
