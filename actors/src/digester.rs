@@ -20,7 +20,7 @@ use engine::digest::{choose_unsent_positions, score, Candidate, Digest, DigestEn
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
-use engine::scoring::{evidence, match_reason, relevance, Calibration, PaperText};
+use engine::scoring::{evidence, match_reason, relevance, PaperText};
 use engine::summary::digest_summary;
 use engine::UserId;
 use index::{PaperIndex, PaperQuery};
@@ -230,7 +230,7 @@ impl Digester {
                 let analyzed = self.index.analyze_with_surface(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
                 surfaces.count(&analyzed);
                 let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
-                let relevance = relevance(&evidence(&scored_query, &text, &stats), &Calibration::default());
+                let relevance = relevance(&evidence(&scored_query, &text, &stats));
                 let reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
                 Candidate { reason, relevance, paper: hit.paper, score: hit.score }
             })

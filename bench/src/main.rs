@@ -62,20 +62,25 @@ enum Scenario {
         /// feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers.
         #[arg(long)]
         rm3: Option<String>,
-        /// Relevance curve to measure instead of the production one: strength,coverage,intercept.
+        /// Relevance curve to measure instead of the production one, for the digest's ranking
+        /// (the semantic one when there is a model): slope,intercept.
         #[arg(long)]
         calibration: Option<String>,
-        /// Fit the relevance curve on every collection's digest candidates (each collection
-        /// weighing the same) and report it.
+        /// Fit the relevance curves on every collection's digest candidates (each collection
+        /// weighing the same) and report them.
         #[arg(long)]
         fit_calibration: bool,
-        /// A sentence-transformers model folder: also measure hybrid rankings (BM25 fused with
-        /// the cosine of the model's vectors).
+        /// The sentence-transformers model folder of the semantic ranking [default:
+        /// $PAPERTIDE_EMBED_MODEL_DIR, else papertide-data/models/all-minilm-l6-v2, else
+        /// ~/.cache/papertide/data/models/all-minilm-l6-v2, where the test command keeps it].
         #[arg(long)]
         embed_model: Option<std::path::PathBuf>,
-        /// Weights of the cosine in the hybrid rankings measured, comma-separated [default: 0.5].
+        /// Measure the lexical ranking only, as a service without a model ranks.
+        #[arg(long, conflicts_with = "embed_model")]
+        lexical: bool,
+        /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
         #[arg(long, value_delimiter = ',')]
-        fusion: Option<Vec<f32>>,
+        fusion: Option<Vec<f64>>,
     },
 }
 
@@ -86,12 +91,21 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads)?
         }
-        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration, embed_model, fusion } => {
+        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration, embed_model, lexical, fusion } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
-            let calibration = calibration.as_deref().map(parse_calibration).transpose()?.unwrap_or_default();
-            let embedder = embed_model.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
-            let fusion = fusion.unwrap_or_else(|| vec![0.5]);
-            relevance_figures(&collection, format, &rm3, &calibration, fit_calibration, embedder.as_ref(), &fusion)?
+            let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
+            let model_dir = if lexical { None } else { bench::model_dir(embed_model) };
+            let embedder = model_dir.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
+            if embedder.is_none() && !lexical {
+                eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
+            }
+            let settings = RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default() };
+            let mut figures = relevance_figures(&collection, format, &settings, embedder.as_ref())?;
+            figures["embedModel"] = match (&model_dir, &embedder) {
+                (Some(dir), Some(embedder)) => json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions() }),
+                _ => serde_json::Value::Null,
+            };
+            figures
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
@@ -178,57 +192,73 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
     }))
 }
 
+/// What the relevance scenario measures besides the production rankings.
+struct RelevanceSettings {
+    rm3: relevance::Rm3,
+    /// The digest ranking's curve, instead of the production one.
+    calibration: Option<relevance::Calibration>,
+    fit: bool,
+    /// Weights of the cosine in extra fused rankings.
+    fusion: Vec<f64>,
+}
+
 fn relevance_figures(
     dirs: &[std::path::PathBuf],
     format: Option<Format>,
-    rm3: &relevance::Rm3,
-    calibration: &relevance::Calibration,
-    fit: bool,
+    settings: &RelevanceSettings,
     embedder: Option<&embed::Embedder>,
-    fusion: &[f32],
 ) -> anyhow::Result<serde_json::Value> {
+    use relevance::{evaluate_ranking_with, Calibration, Ranking};
+    let rm3 = settings.rm3;
+    let lexical_curve = if embedder.is_none() { settings.calibration.unwrap_or(Calibration::LEXICAL) } else { Calibration::LEXICAL };
+    let semantic_curve = settings.calibration.unwrap_or(Calibration::SEMANTIC);
     let mut reports = Vec::new();
-    let mut samples = Vec::new();
+    let (mut lexical_samples, mut semantic_samples) = (Vec::new(), Vec::new());
     for dir in dirs {
         let collection = Collection::load(dir, format)?;
-        let plain = relevance::evaluate_ranking(&collection, &relevance::Ranking::Bm25)?;
-        let expanded = relevance::evaluate_ranking(&collection, &relevance::Ranking::Bm25Rm3(*rm3))?;
-        let digest = relevance::evaluate_ranking(&collection, &relevance::Ranking::Digest(*rm3, *calibration))?;
+        let plain = relevance::evaluate_ranking(&collection, &Ranking::Bm25)?;
+        let expanded = relevance::evaluate_ranking(&collection, &Ranking::Bm25Rm3(rm3))?;
+        let lexical_digest = relevance::evaluate_ranking(&collection, &Ranking::Digest(rm3, lexical_curve))?;
         let improved = plain
             .per_query
             .iter()
             .zip(&expanded.per_query)
             .filter(|(before, after)| after.measures.average_precision > before.measures.average_precision)
             .count();
-        reports.push(json!({
+        let mut report = json!({
             "collection": plain.collection,
             "documents": plain.documents,
             "queries": plain.queries,
             "indexSeconds": round(plain.index_seconds),
             "bm25": ranking_figures(&plain),
             "bm25Rm3": ranking_figures(&expanded),
-            "digestRanking": ranking_figures(&digest),
+            "lexicalDigest": ranking_figures(&lexical_digest),
+            "digestRanking": "lexicalDigest",
             "queriesImprovedByExpansion": improved,
-        }));
-        if let (Some(embedder), Some(report)) = (embedder, reports.last_mut()) {
+        });
+        lexical_samples.push(lexical_digest.samples);
+        if let Some(embedder) = embedder {
             let vectors = relevance::DocumentVectors::of(&collection, embedder)?;
             report["embedSeconds"] = json!(round(vectors.seconds));
-            let dense = relevance::evaluate_ranking_with(&collection, &relevance::Ranking::Dense, Some(&vectors))?;
+            let dense = evaluate_ranking_with(&collection, &Ranking::Dense, Some(&vectors))?;
             report["dense"] = ranking_summary(&dense);
-            for &weight in fusion {
-                for (name, lexical) in [("hybridBm25", None), ("hybridRm3", Some(*rm3))] {
-                    let hybrid = relevance::evaluate_ranking_with(&collection, &relevance::Ranking::Hybrid { rm3: lexical, weight }, Some(&vectors))?;
-                    report[format!("{name}@{weight}")] = ranking_summary(&hybrid);
-                }
+            for &weight in &settings.fusion {
+                let fused = evaluate_ranking_with(&collection, &Ranking::Fused { weight }, Some(&vectors))?;
+                report[format!("bm25Dense@{weight}")] = ranking_summary(&fused);
             }
+            let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve), Some(&vectors))?;
+            report["semanticDigest"] = ranking_figures(&semantic_digest);
+            report["digestRanking"] = json!("semanticDigest");
+            semantic_samples.push(semantic_digest.samples);
         }
-        samples.push(digest.samples);
+        reports.push(report);
     }
     let mut figures = json!({
         "scenario": "relevance",
         "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
                  "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
-        "calibrationCurve": curve(calibration),
+        "similarityWeight": engine::scoring::SIMILARITY_WEIGHT,
+        "calibrationCurve": { "lexical": curve(&lexical_curve), "semantic": curve(&semantic_curve) },
         "minRelevance": engine::digest::MIN_RELEVANCE,
     });
     if let [report] = reports.as_slice() {
@@ -236,11 +266,18 @@ fn relevance_figures(
             target.extend(source.clone());
         }
     } else {
+        figures["digestRanking"] = json!(if embedder.is_some() { "semanticDigest" } else { "lexicalDigest" });
         figures["collections"] = json!(reports);
     }
-    if fit {
-        let per_collection: Vec<&[relevance::Sample]> = samples.iter().map(Vec::as_slice).collect();
-        figures["fittedCalibrationCurve"] = curve(&relevance::fit_calibration(&per_collection));
+    if settings.fit {
+        let fit = |samples: &[Vec<relevance::Sample>]| {
+            let per_collection: Vec<&[relevance::Sample]> = samples.iter().map(Vec::as_slice).collect();
+            curve(&relevance::fit_calibration(&per_collection))
+        };
+        figures["fittedCalibrationCurve"] = json!({ "lexical": fit(&lexical_samples) });
+        if embedder.is_some() {
+            figures["fittedCalibrationCurve"]["semantic"] = fit(&semantic_samples);
+        }
     }
     Ok(figures)
 }
@@ -261,6 +298,7 @@ fn ranking_figures(evaluation: &relevance::Evaluation) -> serde_json::Value {
         "precisionAt10": round4(mean.precision_at_10),
         "recallAt100": round4(mean.recall_at_100),
         "searchSeconds": round(evaluation.search_seconds),
+        "calibrationError": round4(relevance::calibration_error(&evaluation.calibration)),
         "calibration": evaluation.calibration.iter().map(|bin| json!({
             "from": bin.from, "hits": bin.hits, "predicted": round4(bin.predicted), "observed": round4(bin.observed),
         })).collect::<Vec<_>>(),
@@ -269,11 +307,7 @@ fn ranking_figures(evaluation: &relevance::Evaluation) -> serde_json::Value {
 }
 
 fn curve(calibration: &relevance::Calibration) -> serde_json::Value {
-    json!({
-        "strengthWeight": round4(calibration.strength_weight),
-        "coverageWeight": round4(calibration.coverage_weight),
-        "intercept": round4(calibration.intercept),
-    })
+    json!({ "slope": round4(calibration.slope), "intercept": round4(calibration.intercept) })
 }
 
 /// `docs,terms,weight,coverage,strength,lift,papers`.
@@ -293,13 +327,13 @@ fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
     })
 }
 
-/// `strength,coverage,intercept`.
+/// `slope,intercept`.
 fn parse_calibration(text: &str) -> anyhow::Result<relevance::Calibration> {
-    let values: Vec<f64> = text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes three numbers")?;
-    let [strength_weight, coverage_weight, intercept] = values.as_slice() else {
-        anyhow::bail!("--calibration takes three numbers: strength weight,coverage weight,intercept");
+    let values: Vec<f64> = text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes two numbers")?;
+    let [slope, intercept] = values.as_slice() else {
+        anyhow::bail!("--calibration takes two numbers: slope,intercept");
     };
-    Ok(relevance::Calibration { strength_weight: *strength_weight, coverage_weight: *coverage_weight, intercept: *intercept })
+    Ok(relevance::Calibration { slope: *slope, intercept: *intercept })
 }
 
 fn round(value: f64) -> f64 {

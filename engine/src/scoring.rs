@@ -3,19 +3,28 @@
 //!
 //! **Relevance** is absolute: how well the paper matches the topic on its own, never relative to
 //! the week's best hit (a week with nothing on the topic scores low everywhere, and nothing is
-//! sent). It is read from two pieces of [`Evidence`], both against the whole index's word
+//! sent). It is read from the [`Evidence`], the lexical parts against the whole index's word
 //! statistics:
 //! - `coverage`: the share of the topic's own words that the paper contains, each word counted by
-//!   its idf (`ln(1 + (N − df + 0.5)/(df + 0.5))`), so "malaria vaccine" is mostly "malaria";
+//!   its idf (`ln(1 + (N − df + 0.5)/(df + 0.5))`), so "malaria vaccine" is mostly "malaria"
+//!   (a paper with none of it, nor anything else, scores 0; once strength is known the fits gave
+//!   coverage no weight of its own);
 //! - `strength`: the paper's BM25 for the weighted (expanded) query, title and abstract as one
 //!   text (k1 1.2, b 0.75), divided by what a perfect match would score (every word, each as
 //!   often as BM25 can reward): 0 for no word, towards 1 for a paper made of the query. The
 //!   same for the topic's own words alone counts if it is higher: the words a search added can
-//!   only add evidence.
+//!   only add evidence;
+//! - `similarity` (when a sentence-embedding model is configured): the cosine of the paper's
+//!   vector with the topic's, which sees a topic in other words ("CAR-T exhaustion" and "T cell
+//!   dysfunction in chimeric antigen receptor therapy").
 //!
-//! Both are 0–1 and mean the same on any collection; a logistic curve ([`Calibration`], fitted on
-//! the judged test collections of `bench/`) turns them into the chance that a reader judges the
-//! paper relevant. Ordering by it orders like BM25 of the weighted query on one field.
+//! All are 0–1 and mean the same on any collection. The score read from them is `strength`
+//! alone (lexical), or `(1 − SIMILARITY_WEIGHT) · strength + SIMILARITY_WEIGHT · similarity`
+//! (semantic: half each, chosen on MED, Cranfield and SciFact at once, where it beats plain BM25
+//! on each by a wide margin; `bench/README.md`, "relevance"). A logistic curve of that score
+//! ([`Calibration`], one per kind, fitted on the same judged collections) turns it into the
+//! chance that a reader judges the paper relevant, so ordering by relevance is ordering by the
+//! score.
 //!
 //! **Impact prior** (a multiplier around 1, [`impact_prior`]): peer-reviewed journal records 1.0,
 //! preprints 0.92; reviews, meta-analyses, systematic reviews and randomized controlled trials
@@ -87,11 +96,36 @@ impl PaperText {
     }
 }
 
-/// How much of the topic a paper carries (see the module docs); both in 0–1.
+/// The share of the semantic score that is the embedding similarity (see the module docs).
+pub const SIMILARITY_WEIGHT: f64 = 0.5;
+
+/// How much of the topic a paper carries (see the module docs); each in 0–1.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Evidence {
     pub coverage: f64,
     pub strength: f64,
+    /// The cosine of the paper's and the topic's vectors (negative cosines count as 0); `None`
+    /// when there is no model or no vector for the paper yet.
+    pub similarity: Option<f64>,
+}
+
+impl Evidence {
+    /// This evidence with the embedding similarity `cosine`.
+    pub fn with_similarity(self, cosine: Option<f32>) -> Evidence {
+        Evidence { similarity: cosine.map(|cosine| f64::from(cosine).clamp(0.0, 1.0)), ..self }
+    }
+
+    /// The score relevance is read from: strength, fused with the similarity when there is one.
+    pub fn score(&self) -> f64 {
+        match self.similarity {
+            Some(similarity) => (1.0 - SIMILARITY_WEIGHT) * self.strength + SIMILARITY_WEIGHT * similarity,
+            None => self.strength,
+        }
+    }
+
+    fn is_none(&self) -> bool {
+        self.coverage <= 0.0 && self.strength <= 0.0 && self.similarity.unwrap_or(0.0) <= 0.0
+    }
 }
 
 /// The [`Evidence`] that `text` matches `query`.
@@ -107,6 +141,7 @@ pub fn evidence(query: &ScoredQuery, text: &PaperText, stats: &CollectionStats) 
         if perfect > 0.0 { (scored / perfect).clamp(0.0, 1.0) } else { 0.0 }
     };
     Evidence {
+        similarity: None,
         coverage: if own_total > 0.0 { own_found / own_total } else { 0.0 },
         // Words the search added can only add evidence: a paper that matches the topic's own
         // words well is not marked down for lacking them.
@@ -114,34 +149,49 @@ pub fn evidence(query: &ScoredQuery, text: &PaperText, stats: &CollectionStats) 
     }
 }
 
-/// The logistic curve from [`Evidence`] to relevance:
-/// `1 / (1 + e^−(strength_weight·strength + coverage_weight·coverage + intercept))`.
+/// The logistic curve from an [`Evidence`]'s score to relevance:
+/// `1 / (1 + e^−(slope · score + intercept))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
-    pub strength_weight: f64,
-    pub coverage_weight: f64,
+    pub slope: f64,
     pub intercept: f64,
 }
 
-impl Default for Calibration {
-    /// Fitted by logistic regression of "judged relevant" on the evidence of the digest's 100
-    /// candidates for every judged query of MED, Cranfield and SciFact's training split (each
-    /// collection weighing the same; `papertide-bench relevance --fit-calibration`). Coverage
-    /// got no weight of its own once strength was known; `bench/README.md`, "relevance", has the
-    /// fit and the calibration it gives on each collection. A paper with every word of a short
+impl Calibration {
+    /// For the lexical score (strength alone). Fitted by logistic regression of "judged
+    /// relevant" on the score of the digest's 100 candidates for every judged query of MED,
+    /// Cranfield and SciFact's training split, each collection weighing the same
+    /// (`papertide-bench relevance --fit-calibration`; `bench/README.md`, "relevance", has the
+    /// fit and the calibration it gives on each collection). A paper with every word of a short
     /// topic once scores about 0.4; a third of the topic's weight, about 0.1.
-    fn default() -> Calibration {
-        Calibration { strength_weight: 7.13, coverage_weight: 0.0, intercept: -3.72 }
+    pub const LEXICAL: Calibration = Calibration { slope: 7.13, intercept: -3.72 };
+    /// For the semantic score (strength and similarity, half each), fitted the same way on the
+    /// semantic digest's candidates (BM25's best 100 and the cosine's best 100). A paper about
+    /// the topic in other words (similarity 0.6, strength 0.1) scores about 0.3; one with the
+    /// topic's words as well (0.6 and 0.4), about 0.7.
+    pub const SEMANTIC: Calibration = Calibration { slope: 12.14, intercept: -5.93 };
+
+    /// The curve for `evidence`: semantic when it has a similarity.
+    pub fn of(evidence: &Evidence) -> Calibration {
+        if evidence.similarity.is_some() {
+            Calibration::SEMANTIC
+        } else {
+            Calibration::LEXICAL
+        }
     }
 }
 
-/// A paper's relevance in 0–1 (see the module docs).
-pub fn relevance(evidence: &Evidence, calibration: &Calibration) -> f64 {
-    if evidence.coverage <= 0.0 && evidence.strength <= 0.0 {
+/// A paper's relevance in 0–1 (see the module docs), by its kind's curve.
+pub fn relevance(evidence: &Evidence) -> f64 {
+    relevance_by(evidence, &Calibration::of(evidence))
+}
+
+/// A paper's relevance in 0–1 by the given curve (for fitting and measuring curves).
+pub fn relevance_by(evidence: &Evidence, calibration: &Calibration) -> f64 {
+    if evidence.is_none() {
         return 0.0;
     }
-    let logit = calibration.strength_weight * evidence.strength + calibration.coverage_weight * evidence.coverage + calibration.intercept;
-    1.0 / (1.0 + (-logit).exp())
+    1.0 / (1.0 + (-(calibration.slope * evidence.score() + calibration.intercept)).exp())
 }
 
 /// The impact prior of `paper` for a digest built on `today` (see the module docs).
@@ -264,7 +314,7 @@ mod tests {
         let rare_only = evidence(&topic, &text("malaria parasit in mosquito gut and blood stage"), &STATS);
         assert!((rare_only.coverage - 6.0 / 9.0).abs() < 1e-9, "the rarer word carries more of the topic");
         let none = evidence(&topic, &text("phthalat dose in rat liver high effect increas"), &STATS);
-        assert_eq!(none, Evidence { coverage: 0.0, strength: 0.0 });
+        assert_eq!(none, Evidence { coverage: 0.0, strength: 0.0, similarity: None });
         assert!(both.strength > rare_only.strength && rare_only.strength > 0.0);
         let repeated = evidence(&topic, &text("malaria vaccin malaria vaccin malaria vaccin trial ok"), &STATS);
         assert!(repeated.strength > both.strength && repeated.strength < 1.0, "more evidence, never past a perfect match");
@@ -287,11 +337,27 @@ mod tests {
 
     #[test]
     fn relevance_rises_with_evidence_and_is_zero_without_any() {
-        let calibration = Calibration::default();
-        let weak = relevance(&Evidence { coverage: 0.3, strength: 0.1 }, &calibration);
-        let strong = relevance(&Evidence { coverage: 1.0, strength: 0.6 }, &calibration);
+        let weak = relevance(&Evidence { coverage: 0.3, strength: 0.1, similarity: None });
+        let strong = relevance(&Evidence { coverage: 1.0, strength: 0.6, similarity: None });
         assert!(weak < strong && strong < 1.0 && weak > 0.0);
-        assert_eq!(relevance(&Evidence::default(), &calibration), 0.0);
+        assert_eq!(relevance(&Evidence::default()), 0.0);
+        assert_eq!(relevance(&Evidence::default().with_similarity(Some(-0.2))), 0.0, "a negative cosine is no evidence");
+    }
+
+    #[test]
+    fn similarity_sees_a_topic_in_other_words_and_orders_with_strength() {
+        let no_word = Evidence::default().with_similarity(Some(0.7));
+        assert!(relevance(&no_word) > relevance(&Evidence::default().with_similarity(Some(0.1))));
+        assert!(relevance(&no_word) > 0.0, "a paraphrase with none of the topic's words still counts");
+        let words = Evidence { coverage: 1.0, strength: 0.5, similarity: None };
+        assert_eq!(words.score(), 0.5);
+        let both = words.with_similarity(Some(0.25));
+        assert!((both.score() - ((1.0 - SIMILARITY_WEIGHT) * 0.5 + SIMILARITY_WEIGHT * 0.25)).abs() < 1e-9);
+        // The score orders relevance: one curve per kind, rising.
+        let lower = Evidence { strength: 0.4, ..both };
+        assert!(relevance(&lower) < relevance(&both));
+        assert_eq!(Calibration::of(&both), Calibration::SEMANTIC);
+        assert_eq!(Calibration::of(&words), Calibration::LEXICAL);
     }
 
     #[test]

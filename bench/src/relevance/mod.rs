@@ -26,7 +26,7 @@ use engine::digest::Candidate;
 pub use engine::expansion::Rm3;
 use engine::paper::{AbstractSection, Paper, Source};
 pub use engine::scoring::Calibration;
-use engine::scoring::{evidence, relevance, Evidence, MatchReason, PaperText};
+use engine::scoring::{evidence, relevance_by, Evidence, MatchReason, PaperText};
 use index::{PaperId, PaperIndex, PaperQuery};
 
 pub use collection::{Collection, Format};
@@ -61,13 +61,17 @@ pub enum Ranking {
     Bm25,
     /// Expanded by RM3 (`PaperIndex::rank_expanded`).
     Bm25Rm3(Rm3),
-    /// The digest's: the expanded search's candidates by absolute relevance, cut at the floor.
+    /// The lexical digest's (no embedding model): the expanded search's candidates by absolute
+    /// relevance, cut at the floor.
     Digest(Rm3, Calibration),
     /// Every document by the cosine of its vector with the query's.
     Dense,
-    /// The lexical ranking (plain, or expanded with RM3) and the dense one merged:
-    /// `weight · cosine + (1 − weight) · BM25 / the query's best BM25`.
-    Hybrid { rm3: Option<Rm3>, weight: f32 },
+    /// Every document by `weight · cosine + (1 − weight) · strength` (the absolute evidence).
+    Fused { weight: f64 },
+    /// The semantic digest's (with a model): the best [`CANDIDATES`] of BM25 and of the cosine
+    /// together, by absolute relevance (`engine::scoring`, similarity included), cut at the
+    /// floor; then every other document by the fused score.
+    SemanticDigest(Calibration),
 }
 
 /// Every document's vector, made once per collection and model.
@@ -98,15 +102,6 @@ impl<'a> DocumentVectors<'a> {
             let _ = std::fs::write(&cache, serde_json::to_vec(&vectors)?);
         }
         Ok(DocumentVectors { embedder, vectors, seconds: started.elapsed().as_secs_f64() })
-    }
-
-    /// Documents by cosine with `query`, best first, at most `depth`.
-    fn ranked(&self, query: &str, depth: usize) -> anyhow::Result<Vec<(usize, f32)>> {
-        let query = self.embedder.embed_query(query)?;
-        let mut scored: Vec<(usize, f32)> = self.vectors.iter().enumerate().map(|(position, vector)| (position, embed::cosine(&query, vector))).collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        scored.truncate(depth);
-        Ok(scored)
     }
 }
 
@@ -189,44 +184,81 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
     let mut per_query = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
     let calibration = match ranking {
-        Ranking::Digest(_, calibration) => *calibration,
-        _ => Calibration::default(),
+        Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration) => *calibration,
+        Ranking::Dense | Ranking::Fused { .. } => Calibration::SEMANTIC,
+        Ranking::Bm25 | Ranking::Bm25Rm3(_) => Calibration::LEXICAL,
     };
+    let semantic = matches!(ranking, Ranking::Dense | Ranking::Fused { .. } | Ranking::SemanticDigest(_));
+    let vectors = if semantic { Some(vectors.context("this ranking needs the documents' vectors")?) } else { None };
     for query in &collection.queries {
         let Some(relevant) = collection.judgments.get(&query.id) else {
             continue;
         };
         let wanted = PaperQuery::new(plain_words(&query.text), DEPTH);
         let (ranked, expansion) = match ranking {
-            Ranking::Bm25 | Ranking::Dense | Ranking::Hybrid { rm3: None, .. } => (index.rank(&wanted)?, Vec::new()),
-            Ranking::Bm25Rm3(params) | Ranking::Digest(params, _) | Ranking::Hybrid { rm3: Some(params), .. } => index.rank_expanded(&wanted, params)?,
+            Ranking::Bm25Rm3(params) | Ranking::Digest(params, _) => index.rank_expanded(&wanted, params)?,
+            _ => (index.rank(&wanted)?, Vec::new()),
         };
         let positions: Vec<usize> = ranked.iter().filter_map(|(id, _)| by_id.get(id).copied()).collect();
         let scores: Vec<f32> = ranked.iter().filter(|(id, _)| by_id.contains_key(id)).map(|(_, score)| *score).collect();
         let scored_query = index.scored_query(&index.analyze(&wanted.text), &expansion);
-        let evidence_of = |position: usize| evidence(&scored_query, &texts[position], &stats);
+        let query_vector = vectors.map(|vectors| vectors.embedder.embed_query(&query.text)).transpose()?;
+        let evidence_of = |position: usize| {
+            let lexical = evidence(&scored_query, &texts[position], &stats);
+            match (&query_vector, vectors) {
+                (Some(query), Some(vectors)) => lexical.with_similarity(Some(embed::cosine(query, &vectors.vectors[position]))),
+                _ => lexical,
+            }
+        };
         let is_relevant = |position: usize| relevant.contains_key(&collection.documents[position].id);
-        for &position in positions.iter().take(CALIBRATION_DEPTH) {
+        // Every document by the fused score (semantic rankings only).
+        let fused = |weight: f64| -> Vec<(usize, f64)> {
+            let mut fused: Vec<(usize, f64)> = (0..collection.documents.len())
+                .map(|position| {
+                    let evidence = evidence_of(position);
+                    (position, weight * evidence.similarity.unwrap_or(0.0) + (1.0 - weight) * evidence.strength)
+                })
+                .collect();
+            fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+            fused
+        };
+        let (candidates, order): (Vec<usize>, Vec<usize>) = match ranking {
+            Ranking::Bm25 | Ranking::Bm25Rm3(_) => (positions.iter().copied().take(CALIBRATION_DEPTH).collect(), positions),
+            Ranking::Digest(..) => {
+                let candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
+                let order = digest_order(&candidates, &positions, &papers, |position| relevance_by(&evidence_of(position), &calibration));
+                (candidates.iter().map(|(position, _)| *position).collect(), order)
+            }
+            Ranking::Dense => {
+                let by_cosine: Vec<usize> = fused(1.0).into_iter().map(|(position, _)| position).collect();
+                (by_cosine.iter().copied().take(CALIBRATION_DEPTH).collect(), by_cosine)
+            }
+            Ranking::Fused { weight } => {
+                let by_score: Vec<usize> = fused(*weight).into_iter().map(|(position, _)| position).collect();
+                (by_score.iter().copied().take(CALIBRATION_DEPTH).collect(), by_score)
+            }
+            Ranking::SemanticDigest(_) => {
+                // As the digester does: BM25's best and the cosine's best, each paper once.
+                let mut candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
+                for (position, _) in fused(1.0).into_iter().take(CANDIDATES) {
+                    if !candidates.iter().any(|(known, _)| *known == position) {
+                        candidates.push((position, 0.0));
+                    }
+                }
+                let rest: Vec<usize> = fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect();
+                let order = digest_order(&candidates, &rest, &papers, |position| relevance_by(&evidence_of(position), &calibration));
+                (candidates.iter().map(|(position, _)| *position).collect(), order)
+            }
+        };
+        for &position in &candidates {
             samples.push(Sample { evidence: evidence_of(position), relevant: is_relevant(position) });
         }
-        let order = match ranking {
-            Ranking::Digest(..) => digest_order(&positions, &scores, &papers, |position| relevance(&evidence_of(position), &calibration)),
-            Ranking::Dense => {
-                let vectors = vectors.context("the dense ranking needs the documents' vectors")?;
-                vectors.ranked(&query.text, DEPTH)?.into_iter().map(|(position, _)| position).collect()
-            }
-            Ranking::Hybrid { weight, .. } => {
-                let vectors = vectors.context("the hybrid ranking needs the documents' vectors")?;
-                hybrid_order(&positions, &scores, &vectors.ranked(&query.text, collection.documents.len())?, *weight)
-            }
-            _ => positions,
-        };
-        let ids: Vec<String> = order.iter().map(|&position| collection.documents[position].id.clone()).collect();
+        let ids: Vec<String> = order.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect();
         per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ids, relevant) });
     }
     let search_seconds = started.elapsed().as_secs_f64();
     let all: Vec<Measures> = per_query.iter().map(|result| result.measures).collect();
-    let predictions: Vec<(f64, bool)> = samples.iter().map(|sample| (relevance(&sample.evidence, &calibration), sample.relevant)).collect();
+    let predictions: Vec<(f64, bool)> = samples.iter().map(|sample| (relevance_by(&sample.evidence, &calibration), sample.relevant)).collect();
     Ok(Evaluation {
         collection: collection.name.clone(),
         documents: collection.documents.len(),
@@ -240,59 +272,35 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
     })
 }
 
-/// Lexical and dense merged: every document of either list, by `weight · cosine + (1 − weight) ·
-/// BM25 / best BM25` (a document the lexical search missed has BM25 0).
-fn hybrid_order(positions: &[usize], scores: &[f32], dense: &[(usize, f32)], weight: f32) -> Vec<usize> {
-    let best = scores.iter().copied().fold(0.0f32, f32::max).max(f32::EPSILON);
-    let lexical: HashMap<usize, f32> = positions.iter().zip(scores).map(|(&position, &score)| (position, score / best)).collect();
-    let mut fused: Vec<(usize, f32)> =
-        dense.iter().map(|&(position, cosine)| (position, weight * cosine + (1.0 - weight) * lexical.get(&position).copied().unwrap_or(0.0))).collect();
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
-    fused.truncate(DEPTH);
-    fused.into_iter().map(|(position, _)| position).collect()
-}
-
-/// The digest's order of an expanded ranking (`positions`, best first): its best [`CANDIDATES`]
-/// as `engine::digest::score` orders and cuts them, then the rest in the search's order.
-fn digest_order(positions: &[usize], scores: &[f32], papers: &[Paper], relevance_of: impl Fn(usize) -> f64) -> Vec<usize> {
-    let window = positions.len().min(CANDIDATES);
-    let candidates: Vec<Candidate> = positions[..window]
+/// The digest's order: the `candidates` (with their search scores, the tie-breaker) as
+/// `engine::digest::score` orders and cuts them, then the rest of `rest` in its order.
+fn digest_order(candidates: &[(usize, f32)], rest: &[usize], papers: &[Paper], relevance_of: impl Fn(usize) -> f64) -> Vec<usize> {
+    let scored: Vec<Candidate> = candidates
         .iter()
-        .zip(scores)
-        .map(|(&position, &score)| Candidate {
-            paper: papers[position].clone(),
-            score,
-            relevance: relevance_of(position),
-            reason: MatchReason::default(),
-        })
+        .map(|&(position, score)| Candidate { paper: papers[position].clone(), score, relevance: relevance_of(position), reason: MatchReason::default() })
         .collect();
     let today = chrono::Utc::now().date_naive();
     let position_of_key: HashMap<String, usize> =
-        positions[..window].iter().filter_map(|&position| papers[position].ids.doi.clone().map(|doi| (format!("doi:{doi}"), position))).collect();
+        candidates.iter().filter_map(|&(position, _)| papers[position].ids.doi.clone().map(|doi| (format!("doi:{doi}"), position))).collect();
     let mut order: Vec<usize> =
-        engine::digest::score(&candidates, today).iter().filter_map(|entry| entry.keys.iter().find_map(|key| position_of_key.get(key).copied())).collect();
+        engine::digest::score(&scored, today).iter().filter_map(|entry| entry.keys.iter().find_map(|key| position_of_key.get(key).copied())).collect();
     let chosen: std::collections::HashSet<usize> = order.iter().copied().collect();
-    order.extend(positions.iter().filter(|position| !chosen.contains(position)));
+    order.extend(rest.iter().filter(|position| !chosen.contains(position)));
     order
 }
 
 /// Fits [`Calibration`] by logistic regression (Newton's method) of "judged relevant" on the
-/// evidence of `collections`' samples, each collection weighing the same however many samples
-/// it has. Coverage may only raise relevance: if the free fit gives it a negative weight (long
-/// queries cover less of themselves and have many relevant papers, a collection's habit rather
-/// than evidence), it is fitted again without coverage.
+/// score of `collections`' samples (`Evidence::score`: the lexical or the semantic one, as the
+/// samples carry a similarity or not), each collection weighing the same however many samples it
+/// has.
 pub fn fit_calibration(collections: &[&[Sample]]) -> Calibration {
     let mut rows: Vec<(Evidence, f64, f64)> = Vec::new();
     for samples in collections.iter().filter(|samples| !samples.is_empty()) {
         let weight = 1.0 / samples.len() as f64;
         rows.extend(samples.iter().map(|sample| (sample.evidence, f64::from(u8::from(sample.relevant)), weight)));
     }
-    let with_coverage = logistic_fit(&rows, |evidence| vec![evidence.strength, evidence.coverage, 1.0]);
-    if with_coverage[1] >= 0.0 {
-        return Calibration { strength_weight: with_coverage[0], coverage_weight: with_coverage[1], intercept: with_coverage[2] };
-    }
-    let strength_only = logistic_fit(&rows, |evidence| vec![evidence.strength, 1.0]);
-    Calibration { strength_weight: strength_only[0], coverage_weight: 0.0, intercept: strength_only[1] }
+    let fitted = logistic_fit(&rows, |evidence| vec![evidence.score(), 1.0]);
+    Calibration { slope: fitted[0], intercept: fitted[1] }
 }
 
 /// Weighted logistic regression of the labels of `rows` on `features`.
@@ -369,6 +377,16 @@ fn calibration_bins(predictions: &[(f64, bool)]) -> Vec<CalibrationBin> {
         .collect()
 }
 
+/// The expected calibration error of `bins`: the mean distance between predicted and observed
+/// relevance, each bin weighing by its hits.
+pub fn calibration_error(bins: &[CalibrationBin]) -> f64 {
+    let hits: usize = bins.iter().map(|bin| bin.hits).sum();
+    if hits == 0 {
+        return 0.0;
+    }
+    bins.iter().map(|bin| bin.hits as f64 * (bin.predicted - bin.observed).abs()).sum::<f64>() / hits as f64
+}
+
 /// The query's words, without anything the query syntax would read as an operator.
 fn plain_words(text: &str) -> String {
     text.split(|character: char| !character.is_alphanumeric()).filter(|word| !word.is_empty()).collect::<Vec<_>>().join(" ")
@@ -379,20 +397,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fit_recovers_a_known_curve_and_keeps_coverage_from_lowering_relevance() {
-        // Labels drawn deterministically from a known curve: strength weight 6, intercept -3.
-        let known = Calibration { strength_weight: 6.0, coverage_weight: 0.0, intercept: -3.0 };
-        let mut samples = Vec::new();
-        for step in 0..=100 {
-            let strength = f64::from(step) / 100.0;
-            let p = relevance(&Evidence { coverage: 0.5, strength }, &known);
-            for draw in 0..50 {
-                samples.push(Sample { evidence: Evidence { coverage: 0.5, strength }, relevant: f64::from(draw) / 50.0 < p });
+    fn the_fit_recovers_a_known_curve() {
+        // Labels drawn deterministically from a known curve: slope 6, intercept -3.
+        let known = Calibration { slope: 6.0, intercept: -3.0 };
+        for similarity in [None, Some(0.5)] {
+            let mut samples = Vec::new();
+            for step in 0..=100 {
+                let evidence = Evidence { coverage: 0.5, strength: f64::from(step) / 100.0, similarity };
+                let p = relevance_by(&evidence, &known);
+                for draw in 0..50 {
+                    samples.push(Sample { evidence, relevant: f64::from(draw) / 50.0 < p });
+                }
             }
+            let fitted = fit_calibration(&[&samples]);
+            assert!((fitted.slope - 6.0).abs() < 0.3 && (fitted.intercept + 3.0).abs() < 0.3, "{similarity:?}: {fitted:?}");
         }
-        let fitted = fit_calibration(&[&samples]);
-        assert!((fitted.strength_weight - 6.0).abs() < 0.3, "{fitted:?}");
-        assert!((fitted.intercept + fitted.coverage_weight * 0.5 + 3.0).abs() < 0.3, "{fitted:?}");
-        assert!(fitted.coverage_weight >= 0.0, "{fitted:?}");
     }
 }
