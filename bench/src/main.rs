@@ -58,6 +58,10 @@ enum Scenario {
         /// The layout [default: BEIR if corpus.jsonl is there, else SMART].
         #[arg(long, value_enum)]
         format: Option<Format>,
+        /// A BEIR collection's judgments split, read from qrels/SPLIT.tsv, e.g. train
+        /// [default: test, else train, else dev]. SMART collections have one judgments file.
+        #[arg(long, value_name = "SPLIT")]
+        qrels: Option<String>,
         /// RM3 settings to measure instead of the production ones:
         /// feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers.
         #[arg(long)]
@@ -86,12 +90,12 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads)?
         }
-        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration, embed_model, fusion } => {
+        Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, fusion } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
             let calibration = calibration.as_deref().map(parse_calibration).transpose()?.unwrap_or_default();
             let embedder = embed_model.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
             let fusion = fusion.unwrap_or_else(|| vec![0.5]);
-            relevance_figures(&collection, format, &rm3, &calibration, fit_calibration, embedder.as_ref(), &fusion)?
+            relevance_figures(&collection, format, qrels.as_deref(), &rm3, &calibration, fit_calibration, embedder.as_ref(), &fusion)?
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
@@ -178,9 +182,12 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
     }))
 }
 
+// The scenario's command-line options, one argument each.
+#[allow(clippy::too_many_arguments)]
 fn relevance_figures(
     dirs: &[std::path::PathBuf],
     format: Option<Format>,
+    qrels: Option<&str>,
     rm3: &relevance::Rm3,
     calibration: &relevance::Calibration,
     fit: bool,
@@ -190,7 +197,7 @@ fn relevance_figures(
     let mut reports = Vec::new();
     let mut samples = Vec::new();
     for dir in dirs {
-        let collection = Collection::load(dir, format)?;
+        let collection = Collection::load_with_qrels(dir, format, qrels)?;
         let plain = relevance::evaluate_ranking(&collection, &relevance::Ranking::Bm25)?;
         let expanded = relevance::evaluate_ranking(&collection, &relevance::Ranking::Bm25Rm3(*rm3))?;
         let digest = relevance::evaluate_ranking(&collection, &relevance::Ranking::Digest(*rm3, *calibration))?;
