@@ -1,7 +1,9 @@
 //! Papertide's benchmark harness as a library, so that its scenarios are tested: the `ingest`
-//! workload, the `relevance` evaluation and the `digest` run. The `papertide-bench` binary (`main.rs`) runs them.
+//! workload, the `relevance` evaluation, the `digest` run and the `embed` costs (`embedding`).
+//! The `papertide-bench` binary (`main.rs`) runs them.
 
 pub mod digest;
+pub mod embedding;
 pub mod relevance;
 pub mod workload;
 

@@ -6,9 +6,11 @@
 //! - `digest`: every user's weekly digests, N users x 3 terms over M papers (see `digest`).
 //! - `relevance`: MAP, nDCG@10, P@10 and recall@100 of the production ranking on a test
 //!   collection (see `relevance`).
+//! - `embed`: papers embedded per second by the sentence-embedding model, and a search term's
+//!   embedding and ranking latencies (see `embedding`).
 
 use bench::relevance::{self, Collection, Format};
-use bench::{peak_rss_mib, workload};
+use bench::{embedding, peak_rss_mib, workload};
 
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -48,6 +50,16 @@ enum Scenario {
         #[arg(long, default_value_t = 1_000)]
         users: usize,
         #[arg(long, default_value_t = 35_000)]
+        papers: usize,
+    },
+    /// Embed N papers with the sentence-embedding model; time a term's vector and its ranking.
+    Embed {
+        /// The model's folder [default: papertide-data/models/all-minilm-l6-v2, else
+        /// ~/.cache/papertide/data/models/all-minilm-l6-v2].
+        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR", value_name = "DIR")]
+        model: Option<std::path::PathBuf>,
+        /// Papers embedded (title and abstract).
+        #[arg(long, default_value_t = 2_000)]
         papers: usize,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
@@ -96,6 +108,33 @@ fn main() -> anyhow::Result<()> {
             let embedder = embed_model.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
             let fusion = fusion.unwrap_or_else(|| vec![0.5]);
             relevance_figures(&collection, format, qrels.as_deref(), &rm3, &calibration, fit_calibration, embedder.as_ref(), &fusion)?
+        }
+        Scenario::Embed { model, papers } => {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
+            let run = embedding::run(&model_dir, papers)?;
+            json!({
+                "scenario": "embed",
+                "model": model_dir.display().to_string(),
+                "papers": run.papers,
+                "distinctPapers": run.distinct_papers,
+                "meanTextChars": round(run.mean_text_chars),
+                "dimensions": run.dimensions,
+                "truncatedTokens": run.truncated_tokens,
+                "threads": run.threads,
+                "loadSeconds": round(run.load_seconds),
+                "embedSeconds": round(run.embed_seconds),
+                "papersPerSecond": round(run.papers_per_second()),
+                "weeklyPapers": embedding::WEEK_PAPERS,
+                "weeklyCpuMinutes": round(run.weekly_cpu_minutes()),
+                "termEmbedMsP50": round(run.term_embed_ms.p50),
+                "termEmbedMsP99": round(run.term_embed_ms.p99),
+                "termRankMsP50": round(run.term_rank_ms.p50),
+                "termRankMsP99": round(run.term_rank_ms.p99),
+                "termRankedAgainst": embedding::WEEK_PAPERS,
+                "embedPeakRssMib": run.embed_peak_rss_mib,
+                "peakRssMib": peak_rss_mib(),
+            })
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
