@@ -6,9 +6,11 @@
 //! - `digest`: every user's weekly digests, N users x 3 terms over M papers (see `digest`).
 //! - `relevance`: MAP, nDCG@10, P@10 and recall@100 of the production ranking on a test
 //!   collection (see `relevance`).
+//! - `embed`: papers embedded per second by the sentence-embedding model, and a search term's
+//!   embedding and ranking latencies (see `embedding`).
 
 use bench::relevance::{self, Collection, Format};
-use bench::{peak_rss_mib, workload};
+use bench::{embedding, peak_rss_mib, workload};
 
 use std::num::NonZeroUsize;
 use std::time::Instant;
@@ -50,6 +52,16 @@ enum Scenario {
         #[arg(long, default_value_t = 35_000)]
         papers: usize,
     },
+    /// Embed N papers with the sentence-embedding model; time a term's vector and its ranking.
+    Embed {
+        /// The model's folder [default: papertide-data/models/all-minilm-l6-v2, else
+        /// ~/.cache/papertide/data/models/all-minilm-l6-v2].
+        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR", value_name = "DIR")]
+        model: Option<std::path::PathBuf>,
+        /// Papers embedded (title and abstract).
+        #[arg(long, default_value_t = 2_000)]
+        papers: usize,
+    },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
         /// The collection's directory, e.g. bench/collections/med; repeat for several.
@@ -58,6 +70,10 @@ enum Scenario {
         /// The layout [default: BEIR if corpus.jsonl is there, else SMART].
         #[arg(long, value_enum)]
         format: Option<Format>,
+        /// A BEIR collection's judgments split, read from qrels/SPLIT.tsv, e.g. train
+        /// [default: test, else train, else dev]. SMART collections have one judgments file.
+        #[arg(long, value_name = "SPLIT")]
+        qrels: Option<String>,
         /// RM3 settings to measure instead of the production ones:
         /// feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers.
         #[arg(long)]
@@ -73,7 +89,7 @@ enum Scenario {
         /// The sentence-transformers model folder of the semantic ranking [default:
         /// $PAPERTIDE_EMBED_MODEL_DIR, else papertide-data/models/all-minilm-l6-v2, else
         /// ~/.cache/papertide/data/models/all-minilm-l6-v2, where the test command keeps it].
-        #[arg(long)]
+        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
         embed_model: Option<std::path::PathBuf>,
         /// Measure the lexical ranking only, as a service without a model ranks.
         #[arg(long, conflicts_with = "embed_model")]
@@ -91,21 +107,53 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads)?
         }
-        Scenario::Relevance { collection, format, rm3, calibration, fit_calibration, embed_model, lexical, fusion } => {
+        Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, lexical, fusion } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
             let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
-            let model_dir = if lexical { None } else { bench::model_dir(embed_model) };
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let model_dir = match (lexical, embed_model) {
+                (true, _) => None,
+                (false, Some(dir)) => Some(embedding::find_model_dir(Some(&dir), &[])?),
+                (false, None) => embedding::find_model_dir(None, &embedding::default_model_dirs(home.as_deref())).ok(),
+            };
             let embedder = model_dir.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
             if embedder.is_none() && !lexical {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
             let settings = RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default() };
-            let mut figures = relevance_figures(&collection, format, &settings, embedder.as_ref())?;
+            let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
             figures["embedModel"] = match (&model_dir, &embedder) {
                 (Some(dir), Some(embedder)) => json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions() }),
                 _ => serde_json::Value::Null,
             };
             figures
+        }
+        Scenario::Embed { model, papers } => {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
+            let run = embedding::run(&model_dir, papers)?;
+            json!({
+                "scenario": "embed",
+                "model": model_dir.display().to_string(),
+                "papers": run.papers,
+                "distinctPapers": run.distinct_papers,
+                "meanTextChars": round(run.mean_text_chars),
+                "dimensions": run.dimensions,
+                "truncatedTokens": run.truncated_tokens,
+                "threads": run.threads,
+                "loadSeconds": round(run.load_seconds),
+                "embedSeconds": round(run.embed_seconds),
+                "papersPerSecond": round(run.papers_per_second()),
+                "weeklyPapers": embedding::WEEK_PAPERS,
+                "weeklyCpuMinutes": round(run.weekly_cpu_minutes()),
+                "termEmbedMsP50": round(run.term_embed_ms.p50),
+                "termEmbedMsP99": round(run.term_embed_ms.p99),
+                "termRankMsP50": round(run.term_rank_ms.p50),
+                "termRankMsP99": round(run.term_rank_ms.p99),
+                "termRankedAgainst": embedding::WEEK_PAPERS,
+                "embedPeakRssMib": run.embed_peak_rss_mib,
+                "peakRssMib": peak_rss_mib(),
+            })
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
@@ -205,6 +253,7 @@ struct RelevanceSettings {
 fn relevance_figures(
     dirs: &[std::path::PathBuf],
     format: Option<Format>,
+    qrels: Option<&str>,
     settings: &RelevanceSettings,
     embedder: Option<&embed::Embedder>,
 ) -> anyhow::Result<serde_json::Value> {
@@ -215,7 +264,7 @@ fn relevance_figures(
     let mut reports = Vec::new();
     let (mut lexical_samples, mut semantic_samples) = (Vec::new(), Vec::new());
     for dir in dirs {
-        let collection = Collection::load(dir, format)?;
+        let collection = Collection::load_with_qrels(dir, format, qrels)?;
         let plain = relevance::evaluate_ranking(&collection, &Ranking::Bm25)?;
         let expanded = relevance::evaluate_ranking(&collection, &Ranking::Bm25Rm3(rm3))?;
         let lexical_digest = relevance::evaluate_ranking(&collection, &Ranking::Digest(rm3, lexical_curve))?;

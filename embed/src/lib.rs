@@ -9,6 +9,7 @@
 //! [`MAX_TOKENS`]) is truncated: a paper's title and the start of its abstract are embedded.
 
 pub mod package;
+pub mod nearest; pub use nearest::nearest;
 
 use std::path::{Path, PathBuf};
 
