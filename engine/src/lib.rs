@@ -1,6 +1,6 @@
 //! Papertide's domain as plain code: accounts and plans, the spec's validation rules with their
 //! exact messages, the rendering of every mail the service sends, and papers: the model, the
-//! parsers of the four sources' responses, and deduplication.
+//! parsers of the four sources' responses, deduplication, and the text each is embedded from.
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
 //! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
@@ -9,6 +9,7 @@ pub mod account;
 pub mod billing;
 pub mod dedup;
 pub mod digest;
+pub mod embedding;
 pub mod error;
 pub mod expansion;
 pub mod harvest;

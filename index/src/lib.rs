@@ -8,9 +8,11 @@
 //! [`PaperIndex`] opens (or creates) the index, in a directory ([`PaperIndex::open_or_create`],
 //! which records [`SCHEMA_VERSION`] beside it and refuses any other) or in RAM for tests
 //! ([`PaperIndex::create_in_ram`]). It answers look-ups by dedup key ([`PaperIndex::find`]) and
-//! queries ([`PaperIndex::search`] with a [`PaperQuery`]). Its [`PaperWriter`] upserts papers,
-//! merging records of one work with `engine::dedup`'s rules, and commits them when its owner says;
-//! it indexes on one thread of its own ([`PaperIndex::writer`]), or on several for bulk imports
+//! queries ([`PaperIndex::search`] with a [`PaperQuery`]), and lists works by id for work done on
+//! every paper ([`PaperIndex::work_ids_newest_first`], [`PaperIndex::ids_in_window`],
+//! [`PaperIndex::papers_by_id`]). Its [`PaperWriter`] upserts papers, merging records of one work
+//! with `engine::dedup`'s rules, and commits them when its owner says; it indexes on one thread of
+//! its own ([`PaperIndex::writer`]), or on several for bulk imports
 //! ([`PaperIndex::writer_with_threads`]), while its owner goes on reading records.
 //!
 //! Architecture invariant: **one writer.** [`PaperIndex::writer`] hands out at most one
@@ -36,6 +38,7 @@ mod query;
 mod rebuild;
 mod schema;
 mod tokenizer;
+mod works;
 mod writer;
 
 use std::fmt;

@@ -21,6 +21,7 @@ pub mod secret;
 pub mod sessions;
 pub mod tokens;
 pub mod users;
+pub mod vectors;
 
 pub use db::{Store, SCHEMA_VERSION};
 pub use error::StoreError;
@@ -30,5 +31,6 @@ pub use secret::TokenHash;
 pub use sessions::Session;
 pub use tokens::TokenPurpose;
 pub use users::{NewAccount, User};
+pub use vectors::{StoredVector, VectorStamp};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -8,3 +8,4 @@ mod properties;
 mod search;
 mod storage;
 mod threads;
+mod works;
