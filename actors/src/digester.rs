@@ -23,10 +23,11 @@ use engine::paper::{Paper, Source};
 use engine::scoring::{evidence, match_reason, relevance, PaperText};
 use engine::summary::digest_summary;
 use engine::UserId;
-use index::{PaperIndex, PaperQuery};
+use index::{Hit, PaperId, PaperIndex, PaperQuery};
 use store::{DigestMailRef, EntryKey, Store, User};
 
 use crate::llm::{Llm, ModelClass};
+use crate::semantic::Semantic;
 use uuid::Uuid;
 
 /// How far back a digest looks for new papers.
@@ -45,6 +46,8 @@ pub enum DigestError {
     Missing,
     #[error("{0}")]
     Stopped(String),
+    #[error("embedding the topic: {0}")]
+    Embedding(String),
 }
 
 /// Builds and stores digests. Cheap to clone; clones share the ranking cache.
@@ -56,6 +59,8 @@ pub struct Digester {
     /// The configured LLM, if any: it expands terms and writes summaries, and any failure falls
     /// back to the local expansion and the extractive summaries.
     llm: Option<Llm>,
+    /// The embedding model's side of the ranking, when there is a model.
+    semantic: Option<Semantic>,
     cache: Arc<Mutex<HashMap<RankKey, Arc<Ranked>>>>,
 }
 
@@ -65,7 +70,11 @@ struct RankKey {
     term: String,
     sources: Vec<Source>,
     today: NaiveDate,
+    /// How many days back the window reaches.
+    window_days: i64,
     generation: u64,
+    /// With a model: how many of the window's papers had their vector.
+    embedded: Option<usize>,
     /// The LLM model that expands and summarizes (free and paid plans use different ones).
     model: Option<String>,
 }
@@ -135,7 +144,19 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Digester {
     pub fn new(store: Store, index: PaperIndex, mail: MailContext) -> Digester {
         let renderer = DigestRenderer::new(store.clone(), mail);
-        Digester { store, index, renderer, llm: None, cache: Arc::default() }
+        Digester { store, index, renderer, llm: None, semantic: None, cache: Arc::default() }
+    }
+
+    /// Ranks by meaning as well as by words, with `embedder`'s vectors of the papers (made in
+    /// the background) and of the topics.
+    pub fn with_embedder(mut self, embedder: Arc<embed::Embedder>) -> Digester {
+        self.semantic = Some(Semantic::new(embedder, self.store.clone(), self.index.clone()));
+        self
+    }
+
+    /// Whether papers are ranked by meaning as well as by words.
+    pub fn is_semantic(&self) -> bool {
+        self.semantic.is_some()
     }
 
     /// Expands terms and writes summaries with `llm`, falling back to the local ways whenever
@@ -161,7 +182,7 @@ impl Digester {
         let sources = self.store.preferences(user.id)?.effective(user.subscription_tier).sources();
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
-        let ranked = self.ranked(term, sources, today, llm)?;
+        let ranked = self.ranked(term, sources, today, DIGEST_WINDOW_DAYS, llm)?;
         let was_sent = |key: &str| self.store.was_sent(user.id, key).unwrap_or(false);
         let chosen = choose_unsent_positions(&ranked.scored, was_sent);
         // Only an empty digest says how many papers it left out as sent before (and every one
@@ -200,24 +221,55 @@ impl Digester {
         Ok(digest)
     }
 
-    /// The term's ranked candidates for `today` and `sources`: searched once, then shared by
-    /// every user who follows the same term with the same sources, until the index changes.
-    fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate, llm: Option<(&Llm, ModelClass)>) -> Result<Arc<Ranked>, DigestError> {
+    /// The term's ranked candidates for `today`, `sources` and the last `window_days` days:
+    /// searched once, then shared by every user who follows the same term with the same
+    /// sources, until the index changes (or, with a model, until more of the window's papers
+    /// have their vectors).
+    fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate, window_days: i64, llm: Option<(&Llm, ModelClass)>) -> Result<Arc<Ranked>, DigestError> {
+        let since = today - Duration::days(window_days);
+        let window = self.semantic.as_ref().map(|semantic| semantic.window(since, today, &sources)).transpose()?;
         let model = llm.map(|(llm, class)| llm.model(class).to_owned());
-        let key = RankKey { term: term.trim().to_lowercase(), sources: sources.clone(), today, generation: self.index.generation(), model };
+        let key = RankKey {
+            term: term.trim().to_lowercase(),
+            sources: sources.clone(),
+            today,
+            window_days,
+            generation: self.index.generation(),
+            embedded: window.as_ref().map(|window| window.embedded()),
+            model,
+        };
         if let Some(ranked) = lock(&self.cache).get(&key) {
             return Ok(Arc::clone(ranked));
         }
-        let since = Some(today - Duration::days(DIGEST_WINDOW_DAYS));
         // The LLM's related phrases join the term's own words; the term is given twice so that
-        // the user's words weigh more than any one suggestion. RM3 then widens the whole.
+        // the user's words weigh more than any one suggestion.
         let phrases = llm.and_then(|(llm, class)| llm.expand(class, term).ok()).unwrap_or_default();
         let text = if phrases.is_empty() { term.to_owned() } else { format!("{term} {term} {}", phrases.join(" ")) };
-        let query = PaperQuery { text, since, until: Some(today), sources, limit: CANDIDATES };
-        let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
+        let query = PaperQuery { text, since: Some(since), until: Some(today), sources, limit: CANDIDATES };
         let query_terms = self.index.analyze(term);
+        let (hits, expansion, similarity) = match (&self.semantic, &window) {
+            (Some(semantic), Some(window)) => {
+                // With a model: BM25's best and the closest in meaning, each paper once (no RM3:
+                // with the model it lowered SciFact; bench/README.md, "relevance").
+                let topic = semantic.term_vector(term)?;
+                let mut hits = self.index.search(&query)?;
+                let nearest: Vec<PaperId> =
+                    window.nearest(&topic, CANDIDATES).into_iter().map(|(id, _)| id).filter(|id| !hits.iter().any(|hit| hit.id == *id)).collect();
+                hits.extend(self.index.papers_by_id(&nearest)?.into_iter().map(|(id, paper)| Hit { id, paper, score: 0.0 }));
+                let similarity: HashMap<PaperId, f32> =
+                    hits.iter().filter_map(|hit| window.vector(hit.id).map(|vector| (hit.id, embed::cosine(&topic, vector)))).collect();
+                // The words searched: the topic's own, or with the LLM's phrases, by their counts.
+                let searched = if phrases.is_empty() { Vec::new() } else { word_weights(&self.index.analyze(&query.text)) };
+                (hits, searched, Some(similarity))
+            }
+            _ => {
+                let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
+                (hits, expansion, None)
+            }
+        };
         // Relevance is absolute: the user's own words against each paper, and the words the
-        // papers were searched with, by the whole index's statistics (`engine::scoring`).
+        // papers were searched with, by the whole index's statistics (`engine::scoring`), with
+        // the paper's similarity in meaning when there is a model.
         let scored_query = self.index.scored_query(&query_terms, &expansion);
         let stats = self.index.collection_stats();
         let mut surfaces = Surfaces::of(&expansion);
@@ -230,9 +282,13 @@ impl Digester {
                 let analyzed = self.index.analyze_with_surface(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
                 surfaces.count(&analyzed);
                 let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
-                let relevance = relevance(&evidence(&scored_query, &text, &stats));
-                let reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
-                Candidate { reason, relevance, paper: hit.paper, score: hit.score }
+                let cosine = similarity.as_ref().and_then(|similarity| similarity.get(&hit.id).copied());
+                let evidence = evidence(&scored_query, &text, &stats).with_similarity(cosine);
+                let mut reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
+                reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
+                // The search score only breaks ties: with a model, the fused score.
+                let score = if cosine.is_some() { evidence.score() as f32 } else { hit.score };
+                Candidate { reason, relevance: relevance(&evidence), paper: hit.paper, score }
             })
             .collect();
         let searched_as = searched_as(&phrases, &expansion, &surfaces);
@@ -318,6 +374,21 @@ fn searched_as(phrases: &[String], expansion: &[(String, f32)], surfaces: &Surfa
         }
     }
     (!shown.is_empty()).then(|| shown.join(", "))
+}
+
+/// Each distinct word with its share of `words`, commonest first.
+fn word_weights(words: &[String]) -> Vec<(String, f32)> {
+    let mut counts: Vec<(String, f32)> = Vec::new();
+    for word in words {
+        match counts.iter_mut().find(|(known, _)| known == word) {
+            Some((_, count)) => *count += 1.0,
+            None => counts.push((word.clone(), 1.0)),
+        }
+    }
+    let total = words.len().max(1) as f32;
+    counts.iter_mut().for_each(|(_, count)| *count /= total);
+    counts.sort_by(|a, b| b.1.total_cmp(&a.1));
+    counts
 }
 
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).

@@ -43,6 +43,7 @@ pub mod janitor;
 pub mod llm;
 pub mod mailer;
 pub mod scheduler;
+pub mod semantic;
 pub mod sources;
 pub mod status;
 pub mod users;

@@ -225,9 +225,16 @@ pub struct MatchReason {
     /// When none of the topic's own words is in the paper: the words the search added (an
     /// expansion's) that it has, as the paper spells them.
     pub related: Vec<String>,
+    /// Found by meaning alone (the embedding model), with none of the searched words.
+    pub similar: bool,
 }
 
 impl MatchReason {
+    /// Whether no word or phrase of the search was found.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.phrases.is_empty() && self.related.is_empty()
+    }
+
     /// A line for the digest: `Matched "gene editing"; words: gene, editing`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -239,6 +246,9 @@ impl MatchReason {
         }
         if !self.related.is_empty() {
             parts.push(format!("related words: {}", self.related.join(", ")));
+        }
+        if self.similar && parts.is_empty() {
+            parts.push("close in meaning to the topic, in other words".to_owned());
         }
         parts.join("; ")
     }
@@ -262,7 +272,7 @@ pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String
             phrases.push(phrase);
         }
     }
-    MatchReason { terms, phrases, related }
+    MatchReason { terms, phrases, related, similar: false }
 }
 
 /// Each of `stems` found in `paper_words`, as the paper spells it most often (the shorter
@@ -397,5 +407,10 @@ mod tests {
         // A paper found through the expansion alone still says why.
         let only_related = match_reason("rice blast", &["rice".to_owned(), "blast".to_owned()], &related, &paper, &paper_words);
         assert_eq!(only_related.describe(), "related words: crop");
+        // A paper found by meaning alone says so.
+        let by_meaning = MatchReason { similar: true, ..MatchReason::default() };
+        assert!(by_meaning.is_empty());
+        assert_eq!(by_meaning.describe(), "close in meaning to the topic, in other words");
+        assert_eq!(MatchReason { similar: true, ..reason }.describe(), "Matched \"gene editing\"; words: gene, editing");
     }
 }

@@ -6,6 +6,7 @@ mod maildev;
 mod replay;
 mod harvest;
 mod llm;
+mod semantic;
 mod sources;
 
 use std::time::{Duration, Instant};

@@ -1,0 +1,149 @@
+//! The digest ranked by meaning as well as by words, with the real all-MiniLM-L6-v2 model
+//! (`PAPERTIDE_TEST_EMBED_MODEL_DIR`): a paper on the topic in other words is found and said to
+//! be, a paper that only shares a word ranks below it, a week with nothing on the topic sends
+//! nothing however close the vectors, and a paper whose vector is not made yet is still ranked
+//! by its words.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actors::Digester;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use engine::digest::MIN_RELEVANCE;
+use engine::embedding::{embedding_text, text_hash};
+use engine::mail::MailContext;
+use engine::paper::{AbstractSection, Paper, Source};
+use index::PaperIndex;
+use engine::account::Preferences;
+use store::{NewAccount, Store, StoredVector, User};
+use uuid::Uuid;
+
+fn model() -> Arc<embed::Embedder> {
+    let dir = PathBuf::from(std::env::var("PAPERTIDE_TEST_EMBED_MODEL_DIR").expect("PAPERTIDE_TEST_EMBED_MODEL_DIR names the fetched model"));
+    Arc::new(embed::Embedder::load(&dir).expect("the model loads"))
+}
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 23, 9, 0, 0).single().expect("a time")
+}
+
+fn paper(doi: &str, title: &str, abstract_text: &str) -> Paper {
+    let mut paper = Paper::new(Source::Pubmed, title);
+    paper.ids.doi = Some(doi.to_owned());
+    paper.abstract_sections = vec![AbstractSection { label: None, text: abstract_text.to_owned() }];
+    paper.entered = Some(now().date_naive() - Duration::days(2));
+    paper
+}
+
+/// The week: one paper on CAR-T cell exhaustion in other words, one that shares only the word
+/// "exhaustion", and papers on other topics.
+fn week() -> Vec<Paper> {
+    vec![
+        paper(
+            "10.1000/car-t",
+            "Dysfunction of chimeric antigen receptor T cells during chronic antigen stimulation",
+            "Engineered CAR T lymphocytes progressively lose effector function, proliferative capacity and cytokine production under persistent tumour antigen, which limits durable remissions; inhibitory receptors PD-1, TIM-3 and LAG-3 rise as the cells become dysfunctional.",
+        ),
+        paper(
+            "10.1000/aquifer",
+            "Exhaustion of groundwater aquifers under irrigation in arid regions",
+            "Decades of pumping for irrigation have exhausted shallow aquifers; we model recharge and the exhaustion of groundwater stocks across three basins.",
+        ),
+        paper(
+            "10.1000/stars",
+            "Stellar winds of massive stars in the Small Magellanic Cloud",
+            "Mass-loss rates of O-type stars at low metallicity were measured from ultraviolet spectra.",
+        ),
+        paper(
+            "10.1000/phthalate",
+            "Phthalate exposure and liver enzymes in rats",
+            "Rats fed diethylhexyl phthalate showed raised liver enzymes and hepatocyte hypertrophy.",
+        ),
+    ]
+}
+
+struct World {
+    store: Store,
+    index: PaperIndex,
+    user: User,
+    mail: MailContext,
+}
+
+fn world(papers: Vec<Paper>) -> World {
+    let store = Store::temporary().expect("store");
+    let index = PaperIndex::create_in_ram().expect("index");
+    let mut writer = index.writer(index::MIN_WRITER_HEAP_BYTES).expect("writer");
+    for paper in papers {
+        writer.upsert(paper).expect("indexed");
+    }
+    writer.commit().expect("committed");
+    let mut user = User::new(engine::UserId(Uuid::new_v4()), "ada@example.org", "hash".into(), now() - Duration::days(30));
+    user.is_email_verified = true;
+    let user = store
+        .create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now())
+        .expect("account");
+    let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+    World { store, index, user, mail }
+}
+
+/// Embeds every indexed paper (what the background worker does) except those titled in `skip`.
+fn embed_papers(world: &World, model: &embed::Embedder, skip: &[&str]) {
+    let ids = world.index.work_ids_newest_first().expect("ids");
+    let papers: Vec<_> = world.index.papers_by_id(&ids).expect("papers").into_iter().filter(|(_, paper)| !skip.contains(&paper.title.as_str())).collect();
+    let texts: Vec<String> = papers.iter().map(|(_, paper)| embedding_text(paper)).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = model.embed_documents(&refs).expect("embedded");
+    let stored: Vec<(u64, StoredVector)> = papers
+        .iter()
+        .zip(texts.iter().zip(vectors))
+        .map(|((id, _), (text, vector))| (id.get(), StoredVector { model: model.fingerprint().to_owned(), text_hash: text_hash(text), vector }))
+        .collect();
+    world.store.put_paper_vectors(&stored).expect("stored");
+}
+
+#[test]
+fn a_paper_on_the_topic_in_other_words_ranks_above_one_that_only_shares_a_word() {
+    let model = model();
+    let world = world(week());
+    embed_papers(&world, &model, &[]);
+    let semantic = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone()).with_embedder(Arc::clone(&model));
+    assert!(semantic.is_semantic());
+    let digest = semantic.run(&world.user, "CAR-T cell exhaustion", "immediate", now()).expect("digest");
+    let titles: Vec<&str> = digest.papers_data.iter().map(|entry| entry.title.as_str()).collect();
+    assert_eq!(titles.first().copied(), Some(week()[0].title.as_str()), "{:?}", digest.papers_data);
+    let car_t = &digest.papers_data[0];
+    assert!(car_t.relevance_score >= MIN_RELEVANCE, "{car_t:?}");
+    assert!(!titles.iter().any(|title| title.contains("Stellar") || title.contains("Phthalate")), "{titles:?}");
+    if let Some(aquifer) = digest.papers_data.iter().find(|entry| entry.title.contains("aquifers")) {
+        assert!(aquifer.relevance_score < car_t.relevance_score, "{:?}", digest.papers_data);
+    }
+    assert_eq!(digest.searched_as, None, "the topic as typed, nothing added");
+
+    // By its words alone the same week puts the shared word first.
+    let lexical = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone());
+    let mut other = world.user.clone();
+    other.id = engine::UserId(Uuid::new_v4());
+    let by_words = lexical.run(&other, "CAR-T cell exhaustion", "immediate", now()).expect("digest");
+    let car_t_by_words = by_words.papers_data.iter().find(|entry| entry.title == week()[0].title).map(|entry| entry.relevance_score);
+    assert!(car_t_by_words.unwrap_or(0.0) < car_t.relevance_score, "meaning lifts the paper: {:?} vs {car_t:?}", by_words.papers_data);
+}
+
+#[test]
+fn a_week_with_nothing_on_the_topic_sends_nothing_with_a_model() {
+    let model = model();
+    let world = world(week().split_off(2));
+    embed_papers(&world, &model, &[]);
+    let digester = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone()).with_embedder(model);
+    let digest = digester.run(&world.user, "malaria vaccine trials in children", "immediate", now()).expect("digest");
+    assert!(digest.papers_data.is_empty(), "nearest vectors are not relevant papers: {:?}", digest.papers_data);
+}
+
+#[test]
+fn a_paper_without_its_vector_yet_is_ranked_by_its_words() {
+    let model = model();
+    let world = world(week());
+    embed_papers(&world, &model, &["Dysfunction of chimeric antigen receptor T cells during chronic antigen stimulation"]);
+    let digester = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone()).with_embedder(model);
+    let digest = digester.run(&world.user, "chimeric antigen receptor T cells", "immediate", now()).expect("digest");
+    assert_eq!(digest.papers_data.first().map(|entry| entry.title.as_str()), Some(week()[0].title.as_str()), "{:?}", digest.papers_data);
+}
