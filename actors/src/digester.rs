@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use engine::digest::{choose_unsent_positions, score, Candidate, Digest, DigestEntry};
+use engine::digest::{choose_unsent_positions, score, Candidate, Digest, DigestEntry, Widened, ENOUGH_PAPERS, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
@@ -30,8 +30,6 @@ use crate::llm::{Llm, ModelClass};
 use crate::semantic::Semantic;
 use uuid::Uuid;
 
-/// How far back a digest looks for new papers.
-pub const DIGEST_WINDOW_DAYS: i64 = 7;
 /// How many ranked candidates a digest chooses from.
 const CANDIDATES: usize = 100;
 
@@ -182,9 +180,27 @@ impl Digester {
         let sources = self.store.preferences(user.id)?.effective(user.subscription_tier).sources();
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
-        let ranked = self.ranked(term, sources, today, DIGEST_WINDOW_DAYS, llm)?;
         let was_sent = |key: &str| self.store.was_sent(user.id, key).unwrap_or(false);
-        let chosen = choose_unsent_positions(&ranked.scored, was_sent);
+        let mut ranked = self.ranked(term, sources.clone(), today, WINDOW_DAYS, llm)?;
+        let mut chosen = choose_unsent_positions(&ranked.scored, was_sent);
+        let mut widened = None;
+        if digest_type == "immediate" {
+            // The first digest of a topic is never empty when the literature has matches: a
+            // week with too few looks back 30, then 90 days.
+            let this_week = chosen.len();
+            for days in WIDER_WINDOWS_DAYS {
+                if chosen.len() >= ENOUGH_PAPERS {
+                    break;
+                }
+                let wider = self.ranked(term, sources.clone(), today, days, llm)?;
+                let wider_chosen = choose_unsent_positions(&wider.scored, was_sent);
+                // Searched back `days` either way: an empty digest says how far.
+                if wider_chosen.len() > chosen.len() || chosen.is_empty() {
+                    (ranked, chosen) = (wider, wider_chosen);
+                    widened = Some(Widened { days, new_this_week: this_week });
+                }
+            }
+        }
         // Only an empty digest says how many papers it left out as sent before (and every one
         // of them was looked up already, to choose none).
         let sent_before = if chosen.is_empty() { ranked.scored.len() } else { 0 };
@@ -210,6 +226,7 @@ impl Digester {
             status: "sent".to_owned(),
             sent_at: now,
             sent_before,
+            widened,
         };
         let mail = store::DigestMail {
             to: user.email.clone(),
@@ -446,6 +463,7 @@ impl DigestRenderer {
                 term,
                 weekly: digest.digest_type == "weekly",
                 searched_as: digest.searched_as.as_deref(),
+                widened_note: digest.widened.map(|widened| widened.note()).as_deref(),
                 ai_summary: &ai_summary,
                 papers: &mail_papers,
                 empty_reason: empty_reason.as_deref(),
@@ -460,10 +478,11 @@ impl DigestRenderer {
     /// the user's sources whose harvest is failing.
     fn empty_reason(&self, user: &User, digest: &Digest) -> String {
         let term = &digest.search_term;
+        let days = digest.window_days();
         let mut reason = match digest.sent_before {
-            0 => format!("Nothing published in the last {DIGEST_WINDOW_DAYS} days matched \"{term}\" closely enough to send."),
-            1 => format!("The one paper of the last {DIGEST_WINDOW_DAYS} days that matched \"{term}\" was in an earlier digest of yours, so there is nothing new to send."),
-            many => format!("The {many} papers of the last {DIGEST_WINDOW_DAYS} days that matched \"{term}\" were all in your earlier digests, so there is nothing new to send."),
+            0 => format!("Nothing published in the last {days} days matched \"{term}\" closely enough to send."),
+            1 => format!("The one paper of the last {days} days that matched \"{term}\" was in an earlier digest of yours, so there is nothing new to send."),
+            many => format!("The {many} papers of the last {days} days that matched \"{term}\" were all in your earlier digests, so there is nothing new to send."),
         };
         let preferences = self.store.preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
         let failing: Vec<&str> = preferences

@@ -62,6 +62,9 @@ pub struct DigestMail<'a> {
     pub weekly: bool,
     /// The expanded query, shown as "searched as …".
     pub searched_as: Option<&'a str>,
+    /// When an immediate digest looked past the week for papers, what it says first
+    /// (`engine::digest::Widened::note`).
+    pub widened_note: Option<&'a str>,
     /// The "AI Research Summary", one line per point.
     pub ai_summary: &'a [String],
     pub papers: &'a [DigestPaper],
@@ -85,6 +88,10 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     let mut html = format!(r#"<h1 style="font-size:20px;margin:0 0 8px">{heading} “{}”</h1>"#, escape_html(digest.term));
     if let Some(expanded) = digest.searched_as {
         html.push_str(&format!(r#"<p style="margin:0 0 16px;font-size:13px;color:#475569">Searched as: {}</p>"#, escape_html(expanded)));
+    }
+    if let Some(note) = digest.widened_note.filter(|_| count > 0) {
+        text.push_str(&format!("\n{note}\n"));
+        html.push_str(&format!(r#"<p style="margin:0 0 16px;line-height:1.5;font-weight:600">{}</p>"#, escape_html(note)));
     }
     if let Some(reason) = digest.empty_reason.filter(|_| count == 0) {
         text.push_str(&format!("\n{reason}\n"));
@@ -371,6 +378,7 @@ mod tests {
             term: "SARS-CoV-2 immunity",
             weekly: true,
             searched_as: Some("sar, cov, immun, antibodi"),
+            widened_note: None,
             ai_summary: &summary,
             papers: &papers,
             empty_reason: None,

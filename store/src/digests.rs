@@ -52,6 +52,8 @@ struct StoredDigest {
     sent_at: DateTime<Utc>,
     #[serde(default)]
     sent_before: usize,
+    #[serde(default)]
+    widened: Option<engine::digest::Widened>,
 }
 
 /// What the weekly schedule needs to know of a user's digests.
@@ -117,6 +119,7 @@ impl Store {
             status: digest.status.clone(),
             sent_at: digest.sent_at,
             sent_before: digest.sent_before,
+            widened: digest.widened,
         };
         // A paper is remembered by its first dedup key: later versions of the same work keep it
         // (merging a work's records accumulates their ids), and a candidate is checked by every
@@ -182,6 +185,7 @@ impl Store {
             status: stored.status,
             sent_at: stored.sent_at,
             sent_before: stored.sent_before,
+            widened: stored.widened,
         })
     }
 

@@ -147,3 +147,42 @@ fn a_paper_without_its_vector_yet_is_ranked_by_its_words() {
     let digest = digester.run(&world.user, "chimeric antigen receptor T cells", "immediate", now()).expect("digest");
     assert_eq!(digest.papers_data.first().map(|entry| entry.title.as_str()), Some(week()[0].title.as_str()), "{:?}", digest.papers_data);
 }
+
+fn aged(mut paper: Paper, days: i64) -> Paper {
+    paper.entered = Some(now().date_naive() - Duration::days(days));
+    paper
+}
+
+#[test]
+fn a_first_digest_of_a_quiet_week_looks_back_30_then_90_days_and_says_so_while_weekly_ones_stay_new() {
+    let papers = vec![
+        aged(paper("10.1000/p1", "Phthalate exposure raises liver enzymes in rats", "Diethylhexyl phthalate and hepatic toxicity in rats."), 20),
+        aged(paper("10.1000/p2", "Liver toxicity of phthalate plasticizers", "Phthalate plasticizers damage hepatocytes in a dose-dependent way."), 25),
+        aged(paper("10.1000/p3", "Phthalates and the liver: a review", "We review hepatic effects of phthalate exposure in animals and people."), 60),
+        aged(paper("10.1000/p4", "Stellar winds of massive stars", "Mass-loss rates of O-type stars at low metallicity."), 1),
+    ];
+    let world = world(papers);
+    let digester = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone());
+    let digest = digester.run(&world.user, "phthalate liver toxicity", "immediate", now()).expect("digest");
+    let widened = digest.widened.expect("widened");
+    assert_eq!((widened.days, widened.new_this_week), (30, 0));
+    assert_eq!(widened.note(), "Nothing new this week; the most relevant from the last 30 days.");
+    assert_eq!(digest.papers_data.len(), 2, "{:?}", digest.papers_data);
+    let mail = digester.render(&world.user, "ada@example.org", &digest).expect("mail");
+    assert!(mail.text.contains("Nothing new this week; the most relevant from the last 30 days."), "{}", mail.text);
+    assert!(mail.html.contains("Nothing new this week; the most relevant from the last 30 days."));
+
+    // Another topic reaches back 90 days for its one paper; a weekly digest stays the week's.
+    let review = digester.run(&world.user, "hepatic effects of phthalates review", "immediate", now()).expect("digest");
+    assert_eq!(review.widened.map(|widened| widened.days), Some(90), "{:?}", review.papers_data);
+    assert!(review.papers_data.iter().any(|entry| entry.title == "Phthalates and the liver: a review"), "{:?}", review.papers_data);
+    let weekly = digester.run(&world.user, "phthalate liver toxicity", "weekly", now()).expect("digest");
+    assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
+
+    // Nothing on the topic in 90 days: an empty digest that says how far it looked.
+    let nothing = digester.run(&world.user, "malaria vaccine", "immediate", now()).expect("digest");
+    assert!(nothing.papers_data.is_empty());
+    let mail = digester.render(&world.user, "ada@example.org", &nothing).expect("mail");
+    assert!(mail.text.contains("Nothing published in the last 90 days matched \"malaria vaccine\""), "{}", mail.text);
+    assert!(!mail.text.contains("Nothing new this week"), "{}", mail.text);
+}
