@@ -376,6 +376,8 @@ mod tests {
             status: "sent".into(),
             sent_at,
             sent_before: 0,
+            // Kept and read back like every other field.
+            widened: Some(engine::digest::Widened { days: 30, new_this_week: 1 }),
         }
     }
 
