@@ -9,7 +9,7 @@ import { Dialog } from "@/components/ui/Dialog";
 import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import { toast } from "@/state/toast";
-import { digestPapers, resendDigest, type DigestPaper, type EmailDigest } from "./api";
+import { digestPapers, resendDigest, widenedNote, type DigestPaper, type EmailDigest } from "./api";
 
 const SOURCE_LABELS: Record<string, string> = { pubmed: "PubMed", arxiv: "arXiv", biorxiv: "bioRxiv", medrxiv: "medRxiv" };
 const SOURCE_ORDER = ["pubmed", "arxiv", "biorxiv", "medrxiv"];
@@ -36,6 +36,7 @@ export interface DigestDialogProps {
 
 export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDialogProps) {
   const papers = digestPapers(digest);
+  const note = widenedNote(digest.widened);
   const summaryLines = (digest.aiSummary ?? "")
     .split("\n")
     .map((line) => line.replace(/^\s*(?:[-*•]\s+)?/, "").trim())
@@ -62,6 +63,12 @@ export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDial
             <p className="text-sm text-slate-500">No summary was written for this digest.</p>
           )}
         </Section>
+
+        {note && papers.length > 0 ? (
+          <p className="rounded-lg bg-sky-50 p-4 text-sm font-medium text-sky-900" role="note">
+            {note}
+          </p>
+        ) : null}
 
         {papers.length === 0 ? (
           <p className="rounded-lg bg-slate-50 p-4 text-sm text-slate-600">{MSG_NO_PAPERS}</p>

@@ -4,7 +4,7 @@ import { trackEvent } from "@/lib/analytics";
 import type { CurrentUser } from "@/state/session";
 import { Toaster } from "@/components/ui/Toaster";
 import { callsTo, held, latestToast, polyfillBrowserApis, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
-import type { DigestPaper, EmailDigest } from "./api";
+import { widenedNote, type DigestPaper, type EmailDigest } from "./api";
 import { RecentDigestsCard } from "./RecentDigestsCard";
 import { loadDigests, resetDashboard } from "./store";
 
@@ -227,6 +227,21 @@ describe("RecentDigestsCard", () => {
     expect(within(dialog).queryByRole("article")).not.toBeInTheDocument();
     expect(statistic(dialog, "Papers found")).toBe("0");
     expect(statistic(dialog, "Average relevance")).toBe("—");
+  });
+
+  it("a digest that looked past a quiet week says so first; a week's digest does not", async () => {
+    const { user } = await showCard({ status: 200, body: [digest({ widened: { days: 30, newThisWeek: 0 } })] });
+    const dialog = await openDigest(user, "CRISPR base editing");
+    expect(within(dialog).getByRole("note")).toHaveTextContent("Nothing new this week; the most relevant from the last 30 days.");
+    expect(widenedNote({ days: 90, newThisWeek: 2 })).toBe("Only 2 new papers this week; with them, the most relevant from the last 90 days.");
+    expect(widenedNote({ days: 30, newThisWeek: 1 })).toBe("Only one new paper this week; with it, the most relevant from the last 30 days.");
+    expect(widenedNote(null)).toBeNull();
+  });
+
+  it("a week's digest has no note about the window", async () => {
+    const { user } = await showCard({ status: 200, body: [digest({ widened: null })] });
+    const dialog = await openDigest(user, "CRISPR base editing");
+    expect(within(dialog).queryByRole("note")).not.toBeInTheDocument();
   });
 
   it("omits 'searched as' when the digest has none", async () => {

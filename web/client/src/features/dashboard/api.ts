@@ -71,12 +71,23 @@ export interface EmailDigest {
   searchTerm: string;
   /** The expanded query the papers were found with. */
   searchedAs?: string | null;
+  /** An immediate digest whose week had too few papers looked further back (30 or 90 days). */
+  widened?: { days: number; newThisWeek: number } | null;
   /** Line-separated. */
   aiSummary: string | null;
   sentAt: string;
   subject?: string;
   content?: string;
   status?: string;
+}
+
+/** What a widened digest says first (the same words as its mail). */
+export function widenedNote(widened: EmailDigest["widened"]): string | null {
+  if (!widened) return null;
+  const { days, newThisWeek } = widened;
+  if (newThisWeek === 0) return `Nothing new this week; the most relevant from the last ${days} days.`;
+  if (newThisWeek === 1) return `Only one new paper this week; with it, the most relevant from the last ${days} days.`;
+  return `Only ${newThisWeek} new papers this week; with them, the most relevant from the last ${days} days.`;
 }
 
 /** The papers of a digest, whichever form `papersData` came in; unreadable data is no papers. */
