@@ -1,4 +1,5 @@
-//! The mailer against real peers: maildev over SMTP, the outbox on disk, and a closed port.
+//! The actors against real peers: the mailer with maildev over SMTP, the outbox on disk and a
+//! closed port; harvests on the replay server; the vectorizer with the real embedding model.
 
 #[path = "../../../tools/testing/maildev.rs"]
 mod maildev;
@@ -7,6 +8,7 @@ mod replay;
 mod harvest;
 mod llm;
 mod sources;
+mod vectors;
 
 use std::time::{Duration, Instant};
 
