@@ -141,6 +141,8 @@ struct Pass {
     /// Works with a vector of the current model, and works waiting for one.
     embedded: u64,
     waiting: u64,
+    /// Papers this pass embedded.
+    embedded_now: u64,
 }
 
 /// A work to embed: the text it is embedded from now, and that text's hash.
@@ -197,7 +199,7 @@ impl Vectorizer {
         }
         let waiting = ids.len() as u64 - embedded;
         tracing::debug!(generation, works = ids.len(), embedded, waiting, "embedding pass begins");
-        Ok(Pass { generation, ids, looked_at: 0, stale: VecDeque::new(), embedded, waiting })
+        Ok(Pass { generation, ids, looked_at: 0, stale: VecDeque::new(), embedded, waiting, embedded_now: 0 })
     }
 
     /// Removes the vectors of works the index no longer holds (merged into an older work).
@@ -226,6 +228,7 @@ impl Vectorizer {
             let count = batch.len() as u64;
             pass.embedded += count;
             pass.waiting = pass.waiting.saturating_sub(count);
+            pass.embedded_now += count;
             self.board.update(ACTOR_NAME, |status| {
                 status.processed_total += count;
                 status.last_success_at = Some(Utc::now());
@@ -304,7 +307,9 @@ impl Vectorizer {
     }
 
     fn finish_pass(&mut self, pass: Pass) {
-        tracing::debug!(generation = pass.generation, works = pass.ids.len(), "every paper is embedded");
+        if pass.embedded_now > 0 {
+            tracing::info!(papers = pass.embedded_now, works = pass.ids.len(), "papers embedded; every paper has its vector");
+        }
         self.finished_generation = Some(pass.generation);
         self.failures_in_a_row = 0;
         self.retry_at = None;
