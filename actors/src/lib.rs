@@ -16,6 +16,11 @@
 //!     indexer -- "upsert + commit" --> tantivy[(paper index)]
 //!     harvester -- "HarvestState after every day" --> harvest_state[(sled harvest_state)]
 //!     harvester & indexer -- status --> board
+//!     check[interval 10 s] -. "CheckIndex (no outside sender)" .-> vectorizer["Vectorizer (own thread)"]
+//!     vectorizer -- "new commits: works newest first, papers by id" --> tantivy
+//!     vectorizer -- "EmbedNextBatch to itself: ≤ 32 papers a step" --> model((embedding model, every core))
+//!     vectorizer -- "vectors, one batch a write" --> paper_vectors[(sled paper_vectors)]
+//!     vectorizer -- status --> board
 //!     sched[Scheduler, every 5 min] -- "Weekly(user) for each due user" --> users["UserActor ×N (one per user with work)"]
 //!     web -- "Immediate(user, term)" --> users
 //!     users -- "blocking pool, ≤ one per core" --> digester[Digester] -- "digest + sent papers + mail ref, one transaction" --> db
@@ -34,8 +39,12 @@
 //! Architecture invariant: exactly one actor (the [`Indexer`]) writes the paper index; a
 //! harvest run is a task of its own, so an error or panic in one source's run ends that run
 //! only.
+//!
+//! Architecture invariant: exactly one actor (the [`Vectorizer`]) writes paper vectors, each
+//! paper embedded once per model and text, on a thread of its own, one batch per message.
 
 pub mod digester;
+pub mod embedder;
 mod error;
 pub mod harvester;
 pub mod indexer;
@@ -49,6 +58,7 @@ pub mod status;
 pub mod users;
 
 pub use digester::{DigestError, DigestRenderer, Digester};
+pub use embedder::{CheckIndex, Vectorizer, VectorizerConfig, VectorizerError};
 pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};

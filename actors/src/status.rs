@@ -16,8 +16,12 @@ pub struct ActorStatus {
     pub restarts: u32,
     /// Working now (a harvester in the middle of a run).
     pub busy: bool,
-    /// Work waiting for the actor (queued mail for the mailer).
+    /// Work waiting for the actor (queued mail for the mailer, papers without a current vector
+    /// for the vectorizer).
     pub queue_depth: u64,
+    /// Results the actor keeps up to date that are so now (papers with a vector of the current
+    /// model, for the vectorizer).
+    pub up_to_date: u64,
     /// Units of work done since start (mails handed over, records purged).
     pub processed_total: u64,
     /// Units of work that failed since start.

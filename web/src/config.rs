@@ -163,6 +163,11 @@ pub struct ServeArgs {
     /// [default: 8].
     #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
     pub digest_hour: Option<u32>,
+    /// Folder of the sentence-embedding model (sentence-transformers layout); one that does not
+    /// load stops the start [default: DATA_DIR/models/all-minilm-l6-v2 if present, else none:
+    /// lexical ranking].
+    #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
+    pub embed_model_dir: Option<PathBuf>,
     /// Sign-in attempts per client and email [default: 10/15m].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
     pub rate_limit_login: Option<String>,
@@ -213,6 +218,7 @@ pub struct FileConfig {
     pub sources: Option<FileSources>,
     pub harvest: Option<FileHarvest>,
     pub digest_hour: Option<u32>,
+    pub embed_model_dir: Option<PathBuf>,
     pub llm: Option<FileLlm>,
     pub stripe: Option<FileStripe>,
 }
@@ -420,6 +426,9 @@ pub struct Settings {
     pub harvest: HarvestSettings,
     /// Hour of the UTC day weekly digests start on each delivery day.
     pub digest_hour: u32,
+    /// The sentence-embedding model's folder as configured; none: the default folder if it
+    /// exists (see [`Settings::embed_model`]).
+    pub embed_model_dir: Option<PathBuf>,
     /// The chat-completions endpoint for expansion and summaries; none: local ones only.
     pub llm: Option<actors::LlmConfig>,
     /// None: billing is off, and plans are set by the operator.
@@ -471,6 +480,32 @@ impl Settings {
     pub fn is_admin_email(&self, email: &str) -> bool {
         self.admin_emails.iter().any(|admin| admin == email)
     }
+
+    /// Where the sentence-embedding model is to be loaded from: the configured folder, else the
+    /// default one under the data directory when `default_exists` says it is there (the caller
+    /// looks), else none and ranking is lexical.
+    pub fn embed_model(&self, default_exists: impl FnOnce(&Path) -> bool) -> EmbedModel {
+        if let Some(dir) = &self.embed_model_dir {
+            return EmbedModel::Configured(dir.clone());
+        }
+        let default = crate::model::default_model_dir(&self.data_dir);
+        if default_exists(&default) {
+            EmbedModel::Default(default)
+        } else {
+            EmbedModel::None { looked_in: default }
+        }
+    }
+}
+
+/// Where `serve`'s sentence-embedding model comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedModel {
+    /// Set with `PAPERTIDE_EMBED_MODEL_DIR`.
+    Configured(PathBuf),
+    /// Not set, and `papertide model fetch` put the default model in the data directory.
+    Default(PathBuf),
+    /// Not set, and the default folder is not there.
+    None { looked_in: PathBuf },
 }
 
 /// Reads the configuration file named by `common.config`, if any.
@@ -549,6 +584,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     )?;
     let llm = resolve_llm(&serve.llm, file.llm.clone().unwrap_or_default())?;
     let stripe = resolve_stripe(&serve.stripe, file.stripe.clone().unwrap_or_default())?;
+    // An empty value is no value, so an empty variable can switch a file's folder off.
+    let embed_model_dir = serve.embed_model_dir.clone().or(file.embed_model_dir).filter(|dir| !dir.as_os_str().is_empty());
     let digest_hour = serve.digest_hour.or(file.digest_hour).unwrap_or(DEFAULT_DIGEST_HOUR);
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
@@ -557,6 +594,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         sources,
         harvest,
         digest_hour,
+        embed_model_dir,
         bind,
         data_dir,
         public_url,
@@ -984,6 +1022,34 @@ mod tests {
     }
 
     #[test]
+    fn the_embedding_model_is_the_configured_folder_else_the_fetched_default_else_none() -> anyhow::Result<()> {
+        let common = CommonArgs { config: None, data_dir: Some(PathBuf::from("/srv/papertide")) };
+        let default = PathBuf::from("/srv/papertide/models/all-minilm-l6-v2");
+        let unset = resolve(FileConfig::default(), &common, &ServeArgs::default())?;
+        assert_eq!(unset.embed_model_dir, None);
+        assert_eq!(unset.embed_model(|dir| dir == default), EmbedModel::Default(default.clone()), "fetched: used");
+        assert_eq!(unset.embed_model(|_| false), EmbedModel::None { looked_in: default.clone() }, "not fetched: lexical ranking");
+
+        let file: FileConfig = toml::from_str("embed_model_dir = \"/models/from-file\"\n")?;
+        let from_file = resolve(file.clone(), &common, &ServeArgs::default())?;
+        assert_eq!(from_file.embed_model(|_| true), EmbedModel::Configured(PathBuf::from("/models/from-file")), "configured: used, looked or not");
+        let flag = ServeArgs { embed_model_dir: Some(PathBuf::from("/models/from-flag")), ..ServeArgs::default() };
+        assert_eq!(resolve(file.clone(), &common, &flag)?.embed_model_dir, Some(PathBuf::from("/models/from-flag")), "the flag wins");
+        let blank = ServeArgs { embed_model_dir: Some(PathBuf::new()), ..ServeArgs::default() };
+        assert_eq!(resolve(file, &common, &blank)?.embed_model_dir, None, "an empty variable switches the file's folder off");
+        Ok(())
+    }
+
+    #[test]
+    fn the_embedding_model_folder_is_read_from_its_environment_variable() {
+        use clap::Args as _;
+        let command = ServeArgs::augment_args(clap::Command::new("serve"));
+        let argument = command.get_arguments().find(|arg| arg.get_id() == "embed_model_dir");
+        assert_eq!(argument.and_then(|arg| arg.get_env()), Some(std::ffi::OsStr::new("PAPERTIDE_EMBED_MODEL_DIR")));
+        assert_eq!(argument.and_then(|arg| arg.get_long()), Some("embed-model-dir"));
+    }
+
+    #[test]
     fn rates_parse() -> anyhow::Result<()> {
         assert_eq!(Rate::parse("5/1h")?, Rate { max: 5, window: Duration::from_secs(3600) });
         assert_eq!(Rate::parse("20/s")?, Rate { max: 20, window: Duration::from_secs(1) });
@@ -1031,6 +1097,7 @@ mod tests {
             }),
             harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
             digest_hour: Some(0),
+            embed_model_dir: Some(PathBuf::new()),
             llm: Some(FileLlm {
                 url: Some(String::new()),
                 api_key: Some(String::new()),

@@ -65,6 +65,26 @@ fn llm_status(state: &AppState) -> Value {
     })
 }
 
+/// The sentence-embedding model: its name, the start of its weights' fingerprint and how far the
+/// vectorizer got; `model: null` and lexical ranking when none is loaded. Nothing in it is any
+/// user's.
+fn embeddings_status(state: &AppState) -> Value {
+    let Some(model) = &state.embedding else {
+        return json!({ "model": null, "ranking": "lexical" });
+    };
+    let vectorizer = state.board.get(actors::embedder::ACTOR_NAME).unwrap_or_default();
+    let fingerprint = model.embedder.fingerprint();
+    json!({
+        "model": model.name,
+        "fingerprint": fingerprint.get(..FINGERPRINT_SHOWN).unwrap_or(fingerprint),
+        "papersEmbedded": vectorizer.up_to_date,
+        "papersWaiting": vectorizer.queue_depth,
+    })
+}
+
+/// The hex digits of the model's fingerprint `/healthz` shows: enough to tell models apart.
+const FINGERPRINT_SHOWN: usize = 16;
+
 /// `GET /healthz`: 200 with the state of the database and every actor; 503 when the database
 /// cannot be read.
 pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
@@ -82,6 +102,7 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
         },
         "index": { "papers": state.index.paper_count().ok() },
         "llm": llm_status(&state),
+        "embeddings": embeddings_status(&state),
         "sources": harvest_states(&state)
             .iter()
             .map(|(source, harvest)| (source.as_str().to_owned(), source_status(&state, *source, harvest)))
@@ -110,6 +131,13 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
 
     gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
+    let vectorizer = state.board.get(actors::embedder::ACTOR_NAME).unwrap_or_default();
+    gauge("papertide_papers_embedded", "Papers with a vector of the embedding model (0 without a model).", vectorizer.up_to_date);
+    gauge(
+        "papertide_papers_waiting_for_embedding",
+        "Papers without a vector of the embedding model, or with one of an older text (0 without a model).",
+        vectorizer.queue_depth,
+    );
 
     let hashing = state.hasher.stats();
     gauge("papertide_password_hash_workers", "Threads that hash passwords (at most this many hashes run at once).", hashing.workers as u64);

@@ -7,7 +7,10 @@ use std::time::Duration;
 use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
-use actors::{Digester, Indexer, Llm, ModelClass, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
+use actors::{
+    Digester, Indexer, Janitor, Llm, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard, Vectorizer,
+    VectorizerConfig,
+};
 use anyhow::Context;
 use index::PaperIndex;
 use store::Store;
@@ -28,12 +31,17 @@ pub struct Started {
     pub state: AppState,
     /// The index writer's thread; stopping it releases the index.
     pub indexer_thread: Arbiter,
+    /// The vectorizer's thread, when there is an embedding model; stopping it stops embedding
+    /// after the batch under way.
+    pub vectorizer_thread: Option<Arbiter>,
 }
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
 pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     std::fs::create_dir_all(&settings.data_dir)
         .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
+    // Loaded first: a model folder that does not load stops the start before anything is opened.
+    let embedding = crate::model::load_for_serve(&settings)?;
     let store = Store::open(&settings.database_dir())?;
     let board = StatusBoard::default();
 
@@ -48,6 +56,8 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let from = actors::mailer::parse_mailbox(&settings.mail_from)
         .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
     let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
+    // The digester ranks lexically; the loaded model (`embedding`) is kept in the app state
+    // beside it, and the `Vectorizer` below embeds every paper with it.
     let mut digester = Digester::new(store.clone(), index.clone(), crate::state::mail_context(&settings));
     if let Some(config) = &settings.llm {
         let llm = Llm::new(config.clone()).context("starting the LLM client")?;
@@ -64,8 +74,12 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
     let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
     crate::harvest::start_harvesters(&settings.sources, &settings.harvest, &store, &indexer, &board)?;
+    let vectorizer_thread = embedding.as_ref().map(|model| {
+        let vectorizer = Vectorizer::new(model.embedder.clone(), index.clone(), store.clone(), board.clone(), VectorizerConfig::default());
+        vectorizer.start_in_own_thread().1
+    });
 
-    let state = AppState::new(settings.clone(), store, mailer, index, indexer, digester, board);
+    let state = AppState::new(settings.clone(), store, mailer, index, indexer, digester, board).with_embedding(embedding);
     let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
     Scheduler::new(state.store.clone(), state.users.clone(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();
@@ -75,7 +89,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         .bind(settings.bind)
         .with_context(|| format!("listening on {}", settings.bind))?;
     let address = http.addrs().first().copied().context("the server has no address")?;
-    Ok(Started { server: http.run(), address, state, indexer_thread })
+    Ok(Started { server: http.run(), address, state, indexer_thread, vectorizer_thread })
 }
 
 /// `papertide serve`: runs until SIGINT or SIGTERM, then flushes the database.
@@ -91,16 +105,21 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
     };
     let started = start(settings, workers)?;
+    let embeddings = started.state.embedding.as_ref().map_or_else(|| "none: lexical ranking".to_owned(), |model| model.name.clone());
     tracing::info!(
         address = %started.address,
         public_url = %started.state.settings.public_base(),
         data_dir = %started.state.settings.data_dir.display(),
         %mail,
         %harvest,
+        %embeddings,
         client,
         "papertide is listening"
     );
     started.server.await.context("serving HTTP")?;
+    if let Some(vectorizer_thread) = &started.vectorizer_thread {
+        vectorizer_thread.stop();
+    }
     started.indexer_thread.stop();
     started.state.store.flush_async().await.context("flushing the database")?;
     tracing::info!("stopped; database flushed");

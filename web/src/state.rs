@@ -11,6 +11,7 @@ use store::Store;
 
 use crate::auth::password::PasswordHasher;
 use crate::config::Settings;
+use crate::model::EmbeddingModel;
 use crate::security::RateLimiter;
 
 #[derive(Clone)]
@@ -23,6 +24,9 @@ pub struct AppState {
     pub indexer: Addr<Indexer>,
     /// Builds digests (immediate searches and test mail).
     pub digester: Digester,
+    /// The sentence-embedding model, when one is loaded (its vectorizer embeds every paper);
+    /// none: ranking is lexical.
+    pub embedding: Option<EmbeddingModel>,
     /// One actor per user with digest work in flight.
     pub users: UserActors,
     pub board: StatusBoard,
@@ -54,6 +58,7 @@ impl AppState {
             index,
             indexer,
             digester,
+            embedding: None,
             users,
             board,
             limiter: RateLimiter::default(),
@@ -61,6 +66,12 @@ impl AppState {
             started_at: Instant::now(),
             billing: settings_billing,
         }
+    }
+
+    /// The state with the sentence-embedding model `serve` loaded (none: ranking is lexical).
+    pub fn with_embedding(mut self, embedding: Option<EmbeddingModel>) -> AppState {
+        self.embedding = embedding;
+        self
     }
 
     pub fn mail_context(&self) -> MailContext {

@@ -1,4 +1,5 @@
-//! The mailer against real peers: maildev over SMTP, the outbox on disk, and a closed port.
+//! The actors against real peers: the mailer with maildev over SMTP, the outbox on disk and a
+//! closed port; harvests on the replay server; the vectorizer with the real embedding model.
 
 #[path = "../../../tools/testing/maildev.rs"]
 mod maildev;
@@ -8,6 +9,7 @@ mod harvest;
 mod llm;
 mod semantic;
 mod sources;
+mod vectors;
 
 use std::time::{Duration, Instant};
 

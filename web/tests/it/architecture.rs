@@ -11,9 +11,10 @@ fn allowed_edges() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
         ("engine", BTreeSet::new()),
         ("store", BTreeSet::from(["engine"])),
         ("index", BTreeSet::from(["engine"])),
-        ("actors", BTreeSet::from(["engine", "store", "index"])),
-        ("web", BTreeSet::from(["engine", "store", "index", "actors"])),
-        ("bench", BTreeSet::from(["engine", "store", "index", "actors", "web"])),
+        ("embed", BTreeSet::new()),
+        ("actors", BTreeSet::from(["engine", "store", "index", "embed"])),
+        ("web", BTreeSet::from(["engine", "store", "index", "embed", "actors"])),
+        ("bench", BTreeSet::from(["engine", "store", "index", "embed", "actors", "web"])),
     ])
 }
 

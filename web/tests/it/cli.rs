@@ -200,3 +200,59 @@ fn serve_refuses_to_start_with_half_configured_billing() {
     );
     assert!(!data_dir.path().join("db").exists(), "nothing was written");
 }
+
+#[test]
+fn serve_refuses_to_start_with_an_embedding_model_that_does_not_load() {
+    let serve = |data_dir: &Path, extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_papertide"))
+            .env("PAPERTIDE_HARVEST_SOURCES", "none")
+            .args(["--data-dir", &data_dir.display().to_string(), "serve", "--bind", "127.0.0.1:0"])
+            .args(extra)
+            .output()
+            .expect("papertide runs");
+        assert!(!output.status.success(), "it must not start");
+        text(&output.stderr)
+    };
+
+    let data_dir = tempfile::tempdir().expect("data directory");
+    let empty = data_dir.path().join("not-a-model");
+    std::fs::create_dir(&empty).expect("a folder");
+    let error = serve(data_dir.path(), &["--embed-model-dir", &empty.display().to_string()]);
+    assert!(error.contains(&format!("the embedding model in {} does not load; fix the folder, or unset PAPERTIDE_EMBED_MODEL_DIR", empty.display())), "{error}");
+    assert!(error.contains("has no config.json"), "the cause is named: {error}");
+    assert!(!data_dir.path().join("db").exists(), "nothing was written");
+
+    let fetched_badly = data_dir.path().join("models").join("all-minilm-l6-v2");
+    std::fs::create_dir_all(&fetched_badly).expect("a folder");
+    let error = serve(data_dir.path(), &[]);
+    assert!(error.contains("does not load; run `papertide model fetch` to fetch it again, or remove the folder to rank lexically"), "{error}");
+}
+
+/// `papertide model fetch` puts the model in DATA_DIR/models/all-minilm-l6-v2 (here: a link to
+/// the test model), where `serve` finds it with nothing configured.
+#[actix_web::test]
+async fn serve_embeds_with_the_model_fetched_into_the_data_directory() {
+    let model_dir = std::env::var("PAPERTIDE_TEST_EMBED_MODEL_DIR").expect("PAPERTIDE_TEST_EMBED_MODEL_DIR names the fetched model");
+    let data_dir = tempfile::tempdir().expect("data directory");
+    std::fs::create_dir(data_dir.path().join("models")).expect("models folder");
+    std::os::unix::fs::symlink(&model_dir, web::model::default_model_dir(data_dir.path())).expect("linked");
+    let port = crate::common::free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .args(["--data-dir", &data_dir.path().display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
+        .env("PAPERTIDE_LOG", "warn")
+        .env("PAPERTIDE_HARVEST_SOURCES", "none")
+        .spawn()
+        .expect("papertide starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let health = loop {
+        if let Ok(answer) = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await {
+            break answer.json::<serde_json::Value>().await.expect("JSON");
+        }
+        assert!(std::time::Instant::now() < deadline, "nothing listens on {port}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    server.kill().expect("stop");
+    server.wait().expect("reaped");
+    assert_eq!(health["embeddings"]["model"], "all-minilm-l6-v2", "{health}");
+    assert_eq!(health["embeddings"]["papersWaiting"], 0, "an empty index waits for nothing");
+}

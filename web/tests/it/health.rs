@@ -38,3 +38,47 @@ async fn metrics_are_prometheus_text() {
     assert!(text.contains("papertide_mail_queue_depth 0"));
     assert!(text.contains("papertide_actor_processed_total{actor=\"mailer\"} 1"), "{text}");
 }
+
+#[actix_web::test]
+async fn without_an_embedding_model_healthz_says_ranking_is_lexical() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let health = client.get("/healthz").await;
+    assert_eq!(health.status, 200);
+    assert_eq!(health.body["embeddings"], serde_json::json!({ "model": null, "ranking": "lexical" }));
+    assert!(health.body["actors"].get("vectorizer").is_none(), "nothing embeds: {}", health.body["actors"]);
+    let metrics = client.get("/metrics").await;
+    let text = metrics.body.as_str().expect("text body");
+    assert!(text.contains("\npapertide_papers_embedded 0\n"), "{text}");
+    assert!(text.contains("\npapertide_papers_waiting_for_embedding 0\n"), "{text}");
+}
+
+/// Anyone may read `/healthz`: the model's name and fingerprint and the paper counts are no
+/// user's data.
+#[actix_web::test]
+async fn with_an_embedding_model_healthz_and_metrics_report_it_and_the_papers_embedded() {
+    let server = TestServer::start_with_embedding_model().await;
+    let papers = server.index_recorded_papers().await as u64;
+    let anonymous = server.client();
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let embeddings = loop {
+        let health = anonymous.get("/healthz").await;
+        assert_eq!(health.status, 200);
+        let embeddings = health.body["embeddings"].clone();
+        if embeddings["papersEmbedded"] == papers && embeddings["papersWaiting"] == 0 {
+            break embeddings;
+        }
+        assert!(std::time::Instant::now() < deadline, "the recorded papers were not embedded: {embeddings}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(embeddings["model"], "all-minilm-l6-v2");
+    assert_eq!(embeddings["fingerprint"], embed::package::WEIGHTS_SHA256[..16]);
+    assert_eq!(embeddings.as_object().map(|fields| fields.len()), Some(4), "{embeddings}");
+
+    let text = anonymous.get("/metrics").await.body.as_str().map(str::to_owned).expect("text body");
+    assert!(text.contains(&format!("# TYPE papertide_papers_embedded gauge\npapertide_papers_embedded {papers}\n")), "{text}");
+    assert!(text.contains("\npapertide_papers_waiting_for_embedding 0\n"), "{text}");
+    let vectorizer = &anonymous.get("/healthz").await.body["actors"]["vectorizer"];
+    assert_eq!((vectorizer["processedTotal"].as_u64(), vectorizer["failedTotal"].as_u64()), (Some(papers), Some(0)), "{vectorizer}");
+}

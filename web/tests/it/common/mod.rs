@@ -30,6 +30,8 @@ pub struct TestServer {
     pub state: AppState,
     pub data_dir: TempDir,
     handle: ServerHandle,
+    /// Stopped with the server, so no test's embedding outlives it.
+    vectorizer_thread: Option<actix::Arbiter>,
 }
 
 impl TestServer {
@@ -62,7 +64,20 @@ impl TestServer {
         let started = web::server::start(settings, 1).expect("server starts");
         let handle = started.server.handle();
         actix_web::rt::spawn(started.server);
-        TestServer { base: format!("http://{}", started.address), state: started.state, data_dir, handle }
+        TestServer {
+            base: format!("http://{}", started.address),
+            state: started.state,
+            data_dir,
+            handle,
+            vectorizer_thread: started.vectorizer_thread,
+        }
+    }
+
+    /// A server that embeds papers with the real model (all-MiniLM-L6-v2 from
+    /// `PAPERTIDE_TEST_EMBED_MODEL_DIR`).
+    pub async fn start_with_embedding_model() -> TestServer {
+        let model_dir = std::env::var("PAPERTIDE_TEST_EMBED_MODEL_DIR").expect("PAPERTIDE_TEST_EMBED_MODEL_DIR names the fetched model");
+        TestServer::start_with(|serve| serve.embed_model_dir = Some(PathBuf::from(model_dir))).await
     }
 
     pub fn client(&self) -> Client {
@@ -193,6 +208,9 @@ impl TestServer {
 impl Drop for TestServer {
     fn drop(&mut self) {
         drop(self.handle.stop(false));
+        if let Some(vectorizer_thread) = &self.vectorizer_thread {
+            vectorizer_thread.stop();
+        }
     }
 }
 
