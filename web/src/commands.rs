@@ -87,7 +87,11 @@ fn yes_no(value: bool) -> &'static str {
 pub async fn run_weekly(settings: &crate::config::Settings, at: chrono::DateTime<chrono::Utc>, out: &mut impl Write) -> anyhow::Result<()> {
     let store = Store::open(&settings.database_dir()).context("opening the database (is papertide serve running?)")?;
     let index = index::PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
-    let digester = actors::Digester::new(store.clone(), index, crate::state::mail_context(settings));
+    // Ranked as the service ranks: by meaning as well, with the vectors its `Vectorizer` made.
+    let mut digester = actors::Digester::new(store.clone(), index, crate::state::mail_context(settings));
+    if let Some(model) = crate::model::load_for_serve(settings)? {
+        digester = digester.with_embedder(model.embedder);
+    }
     let users = actors::UserActors::new(store.clone(), digester, crate::state::mail_context(settings), actors::UserActors::default_workers());
     let sent = actors::scheduler::serve_due_users(&store, &users, at, settings.digest_hour).await.map_err(anyhow::Error::msg)?;
     store.flush_async().await?;

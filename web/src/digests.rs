@@ -99,10 +99,13 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     };
     state.poke_mailer();
     let papers = digest.papers_data.len();
-    let message = if papers == 0 {
-        "Nothing published in the last week was relevant enough to send; your digest says so, and the search runs again every week."
-    } else {
-        "Your digest is on its way."
+    let message = match (papers, digest.widened) {
+        (0, _) => format!(
+            "Nothing published in the last {} days was relevant enough to send; your digest says so, and the search runs again every week.",
+            digest.window_days()
+        ),
+        (_, Some(widened)) => format!("{} Your digest is on its way.", widened.note()),
+        (_, None) => "Your digest is on its way.".to_owned(),
     };
     Ok(HttpResponse::Ok().json(json!({
         "success": true,

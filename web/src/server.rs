@@ -56,9 +56,12 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let from = actors::mailer::parse_mailbox(&settings.mail_from)
         .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
     let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
-    // The digester ranks lexically; the loaded model (`embedding`) is kept in the app state
-    // beside it, and the `Vectorizer` below embeds every paper with it.
+    // With a model the digester ranks by meaning as well as by words, with the vectors the
+    // `Vectorizer` below makes of every paper; without one, by words.
     let mut digester = Digester::new(store.clone(), index.clone(), crate::state::mail_context(&settings));
+    if let Some(model) = &embedding {
+        digester = digester.with_embedder(model.embedder.clone());
+    }
     if let Some(config) = &settings.llm {
         let llm = Llm::new(config.clone()).context("starting the LLM client")?;
         tracing::info!(endpoint = %config.endpoint(), model = %llm.model(ModelClass::Standard), "LLM configured for expansion and summaries");

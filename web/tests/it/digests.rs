@@ -272,7 +272,7 @@ async fn an_empty_digest_says_why_including_a_failing_source() {
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "dark matter halos")).await;
     assert_eq!((answer.status, answer.body["papersFound"].as_u64()), (200, Some(0)), "{}", answer.body);
     let mail = mail_with(&server, 3, "no new papers on").await;
-    assert!(mail.contains("Nothing published in the last 7 days matched \"dark matter halos\" closely enough to send."), "{mail}");
+    assert!(mail.contains("Nothing published in the last 90 days matched \"dark matter halos\" closely enough to send."), "{mail}");
     assert!(mail.contains("PubMed could not be reached at the last harvest"), "{mail}");
 }
 

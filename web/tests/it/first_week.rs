@@ -63,9 +63,10 @@ async fn an_unrelated_week_gives_an_honest_empty_digest_that_is_not_a_free_diges
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "malaria vaccine in rats")).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!((answer.body["papersFound"].as_u64(), answer.body["digestSent"].as_bool()), (Some(0), Some(true)), "{}", answer.body);
-    assert!(answer.message().starts_with("Nothing published in the last week was relevant enough"), "{}", answer.body);
+    // A first digest looks back 90 days before it says nothing matched.
+    assert!(answer.message().starts_with("Nothing published in the last 90 days was relevant enough"), "{}", answer.body);
     let mail = server.wait_for_mail_to("ada@example.org", "Papertide: no new papers on").await;
-    assert!(mail.contains("Nothing published in the last 7 days matched \"malaria vaccine in rats\" closely enough to send."), "{mail}");
+    assert!(mail.contains("Nothing published in the last 90 days matched \"malaria vaccine in rats\" closely enough to send."), "{mail}");
     assert!(!mail.contains("AI Research Summary") && !mail.contains("Recurring themes"), "{mail}");
     let searched_as = server.latest_digest_of("ada@example.org").searched_as.unwrap_or_default();
     assert!(!searched_as.contains("phthalate") && !searched_as.contains("dose"), "the week's words did not join the topic: {searched_as}");
@@ -170,19 +171,72 @@ async fn the_first_weekly_digest_waits_past_signup_day_and_leaves_its_term_compl
 }
 
 #[actix_web::test]
-async fn a_week_without_new_papers_shows_the_topic_as_typed_never_stems() {
+async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_shows_words_never_stems() {
     let server = TestServer::start().await;
     // The recorded papers, entered a month ago: the index knows the topic, this week has nothing.
     let mut papers = engine::parse::pubmed::parse_efetch(include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml")).items;
     for paper in &mut papers {
-        paper.entered = Some(Utc::now().date_naive() - Duration::days(30));
+        paper.entered = Some(Utc::now().date_naive() - Duration::days(25));
     }
     server.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    let found = answer.body["papersFound"].as_u64().unwrap_or(0);
+    assert!(found > 0, "{}", answer.body);
+    assert!(answer.message().starts_with("Nothing new this week; the most relevant from the last 30 days."), "{}", answer.body);
+    let digest = server.latest_digest_of("ada@example.org");
+    assert_eq!(digest.widened, Some(engine::digest::Widened { days: 30, new_this_week: 0 }));
+    let subject = if found == 1 { "Papertide: 1 new paper on".to_owned() } else { format!("Papertide: {found} new papers on") };
+    let mail = server.wait_for_mail_to("ada@example.org", &subject).await;
+    assert!(mail.contains("Nothing new this week; the most relevant from the last 30 days."), "{mail}");
+    // "Searched as" shows whole words as the papers spell them, never the index's stems.
+    let searched_as = digest.searched_as.unwrap_or_default();
+    for word in searched_as.split(", ") {
+        assert!(!["toxic", "phthalat", "studi", "chemic", "techniqu"].contains(&word), "a stem shown: {searched_as}");
+    }
+
+    // The weekly digest of the same topic stays the week's: nothing new, nothing resent.
+    let weekly = server.state.users.digest(server.state.store.user_by_email("ada@example.org").expect("db").expect("ada"), "phthalate liver toxicity".into(), "weekly", Utc::now()).await;
+    let Ok(actors::DigestOutcome::Sent(weekly)) = weekly else { panic!("a weekly digest: {weekly:?}") };
+    assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
+}
+
+/// Waits (at most 2 minutes) until the service has embedded every indexed paper.
+async fn wait_for_embeddings(client: &Client, papers: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let embeddings = client.get("/healthz").await.body["embeddings"].clone();
+        if embeddings["papersEmbedded"] == papers as u64 && embeddings["papersWaiting"] == 0 {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "the papers were not embedded: {embeddings}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[actix_web::test]
+async fn with_the_model_the_service_embeds_its_papers_and_ranks_a_topic_by_words_and_meaning() {
+    let server = TestServer::start_with_embedding_model().await;
+    let papers = server.index_recorded_papers().await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    wait_for_embeddings(&ada, papers).await;
+
+    // Ranked by words and meaning: the phthalate toxicology papers.
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", "liver toxicity of phthalates")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let digest = server.latest_digest_of("ada@example.org");
+    let titles: Vec<String> = digest.papers_data.iter().map(|paper| paper.title.to_lowercase()).collect();
+    assert!(titles.len() >= 5 && titles.first().is_some_and(|title| title.contains("phthalate") && title.contains("toxicity")), "{titles:?}");
+    for paper in &digest.papers_data {
+        assert!(paper.relevance_score >= engine::digest::MIN_RELEVANCE && !paper.reason.is_empty(), "{paper:?}");
+    }
+    assert_eq!(digest.searched_as, None, "no stems, no expansion words: the topic as typed");
+
+    // A topic the week does not cover: nearest vectors are not relevant papers.
+    let bob = server.client();
+    server.verified_user(&bob, "bob@example.org").await;
+    let answer = bob.post("/api/immediate-search", search("bob@example.org", "dark matter halos")).await;
     assert_eq!(answer.body["papersFound"], 0, "{}", answer.body);
-    let searched_as = server.latest_digest_of("ada@example.org").searched_as.unwrap_or_default();
-    let shown: Vec<&str> = searched_as.split(", ").collect();
-    assert_eq!(shown, ["toxicity", "liver", "phthalate"], "the topic's words as typed, no unspelled expansion stems");
 }
