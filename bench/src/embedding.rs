@@ -81,6 +81,9 @@ pub struct EmbedRun {
     pub threads: usize,
     pub load_seconds: f64,
     pub embed_seconds: f64,
+    /// CPU time the process spent embedding the papers (every thread, user and system): on a
+    /// machine shared with other work, wall time times threads overstates it.
+    pub embed_cpu_seconds: Option<f64>,
     /// The process's peak memory right after the papers were embedded (model, texts, vectors).
     pub embed_peak_rss_mib: Option<f64>,
     /// Word pieces embedded of a text at most; the rest of a longer text is cut.
@@ -99,6 +102,11 @@ impl EmbedRun {
     /// CPU minutes to embed a week's [`WEEK_PAPERS`] papers, every thread busy.
     pub fn weekly_cpu_minutes(&self) -> f64 {
         weekly_cpu_minutes(self.papers_per_second(), self.threads)
+    }
+
+    /// CPU minutes to embed a week's papers, from the CPU time the papers took.
+    pub fn weekly_cpu_minutes_by_cpu_time(&self) -> Option<f64> {
+        self.embed_cpu_seconds.map(|seconds| WEEK_PAPERS as f64 * seconds / self.papers as f64 / 60.0)
     }
 }
 
@@ -151,9 +159,11 @@ pub fn run(model_dir: &Path, papers: usize) -> anyhow::Result<EmbedRun> {
     let texts = week_texts(&recorded, papers);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     reset_peak_rss();
+    let cpu_before = process_cpu_seconds();
     let embed_started = Instant::now();
     let vectors = embedder.embed_documents(&refs).context("embedding the papers")?;
     let embed_seconds = embed_started.elapsed().as_secs_f64();
+    let embed_cpu_seconds = process_cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
     let embed_peak_rss_mib = peak_rss_mib();
 
     let week = stored_week(&vectors, WEEK_PAPERS);
@@ -182,6 +192,7 @@ pub fn run(model_dir: &Path, papers: usize) -> anyhow::Result<EmbedRun> {
         threads: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
         load_seconds,
         embed_seconds,
+        embed_cpu_seconds,
         embed_peak_rss_mib,
         truncated_tokens: truncated_tokens(model_dir),
         term_embed_ms: percentiles(&mut embed_ms),
@@ -282,6 +293,22 @@ fn truncated_tokens(model_dir: &Path) -> usize {
     configured.map_or(embed::MAX_TOKENS, |limit| limit.min(embed::MAX_TOKENS))
 }
 
+/// The CPU time the process has used so far, user and system, in seconds (Linux).
+fn process_cpu_seconds() -> Option<f64> {
+    cpu_seconds_of_stat(&std::fs::read_to_string("/proc/self/stat").ok()?)
+}
+
+/// `utime + stime` of a `/proc/PID/stat` line, counted in the kernel's fixed 100 ticks a second
+/// (`USER_HZ`). The command name, in parentheses, may hold spaces and parentheses itself.
+fn cpu_seconds_of_stat(stat: &str) -> Option<f64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // Fields 14 and 15 of the line; the first after the name is field 3 (the state).
+    let user_ticks: u64 = fields.get(11)?.parse().ok()?;
+    let system_ticks: u64 = fields.get(12)?.parse().ok()?;
+    Some((user_ticks + system_ticks) as f64 / 100.0)
+}
+
 /// Median and 99th percentile (nearest rank) of the samples.
 fn percentiles(samples: &mut [f64]) -> Percentiles {
     samples.sort_by(f64::total_cmp);
@@ -339,6 +366,13 @@ mod tests {
             assert!(similarity > 0.99 && similarity < 1.0, "near its original: {similarity}");
         }
         assert_ne!(copies[0], copies[2], "copies of one vector differ");
+    }
+
+    #[test]
+    fn cpu_time_is_user_and_system_ticks_of_the_stat_line() {
+        let stat = "4242 (papertide (x) 2) R 1 4242 4242 0 -1 4194304 1500 0 0 0 12345 678 0 0 20 0 3 0 99 1000 200";
+        assert_eq!(cpu_seconds_of_stat(stat), Some(130.23));
+        assert_eq!(cpu_seconds_of_stat("4242 (short) R 1"), None);
     }
 
     #[test]

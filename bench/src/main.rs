@@ -146,6 +146,8 @@ fn main() -> anyhow::Result<()> {
                 "papersPerSecond": round(run.papers_per_second()),
                 "weeklyPapers": embedding::WEEK_PAPERS,
                 "weeklyCpuMinutes": round(run.weekly_cpu_minutes()),
+                "embedCpuSeconds": run.embed_cpu_seconds.map(round),
+                "weeklyCpuMinutesByCpuTime": run.weekly_cpu_minutes_by_cpu_time().map(round),
                 "termEmbedMsP50": round(run.term_embed_ms.p50),
                 "termEmbedMsP99": round(run.term_embed_ms.p99),
                 "termRankMsP50": round(run.term_rank_ms.p50),
