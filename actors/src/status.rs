@@ -19,8 +19,8 @@ pub struct ActorStatus {
     /// Work waiting for the actor (queued mail for the mailer, papers without a current vector
     /// for the vectorizer).
     pub queue_depth: u64,
-    /// Results the actor keeps up to date that are so now (papers with a vector of the current
-    /// model, for the vectorizer).
+    /// How many of the things the actor keeps current are current now (papers with a vector of
+    /// the model in use, for the vectorizer).
     pub up_to_date: u64,
     /// Units of work done since start (mails handed over, records purged).
     pub processed_total: u64,

@@ -9,8 +9,7 @@ use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use actix::Addr;
-use actors::embedder::DocumentEmbedder;
-use actors::{ActorStatus, Indexer, Ingest, StatusBoard, Vectorizer, VectorizerConfig};
+use actors::{ActorStatus, DocumentEmbedder, Indexer, Ingest, StatusBoard, Vectorizer, VectorizerConfig};
 use embed::{EmbedError, Embedder};
 use engine::embedding::{embedding_text, text_hash};
 use engine::paper::{AbstractSection, Author, Paper, Source};

@@ -58,7 +58,8 @@ async fn without_an_embedding_model_healthz_says_ranking_is_lexical() {
 #[actix_web::test]
 async fn with_an_embedding_model_healthz_and_metrics_report_it_and_the_papers_embedded() {
     let server = TestServer::start_with_embedding_model().await;
-    let papers = server.index_recorded_papers().await as u64;
+    server.index_recorded_papers().await;
+    let papers = server.state.index.paper_count().expect("count");
     let anonymous = server.client();
 
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
