@@ -64,10 +64,10 @@ export async function startReplay({ papersDay }) {
  * A stack whose index the real harvester filled with the recorded week (the papers entered
  * yesterday), and the replay server behind it; `stop` stops both.
  */
-export async function startHarvestedStack() {
+export async function startHarvestedStack({ env = {} } = {}) {
   const yesterday = new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10);
   const replay = await startReplay({ papersDay: yesterday });
-  const stack = await startStack({ env: replay.env });
+  const stack = await startStack({ env: { ...replay.env, ...env } });
   await waitFor(async () => (await stack.papertide.health()).sources.pubmed.papersAddedTotal >= RECORDED_PAPERS, "the harvest", 60_000);
   return {
     stack,
