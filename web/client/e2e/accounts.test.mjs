@@ -131,7 +131,7 @@ test("a topic typed before signup is processed after verification and its digest
   await page.waitForURL("**/dashboard?email=**", { timeout: 15_000 });
   // This server harvests nothing, so the digest says why it is empty.
   const digest = await stack.maildev.waitForEmail(email, 'no new papers on "tau protein aggregation"');
-  assert.match(digest.text, /Nothing published in the last 7 days matched "tau protein aggregation"/);
+  assert.match(digest.text, /Nothing published in the last 90 days matched "tau protein aggregation"/);
   assert.ok(digest.headers["list-unsubscribe"], "the digest offers one-click unsubscribe");
   await page.context().close();
 });

@@ -149,9 +149,9 @@ test("a topic the week does not cover gets an honest empty digest", async () => 
   const input = card(page, "Add New Search Term").getByLabel("Research topic");
   await input.fill("malaria vaccine in rats");
   await input.press("Enter");
-  await page.getByText(/Nothing published in the last week was relevant enough/).first().waitFor({ timeout: 20_000 });
+  await page.getByText(/Nothing published in the last 90 days was relevant enough/).first().waitFor({ timeout: 20_000 });
   const mail = await stack.maildev.waitForEmail(email, 'no new papers on "malaria vaccine in rats"');
-  assert.match(mail.text, /Nothing published in the last 7 days matched "malaria vaccine in rats" closely enough to send/);
+  assert.match(mail.text, /Nothing published in the last 90 days matched "malaria vaccine in rats" closely enough to send/);
   assert.doesNotMatch(mail.text, /% relevant/);
   await card(page, "Recent Email Digests").getByText("No new papers this week").first().waitFor();
   const { user } = await api(page, "/api/auth/me");
