@@ -7,13 +7,14 @@ use std::time::Duration;
 use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
-use actors::{Digester, Indexer, Llm, ModelClass, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard};
+use actors::{Digester, Indexer, Llm, ModelClass, Janitor, MailTransport, Mailer, MailerConfig, ScheduleConfig, Scheduler, StatusBoard, UserActors};
 use anyhow::Context;
 use index::PaperIndex;
 use store::Store;
 
 use crate::app::create_app;
 use crate::config::Settings;
+use crate::harvest::SourceClients;
 use crate::state::AppState;
 
 const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -63,9 +64,19 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     // stops the start with a reason instead of failing every batch later.
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
     let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
-    crate::harvest::start_harvesters(&settings.sources, &settings.harvest, &store, &indexer, &board)?;
+    // One client per source, shared by its harvester and live search: one pace per source.
+    let clients = SourceClients::new(&settings.sources)?;
+    crate::harvest::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);
 
-    let state = AppState::new(settings.clone(), store, mailer, index, indexer, digester, board);
+    let mail_context = crate::state::mail_context(&settings);
+    let digest_workers = UserActors::default_workers();
+    let users = if settings.live_search {
+        let live = clients.live_search(&index, &indexer, &board);
+        UserActors::with_live_search(store.clone(), digester, live, mail_context, digest_workers)
+    } else {
+        UserActors::new(store.clone(), digester, mail_context, digest_workers)
+    };
+    let state = AppState::new(settings.clone(), store, mailer, index, indexer, users, board);
     let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
     Scheduler::new(state.store.clone(), state.users.clone(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();
@@ -90,6 +101,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         [] => "off".to_owned(),
         sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
     };
+    let live_search = if settings.live_search { "pubmed,arxiv" } else { "off" };
     let started = start(settings, workers)?;
     tracing::info!(
         address = %started.address,
@@ -97,6 +109,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         data_dir = %started.state.settings.data_dir.display(),
         %mail,
         %harvest,
+        live_search,
         client,
         "papertide is listening"
     );
