@@ -100,15 +100,19 @@ impl LiveSearch {
         LiveSearch { index, indexer, board, pubmed: None, arxiv: None, timeout: DEFAULT_TIMEOUT, asked: Arc::default() }
     }
 
-    /// Asks PubMed through `client` (a clone of the harvester's, to share its pacing).
+    /// Asks PubMed through `client` (a clone of the harvester's, to share its pacing); its board
+    /// entry shows from now on.
     pub fn with_pubmed(mut self, client: PubmedClient) -> LiveSearch {
         self.pubmed = Some(client);
+        self.board.update(LiveSearch::board_name(Source::Pubmed), |_| {});
         self
     }
 
-    /// Asks arXiv through `client` (a clone of the harvester's, to share its pacing).
+    /// Asks arXiv through `client` (a clone of the harvester's, to share its pacing); its board
+    /// entry shows from now on.
     pub fn with_arxiv(mut self, client: ArxivClient) -> LiveSearch {
         self.arxiv = Some(client);
+        self.board.update(LiveSearch::board_name(Source::Arxiv), |_| {});
         self
     }
 
