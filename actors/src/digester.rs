@@ -174,10 +174,15 @@ impl Digester {
         &self.renderer
     }
 
+    /// The sources `user`'s digests search: those their preferences name and their plan allows.
+    pub fn sources(&self, user: &User) -> Result<Vec<Source>, DigestError> {
+        Ok(self.store.preferences(user.id)?.effective(user.subscription_tier).sources())
+    }
+
     /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it), stores it
     /// with its sent papers and queues its mail (rendered when it is sent).
     pub fn run(&self, user: &User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
-        let sources = self.store.preferences(user.id)?.effective(user.subscription_tier).sources();
+        let sources = self.sources(user)?;
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
         let was_sent = |key: &str| self.store.was_sent(user.id, key).unwrap_or(false);

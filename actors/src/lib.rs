@@ -25,6 +25,8 @@
 //!     web -- "Immediate(user, term)" --> users
 //!     users -- "blocking pool, ≤ one per core" --> digester[Digester] -- "digest + sent papers + mail ref, one transaction" --> db
 //!     digester -- "search, once per term a day" --> tantivy
+//!     users -- "immediate, index thin on the term: LiveSearch, once per term and source a day, ≤ 20 s" --> src
+//!     users -- "Ingest(live papers), awaited before the digest" --> indexer
 //! ```
 //!
 //! Supervision policy: every actor runs under an actix `Supervisor`; an actor that reaches a
@@ -38,7 +40,7 @@
 //!
 //! Architecture invariant: exactly one actor (the [`Indexer`]) writes the paper index; a
 //! harvest run is a task of its own, so an error or panic in one source's run ends that run
-//! only.
+//! only. Live search (`live`) hands its papers to the same indexer.
 //!
 //! Architecture invariant: exactly one actor (the [`Vectorizer`]) writes paper vectors, each
 //! paper embedded once per model and text, on a thread of its own, one batch per message.
@@ -49,6 +51,7 @@ mod error;
 pub mod harvester;
 pub mod indexer;
 pub mod janitor;
+pub mod live;
 pub mod llm;
 pub mod mailer;
 pub mod scheduler;
@@ -63,6 +66,7 @@ pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};
 pub use janitor::{Janitor, PurgeExpired};
+pub use live::{LiveQuery, LiveReport, LiveSearch};
 pub use llm::{Llm, LlmConfig, LlmError, LlmStats, ModelClass};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use scheduler::{RunDue, ScheduleConfig, Scheduler};

@@ -8,8 +8,13 @@
 //! sled) and runs on the blocking pool; the actor handles its next message only when it is done
 //! (`AtomicResponse`). A semaphore bounds how many users' work runs at once, one per core by
 //! default, so a weekly pass over many users queues instead of starting a thread for each.
+//!
+//! With a [`LiveSearch`], an immediate digest whose term the index has little for first asks the
+//! sources live and waits for their papers to be indexed (bounded by the live search's
+//! timeout); no permit is held while it waits on the network. Weekly digests never do.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +28,7 @@ use store::{Store, User};
 use tokio::sync::Semaphore;
 
 use crate::digester::{DigestError, Digester};
+use crate::live::{LiveQuery, LiveSearch};
 
 /// An idle user's actor stops after this long without work.
 pub const IDLE_STOP: Duration = Duration::from_secs(600);
@@ -46,6 +52,8 @@ pub struct UserActors {
 struct Shared {
     store: Store,
     digester: Digester,
+    /// Asks the sources before an immediate digest whose term the index has little for.
+    live: Option<LiveSearch>,
     mail: MailContext,
     arbiter: ArbiterHandle,
     actors: Mutex<HashMap<UserId, Addr<UserActor>>>,
@@ -56,9 +64,24 @@ impl UserActors {
     /// The registry, with its own arbiter thread; at most `workers` users' work at once. Call
     /// from within an actix system.
     pub fn new(store: Store, digester: Digester, mail: MailContext, workers: usize) -> UserActors {
+        UserActors::start(store, digester, None, mail, workers)
+    }
+
+    /// The registry, as [`UserActors::new`], whose immediate digests ask the sources through
+    /// `live` first when the index has little for their term.
+    pub fn with_live_search(store: Store, digester: Digester, live: LiveSearch, mail: MailContext, workers: usize) -> UserActors {
+        UserActors::start(store, digester, Some(live), mail, workers)
+    }
+
+    fn start(store: Store, digester: Digester, live: Option<LiveSearch>, mail: MailContext, workers: usize) -> UserActors {
         let arbiter = Arbiter::new().handle();
         let permits = Arc::new(Semaphore::new(workers.max(1)));
-        UserActors { shared: Arc::new(Shared { store, digester, mail, arbiter, actors: Mutex::default(), permits }) }
+        UserActors { shared: Arc::new(Shared { store, digester, live, mail, arbiter, actors: Mutex::default(), permits }) }
+    }
+
+    /// The digester the users' digests are built with.
+    pub fn digester(&self) -> &Digester {
+        &self.shared.digester
     }
 
     /// How many users' work may run at once by default: one per core.
@@ -124,6 +147,19 @@ impl Actor for UserActor {
 }
 
 impl UserActor {
+    /// Runs the future `job` makes; the actor takes no other message until it is done.
+    fn run_job<T, Job>(&mut self, job: impl FnOnce(Arc<Shared>) -> Job) -> AtomicResponse<Self, T>
+    where
+        Job: Future<Output = T> + 'static,
+    {
+        self.last_work = Instant::now();
+        let job = job(Arc::clone(&self.shared));
+        AtomicResponse::new(Box::pin(job.into_actor(self).map(|outcome, actor, _| {
+            actor.last_work = Instant::now();
+            outcome
+        })))
+    }
+
     /// Runs `work` on the blocking pool once a permit is free; the actor takes no other message
     /// until it is done.
     fn run_blocking<T, E, F>(&mut self, work: F) -> AtomicResponse<Self, Result<T, E>>
@@ -132,17 +168,20 @@ impl UserActor {
         E: From<WorkStopped> + Send + 'static,
         F: FnOnce(&Shared) -> Result<T, E> + Send + 'static,
     {
-        self.last_work = Instant::now();
-        let shared = Arc::clone(&self.shared);
-        let job = async move {
-            let _permit = Arc::clone(&shared.permits).acquire_owned().await.map_err(|error| WorkStopped(error.to_string()))?;
-            actix_rt::task::spawn_blocking(move || work(&shared)).await.map_err(|error| WorkStopped(error.to_string()))?
-        };
-        AtomicResponse::new(Box::pin(job.into_actor(self).map(|outcome, actor, _| {
-            actor.last_work = Instant::now();
-            outcome
-        })))
+        self.run_job(move |shared| on_blocking_pool(shared, work))
     }
+}
+
+/// Runs `work` on the blocking pool once one of the permits is free, and gives the permit back
+/// when it is done.
+async fn on_blocking_pool<T, E, F>(shared: Arc<Shared>, work: F) -> Result<T, E>
+where
+    T: Send + 'static,
+    E: From<WorkStopped> + Send + 'static,
+    F: FnOnce(&Shared) -> Result<T, E> + Send + 'static,
+{
+    let _permit = Arc::clone(&shared.permits).acquire_owned().await.map_err(|error| WorkStopped(error.to_string()))?;
+    actix_rt::task::spawn_blocking(move || work(&shared)).await.map_err(|error| WorkStopped(error.to_string()))?
 }
 
 /// A user's work that ended without an answer (a panic, or the system stopping).
@@ -175,15 +214,40 @@ impl Handler<BuildDigest> for UserActor {
     type Result = AtomicResponse<Self, Result<DigestOutcome, DigestError>>;
 
     fn handle(&mut self, BuildDigest { user, term, digest_type, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
-        self.run_blocking(move |shared| {
-            // The plan as stored now: an operator's set-tier or an upgrade counts at once.
-            let user = shared.store.user(user.id)?.unwrap_or(user);
-            if !may_send_now(&shared.store, &user)? {
+        self.run_job(move |shared| async move {
+            let checked_term = term.clone();
+            let checked = on_blocking_pool(Arc::clone(&shared), move |shared| check_digest(shared, user, &checked_term, digest_type, now)).await?;
+            let Some((user, live_query)) = checked else {
                 return Ok(DigestOutcome::FreeDigestsUsed);
+            };
+            if let (Some(live), Some(query)) = (&shared.live, live_query) {
+                live.run(&query).await;
             }
-            Ok(DigestOutcome::Sent(Box::new(shared.digester.run(&user, &term, digest_type, now)?)))
+            let digest = on_blocking_pool(shared, move |shared| shared.digester.run(&user, &term, digest_type, now)).await?;
+            Ok(DigestOutcome::Sent(Box::new(digest)))
         })
     }
+}
+
+/// Whether `user` (as stored now: an operator's set-tier or an upgrade counts at once) may have
+/// a digest now, and if so, the live query an immediate digest of `term` should make first.
+/// `None`: the plan allows no digest now. Blocking (sled, the index).
+fn check_digest(shared: &Shared, user: User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Option<(User, Option<LiveQuery>)>, DigestError> {
+    let user = shared.store.user(user.id)?.unwrap_or(user);
+    if !may_send_now(&shared.store, &user)? {
+        return Ok(None);
+    }
+    let live_query = match &shared.live {
+        Some(live) if digest_type == "immediate" => {
+            let sources = shared.digester.sources(&user)?;
+            live.plan(term, &sources, now.date_naive()).unwrap_or_else(|error| {
+                tracing::warn!(%error, "counting the index's papers on a term failed; no live search");
+                None
+            })
+        }
+        _ => None,
+    };
+    Ok(Some((user, live_query)))
 }
 
 /// Serve the user's weekly digest if it is due.

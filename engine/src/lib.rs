@@ -13,6 +13,7 @@ pub mod embedding;
 pub mod error;
 pub mod expansion;
 pub mod harvest;
+pub mod live_search;
 pub mod llm;
 pub mod mail;
 pub mod paper;

@@ -159,6 +159,10 @@ pub struct ServeArgs {
     /// Days a source's first harvest goes back [default: 7].
     #[arg(long, env = "PAPERTIDE_HARVEST_LOOKBACK_DAYS")]
     pub harvest_lookback_days: Option<u32>,
+    /// An immediate search whose term the index has little for asks PubMed and arXiv for the
+    /// term's recent papers first (at most once a day per term and source) [default: true].
+    #[arg(long, env = "PAPERTIDE_LIVE_SEARCH")]
+    pub live_search: Option<bool>,
     /// Hour of the UTC day from which weekly digests go out on each user's delivery day, 0 to 23
     /// [default: 8].
     #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
@@ -217,6 +221,7 @@ pub struct FileConfig {
     pub analytics: Option<FileAnalytics>,
     pub sources: Option<FileSources>,
     pub harvest: Option<FileHarvest>,
+    pub live_search: Option<bool>,
     pub digest_hour: Option<u32>,
     pub embed_model_dir: Option<PathBuf>,
     pub llm: Option<FileLlm>,
@@ -424,6 +429,8 @@ pub struct Settings {
     pub analytics: Option<Analytics>,
     pub sources: SourceSettings,
     pub harvest: HarvestSettings,
+    /// Immediate searches ask PubMed and arXiv when the index has little for their term.
+    pub live_search: bool,
     /// Hour of the UTC day weekly digests start on each delivery day.
     pub digest_hour: u32,
     /// The sentence-embedding model's folder as configured; none: the default folder if it
@@ -593,6 +600,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     Ok(Settings {
         sources,
         harvest,
+        live_search: serve.live_search.or(file.live_search).unwrap_or(true),
         digest_hour,
         embed_model_dir,
         bind,
@@ -875,6 +883,20 @@ mod tests {
     }
 
     #[test]
+    fn live_search_is_on_unless_turned_off() -> anyhow::Result<()> {
+        assert!(resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?.live_search);
+        let file: FileConfig = toml::from_str("live_search = false\n")?;
+        assert!(!resolve(file.clone(), &CommonArgs::default(), &ServeArgs::default())?.live_search);
+        let flag = ServeArgs { live_search: Some(true), ..ServeArgs::default() };
+        assert!(resolve(file, &CommonArgs::default(), &flag)?.live_search, "the flag wins over the file");
+        use clap::Args as _;
+        let command = ServeArgs::augment_args(clap::Command::new("serve"));
+        let env = command.get_arguments().find(|arg| arg.get_id() == "live_search").and_then(|arg| arg.get_env()).map(|env| env.to_owned());
+        assert_eq!(env.as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LIVE_SEARCH")));
+        Ok(())
+    }
+
+    #[test]
     fn there_is_no_llm_without_a_url() -> anyhow::Result<()> {
         assert_eq!(resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?.llm, None);
         let file: FileConfig = toml::from_str("[llm]\nmodel = \"gpt-4o-mini\"\ntimeout_secs = 10\n")?;
@@ -1096,6 +1118,7 @@ mod tests {
                 ncbi_email: Some(String::new()),
             }),
             harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
+            live_search: Some(false),
             digest_hour: Some(0),
             embed_model_dir: Some(PathBuf::new()),
             llm: Some(FileLlm {

@@ -1,6 +1,7 @@
 //! Digests over HTTP (spec §7): `POST /api/immediate-search` adds a term and runs it at once —
 //! expanded locally (RM3 over the index), searched in the last week's papers of the sources the
-//! user's plan and preferences allow, scored, summarized, stored and mailed;
+//! user's plan and preferences allow (after asking PubMed and arXiv live when the index has
+//! little for the term, with live search on), scored, summarized, stored and mailed;
 //! `GET /api/users/{userId}/digests` lists what was sent; `POST /api/resend-email` mails a term's
 //! latest digest again; `GET`/`POST /api/unsubscribe/{token}` turn weekly digests off (the POST
 //! is the mail clients' one-click unsubscribe, RFC 8058); `POST /api/test-email` and

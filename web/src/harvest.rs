@@ -1,5 +1,6 @@
-//! Harvesting from the binary: the source clients built from the settings, the harvester actors
-//! `serve` starts, and `papertide harvest`, one run in the foreground with a progress display.
+//! Harvesting from the binary: the source clients built from the settings (shared by the
+//! harvester actors `serve` starts and its live search), and `papertide harvest`, one run in the
+//! foreground with a progress display.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -8,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use actix::Addr;
 use actors::sources::{ArxivClient, ArxivConfig, BiorxivClient, BiorxivConfig, PubmedClient, PubmedConfig};
-use actors::{harvest_days, HarvestSchedule, Harvester, Indexer, PaperSource, PreprintServer, RunProgress, StatusBoard};
+use actors::{harvest_days, HarvestSchedule, Harvester, Indexer, LiveSearch, PaperSource, PreprintServer, RunProgress, StatusBoard};
 use anyhow::{bail, Context};
 use chrono::{NaiveDate, Utc};
 use engine::paper::Source;
@@ -23,54 +24,65 @@ const NCBI_TOOL: &str = "papertide";
 /// The index writer's memory budget in `serve` and `harvest`.
 pub const WRITER_HEAP_BYTES: usize = 128 * 1024 * 1024;
 
-/// A client for each of `sources`, aimed where the settings say. bioRxiv and medRxiv share one
-/// client (one host, one pace).
-pub fn paper_sources(settings: &SourceSettings, sources: &[Source]) -> anyhow::Result<Vec<Arc<dyn PaperSource>>> {
-    let mut biorxiv: Option<BiorxivClient> = None;
-    let mut built: Vec<Arc<dyn PaperSource>> = Vec::new();
-    for &source in sources {
-        match source {
-            Source::Pubmed => {
-                let mut config = PubmedConfig::new(NCBI_TOOL, settings.ncbi_email.clone(), settings.ncbi_api_key.clone());
-                config.base_url = settings.pubmed_url.clone();
-                built.push(Arc::new(PubmedClient::new(config).context("the PubMed client")?));
-            }
-            Source::Arxiv => {
-                let config = ArxivConfig { base_url: settings.arxiv_url.clone(), ..ArxivConfig::default() };
-                built.push(Arc::new(ArxivClient::new(config).context("the arXiv client")?));
-            }
-            Source::Biorxiv | Source::Medrxiv => {
-                let client = match &biorxiv {
-                    Some(client) => client.clone(),
-                    None => {
-                        let config = BiorxivConfig { base_url: settings.biorxiv_url.clone(), ..BiorxivConfig::default() };
-                        let client = BiorxivClient::new(config).context("the bioRxiv/medRxiv client")?;
-                        biorxiv.insert(client).clone()
-                    }
-                };
-                built.push(Arc::new(PreprintServer { client, server: source }));
-            }
-        }
+/// The sources' clients, aimed where the settings say, built once so that everything asking a
+/// source (its harvester, live search) shares one pace. bioRxiv and medRxiv share one client (one
+/// host, one pace). Building them sends nothing.
+#[derive(Debug, Clone)]
+pub struct SourceClients {
+    pub pubmed: PubmedClient,
+    pub arxiv: ArxivClient,
+    pub biorxiv: BiorxivClient,
+}
+
+impl SourceClients {
+    pub fn new(settings: &SourceSettings) -> anyhow::Result<SourceClients> {
+        let mut pubmed = PubmedConfig::new(NCBI_TOOL, settings.ncbi_email.clone(), settings.ncbi_api_key.clone());
+        pubmed.base_url = settings.pubmed_url.clone();
+        let arxiv = ArxivConfig { base_url: settings.arxiv_url.clone(), ..ArxivConfig::default() };
+        let biorxiv = BiorxivConfig { base_url: settings.biorxiv_url.clone(), ..BiorxivConfig::default() };
+        Ok(SourceClients {
+            pubmed: PubmedClient::new(pubmed).context("the PubMed client")?,
+            arxiv: ArxivClient::new(arxiv).context("the arXiv client")?,
+            biorxiv: BiorxivClient::new(biorxiv).context("the bioRxiv/medRxiv client")?,
+        })
     }
-    Ok(built)
+
+    /// Each of `sources` as a harvestable source, through these clients.
+    pub fn paper_sources(&self, sources: &[Source]) -> Vec<Arc<dyn PaperSource>> {
+        sources
+            .iter()
+            .map(|&source| -> Arc<dyn PaperSource> {
+                match source {
+                    Source::Pubmed => Arc::new(self.pubmed.clone()),
+                    Source::Arxiv => Arc::new(self.arxiv.clone()),
+                    Source::Biorxiv | Source::Medrxiv => Arc::new(PreprintServer { client: self.biorxiv.clone(), server: source }),
+                }
+            })
+            .collect()
+    }
+
+    /// Live search through PubMed's and arXiv's clients, indexing through `indexer`.
+    pub fn live_search(&self, index: &PaperIndex, indexer: &Addr<Indexer>, board: &StatusBoard) -> LiveSearch {
+        LiveSearch::new(index.clone(), indexer.clone(), board.clone()).with_pubmed(self.pubmed.clone()).with_arxiv(self.arxiv.clone())
+    }
 }
 
 /// Starts one supervised harvester per configured source (none when harvesting is off).
 pub fn start_harvesters(
-    sources: &SourceSettings,
+    clients: &SourceClients,
     harvest: &HarvestSettings,
     store: &Store,
     indexer: &Addr<Indexer>,
     board: &StatusBoard,
-) -> anyhow::Result<BTreeMap<Source, Addr<Harvester>>> {
+) -> BTreeMap<Source, Addr<Harvester>> {
     let schedule = HarvestSchedule { hour: harvest.hour, lookback_days: harvest.lookback_days };
     let mut started = BTreeMap::new();
-    for source in paper_sources(sources, &harvest.sources)? {
+    for source in clients.paper_sources(&harvest.sources) {
         let name = source.source();
         let harvester = Harvester::new(source, store.clone(), indexer.clone(), board.clone(), schedule);
         started.insert(name, harvester.start_supervised());
     }
-    Ok(started)
+    started
 }
 
 /// What `papertide harvest` was asked to do.
@@ -103,7 +115,7 @@ pub async fn harvest(data_dir: &Path, settings: &SourceSettings, request: &Harve
     let (indexer, arbiter) = Indexer::new(index.clone(), WRITER_HEAP_BYTES, StatusBoard::default()).start_in_own_thread();
 
     let display = ProgressDisplay::new(std::io::stderr().is_terminal());
-    let runs = paper_sources(settings, &request.sources)?.into_iter().map(|source| {
+    let runs = SourceClients::new(settings)?.paper_sources(&request.sources).into_iter().map(|source| {
         let (store, indexer, display) = (store.clone(), indexer.clone(), &display);
         async move {
             let name = source.source();

@@ -8,7 +8,7 @@ use actix::Arbiter;
 use actix_web::dev::Server;
 use actix_web::HttpServer;
 use actors::{
-    Digester, Indexer, Janitor, Llm, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard, Vectorizer,
+    Digester, Indexer, Janitor, Llm, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard, UserActors, Vectorizer,
     VectorizerConfig,
 };
 use anyhow::Context;
@@ -17,6 +17,7 @@ use store::Store;
 
 use crate::app::create_app;
 use crate::config::Settings;
+use crate::harvest::SourceClients;
 use crate::state::AppState;
 
 const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -76,13 +77,23 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     // stops the start with a reason instead of failing every batch later.
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
     let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
-    crate::harvest::start_harvesters(&settings.sources, &settings.harvest, &store, &indexer, &board)?;
+    // One client per source, shared by its harvester and live search: one pace per source.
+    let clients = SourceClients::new(&settings.sources)?;
+    crate::harvest::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);
+
+    let mail_context = crate::state::mail_context(&settings);
+    let digest_workers = UserActors::default_workers();
+    let users = if settings.live_search {
+        let live = clients.live_search(&index, &indexer, &board);
+        UserActors::with_live_search(store.clone(), digester, live, mail_context, digest_workers)
+    } else {
+        UserActors::new(store.clone(), digester, mail_context, digest_workers)
+    };
     let vectorizer_thread = embedding.as_ref().map(|model| {
         let vectorizer = Vectorizer::new(model.embedder.clone(), index.clone(), store.clone(), board.clone(), VectorizerConfig::default());
         vectorizer.start_in_own_thread().1
     });
-
-    let state = AppState::new(settings.clone(), store, mailer, index, indexer, digester, board).with_embedding(embedding);
+    let state = AppState::new(settings.clone(), store, mailer, index, indexer, users, board).with_embedding(embedding);
     let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
     Scheduler::new(state.store.clone(), state.users.clone(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();
@@ -107,6 +118,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         [] => "off".to_owned(),
         sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
     };
+    let live_search = if settings.live_search { "pubmed,arxiv" } else { "off" };
     let started = start(settings, workers)?;
     let embeddings = started.state.embedding.as_ref().map_or_else(|| "none: lexical ranking".to_owned(), |model| model.name.clone());
     tracing::info!(
@@ -116,6 +128,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         %mail,
         %harvest,
         %embeddings,
+        live_search,
         client,
         "papertide is listening"
     );

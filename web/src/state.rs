@@ -45,11 +45,10 @@ impl AppState {
         mailer: Addr<Mailer>,
         index: PaperIndex,
         indexer: Addr<Indexer>,
-        digester: Digester,
+        users: UserActors,
         board: StatusBoard,
     ) -> AppState {
-        let workers = UserActors::default_workers();
-        let users = UserActors::new(store.clone(), digester.clone(), mail_context(&settings), workers);
+        let digester = users.digester().clone();
         let settings_billing = settings.stripe.clone().map(|stripe| Arc::new(crate::billing::stripe::StripeGateway::new(stripe)));
         AppState {
             settings: Arc::new(settings),

@@ -109,6 +109,26 @@ impl ArxivClient {
         Ok(harvest.papers)
     }
 
+    /// The newest papers (by first submission) submitted between `from` and `to` (inclusive, GMT
+    /// days) that match every one of `words` anywhere (`all:`): one page of at most
+    /// `max_results`, newest first. Each word must be letters and digits only, so that it cannot
+    /// change the query's meaning; it is sent lower-cased, never read as an operator.
+    pub async fn search_recent(&self, words: &[String], from: NaiveDate, to: NaiveDate, max_results: u64) -> Result<Parsed<Paper>, SourceError> {
+        check_window(Source::Arxiv, "recent query", from, to)?;
+        if words.is_empty() {
+            return Err(SourceError::invalid_request(Source::Arxiv, "recent query", "no word to search for"));
+        }
+        if let Some(bad) = words.iter().find(|word| !is_plain_word(word)) {
+            return Err(SourceError::invalid_request(Source::Arxiv, "recent query", format!("not a plain word: {bad:?}")));
+        }
+        if !(1..=self.config.page_size).contains(&max_results) {
+            return Err(SourceError::invalid_request(Source::Arxiv, "recent query", format!("max_results must be 1 to {}", self.config.page_size)));
+        }
+        let query = words_query(words, from, to);
+        let page = self.fetch_page(&query, 0, max_results, "descending").await?;
+        Ok(page.papers)
+    }
+
     /// Pages through one part of the window, unless its first page says it is too large and
     /// can be split.
     async fn fetch_part(
@@ -127,7 +147,7 @@ impl ArxivClient {
         let mut is_first_page = true;
         while start < reachable {
             let max_results = self.config.page_size.min(reachable - start);
-            let page = self.fetch_page(&query, start, max_results).await?;
+            let page = self.fetch_page(&query, start, max_results, "ascending").await?;
             harvest.pages += 1;
             if is_first_page {
                 if page.total_results > limit {
@@ -149,14 +169,15 @@ impl ArxivClient {
         Ok(PartOutcome::Fetched)
     }
 
-    /// One page of results from `start`. An empty page before the end is `Incomplete` (retried).
-    async fn fetch_page(&self, query: &str, start: u64, max_results: u64) -> Result<ArxivPage, SourceError> {
+    /// One page of results from `start`, by submission date in `sort_order` (`ascending` or
+    /// `descending`). An empty page before the end is `Incomplete` (retried).
+    async fn fetch_page(&self, query: &str, start: u64, max_results: u64, sort_order: &str) -> Result<ArxivPage, SourceError> {
         let parameters = vec![
             ("search_query", query.to_owned()),
             ("start", start.to_string()),
             ("max_results", max_results.to_string()),
             ("sortBy", "submittedDate".to_owned()),
-            ("sortOrder", "ascending".to_owned()),
+            ("sortOrder", sort_order.to_owned()),
         ];
         let label = format!("query {query} from {start}");
         let call = Call::get(label, self.config.base_url.clone(), parameters);
@@ -184,6 +205,20 @@ fn search_query(from: NaiveDate, to: NaiveDate, categories: &[&str]) -> String {
     }
     let any_category = categories.iter().map(|category| format!("cat:{category}")).collect::<Vec<_>>().join(" OR ");
     format!("{dates} AND ({any_category})")
+}
+
+/// The `search_query` for papers matching every one of `words`, submitted in a window of days:
+/// `all:w1 AND all:w2 AND submittedDate:[…]`.
+fn words_query(words: &[String], from: NaiveDate, to: NaiveDate) -> String {
+    let mut clauses: Vec<String> = words.iter().map(|word| format!("all:{}", word.to_lowercase())).collect();
+    clauses.push(format!("submittedDate:[{}0000 TO {}2359]", from.format("%Y%m%d"), to.format("%Y%m%d")));
+    clauses.join(" AND ")
+}
+
+/// A word of letters and digits only: no space, colon, bracket, quote or sign the API's query
+/// syntax would read.
+fn is_plain_word(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(char::is_alphanumeric)
 }
 
 /// An arXiv category name (`cs.AI`, `q-bio.GN`, `hep-th`), which cannot change the query's
@@ -215,6 +250,25 @@ mod tests {
             search_query(day("2024-01-01"), day("2024-01-01"), &["q-bio.GN", "cs.LG"]),
             "submittedDate:[202401010000 TO 202401012359] AND (cat:q-bio.GN OR cat:cs.LG)"
         );
+    }
+
+    #[test]
+    fn recent_queries_want_every_word_in_the_window() {
+        let words = ["codon".to_owned(), "Model".to_owned()];
+        assert_eq!(
+            words_query(&words, day("2026-05-13"), day("2026-08-11")),
+            "all:codon AND all:model AND submittedDate:[202605130000 TO 202608112359]"
+        );
+    }
+
+    #[test]
+    fn only_plain_words_are_searched_for() {
+        for good in ["codon", "19", "müller", "AND"] {
+            assert!(is_plain_word(good), "{good}");
+        }
+        for bad in ["", "covid-19", "all:x", "\"gene\"", "a b", "(x)", "x*"] {
+            assert!(!is_plain_word(bad), "{bad}");
+        }
     }
 
     #[test]

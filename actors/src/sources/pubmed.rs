@@ -112,18 +112,35 @@ impl PubmedClient {
     /// the history server (`usehistory=y`, no ids in the answer).
     pub async fn search_window(&self, term_or_all: &str, from: NaiveDate, to: NaiveDate) -> Result<SearchResult, SourceError> {
         let label = format!("esearch edat {}-{}", ncbi_date(from), ncbi_date(to));
-        check_window(Source::Pubmed, &label, from, to)?;
-        let mut query = self.identity();
-        query.extend([
-            ("term", search_term(term_or_all)),
-            ("datetype", "edat".into()),
-            ("mindate", ncbi_date(from)),
-            ("maxdate", ncbi_date(to)),
-            ("usehistory", "y".into()),
-            ("retmax", "0".into()),
-        ]);
-        let call = Call::get(label, self.esearch_url.clone(), query);
-        self.transport.fetch(&call, |body| parse_esearch_xml(body).map_err(eutils_failure)).await
+        let listing = [("usehistory", "y".to_owned()), ("retmax", "0".to_owned())];
+        self.esearch(label, search_term(term_or_all), (from, to), listing).await
+    }
+
+    /// ESearches the PMIDs of at most `max_records` records matching `term` (PubMed's own query
+    /// text, never `all[sb]`) that entered PubMed between `from` and `to` (inclusive, Entrez
+    /// date), the most relevant first (`sort=relevance`), with the ids in the answer.
+    pub async fn search_ids(&self, term: &str, from: NaiveDate, to: NaiveDate, max_records: u64) -> Result<SearchResult, SourceError> {
+        let label = format!("esearch ids edat {}-{}", ncbi_date(from), ncbi_date(to));
+        if term.trim().is_empty() {
+            return Err(SourceError::invalid_request(Source::Pubmed, &label, "an empty term would search every record"));
+        }
+        let listing = [("retmax", max_records.to_string()), ("sort", "relevance".to_owned())];
+        self.esearch(label, term.trim().to_owned(), (from, to), listing).await
+    }
+
+    /// The records [`PubmedClient::search_ids`] finds, EFetched by PMID: at most `max_records`
+    /// papers on `term` from the window, with ESearch's warnings (beside "No items found.").
+    pub async fn search_recent(&self, term: &str, from: NaiveDate, to: NaiveDate, max_records: u64) -> Result<Parsed<Paper>, SourceError> {
+        let search = self.search_ids(term, from, to, max_records).await?;
+        let mut papers = if search.ids.is_empty() { Parsed { items: Vec::new(), warnings: Vec::new() } } else { self.fetch_ids(&search.ids, None).await? };
+        papers.warnings.extend(
+            search
+                .warnings
+                .iter()
+                .filter(|warning| !warning.eq_ignore_ascii_case("No items found."))
+                .map(|warning| window_warning(format!("esearch {from}..{to}: {warning}"))),
+        );
+        Ok(papers)
     }
 
     /// Every record of the window: ESearch, split while a part holds too many records, then
@@ -234,6 +251,23 @@ impl PubmedClient {
             retstart += retmax;
         }
         Ok(())
+    }
+
+    /// One ESearch of `term` over a window of Entrez dates, listed as `listing` says (on the
+    /// history server, or the ids themselves).
+    async fn esearch(
+        &self,
+        label: String,
+        term: String,
+        (from, to): (NaiveDate, NaiveDate),
+        listing: [(&'static str, String); 2],
+    ) -> Result<SearchResult, SourceError> {
+        check_window(Source::Pubmed, &label, from, to)?;
+        let mut query = self.identity();
+        query.extend([("term", term), ("datetype", "edat".into()), ("mindate", ncbi_date(from)), ("maxdate", ncbi_date(to))]);
+        query.extend(listing);
+        let call = Call::get(label, self.esearch_url.clone(), query);
+        self.transport.fetch(&call, |body| parse_esearch_xml(body).map_err(eutils_failure)).await
     }
 
     /// `db`, `tool`, `email` and `api_key`, sent with every call.

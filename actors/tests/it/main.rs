@@ -6,6 +6,7 @@ mod maildev;
 #[path = "../../../tools/testing/replay.rs"]
 mod replay;
 mod harvest;
+mod live;
 mod llm;
 mod semantic;
 mod sources;

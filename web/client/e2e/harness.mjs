@@ -88,7 +88,7 @@ export async function startPapertide({ smtpUrl, env = {} }) {
     const child = spawn(
       papertideBin,
       ["--data-dir", dataDir, "serve", "--bind", `127.0.0.1:${port}`, "--public-url", baseUrl, "--smtp-url", smtpUrl],
-      { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, PAPERTIDE_LOG: "warn", PAPERTIDE_HARVEST_SOURCES: "none", ...env } },
+      { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, PAPERTIDE_LOG: "warn", PAPERTIDE_HARVEST_SOURCES: "none", PAPERTIDE_LIVE_SEARCH: "false", ...env } },
     );
     await waitFor(async () => (await fetch(`${baseUrl}/healthz`)).ok, "papertide");
     return child;

@@ -168,6 +168,7 @@ async fn memory_stays_bounded_under_a_hashing_flood() {
         .args(["--data-dir", &data_dir.path().display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
         .env("PAPERTIDE_LOG", "warn")
         .env("PAPERTIDE_HARVEST_SOURCES", "none")
+        .env("PAPERTIDE_LIVE_SEARCH", "false")
         .env("PAPERTIDE_TRUST_PROXY", "true")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())

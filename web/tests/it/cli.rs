@@ -102,6 +102,7 @@ async fn serve_reads_the_file_then_the_environment_then_flags() {
             .env("PAPERTIDE_PUBLIC_URL", "http://env.example.org")
             .env("PAPERTIDE_LOG", "warn")
             .env("PAPERTIDE_HARVEST_SOURCES", "none")
+            .env("PAPERTIDE_LIVE_SEARCH", "false")
             .spawn()
             .expect("papertide starts");
         let client = crate::common::Client::new(&format!("http://127.0.0.1:{port}"));
@@ -189,6 +190,7 @@ fn serve_refuses_to_start_with_half_configured_billing() {
         .env("PAPERTIDE_STRIPE_SECRET_KEY", "sk_test_anything")
         .env("PAPERTIDE_STRIPE_PRICE_PRO", "price_pro")
         .env("PAPERTIDE_HARVEST_SOURCES", "none")
+        .env("PAPERTIDE_LIVE_SEARCH", "false")
         .args(["--data-dir", &data_dir.path().display().to_string(), "serve", "--bind", "127.0.0.1:0"])
         .output()
         .expect("papertide runs");

@@ -14,6 +14,7 @@ fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
         .args(["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
         .env("PAPERTIDE_LOG", "warn")
             .env("PAPERTIDE_HARVEST_SOURCES", "none")
+            .env("PAPERTIDE_LIVE_SEARCH", "false")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()

@@ -12,6 +12,7 @@ mod digests;
 mod first_week;
 mod harvest;
 mod health;
+mod live_search;
 mod login;
 mod papers;
 mod payments;

@@ -54,8 +54,10 @@ impl TestServer {
             rate_limit_reset_password: Some(GENEROUS_RATE.into()),
             rate_limit_immediate_search: Some(GENEROUS_RATE.into()),
             rate_limit_resend_email: Some(GENEROUS_RATE.into()),
-            // No test reaches the real sources; a test that harvests names its replay server.
+            // No test reaches the real sources; a test that harvests or searches live names its
+            // replay server.
             harvest_sources: Some(vec!["none".into()]),
+            live_search: Some(false),
             ..ServeArgs::default()
         };
         configure(&mut serve);
@@ -218,6 +220,7 @@ impl Drop for TestServer {
 pub fn papertide(data_dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
         .env("PAPERTIDE_HARVEST_SOURCES", "none")
+        .env("PAPERTIDE_LIVE_SEARCH", "false")
         .args(["--data-dir", &data_dir.display().to_string()])
         .args(args)
         .output()
