@@ -73,6 +73,9 @@ pub struct Store {
     pub(crate) unsubscribe_key: std::sync::Arc<std::sync::OnceLock<Vec<u8>>>,
 }
 
+/// How long [`Store::open`] waits for a database another process is letting go of.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl Store {
     /// Opens (or creates) the database in `path`, migrating it to [`SCHEMA_VERSION`].
     ///
@@ -81,14 +84,24 @@ impl Store {
     /// flushes before it sends and the weekly pass when it ends, so the background flush only
     /// bounds what a crash can lose of work nobody was told about yet; each fsync it saves is
     /// time for the weekly pass.
+    ///
+    /// A database another process holds is [`StoreError::Locked`] — after a short wait
+    /// ([`LOCK_WAIT`]): a process that just closed it (a command run right after another, or the
+    /// service just stopped) lets go once sled's flusher thread has ended.
     pub fn open(path: &Path) -> Result<Store> {
-        let db = sled::Config::new().path(path).mode(sled::Mode::HighThroughput).flush_every_ms(Some(2000)).open().map_err(|source| {
-            if source.to_string().contains("could not acquire lock") {
-                StoreError::Locked { path: path.to_owned() }
-            } else {
-                StoreError::Open { path: path.to_owned(), source }
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        let db = loop {
+            match sled::Config::new().path(path).mode(sled::Mode::HighThroughput).flush_every_ms(Some(2000)).open() {
+                Ok(db) => break db,
+                Err(source) if source.to_string().contains("could not acquire lock") => {
+                    if std::time::Instant::now() >= deadline {
+                        return Err(StoreError::Locked { path: path.to_owned() });
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(source) => return Err(StoreError::Open { path: path.to_owned(), source }),
             }
-        })?;
+        };
         Store::from_db(db, MIGRATIONS)
     }
 
