@@ -238,8 +238,9 @@ async fn a_failing_or_panicking_batch_is_recorded_and_retried_later() {
     assert_eq!(model.calls.load(Ordering::SeqCst), 4, "two failed calls, then two batches");
 }
 
-/// A stand-in model that tells the test each batch it is given and waits (at most 5 s) for leave
-/// to answer.
+/// A stand-in model that tells the test each batch it is given and waits for leave to answer (at
+/// most a minute, so a loaded machine does not turn the wait into a failed batch; once the test
+/// drops its sender, at once).
 struct Gated {
     batches: Mutex<mpsc::Sender<Vec<String>>>,
     leave: Mutex<mpsc::Receiver<()>>,
@@ -253,7 +254,7 @@ impl DocumentEmbedder for Gated {
     fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let batch = texts.iter().map(|text| (*text).to_owned()).collect();
         self.batches.lock().expect("lock").send(batch).map_err(|_| EmbedError::Run("the test is gone".into()))?;
-        let leave = self.leave.lock().expect("lock").recv_timeout(Duration::from_secs(5));
+        let leave = self.leave.lock().expect("lock").recv_timeout(Duration::from_secs(60));
         leave.map_err(|_| EmbedError::Run("no leave to answer".into()))?;
         Ok(texts.iter().map(|text| vec![text.len() as f32, 1.0]).collect())
     }
@@ -274,6 +275,7 @@ async fn a_stopped_vectorizer_ends_after_its_batch_and_a_new_one_embeds_only_wha
     assert!(first[0].starts_with("Newest: soil fungi."), "newest first: {first:?}");
     assert!(arbiter.stop(), "the arbiter was running");
     leave.send(()).expect("the model waits");
+    drop(leave);
     actix_rt::task::spawn_blocking(move || arbiter.join()).await.expect("joined").expect("the arbiter thread ended");
     assert!(batches.try_recv().is_err(), "no second batch was begun");
     assert_eq!(papers.store.paper_vector_count("stand-in").expect("count"), 1, "the batch under way was written");
