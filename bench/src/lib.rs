@@ -1,7 +1,9 @@
 //! Papertide's benchmark harness as a library, so that its scenarios are tested: the `ingest`
-//! workload, the `relevance` evaluation, the `digest` run and the `embed` costs (`embedding`).
+//! workload, the `relevance` evaluation, the `digest` run, the `embed` costs (`embedding`) and
+//! the `crash` loop (the real binary killed and restarted, its data checked after each kill).
 //! The `papertide-bench` binary (`main.rs`) runs them.
 
+pub mod crash;
 pub mod digest;
 pub mod embedding;
 pub mod relevance;

@@ -8,6 +8,8 @@
 //!   collection (see `relevance`).
 //! - `embed`: papers embedded per second by the sentence-embedding model, and a search term's
 //!   embedding and ranking latencies (see `embedding`).
+//! - `crash`: the real `papertide` binary killed with SIGKILL at random moments of its work and
+//!   restarted, its data checked after each kill (see `crash`).
 
 use bench::relevance::{self, Collection, Format};
 use bench::{embedding, peak_rss_mib, workload};
@@ -61,6 +63,26 @@ enum Scenario {
         /// Papers embedded (title and abstract).
         #[arg(long, default_value_t = 2_000)]
         papers: usize,
+    },
+    /// Kill the real `papertide` binary with SIGKILL at random moments (harvest, weekly pass,
+    /// mail, webhooks), restart it, and check after each kill that nothing acknowledged is lost,
+    /// no mail goes twice and the index agrees with the database. Needs the test peers
+    /// (`make test-tools`).
+    Crash {
+        /// SIGKILLs to land.
+        #[arg(long, default_value_t = 50)]
+        kills: usize,
+        /// The seed of every random choice [default: from the clock]; printed first, so a failed
+        /// run is repeated with `--seed`.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Simulated users.
+        #[arg(long, default_value_t = 6)]
+        users: usize,
+        /// The `papertide` binary [default: the one beside this program, e.g. target/release/papertide
+        /// after `cargo build --release -p web`].
+        #[arg(long, value_name = "PATH")]
+        binary: Option<std::path::PathBuf>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
@@ -160,6 +182,20 @@ fn main() -> anyhow::Result<()> {
                 "embedPeakRssMib": run.embed_peak_rss_mib,
                 "peakRssMib": peak_rss_mib(),
             })
+        }
+        Scenario::Crash { kills, seed, users, binary } => {
+            let seed = seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64));
+            let binary = match binary {
+                Some(binary) => binary,
+                None => std::env::current_exe()?.with_file_name("papertide"),
+            };
+            anyhow::ensure!(binary.exists(), "no papertide binary at {}: build it (cargo build --release -p web) or pass --binary", binary.display());
+            let config = bench::crash::CrashConfig { binary, kills, seed, users };
+            let mut progress = |line: &str| eprintln!("{line}");
+            let report = actix_rt::System::new().block_on(bench::crash::run(&config, &mut progress))?;
+            let mut figures = serde_json::to_value(&report)?;
+            figures["scenario"] = json!("crash");
+            figures
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
