@@ -206,7 +206,13 @@ async fn drive(
     let mailbox = MailBox { mails: maildev.emails().await };
     let repeated = mailbox.repeated_message_ids();
     if let Some((id, times)) = repeated.iter().next() {
-        bail!("mail sent twice: {id} arrived {times} times ({} Message-IDs repeated)", repeated.len());
+        let copies: Vec<String> = mailbox
+            .mails
+            .iter()
+            .filter(|mail| checks::message_id(mail) == *id)
+            .map(|mail| format!("{} {:?} at {}", workload::recipient(mail), mail["subject"], mail["date"]))
+            .collect();
+        bail!("mail sent twice: {id} arrived {times} times ({} Message-IDs repeated): {copies:?}", repeated.len());
     }
     checks::check_final_mail(&binary.data_dir, &users, &mailbox, &mut observed)?;
 
