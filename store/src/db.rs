@@ -208,6 +208,26 @@ impl Store {
     pub fn size_on_disk_bytes(&self) -> Result<u64> {
         Ok(self.db.size_on_disk()?)
     }
+
+    /// A SHA-256 of each tree's keys and values, in order, by tree name. Two equal maps mean
+    /// nothing was written in between, and where they differ says what was; the security tests
+    /// take one before and after each refused request.
+    pub fn content_digests(&self) -> Result<std::collections::BTreeMap<String, [u8; 32]>> {
+        use sha2::{Digest, Sha256};
+        let mut digests = std::collections::BTreeMap::new();
+        for name in self.db.tree_names() {
+            let mut hasher = Sha256::new();
+            for entry in self.db.open_tree(&name)?.iter() {
+                let (key, value) = entry?;
+                for bytes in [&key, &value] {
+                    hasher.update((bytes.len() as u64).to_le_bytes());
+                    hasher.update(bytes);
+                }
+            }
+            digests.insert(String::from_utf8_lossy(&name).into_owned(), hasher.finalize().into());
+        }
+        Ok(digests)
+    }
 }
 
 #[cfg(test)]
@@ -216,6 +236,26 @@ mod tests {
 
     fn add_marker(store: &Store) -> Result<()> {
         store.meta.insert(b"migrated_from_1", b"yes")?;
+        Ok(())
+    }
+
+    #[test]
+    fn the_content_digest_changes_with_any_write_and_only_then() -> Result<()> {
+        let store = Store::temporary()?;
+        let empty = store.content_digests()?;
+        assert!(empty.contains_key("users") && empty.contains_key("user_preferences"), "{:?}", empty.keys());
+        assert_eq!(store.content_digests()?, empty, "reading changes nothing");
+        store.users.insert(b"k", b"v")?;
+        let one = store.content_digests()?;
+        assert_ne!(one["users"], empty["users"]);
+        assert_eq!(one["user_preferences"], empty["user_preferences"]);
+        store.users.insert(b"k", b"w")?;
+        assert_ne!(store.content_digests()?["users"], one["users"], "a changed value");
+        store.users.remove(b"k")?;
+        store.preferences.insert(b"k", b"v")?;
+        assert_eq!(store.content_digests()?["user_preferences"], one["users"], "the same entries, the same digest");
+        store.preferences.remove(b"k")?;
+        assert_eq!(store.content_digests()?, empty);
         Ok(())
     }
 

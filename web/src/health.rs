@@ -9,6 +9,7 @@ use engine::harvest::HarvestState;
 use engine::paper::Source;
 use serde_json::{json, Value};
 
+use crate::auth::SignedIn;
 use crate::state::AppState;
 
 /// Each source's harvest state, as stored (the empty state when unreadable).
@@ -87,7 +88,13 @@ const FINGERPRINT_SHOWN: usize = 16;
 
 /// `GET /healthz`: 200 with the state of the database and every actor; 503 when the database
 /// cannot be read.
-pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+///
+/// Anyone may read it: it holds states, times and counts, nothing of any user. The text of the
+/// last errors (a mail server's refusal can name an address, a source's the request it
+/// failed) is shown to operators only (`users grant-admin`, or an admin email in the settings),
+/// signed in; everyone else sees when the error happened, not what it said.
+pub async fn healthz(state: web::Data<AppState>, viewer: Option<SignedIn>) -> HttpResponse {
+    let is_operator = viewer.is_some_and(|viewer| viewer.user.is_admin || state.settings.is_admin_email(&viewer.user.email));
     let database = state.store.schema_version();
     let body = json!({
         "status": if database.is_ok() { "ok" } else { "unavailable" },
@@ -109,6 +116,7 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
             .collect::<serde_json::Map<String, Value>>(),
         "actors": state.board.snapshot(),
     });
+    let body = if is_operator { body } else { without_error_texts(body) };
     match database {
         Ok(_) => HttpResponse::Ok().json(body),
         Err(error) => {
@@ -116,6 +124,22 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
             HttpResponse::ServiceUnavailable().json(body)
         }
     }
+}
+
+/// `value` with every `lastError` field, at any depth, removed.
+fn without_error_texts(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(fields) => {
+                fields.remove("lastError");
+                fields.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
 }
 
 /// `GET /metrics`: counters and gauges in the Prometheus text format.

@@ -15,6 +15,7 @@ pub mod digests;
 pub mod error;
 mod fallback;
 pub mod harvest;
+mod headers;
 mod health;
 pub mod model;
 pub mod papers;

@@ -2,6 +2,7 @@
 //! binary for the CLI and crash tests, and maildev as a real SMTP peer.
 
 mod abuse;
+mod access;
 mod architecture;
 mod billing;
 mod cli;
@@ -11,6 +12,7 @@ mod crash;
 mod digests;
 mod first_week;
 mod harvest;
+mod headers;
 mod health;
 mod live_search;
 mod login;

@@ -24,6 +24,8 @@ pub use maildev::{free_port, Maildev};
 
 pub const PASSWORD: &str = "Secret-123";
 pub const GENEROUS_RATE: &str = "1000/1h";
+/// The address every test server names as an operator (`admin_emails`).
+pub const OPERATOR: &str = "operator@example.org";
 
 pub struct TestServer {
     pub base: String,
@@ -58,6 +60,7 @@ impl TestServer {
             // replay server.
             harvest_sources: Some(vec!["none".into()]),
             live_search: Some(false),
+            admin_emails: Some(vec![OPERATOR.into()]),
             ..ServeArgs::default()
         };
         configure(&mut serve);
@@ -199,6 +202,13 @@ impl TestServer {
         }
     }
 
+    /// A browser signed in as the operator ([`OPERATOR`]).
+    pub async fn operator(&self) -> Client {
+        let client = self.client();
+        self.verified_user(&client, OPERATOR).await;
+        client
+    }
+
     /// Signs up, verifies through the mailed link, and leaves `client` signed in.
     pub async fn verified_user(&self, client: &Client, email: &str) {
         let link = self.sign_up(client, email).await;
@@ -288,6 +298,16 @@ impl Client {
 
     pub async fn delete(&self, path: &str) -> Answer {
         Self::answer(self.http.delete(format!("{}{path}", self.base)).send().await).await
+    }
+
+    /// Any method, with a JSON body or none.
+    pub async fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Answer {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("an HTTP method");
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        Self::answer(request.send().await).await
     }
 
     /// A POST with extra headers (origin checks) and a raw body.
