@@ -42,6 +42,9 @@ struct Target {
     verification_token: String,
 }
 
+/// A request's path and JSON body.
+type Request = (String, Option<Value>);
+
 /// One route's rule: who may call it, and the request its matrix row sends, for each form of
 /// naming the owner (by id, by email) where the route names a user.
 struct Rule {
@@ -50,21 +53,21 @@ struct Rule {
     access: Access,
     /// The requests naming the owner's records (several where the user can be named by id and by
     /// email); their path and body.
-    requests: fn(&Target) -> Vec<(String, Option<Value>)>,
+    requests: fn(&Target) -> Vec<Request>,
     /// The owner's (or the secret holder's) status for the first request.
     owner_status: u16,
 }
 
-fn no_body(path: &str) -> Vec<(String, Option<Value>)> {
+fn no_body(path: &str) -> Vec<Request> {
     vec![(path.to_owned(), None)]
 }
 
-fn with_body(path: &str, body: Value) -> Vec<(String, Option<Value>)> {
+fn with_body(path: &str, body: Value) -> Vec<Request> {
     vec![(path.to_owned(), Some(body))]
 }
 
 /// The user named by id, and the same path with the email (and its upper case) in its place.
-fn by_id_and_email(target: &Target, path: impl Fn(&str) -> String, body: Option<Value>) -> Vec<(String, Option<Value>)> {
+fn by_id_and_email(target: &Target, path: impl Fn(&str) -> String, body: Option<Value>) -> Vec<Request> {
     [target.id.clone(), target.email.clone(), target.email.to_uppercase()].iter().map(|user| (path(user), body.clone())).collect()
 }
 
@@ -413,7 +416,7 @@ fn checkout_session_id(answer: &Answer) -> String {
 
 /// Whether the requests name one of the owner's records (rather than act on the caller's own
 /// account).
-fn names_the_owner(target: &Target, requests: &[(String, Option<Value>)]) -> bool {
+fn names_the_owner(target: &Target, requests: &[Request]) -> bool {
     let records = [&target.id, &target.email, &target.term_id, &target.subscription_id, &target.checkout_session_id];
     requests.iter().any(|(path, body)| {
         let text = format!("{path} {}", body.as_ref().map(Value::to_string).unwrap_or_default());
