@@ -200,6 +200,27 @@ pub fn password_reset_mail(context: &MailContext, to: &str, token: &str) -> Rend
     )
 }
 
+/// Tells the owner of an address that someone tried to sign up with it again. The sign-up form
+/// answers an existing address exactly as a new one (so it cannot tell who has an account); this
+/// mail is how the real owner learns what happened.
+pub fn account_exists_mail(context: &MailContext, to: &str) -> RenderedMail {
+    let link = format!("{}/login", context.public_url);
+    render_action_mail(
+        context,
+        to,
+        ActionMail {
+            subject: "You already have a Papertide account",
+            heading: "You already have an account",
+            intro: "Someone, maybe you, tried to create a Papertide account with this address. It \
+                    already has one, so nothing was created and nothing changed.",
+            button: "Sign in",
+            link: &link,
+            outro: "Forgot your password? Choose \"Forgot password\" on the sign-in page. If you \
+                    did not try to sign up, ignore this mail: your account is as it was.",
+        },
+    )
+}
+
 /// Greets a user whose address is confirmed and says what happens next.
 pub fn welcome_mail(context: &MailContext, to: &str) -> RenderedMail {
     let link = format!("{}/dashboard", context.public_url);

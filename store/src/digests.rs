@@ -246,8 +246,15 @@ impl Store {
 
     /// Records that a one-time notice (e.g. `upgrade-invite`) went to the user.
     pub fn mark_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
-        self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
+        self.record_notice(user_id, notice, at)?;
         self.flush()?;
+        Ok(())
+    }
+
+    /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
+    /// flushing: for a caller that writes more and flushes once.
+    pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
+        self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{Duration, Utc};
-use engine::mail::{password_reset_mail, verification_mail, welcome_mail};
+use engine::mail::{account_exists_mail, password_reset_mail, verification_mail, welcome_mail};
 use engine::validation::{
     validate_combined_signup, validate_email_form, validate_login, validate_reset_password, validate_standalone_signup,
     CombinedSignupForm, EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
@@ -66,7 +66,7 @@ async fn combined_signup(
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
     let signup = validate_combined_signup(&form)?;
-    create_account(&state, signup, ip).await
+    create_account(state, signup, ip).await
 }
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
@@ -78,15 +78,17 @@ async fn standalone_signup(
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
     let signup = validate_standalone_signup(&form)?;
-    create_account(&state, signup, ip).await
+    create_account(state, signup, ip).await
 }
 
 /// Writes the account, its preferences, its verification token and the verification mail in
 /// one transaction, makes it durable, and only then answers.
-async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
-    if state.store.user_by_email(&signup.email)?.is_some() {
-        return Err(store::StoreError::DuplicateEmail.into());
-    }
+///
+/// An address that already has an account gets the same answer after the same work (a password
+/// hash and a durable write), so the form cannot tell who has an account; its owner is mailed
+/// instead ([`note_signup_of_taken_address`]).
+async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
+    let is_taken = state.store.user_by_email(&signup.email)?.is_some();
     let password_hash = state.hasher.hash(signup.password).await?;
     let now = Utc::now();
     let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
@@ -94,6 +96,24 @@ async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResu
     user.pending_search = signup.pending_search;
     user.ip_address = Some(ip);
     user.is_admin = state.settings.is_admin_email(&user.email);
+    let created = if is_taken { Err(store::StoreError::DuplicateEmail) } else { write_account(&state, user.clone(), now).await };
+    match created {
+        Ok(created) => {
+            tracing::info!(user_id = %created.id, "account created");
+            user = created;
+        }
+        Err(store::StoreError::DuplicateEmail) => note_signup_of_taken_address(&state, &user.email).await?,
+        Err(error) => return Err(error.into()),
+    }
+    Ok(HttpResponse::Created().json(json!({
+        "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
+        "requiresVerification": true,
+        "user": UserView::of(&user, &state.settings),
+    })))
+}
+
+/// The account, its preferences, its verification token and mail, in one transaction, durable.
+async fn write_account(state: &AppState, user: User, now: chrono::DateTime<Utc>) -> Result<User, store::StoreError> {
     let token = new_secret_token();
     let account = NewAccount {
         mail: Some(verification_mail(&state.mail_context(), &user.email, &token)),
@@ -104,12 +124,31 @@ async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResu
     let user = state.store.create_account(account, now)?;
     state.store.flush_async().await?;
     state.poke_mailer();
-    tracing::info!(user_id = %user.id, "account created");
-    Ok(HttpResponse::Created().json(json!({
-        "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
-        "requiresVerification": true,
-        "user": UserView::of(&user, &state.settings),
-    })))
+    Ok(user)
+}
+
+/// After a sign-up with a taken address, before the answer, so that it costs what a new
+/// account costs (a write made durable): the attempt is recorded on the account, and its owner
+/// gets a new verification link if the account still waits for one, else the note that it
+/// exists (at most as often as the per-address resend limit allows).
+async fn note_signup_of_taken_address(state: &AppState, email: &str) -> Result<(), store::StoreError> {
+    let Some(owner) = state.store.user_by_email(email)? else {
+        return Ok(());
+    };
+    let now = Utc::now();
+    state.store.record_notice(owner.id, "signup-attempt", now)?;
+    let may_mail = owner.is_active && state.limiter.check("signup-taken-recipient", email, state.settings.rate_limits.resend).is_ok();
+    if may_mail && owner.is_email_verified {
+        state.store.enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
+    } else if may_mail {
+        let token = new_secret_token();
+        let mail = verification_mail(&state.mail_context(), &owner.email, &token);
+        let expires_at = now + Duration::hours(VERIFICATION_TTL_HOURS);
+        state.store.issue_token(owner.id, TokenPurpose::EmailVerification, TokenHash::of(&token), expires_at, &mail, now)?;
+    }
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    Ok(())
 }
 
 /// `GET /api/verify-email?token=`: verifies the address and signs the user in.

@@ -10,6 +10,7 @@ mod client;
 mod common;
 mod crash;
 mod digests;
+mod enumeration;
 mod first_week;
 mod harvest;
 mod headers;
