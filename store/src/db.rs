@@ -192,6 +192,23 @@ impl Store {
         Ok(())
     }
 
+    /// Every stored entry as (tree name, key, value), trees in name order: what checks that a
+    /// refused request changed nothing compare before and after.
+    pub fn raw_entries(&self) -> Result<Vec<(String, Vec<u8>, Vec<u8>)>> {
+        let mut names = self.db.tree_names();
+        names.sort();
+        let mut entries = Vec::new();
+        for name in names {
+            let tree = self.db.open_tree(&name)?;
+            let tree_name = String::from_utf8_lossy(&name).into_owned();
+            for entry in tree.iter() {
+                let (key, value) = entry?;
+                entries.push((tree_name.clone(), key.to_vec(), value.to_vec()));
+            }
+        }
+        Ok(entries)
+    }
+
     /// Writes everything to disk; returns once it is durable.
     pub fn flush(&self) -> Result<()> {
         self.db.flush()?;

@@ -12,6 +12,7 @@ mod digests;
 mod first_week;
 mod harvest;
 mod health;
+mod input_attacks;
 mod live_search;
 mod login;
 mod papers;
