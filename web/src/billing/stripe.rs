@@ -62,8 +62,17 @@ async fn within<T>(call: impl std::future::Future<Output = Result<T, StripeError
     }
 }
 
+/// A Stripe object id from a caller. Stripe's ids are letters, digits and `_` (`cs_test_a1B2`,
+/// `seti_…`), at most 255 of them; anything else is no object of Stripe's, and is refused here
+/// rather than placed in the address of a call to Stripe (where `/`, `..` or `?` would name
+/// another of its endpoints).
 fn id<T: FromStr>(text: &str) -> StripeResult<T> {
-    text.parse().map_err(|_| StripeFailure::Refused { status: 404, message: format!("No such object: {text}"), card_error: false })
+    let not_found = || StripeFailure::Refused { status: 404, message: "No such object.".to_owned(), card_error: false };
+    let is_stripe_id = !text.is_empty() && text.len() <= 255 && text.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_');
+    if !is_stripe_id {
+        return Err(not_found());
+    }
+    text.parse().map_err(|_| not_found())
 }
 
 /// A SetupIntent as billing needs it.
