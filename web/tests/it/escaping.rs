@@ -27,7 +27,7 @@ fn hostile_paper(index: usize) -> Paper {
     let payload = PAYLOADS[index % PAYLOADS.len()];
     let mut paper = Paper::new(Source::Pubmed, format!("Zebrafish fin regeneration {payload} study {index}\r\nBcc: victim@example.org"));
     paper.ids.pmid = Some(format!("9{index:07}"));
-    paper.ids.doi = Some(format!("10.5555/x{index}\"onmouseover=\"alert({index})\" <b>"));
+    paper.ids.doi = Some(format!("10.5555/x{index}\"onmouseover=\"alert({index})\"><b>"));
     paper.abstract_sections = vec![AbstractSection {
         label: Some(format!("RESULTS{payload}")),
         text: format!(
@@ -190,10 +190,12 @@ async fn a_stored_subject_with_a_line_break_adds_no_mail_header() {
         ..template
     };
     let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
+    let sent_before = server.outbox();
     server.state.store.record_digest(&digest, &mail, chrono::Utc::now()).expect("recorded");
     server.state.store.flush().expect("flushed");
-    let mails = server.wait_for_outbox(4).await;
-    let sent = mails.iter().find(|mail| mail.contains("news")).expect("the digest was sent");
+    server.state.poke_mailer();
+    let mails = server.wait_for_outbox(sent_before.len() + 1).await;
+    let sent = mails.iter().find(|mail| !sent_before.contains(mail)).expect("the digest was sent");
     let (headers, _) = sent.split_once("\r\n\r\n").expect("headers and body");
     for line in headers.lines() {
         assert!(!line.starts_with("X-Injected") && !line.starts_with("Bcc"), "a header from the subject: {line}\n{headers}");

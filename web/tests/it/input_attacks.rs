@@ -204,7 +204,9 @@ fn valid_body(route: &RouteInputs, case: usize) -> Value {
         "/api/auth/login" => json!({ "email": EMAIL, "password": "Not-the-password-1" }),
         "/api/auth/signup" => json!({ "email": fresh, "password": PASSWORD, "confirmPassword": PASSWORD, "researchField": "biology" }),
         "/api/signup" => crate::common::signup_body(&fresh, PASSWORD),
-        "/api/auth/resend-verification" | "/api/forgot-password" => json!({ "email": EMAIL }),
+        // No account has this address: a mail of a link is issued after the answer, and would
+        // race with the next case's snapshot.
+        "/api/auth/resend-verification" | "/api/forgot-password" => json!({ "email": "nobody@example.org" }),
         "/api/reset-password" => json!({ "token": "no-such-token", "password": PASSWORD, "confirmPassword": PASSWORD }),
         "/api/users/{user_id}/preferences" => json!({ "weeklyDigest": true }),
         "/api/search-terms/{term_id}" => json!({ "term": "topic alpha" }),
@@ -399,8 +401,11 @@ async fn hostile_input_in_every_field_parameter_and_header_is_refused_cleanly_an
                 let before = judge.snapshot().await;
                 let reply = attacker.send(route.method, &path, &[], Some(body.to_string().into_bytes())).await;
                 judge.check(&what, &reply, &before);
-                let is_flag = *kind == Flag;
-                if class == Class::WrongType || (is_flag && value.as_ref().is_some_and(Value::is_string)) {
+                let is_wrong_type = match (kind, &value) {
+                    (Flag, Some(value)) => !(value.is_boolean() || value.is_null()),
+                    _ => class == Class::WrongType,
+                };
+                if is_wrong_type {
                     assert!((400..500).contains(&reply.status), "{what}: a wrong type was accepted: {} {}", reply.status, reply.body);
                 }
                 if reply.status < 400 && class == Class::NeverStored {
@@ -540,13 +545,14 @@ async fn bodies_of_10_kb_and_10_mb_get_clear_answers() {
     assert_eq!(attacker.send("POST", "/api/auth/login", &[], Some(login)).await.status, 200);
     let user_id = server.state.store.user_by_email(EMAIL).expect("db").expect("user").id.to_string();
     let own = Own { user_id, term_id: "x".into(), unsubscribe_token: "x".into(), subscription_id: "x".into() };
-    let ten_kb = json!({ "email": EMAIL, "padding": "p".repeat(10 * 1024) }).to_string().into_bytes();
+    let ten_kb = json!({ "email": "nobody@example.org", "padding": "p".repeat(10 * 1024) }).to_string().into_bytes();
     let ten_mb = format!("{{\"email\":\"{}\"}}", "m".repeat(10 * 1024 * 1024)).into_bytes();
     for route in INPUTS.iter().filter(|route| !route.fields.is_empty()) {
         let path = own_path(route, &own);
         let before = judge.snapshot().await;
         let reply = attacker.send(route.method, &path, &[], Some(ten_kb.clone())).await;
         judge.check(&format!("{} {} with 10 KB", route.method, route.path), &reply, &before);
+        let before = judge.snapshot().await;
         let reply = attacker.send(route.method, &path, &[], Some(ten_mb.clone())).await;
         let what = format!("{} {} with 10 MB", route.method, route.path);
         judge.check(&what, &reply, &before);
