@@ -411,6 +411,56 @@ mod tests {
     }
 
     #[test]
+    fn a_paper_link_that_is_not_a_web_address_became_a_live_link() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let mut paper = digest_paper("Links", false);
+        paper.links = vec![
+            ("Code".into(), "javascript:alert(1)".into()),
+            ("Data".into(), " JAVASCRIPT:alert(2)".into()),
+            ("Page".into(), "https://example.org/a b".into()),
+            ("DOI".into(), "HTTPS://doi.org/10.1/x".into()),
+        ];
+        let digest = DigestMail {
+            term: "links",
+            weekly: true,
+            searched_as: None,
+            widened_note: None,
+            ai_summary: &[],
+            papers: std::slice::from_ref(&paper),
+            empty_reason: None,
+            unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert!(!mail.html.to_lowercase().contains("javascript:") && !mail.text.to_lowercase().contains("javascript:"));
+        assert!(!mail.html.contains("example.org/a b") && !mail.text.contains("Page:"));
+        assert!(mail.html.contains(r#"<a href="HTTPS://doi.org/10.1/x""#) && mail.text.contains("DOI: HTTPS://doi.org/10.1/x"));
+    }
+
+    #[test]
+    fn source_text_with_line_breaks_stays_on_its_line() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let mut paper = digest_paper("Title\r\nBcc: victim@example.org", false);
+        paper.authors = "Ada\u{0}Lovelace\u{2028}X-Injected: yes".into();
+        let digest = DigestMail {
+            term: "gene\r\nBcc: all",
+            weekly: false,
+            searched_as: Some("gene\nediting"),
+            widened_note: None,
+            ai_summary: &["point\rone".to_owned()],
+            papers: std::slice::from_ref(&paper),
+            empty_reason: None,
+            unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert_eq!(mail.subject, "Papertide: 1 new paper on \"gene  Bcc: all\"");
+        for part in [&mail.text, &mail.html] {
+            assert!(!part.chars().any(|character| character.is_control() && character != '\n' || character == '\u{2028}'));
+            assert!(part.lines().all(|line| !line.trim_start().starts_with("Bcc:") && !line.trim_start().starts_with("X-Injected:")));
+        }
+        assert!(mail.text.contains("1. Title  Bcc: victim@example.org\n   Ada Lovelace X-Injected: yes\n"));
+    }
+
+    #[test]
     fn a_digest_mail_shows_each_paper_and_offers_one_click_unsubscribe() {
         let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
         let papers = vec![digest_paper("Evolution of immunity to SARS-CoV-2", false), digest_paper("A retracted claim", true)];

@@ -73,6 +73,9 @@ pub struct Store {
     pub(crate) unsubscribe_key: std::sync::Arc<std::sync::OnceLock<Vec<u8>>>,
 }
 
+/// One stored entry: its tree's name, its key and its value.
+pub type RawEntry = (String, Vec<u8>, Vec<u8>);
+
 /// How long [`Store::open`] waits for a database another process is letting go of.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -194,7 +197,7 @@ impl Store {
 
     /// Every stored entry as (tree name, key, value), trees in name order: what checks that a
     /// refused request changed nothing compare before and after.
-    pub fn raw_entries(&self) -> Result<Vec<(String, Vec<u8>, Vec<u8>)>> {
+    pub fn raw_entries(&self) -> Result<Vec<RawEntry>> {
         let mut names = self.db.tree_names();
         names.sort();
         let mut entries = Vec::new();

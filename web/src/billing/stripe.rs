@@ -377,3 +377,19 @@ fn provider_status(status: SubscriptionStatus) -> ProviderStatus {
         SubscriptionStatus::Unpaid => ProviderStatus::Unpaid,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_with_a_path_reached_another_stripe_endpoint() {
+        for hostile in ["cs_test_../../v1/customers", "cs_test_a?expand[]=customer", "cs_test_a/b", "cs_test_%2e%2e", "cs_test_\u{0}", ""] {
+            let refused = id::<stripe::CheckoutSessionId>(hostile);
+            assert!(matches!(refused, Err(StripeFailure::Refused { status: 404, .. })), "{hostile:?}");
+        }
+        assert!(id::<stripe::CheckoutSessionId>(&format!("cs_test_{}", "a".repeat(300))).is_err());
+        assert!(id::<stripe::CheckoutSessionId>("cs_test_a1B2c3").is_ok());
+        assert!(id::<SubscriptionId>("sub_1Nq2").is_ok());
+    }
+}

@@ -40,7 +40,12 @@ struct RouteInputs {
     query: &'static [&'static str],
 }
 
-const fn route(method: &'static str, path: &'static str, fields: &'static [(&'static str, Kind)], query: &'static [&'static str]) -> RouteInputs {
+const fn route(
+    method: &'static str,
+    path: &'static str,
+    fields: &'static [(&'static str, Kind)],
+    query: &'static [&'static str],
+) -> RouteInputs {
     RouteInputs { method, path, fields, query }
 }
 
@@ -282,13 +287,13 @@ struct Judge<'a> {
 impl Judge<'_> {
     /// Every entry of the database, once the mail queue is drained (the mailer is the only
     /// writer that runs on its own).
-    async fn snapshot(&self) -> Vec<(String, Vec<u8>, Vec<u8>)> {
+    async fn snapshot(&self) -> Vec<store::RawEntry> {
         self.server.wait_for_empty_queue().await;
         self.server.state.store.raw_entries().expect("readable database")
     }
 
     /// `reply` to the request `what`: no 5xx; a 4xx with a message and nothing written.
-    fn check(&self, what: &str, reply: &Reply, before: &[(String, Vec<u8>, Vec<u8>)]) {
+    fn check(&self, what: &str, reply: &Reply, before: &[store::RawEntry]) {
         assert!(reply.status < 500, "{what}: answered {} {}", reply.status, reply.body);
         if reply.status >= 400 {
             let message = reply.body["message"].as_str().unwrap_or_default();
@@ -474,7 +479,9 @@ async fn hostile_input_in_every_field_parameter_and_header_is_refused_cleanly_an
         ("content-type", b"application/json; charset=utf-16".to_vec()),
         ("origin", b"null".to_vec()),
     ];
-    for route in INPUTS.iter().filter(|route| !matches!(route.path, "/api/auth/logout" | "/api/trigger-digest" | "/api/cancel-subscription")) {
+    for route in
+        INPUTS.iter().filter(|route| !matches!(route.path, "/api/auth/logout" | "/api/trigger-digest" | "/api/cancel-subscription"))
+    {
         let path = own_path(route, &own);
         for (name, value) in &header_cases {
             let what = format!("{} {} with {name}: {}", route.method, route.path, String::from_utf8_lossy(&value[..value.len().min(40)]));
