@@ -23,7 +23,7 @@ pub mod tokens;
 pub mod users;
 pub mod vectors;
 
-pub use db::{Store, SCHEMA_VERSION};
+pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use error::StoreError;
 pub use digests::{DigestMail, DigestStats, EntryKey, UPGRADE_INVITE};
 pub use mail_queue::{DigestMailRef, QueuedMail};

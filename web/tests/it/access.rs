@@ -7,7 +7,7 @@
 //! Billing is on (localstripe), so the billing routes are reached past their "billing is off"
 //! answer, and the owner has a real subscription, checkout session and unsubscribe link.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -313,16 +313,16 @@ impl Matrix {
         Matrix { billing, ada, bob, carol, anonymous, target }
     }
 
-    /// The database's content once it has settled: the mail queue drained, and no write for
+    /// Every entry of the database once it has settled: the mail queue drained, and no write for
     /// 300 ms (a call's mail, Stripe's webhooks and digests run after the answer).
-    async fn settled_digests(&self) -> BTreeMap<String, [u8; 32]> {
+    async fn settled_entries(&self) -> Vec<store::RawEntry> {
         let server = &self.billing.server;
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             server.wait_for_empty_queue().await;
-            let first = server.state.store.content_digests().expect("the database reads");
+            let first = server.state.store.raw_entries().expect("the database reads");
             tokio::time::sleep(Duration::from_millis(300)).await;
-            let second = server.state.store.content_digests().expect("the database reads");
+            let second = server.state.store.raw_entries().expect("the database reads");
             if first == second || Instant::now() > deadline {
                 return second;
             }
@@ -331,12 +331,13 @@ impl Matrix {
 
     /// Sends `request` as `caller` and checks it was refused with `expected` and wrote nothing.
     async fn refused(&self, rule: &Rule, who: &str, caller: &Client, path: &str, body: Option<&Value>, expected: &[u16]) -> Answer {
-        let before = self.settled_digests().await;
+        let before = self.settled_entries().await;
         let answer = caller.send(rule.method, path, body).await;
         assert!(expected.contains(&answer.status), "{} {path} as {who}: {} {}", rule.method, answer.status, answer.body);
         assert!(answer.message().len() > 3, "{} {path} as {who}: a message: {}", rule.method, answer.body);
-        let after = self.settled_digests().await;
-        let written: Vec<&String> = after.keys().filter(|tree| before.get(*tree) != after.get(*tree)).collect();
+        let after = self.settled_entries().await;
+        let changed = after.iter().filter(|entry| !before.contains(entry)).chain(before.iter().filter(|entry| !after.contains(entry)));
+        let written: BTreeSet<&str> = changed.map(|(tree, ..)| tree.as_str()).collect();
         assert!(written.is_empty(), "{} {path} as {who} was refused but wrote to {written:?}", rule.method);
         answer
     }
