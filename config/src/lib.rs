@@ -303,8 +303,9 @@ impl Rate {
         let (max, window) = text.split_once('/').with_context(|| format!("rate {text:?} is not N/WINDOW, e.g. 10/15m"))?;
         let max: u32 = max.trim().parse().with_context(|| format!("rate {text:?}: {max:?} is not a count"))?;
         let window = window.trim();
-        let split_at = window.len().saturating_sub(1);
-        let (amount, unit) = window.split_at(split_at);
+        // The unit is the last character, whatever its width in bytes.
+        let unit_at = window.char_indices().last().map_or(0, |(at, _)| at);
+        let (amount, unit) = window.split_at(unit_at);
         let amount: u64 = if amount.is_empty() { 1 } else { amount.parse().with_context(|| format!("rate {text:?}: bad window"))? };
         let seconds = match unit {
             "s" => amount,
@@ -1072,6 +1073,20 @@ mod tests {
         assert!(Rate::parse("0/1h").is_err());
         assert!(Rate::parse("5/1d").is_err());
         Ok(())
+    }
+
+    /// Found by fuzzing the configuration file: a window ending in a character of more than one
+    /// byte (`"5/1é"`) split the text inside that character and panicked at start.
+    #[test]
+    fn a_rate_window_ending_in_a_multibyte_character_is_refused_not_a_panic() {
+        for text in ["5/1é", "5/é", "5/15µ", "5/📄"] {
+            let error = Rate::parse(text).map(|rate| format!("{rate:?}")).expect_err(text);
+            assert!(error.to_string().contains("the window ends in s, m or h"), "{text}: {error}");
+        }
+        assert!(Rate::parse("5/1hé").is_err(), "a unit after the unit");
+        let file = parse_file_config("[rate_limits]\nsignup = \"5/1himmediate_se\\u00e9 \"\n").expect("valid TOML");
+        let refused = resolve(file, &CommonArgs::default(), &ServeArgs::default()).expect_err("a bad rate is refused");
+        assert!(refused.to_string().contains("rate \"5/1himmediate_seé \""), "{refused}");
     }
 
     /// The committed example must list every option with its default.
