@@ -307,12 +307,13 @@ impl Rate {
         let unit_at = window.char_indices().last().map_or(0, |(at, _)| at);
         let (amount, unit) = window.split_at(unit_at);
         let amount: u64 = if amount.is_empty() { 1 } else { amount.parse().with_context(|| format!("rate {text:?}: bad window"))? };
-        let seconds = match unit {
-            "s" => amount,
-            "m" => amount * 60,
-            "h" => amount * 3600,
+        let seconds_per_unit: u64 = match unit {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3600,
             _ => bail!("rate {text:?}: the window ends in s, m or h"),
         };
+        let seconds = amount.checked_mul(seconds_per_unit).with_context(|| format!("rate {text:?}: the window is too long"))?;
         if max == 0 || seconds == 0 {
             bail!("rate {text:?}: count and window must be positive");
         }
@@ -1087,6 +1088,18 @@ mod tests {
         let file = parse_file_config("[rate_limits]\nsignup = \"5/1himmediate_se\\u00e9 \"\n").expect("valid TOML");
         let refused = resolve(file, &CommonArgs::default(), &ServeArgs::default()).expect_err("a bad rate is refused");
         assert!(refused.to_string().contains("rate \"5/1himmediate_seé \""), "{refused}");
+    }
+
+    /// Found while reading `Rate::parse` for its fuzz target: a window of more seconds than a
+    /// u64 holds (`"5/18446744073709551615h"`) overflowed (a panic in debug builds, a wrapped,
+    /// wrong window in release ones).
+    #[test]
+    fn a_rate_window_too_long_to_count_in_seconds_is_refused_not_overflowed() {
+        for text in ["5/18446744073709551615h", "5/5124095576030432h", "5/307445734561825861m"] {
+            let error = Rate::parse(text).map(|rate| format!("{rate:?}")).expect_err(text);
+            assert!(error.to_string().contains("too long"), "{text}: {error}");
+        }
+        assert_eq!(Rate::parse("5/18446744073709551615s").ok().map(|rate| rate.window.as_secs()), Some(u64::MAX));
     }
 
     /// The committed example must list every option with its default.
