@@ -63,7 +63,13 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     if let Some(model) = &embedding {
         digester = digester.with_embedder(model.embedder.clone());
     }
-    if let Some(config) = &settings.llm {
+    if let Some(llm_settings) = &settings.llm {
+        let config = actors::LlmConfig {
+            api_key: llm_settings.api_key.clone(),
+            model_advanced: llm_settings.model_advanced.clone(),
+            timeout: llm_settings.timeout,
+            ..actors::LlmConfig::new(llm_settings.url.clone(), llm_settings.model.clone())
+        };
         let llm = Llm::new(config.clone()).context("starting the LLM client")?;
         tracing::info!(endpoint = %config.endpoint(), model = %llm.model(ModelClass::Standard), "LLM configured for expansion and summaries");
         digester = digester.with_llm(llm);
