@@ -4,6 +4,7 @@
 mod abuse;
 mod architecture;
 mod billing;
+mod brute_force;
 mod cli;
 mod client;
 mod common;
