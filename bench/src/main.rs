@@ -8,6 +8,8 @@
 //!   collection (see `relevance`).
 //! - `embed`: papers embedded per second by the sentence-embedding model, and a search term's
 //!   embedding and ranking latencies (see `embedding`).
+//! - `http`: the real `papertide` binary under load from many signed-in connections, with an
+//!   optional login storm (see `http`).
 
 use bench::relevance::{self, Collection, Format};
 use bench::{embedding, peak_rss_mib, workload};
@@ -61,6 +63,27 @@ enum Scenario {
         /// Papers embedded (title and abstract).
         #[arg(long, default_value_t = 2_000)]
         papers: usize,
+    },
+    /// Start the real papertide binary on a temporary data directory and load it over loopback.
+    Http {
+        /// How long the load runs.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Keep-alive connections, each one signed-in user's browser.
+        #[arg(long, default_value_t = 1_000)]
+        connections: usize,
+        /// Distinct users the connections share [default: the connections, at most 200].
+        #[arg(long)]
+        users: Option<usize>,
+        /// Extra connections sending wrong passwords to one account during the run.
+        #[arg(long, default_value_t = 0)]
+        login_storm: usize,
+        /// The load generator's threads (it shares the machine with the server).
+        #[arg(long, default_value_t = 1)]
+        client_threads: usize,
+        /// The papertide binary [default: the one beside papertide-bench].
+        #[arg(long, value_name = "PATH")]
+        server: Option<std::path::PathBuf>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
@@ -160,6 +183,17 @@ fn main() -> anyhow::Result<()> {
                 "embedPeakRssMib": run.embed_peak_rss_mib,
                 "peakRssMib": peak_rss_mib(),
             })
+        }
+        Scenario::Http { seconds, connections, users, login_storm, client_threads, server } => {
+            let config = bench::http::HttpConfig {
+                server: bench::http::find_server_binary(server.as_deref())?,
+                seconds,
+                connections,
+                users: users.unwrap_or(connections.min(200)),
+                login_storm,
+                client_threads,
+            };
+            bench::http::run(&config)?
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;

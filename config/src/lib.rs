@@ -176,6 +176,10 @@ pub struct ServeArgs {
     /// Sign-in attempts per client and email [default: 10/15m].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
     pub rate_limit_login: Option<String>,
+    /// Sign-in attempts per account from every client together, except from the account's
+    /// trusted devices and addresses [default: 50/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN_ACCOUNT")]
+    pub rate_limit_login_account: Option<String>,
     /// Signups per client address [default: 5/1h].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_SIGNUP")]
     pub rate_limit_signup: Option<String>,
@@ -281,6 +285,7 @@ pub struct FileAnalytics {
 #[serde(deny_unknown_fields)]
 pub struct FileRateLimits {
     pub login: Option<String>,
+    pub login_account: Option<String>,
     pub signup: Option<String>,
     pub forgot_password: Option<String>,
     pub resend: Option<String>,
@@ -323,7 +328,10 @@ impl Rate {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {
+    /// Per client address and email; five times this per address.
     pub login: Rate,
+    /// Per account, from callers that are not the account's trusted devices or addresses.
+    pub login_account: Rate,
     pub signup: Rate,
     pub forgot_password: Rate,
     pub resend: Rate,
@@ -483,6 +491,7 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATA_DIR: &str = "./papertide-data";
 pub const DEFAULT_LOG: &str = "info";
 pub const DEFAULT_RATE_LOGIN: &str = "10/15m";
+pub const DEFAULT_RATE_LOGIN_ACCOUNT: &str = "50/1h";
 pub const DEFAULT_RATE_SIGNUP: &str = "5/1h";
 pub const DEFAULT_RATE_FORGOT_PASSWORD: &str = "5/1h";
 pub const DEFAULT_RATE_RESEND: &str = "5/1h";
@@ -583,6 +592,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     };
     let rate_limits = RateLimits {
         login: rate(&serve.rate_limit_login, file_rates.login, DEFAULT_RATE_LOGIN)?,
+        login_account: rate(&serve.rate_limit_login_account, file_rates.login_account, DEFAULT_RATE_LOGIN_ACCOUNT)?,
         signup: rate(&serve.rate_limit_signup, file_rates.signup, DEFAULT_RATE_SIGNUP)?,
         forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
         resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
@@ -1123,6 +1133,7 @@ mod tests {
             log: Some(String::new()),
             rate_limits: Some(FileRateLimits {
                 login: Some(String::new()),
+                login_account: Some(String::new()),
                 signup: Some(String::new()),
                 forgot_password: Some(String::new()),
                 resend: Some(String::new()),

@@ -22,6 +22,9 @@ pub struct Session {
     pub ip_address: Option<String>,
 }
 
+/// The meta key of the device cookies' secret.
+const DEVICE_COOKIE_KEY: &[u8] = b"device_cookie_key";
+
 fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
     let mut key = Vec::with_capacity(48);
     key.extend_from_slice(user_id.as_bytes());
@@ -67,6 +70,28 @@ impl Store {
         let session: Session = decode("session", &bytes)?;
         self.sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
         Ok(())
+    }
+
+    /// Whether the user has a live session (unexpired, of their current epoch) started from
+    /// `ip_address`: an address they signed in from, which a guesser elsewhere cannot claim.
+    pub fn has_session_from(&self, user: &User, ip_address: &str, now: DateTime<Utc>) -> Result<bool> {
+        for entry in self.sessions_by_user.scan_prefix(user.id.as_bytes()) {
+            let (key, _) = entry?;
+            let Some(hash) = key.get(16..).and_then(TokenHash::from_slice) else { continue };
+            let Some(bytes) = self.sessions.get(hash.as_bytes())? else { continue };
+            let session: Session = decode("session", &bytes)?;
+            let is_live = session.expires_at > now && session.epoch == user.session_epoch;
+            if is_live && session.ip_address.as_deref() == Some(ip_address) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The key that signs device cookies (a browser that signed in to an account before): made
+    /// once per database and kept in `meta`, so only this database can make or check one.
+    pub fn device_cookie_key(&self) -> Result<Vec<u8>> {
+        self.secret_key(DEVICE_COOKIE_KEY)
     }
 
     /// How many sessions a user has; void ones count until they are purged.

@@ -112,6 +112,22 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     Ok(Started { server: http.run(), address, state, indexer_thread, vectorizer_thread })
 }
 
+/// Raises the soft limit on open files to the hard limit, so that each connection, its socket
+/// and the database's and index's files fit (many systems start processes at 1,024, about a
+/// thousand connections); answers the soft limit now in force, or none when it is unknown.
+pub fn raise_open_files_limit() -> Option<u64> {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if let (Some(current), Some(maximum)) = (limit.current, limit.maximum) {
+        if current < maximum {
+            if let Err(error) = setrlimit(Resource::Nofile, Rlimit { current: Some(maximum), maximum: Some(maximum) }) {
+                tracing::warn!(%error, current, maximum, "could not raise the open-files limit");
+            }
+        }
+    }
+    getrlimit(Resource::Nofile).current
+}
+
 /// `papertide serve`: runs until SIGINT or SIGTERM, then flushes the database.
 pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let workers = std::thread::available_parallelism().map_or(2, |count| count.get());
@@ -125,6 +141,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
     };
     let live_search = if settings.live_search { "pubmed,arxiv" } else { "off" };
+    let open_files = raise_open_files_limit();
     let started = start(settings, workers)?;
     let embeddings = started.state.embedding.as_ref().map_or_else(|| "none: lexical ranking".to_owned(), |model| model.name.clone());
     tracing::info!(
@@ -136,6 +153,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         %embeddings,
         live_search,
         client,
+        open_files,
         "papertide is listening"
     );
     started.server.await.context("serving HTTP")?;

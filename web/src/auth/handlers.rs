@@ -13,6 +13,7 @@ use serde_json::json;
 use store::{NewAccount, TokenHash, TokenPurpose, User};
 use uuid::Uuid;
 
+use super::device::{device_cookie, trusted_device};
 use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
 use super::view::UserView;
 use crate::routes::ApiRoutes;
@@ -173,10 +174,11 @@ async fn verify_email(
             .with("success", false));
     };
     let cookie = start_session(&state, &user, Some(client_ip(&request, state.settings.trust_proxy)))?;
+    let device = device_cookie(&state, &user, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     tracing::info!(user_id = %user.id, "email verified");
-    Ok(HttpResponse::Ok().cookie(cookie).json(json!({
+    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(json!({
         "success": true,
         "message": "Email verified successfully",
         "user": UserView::of_account(&user, &state)?,
@@ -184,17 +186,16 @@ async fn verify_email(
     })))
 }
 
-/// `POST /api/auth/login`.
+/// `POST /api/auth/login`. Guessing is limited before anything is hashed (see
+/// [`check_login_rates`]); a successful sign-in also gives the browser a device cookie.
 async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
-    let rate = state.settings.rate_limits.login;
     let attempted_email = engine::account::normalize_email(form.email.as_deref().unwrap_or_default());
-    state.limiter.check("login", &format!("{ip} {attempted_email}"), rate)?;
-    let per_address = crate::config::Rate { max: rate.max.saturating_mul(5), window: rate.window };
-    state.limiter.check("login-address", &ip, per_address)?;
+    let account = state.store.user_by_email(&attempted_email)?;
+    check_login_rates(&state, &request, &ip, &attempted_email, account.as_ref())?;
     let credentials = validate_login(&form)?;
 
-    let user = state.store.user_by_email(&credentials.email)?;
+    let user = if credentials.email == attempted_email { account } else { state.store.user_by_email(&credentials.email)? };
     let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
     let is_match = state.hasher.verify(stored_hash, credentials.password).await?;
     let user = match user {
@@ -211,11 +212,46 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
         state.store.delete_session(previous)?;
     }
     let cookie = start_session(&state, &user, Some(ip))?;
+    let device = device_cookie(&state, &user, Utc::now())?;
     tracing::info!(user_id = %user.id, "signed in");
-    Ok(HttpResponse::Ok().cookie(cookie).json(json!({
+    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(json!({
         "message": "Login successful",
         "user": UserView::of_account(&user, &state)?,
     })))
+}
+
+/// Sign-in's limits (OWASP ASVS 2.2.1), each answering 429 with `Retry-After`:
+/// - a browser with a device cookie of the account (it signed in to it before) has a limit of
+///   its own, the login rate, and no other: nobody elsewhere can use it up;
+/// - any other caller is limited per address and email (the login rate), per address (five
+///   times that: one address guessing many accounts), and per account across every address
+///   (`login_account`: many addresses guessing one account) — except from an address the
+///   account has a live session from, so its owner at home still signs in during an attack.
+///
+/// The answers are the same whether or not the account exists (an unknown email is counted
+/// under its own name like any other).
+fn check_login_rates(state: &AppState, request: &HttpRequest, ip: &str, email: &str, account: Option<&User>) -> ApiResult<()> {
+    let limiter = &state.limiter;
+    let limits = &state.settings.rate_limits;
+    let now = Utc::now();
+    let device = match account {
+        Some(user) => trusted_device(state, request, user, now)?,
+        None => None,
+    };
+    if let Some(device) = device {
+        return limiter.check("login-device", &device.key, limits.login);
+    }
+    limiter.check("login", &format!("{ip} {email}"), limits.login)?;
+    let per_address = crate::config::Rate { max: limits.login.max.saturating_mul(5), window: limits.login.window };
+    limiter.check("login-address", ip, per_address)?;
+    let is_known_address = match account {
+        Some(user) => state.store.has_session_from(user, ip, now)?,
+        None => false,
+    };
+    if is_known_address {
+        return Ok(());
+    }
+    limiter.check("login-account", email, limits.login_account)
 }
 
 /// `POST /api/auth/logout`: ends this session (if any) and clears the cookie.

@@ -337,7 +337,9 @@ impl Matrix {
         assert!(answer.message().len() > 3, "{} {path} as {who}: a message: {}", rule.method, answer.body);
         let after = self.settled_entries().await;
         let changed = after.iter().filter(|entry| !before.contains(entry)).chain(before.iter().filter(|entry| !after.contains(entry)));
-        let written: BTreeSet<&str> = changed.map(|(tree, ..)| tree.as_str()).collect();
+        // localstripe delivers webhooks for the owner's payment whenever it likes; the log of
+        // events applied is theirs, not the refused call's.
+        let written: BTreeSet<&str> = changed.map(|(tree, ..)| tree.as_str()).filter(|tree| *tree != "stripe_events").collect();
         assert!(written.is_empty(), "{} {path} as {who} was refused but wrote to {written:?}", rule.method);
         answer
     }

@@ -5,6 +5,7 @@ mod abuse;
 mod access;
 mod architecture;
 mod billing;
+mod brute_force;
 mod cli;
 mod client;
 mod common;

@@ -50,6 +50,7 @@ impl TestServer {
             bind: Some(format!("127.0.0.1:{port}")),
             public_url: Some(format!("http://127.0.0.1:{port}")),
             rate_limit_login: Some(GENEROUS_RATE.into()),
+            rate_limit_login_account: Some(GENEROUS_RATE.into()),
             rate_limit_signup: Some(GENEROUS_RATE.into()),
             rate_limit_forgot_password: Some(GENEROUS_RATE.into()),
             rate_limit_resend: Some(GENEROUS_RATE.into()),
