@@ -9,6 +9,7 @@ mod client;
 mod common;
 mod crash;
 mod digests;
+mod faults;
 mod first_week;
 mod harvest;
 mod health;
