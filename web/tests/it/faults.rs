@@ -11,9 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use engine::Tier;
+use serde_json::json;
 
-use crate::common::{decode_quoted_printable, free_port, link_in, signup_body, token_of, Answer, Client, PASSWORD};
+use crate::common::relay::{Relay, RelayMode};
+use crate::common::stripe::LocalStripe;
+use crate::common::{decode_quoted_printable, free_port, link_in, signup_body, token_of, Answer, Client, Maildev, TestServer, PASSWORD};
 
 /// A tmpfs of a few MiB mounted on a fresh folder: a real disk that really fills. Unmounted
 /// when dropped.
@@ -241,4 +244,160 @@ async fn a_full_disk_refuses_writes_clearly_keeps_reads_and_the_service_recovers
     let digests = ada.get(&format!("/api/users/{ada_id}/digests")).await;
     assert_eq!(digests.body.as_array().map(Vec::len), Some(1), "{}", digests.body);
     stop(service);
+}
+
+fn address_of(url: &str) -> std::net::SocketAddr {
+    let url = url::Url::parse(url).expect("a URL");
+    let port = url.port_or_known_default().expect("a port");
+    std::net::SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+#[actix_web::test]
+async fn mail_waits_while_the_smtp_server_is_down_and_each_goes_out_once_when_it_is_back() {
+    let maildev = Maildev::start().await;
+    let relay = Relay::start(address_of(&maildev.smtp_url()), RelayMode::Drop);
+    let server = TestServer::start_with(|serve| serve.smtp_url = Some(format!("smtp://127.0.0.1:{}", relay.port()))).await;
+    let emails = ["ada@example.org", "bob@example.org", "carol@example.org"];
+    for email in emails {
+        assert_eq!(server.client().post("/api/signup", signup_body(email, PASSWORD)).await.status, 201);
+    }
+
+    // Every mail was tried, kept and deferred; none was given up.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !server.state.store.queued_mail().expect("queue").iter().all(|mail| mail.attempts >= 1) {
+        assert!(Instant::now() < deadline, "the mailer never tried");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(server.state.store.mail_queue_len(), 3);
+    assert_eq!(server.state.store.dead_mail_len(), 0);
+    assert!(maildev.emails().await.is_empty());
+
+    // Back: each mail arrives at its retry, once.
+    relay.set(RelayMode::Forward);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while server.state.store.mail_queue_len() > 0 {
+        assert!(Instant::now() < deadline, "the deferred mail was not sent once the server was back");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Two more polls of the mailer: nothing goes again.
+    tokio::time::sleep(Duration::from_secs(11)).await;
+    let mails = maildev.emails().await;
+    let mut recipients: Vec<String> = mails.iter().filter_map(|mail| mail["to"][0]["address"].as_str().map(str::to_owned)).collect();
+    recipients.sort();
+    assert_eq!(recipients, ["ada@example.org", "bob@example.org", "carol@example.org"], "each mail once: {mails:?}");
+    let mut message_ids: Vec<&str> = mails.iter().filter_map(|mail| mail["headers"]["message-id"].as_str()).collect();
+    message_ids.sort();
+    message_ids.dedup();
+    assert_eq!(message_ids.len(), 3, "three distinct Message-IDs");
+    assert_eq!(server.state.store.dead_mail_len(), 0);
+}
+
+const WEBHOOK_SECRET: &str = "whsec_papertide_test";
+
+/// A server with billing on, its Stripe reached through `relay`.
+async fn billing_through(stripe: &LocalStripe, relay: &Relay) -> TestServer {
+    let api_url = format!("http://127.0.0.1:{}", relay.port());
+    TestServer::start_with(|serve| {
+        serve.stripe = web::config::StripeArgs {
+            stripe_secret_key: Some(stripe.secret_key().to_owned()),
+            stripe_publishable_key: Some(stripe.publishable_key().to_owned()),
+            stripe_webhook_secret: Some(WEBHOOK_SECRET.to_owned()),
+            stripe_api_url: Some(api_url),
+            stripe_js_url: Some(stripe.js_url()),
+            stripe_price_pro: Some(stripe.plan_pro().to_owned()),
+            stripe_price_team: Some(stripe.plan_team().to_owned()),
+        };
+    })
+    .await
+}
+
+fn assert_payment_unavailable(answer: &Answer, what: &str) {
+    assert_eq!((answer.status, answer.body["code"].as_str()), (503, Some("payment_service_unavailable")), "{what}: {}", answer.body);
+    assert!(answer.message().contains("Nothing was charged"), "{what}: {}", answer.body);
+}
+
+#[actix_web::test]
+async fn stripe_down_or_hung_during_a_checkout_gives_a_clear_message_and_leaves_nothing_half_done() {
+    let stripe = LocalStripe::start().await;
+    let relay = Relay::start(address_of(&stripe.api_url()), RelayMode::Drop);
+    let server = billing_through(&stripe, &relay).await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let ada_record = || server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+
+    // Down before anything: no customer is recorded.
+    assert_payment_unavailable(&ada.post("/api/create-subscription", json!({ "tier": "pro" })).await, "step 1");
+    assert_payment_unavailable(&ada.post("/api/create-checkout-session", json!({ "tier": "pro" })).await, "checkout");
+    assert_eq!(ada_record().stripe_customer_id, None);
+
+    // Up for the card setup, down for the subscription: the plan stays, nothing is tracked.
+    relay.set(RelayMode::Forward);
+    let setup = ada.post("/api/create-subscription", json!({ "tier": "pro" })).await;
+    assert_eq!((setup.status, setup.body["step"].as_str()), (200, Some("setup")), "{}", setup.body);
+    let secret = setup.body["clientSecret"].as_str().expect("a SetupIntent secret").to_owned();
+    stripe.confirm_setup_intent(&secret, "4242424242424242").await.expect("the card is set up");
+    let setup_intent_id = secret.split("_secret_").next().unwrap_or_default().to_owned();
+    relay.set(RelayMode::Drop);
+    let step_two = json!({ "tier": "pro", "setupIntentId": setup_intent_id });
+    assert_payment_unavailable(&ada.post("/api/create-subscription", step_two.clone()).await, "step 2");
+    let user = ada_record();
+    assert_eq!((user.subscription_tier, user.stripe_subscription_id.as_deref()), (Tier::Free, None));
+    assert!(server.state.store.subscription_trackings(user.id).expect("db").is_empty());
+    let customer = user.stripe_customer_id.clone().expect("the customer made in step 1");
+    let subscriptions = stripe.get(&format!("/v1/subscriptions?customer={customer}")).await;
+    assert_eq!(subscriptions["data"].as_array().map(Vec::len), Some(0), "no subscription at Stripe: {subscriptions}");
+
+    // A Stripe that accepts the connection and never answers is given up on with the same message.
+    relay.set(RelayMode::Hang);
+    assert_payment_unavailable(&ada.post("/api/create-subscription", step_two.clone()).await, "step 2, hung");
+    assert_eq!(ada_record().subscription_tier, Tier::Free);
+
+    // Back: the same step goes through.
+    relay.set(RelayMode::Forward);
+    let paid = ada.post("/api/create-subscription", step_two).await;
+    assert_eq!((paid.status, paid.body["step"].as_str()), (200, Some("subscription")), "{}", paid.body);
+    assert_eq!(ada_record().subscription_tier, Tier::Pro);
+}
+
+#[actix_web::test]
+async fn with_the_llm_hung_weekly_digests_still_go_out_summarized_locally() {
+    use chrono::{Duration as Days, TimeZone, Utc};
+
+    let hung = Relay::start(address_of("http://127.0.0.1:9"), RelayMode::Hang);
+    let url = format!("http://127.0.0.1:{}/v1", hung.port());
+    let server = TestServer::start_with(|serve| {
+        serve.llm.llm_url = Some(url);
+        serve.llm.llm_model = Some("standard-model".into());
+        serve.llm.llm_timeout_secs = Some(1);
+    })
+    .await;
+    server.index_recorded_papers().await;
+    let today = Utc::now().date_naive() + Days::days(7);
+    let emails = ["ada@example.org", "bob@example.org", "carol@example.org"];
+    for email in emails {
+        let client = server.client();
+        server.verified_user(&client, email).await;
+        server.state.store.update_user_by_email(email, |user| user.subscription_tier = Tier::Pro).expect("pro");
+        let id = client.get("/api/auth/me").await.body["user"]["id"].as_str().expect("an id").to_owned();
+        let day = engine::digest::weekday_of(today).as_str();
+        assert_eq!(client.patch(&format!("/api/users/{id}/preferences"), json!({ "deliveryDay": day })).await.status, 200);
+        let searched = client.post("/api/immediate-search", json!({ "email": email, "searchTerm": "cancer cells" })).await;
+        assert_eq!(searched.status, 200, "{}", searched.body);
+    }
+
+    let late_today = Utc.from_utc_datetime(&today.and_hms_opt(23, 0, 0).expect("a time"));
+    let served = actors::scheduler::serve_due_users(&server.state.store, &server.state.users, late_today, 8).await.expect("a pass");
+    assert_eq!(served, 3, "every weekly digest went out");
+    for email in emails {
+        let digest = server.latest_digest_of(email);
+        assert_eq!(digest.digest_type, "weekly", "{email}");
+        let immediate = server.state.store.digests(digest.user_id).expect("db").into_iter().find(|digest| digest.digest_type == "immediate");
+        let immediate = immediate.expect("the immediate digest");
+        assert!(!immediate.papers_data.is_empty(), "{email}: the immediate digest had papers");
+        assert!(!immediate.ai_summary.is_empty() && !immediate.ai_summary.contains("standard-model"), "{email}: {}", immediate.ai_summary);
+    }
+    server.wait_for_empty_queue().await;
+    let health = server.client().get("/healthz").await.body;
+    assert_eq!(health["llm"]["fallingBack"], true, "{health}");
+    assert!(health["llm"]["skipped"].as_u64().is_some_and(|skipped| skipped >= 1), "the breaker spared the other calls a timeout each: {health}");
 }
