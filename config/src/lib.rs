@@ -168,6 +168,11 @@ pub struct ServeArgs {
     /// [default: 8].
     #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
     pub digest_hour: Option<u32>,
+    /// Free space (MiB) kept on the data directory's disk: under it every write is refused with a
+    /// clear "disk full" until space is freed, so the database never meets a full disk; 0 turns
+    /// the check off [default: 64].
+    #[arg(long, env = "PAPERTIDE_MIN_FREE_DISK_MB")]
+    pub min_free_disk_mb: Option<u64>,
     /// Folder of the sentence-embedding model (sentence-transformers layout); one that does not
     /// load stops the start [default: DATA_DIR/models/all-minilm-l6-v2 if present, else none:
     /// lexical ranking].
@@ -228,6 +233,7 @@ pub struct FileConfig {
     pub harvest: Option<FileHarvest>,
     pub live_search: Option<bool>,
     pub digest_hour: Option<u32>,
+    pub min_free_disk_mb: Option<u64>,
     pub embed_model_dir: Option<PathBuf>,
     pub llm: Option<FileLlm>,
     pub stripe: Option<FileStripe>,
@@ -478,6 +484,8 @@ pub struct Settings {
     pub live_search: bool,
     /// Hour of the UTC day weekly digests start on each delivery day.
     pub digest_hour: u32,
+    /// Free bytes kept on the data directory's disk; writes are refused under it (0: never).
+    pub min_free_disk_bytes: u64,
     /// The sentence-embedding model's folder as configured; none: the default folder if it
     /// exists (see [`Settings::embed_model`]).
     pub embed_model_dir: Option<PathBuf>,
@@ -502,6 +510,7 @@ pub const DEFAULT_RATE_TEST_EMAIL: &str = "10/1h";
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
+pub const DEFAULT_MIN_FREE_DISK_MB: u64 = 64;
 pub const DEFAULT_LLM_TIMEOUT_SECS: u64 = 30;
 /// The longest LLM timeout accepted: a digest run waits this long at worst before falling back.
 const MAX_LLM_TIMEOUT_SECS: u64 = 600;
@@ -623,9 +632,14 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
     }
+    let min_free_disk_mb = serve.min_free_disk_mb.or(file.min_free_disk_mb).unwrap_or(DEFAULT_MIN_FREE_DISK_MB);
+    let Some(min_free_disk_bytes) = min_free_disk_mb.checked_mul(1024 * 1024) else {
+        bail!("the free space to keep, {min_free_disk_mb} MiB, is more than any disk holds");
+    };
     Ok(Settings {
         sources,
         harvest,
+        min_free_disk_bytes,
         live_search: serve.live_search.or(file.live_search).unwrap_or(true),
         digest_hour,
         embed_model_dir,
@@ -1153,6 +1167,7 @@ mod tests {
             harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
             live_search: Some(false),
             digest_hour: Some(0),
+            min_free_disk_mb: Some(0),
             embed_model_dir: Some(PathBuf::new()),
             llm: Some(FileLlm {
                 url: Some(String::new()),

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::error::StoreError;
+use crate::room::{DiskRoom, RoomStatus};
 use crate::Result;
 
 /// The schema this binary writes. Bump it and append a migration when a stored shape changes in
@@ -71,6 +72,10 @@ pub struct Store {
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
     /// The unsubscribe links' key once read from `meta`.
     pub(crate) unsubscribe_key: std::sync::Arc<std::sync::OnceLock<Vec<u8>>>,
+    /// The free space every write needs first (none unless [`Store::with_disk_reserve`]).
+    pub(crate) room: DiskRoom,
+    /// The database's folder; `None` for a temporary store.
+    pub(crate) path: Option<std::path::PathBuf>,
 }
 
 /// One stored entry: its tree's name, its key and its value.
@@ -105,7 +110,29 @@ impl Store {
                 Err(source) => return Err(StoreError::Open { path: path.to_owned(), source }),
             }
         };
-        Store::from_db(db, MIGRATIONS)
+        let store = Store::from_db(db, MIGRATIONS)?;
+        Ok(Store { path: Some(path.to_owned()), ..store })
+    }
+
+    /// The same store, refusing every write with [`StoreError::DiskFull`] while the disk of its
+    /// folder has less than `reserve_bytes` free (see [`crate::room`]); 0 never refuses.
+    pub fn with_disk_reserve(self, reserve_bytes: u64) -> Store {
+        let room = match &self.path {
+            Some(path) => DiskRoom::new(path, reserve_bytes),
+            None => DiskRoom::default(),
+        };
+        Store { room, ..self }
+    }
+
+    /// The room on the database's disk now.
+    pub fn disk_room(&self) -> RoomStatus {
+        self.room.status()
+    }
+
+    /// What the store uses to check the room before a write; shared with the index's writer,
+    /// whose files sit on the same disk.
+    pub fn room(&self) -> &DiskRoom {
+        &self.room
     }
 
     /// A database that lives in a temporary directory and is gone when dropped; for tests.
@@ -140,6 +167,8 @@ impl Store {
             paper_vectors: db.open_tree("paper_vectors")?,
             adding_terms: std::sync::Arc::default(),
             unsubscribe_key: std::sync::Arc::default(),
+            room: DiskRoom::default(),
+            path: None,
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;

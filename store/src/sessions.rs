@@ -34,6 +34,7 @@ fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
 
 impl Store {
     pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
+        self.room.ensure()?;
         let by_user_key = user_session_key(session.user_id, &hash);
         (&self.sessions, &self.sessions_by_user).transaction(|(sessions, by_user)| {
             sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
@@ -43,6 +44,15 @@ impl Store {
         Ok(())
     }
 
+    /// Deletes a session found void while reading it; with the disk full it stays, void all the
+    /// same, so reading a session never fails for want of space.
+    fn forget_session(&self, hash: TokenHash) -> Result<()> {
+        match self.delete_session(hash) {
+            Err(error) if error.is_disk_full() => Ok(()),
+            other => other,
+        }
+    }
+
     /// The signed-in user of a session cookie, if the session is still valid.
     pub fn session_user(&self, hash: TokenHash, now: DateTime<Utc>) -> Result<Option<(Session, User)>> {
         let Some(bytes) = self.sessions.get(hash.as_bytes())? else {
@@ -50,20 +60,21 @@ impl Store {
         };
         let session: Session = decode("session", &bytes)?;
         if session.expires_at <= now {
-            self.delete_session(hash)?;
+            self.forget_session(hash)?;
             return Ok(None);
         }
         let Some(user) = self.user(session.user_id)? else {
             return Ok(None);
         };
         if user.session_epoch != session.epoch || !user.is_active {
-            self.delete_session(hash)?;
+            self.forget_session(hash)?;
             return Ok(None);
         }
         Ok(Some((session, user)))
     }
 
     pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
+        self.room.ensure()?;
         let Some(bytes) = self.sessions.remove(hash.as_bytes())? else {
             return Ok(());
         };
@@ -101,6 +112,7 @@ impl Store {
 
     /// Deletes the stored sessions of a user (sign out everywhere).
     pub fn delete_sessions_of(&self, user_id: UserId) -> Result<usize> {
+        self.room.ensure()?;
         let mut deleted = 0;
         for entry in self.sessions_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
@@ -114,6 +126,7 @@ impl Store {
 
     /// Deletes expired sessions and sessions voided by a newer epoch; returns how many.
     pub fn purge_expired_sessions(&self, now: DateTime<Utc>) -> Result<usize> {
+        self.room.ensure()?;
         let mut purged = 0;
         for entry in self.sessions.iter() {
             let (key, bytes) = entry?;

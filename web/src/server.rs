@@ -43,7 +43,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
     // Loaded first: a model folder that does not load stops the start before anything is opened.
     let embedding = crate::model::load_for_serve(&settings)?;
-    let store = Store::open(&settings.database_dir())?;
+    let store = Store::open(&settings.database_dir())?.with_disk_reserve(settings.min_free_disk_bytes);
     let board = StatusBoard::default();
 
     let transport = match (&settings.smtp_url, &settings.smtp_ca_file) {
@@ -82,7 +82,9 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     // Taken here once, so that an index another process writes (papertide import or harvest)
     // stops the start with a reason instead of failing every batch later.
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
-    let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
+    let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone())
+        .with_disk_room(store.room().clone())
+        .start_in_own_thread();
     // One client per source, shared by its harvester and live search: one pace per source.
     let clients = SourceClients::new(&settings.sources)?;
     crate::harvest::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);

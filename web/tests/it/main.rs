@@ -13,6 +13,7 @@ mod crash;
 mod digests;
 mod enumeration;
 mod escaping;
+mod faults;
 mod first_week;
 mod harvest;
 mod headers;

@@ -15,6 +15,8 @@ use web::AppState;
 
 #[path = "../../../../tools/testing/maildev.rs"]
 pub mod maildev;
+#[path = "../../../../tools/testing/relay.rs"]
+pub mod relay;
 #[path = "../../../../tools/testing/replay.rs"]
 pub mod replay;
 #[path = "../../../../tools/testing/stripe.rs"]
