@@ -204,7 +204,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
         return Err(ApiError::bad_request(engine::validation::MSG_INVALID_EMAIL));
     }
     let to = normalize_email(typed);
-    let is_operator = user.is_admin || state.settings.is_admin_email(&user.email);
+    let is_operator = crate::auth::is_operator(&user, &state.settings);
     if to != user.email && !is_operator {
         return Err(ApiError::forbidden("not_your_address", "Test mail goes only to your own address."));
     }

@@ -105,7 +105,7 @@ fn disk_status(room: &store::RoomStatus) -> Value {
 /// failed) is shown to operators only (`users grant-admin`, or an admin email in the settings),
 /// signed in; everyone else sees when the error happened, not what it said.
 pub async fn healthz(state: web::Data<AppState>, viewer: Option<SignedIn>) -> HttpResponse {
-    let is_operator = viewer.is_some_and(|viewer| viewer.user.is_admin || state.settings.is_admin_email(&viewer.user.email));
+    let is_operator = viewer.is_some_and(|viewer| crate::auth::is_operator(&viewer.user, &state.settings));
     let database = state.store.schema_version();
     let room = state.store.disk_room();
     let status = match (&database, room.writable) {

@@ -9,4 +9,4 @@ mod view;
 
 pub use handlers::configure;
 pub use session::SignedIn;
-pub use view::UserView;
+pub use view::{is_operator, UserView};

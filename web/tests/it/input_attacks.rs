@@ -20,7 +20,6 @@ use crate::common::stripe::LocalStripe;
 use crate::common::{TestServer, GENEROUS_RATE, PASSWORD};
 
 const EMAIL: &str = "ada@example.org";
-const WEBHOOK_SECRET: &str = "whsec_input_attacks";
 
 /// What a JSON field holds, which decides the value a valid request sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,15 +330,7 @@ async fn scene() -> (LocalStripe, TestServer, Attacker, Own) {
         serve.rate_limit_reset_password = Some("100000/1h".into());
         serve.rate_limit_forgot_password = Some("100000/1h".into());
         serve.rate_limit_resend = Some("100000/1h".into());
-        serve.stripe = web::config::StripeArgs {
-            stripe_secret_key: Some(stripe.secret_key().to_owned()),
-            stripe_publishable_key: Some(stripe.publishable_key().to_owned()),
-            stripe_webhook_secret: Some(WEBHOOK_SECRET.to_owned()),
-            stripe_api_url: Some(stripe.api_url()),
-            stripe_js_url: Some(stripe.js_url()),
-            stripe_price_pro: Some(stripe.plan_pro().to_owned()),
-            stripe_price_team: Some(stripe.plan_team().to_owned()),
-        };
+        serve.stripe = crate::payments::stripe_args(&stripe);
     })
     .await;
     server.verified_user(&server.client(), EMAIL).await;

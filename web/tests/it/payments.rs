@@ -19,6 +19,19 @@ const CARD_3DS: &str = "4000002500003155";
 const CARD_DECLINED: &str = "4000000000000002";
 const CARD_DECLINED_ON_CHARGE: &str = "4000000000000341";
 
+/// Billing settings that point at `stripe`, with [`WEBHOOK_SECRET`].
+pub(crate) fn stripe_args(stripe: &LocalStripe) -> StripeArgs {
+    StripeArgs {
+        stripe_secret_key: Some(stripe.secret_key().to_owned()),
+        stripe_publishable_key: Some(stripe.publishable_key().to_owned()),
+        stripe_webhook_secret: Some(WEBHOOK_SECRET.to_owned()),
+        stripe_api_url: Some(stripe.api_url()),
+        stripe_js_url: Some(stripe.js_url()),
+        stripe_price_pro: Some(stripe.plan_pro().to_owned()),
+        stripe_price_team: Some(stripe.plan_team().to_owned()),
+    }
+}
+
 pub(crate) struct Billing {
     pub(crate) server: TestServer,
     pub(crate) stripe: LocalStripe,
@@ -33,15 +46,7 @@ impl Billing {
     pub(crate) async fn start_with(configure: impl FnOnce(&mut web::config::ServeArgs)) -> Billing {
         let stripe = LocalStripe::start().await;
         let server = TestServer::start_with(|serve| {
-            serve.stripe = StripeArgs {
-                stripe_secret_key: Some(stripe.secret_key().to_owned()),
-                stripe_publishable_key: Some(stripe.publishable_key().to_owned()),
-                stripe_webhook_secret: Some(WEBHOOK_SECRET.to_owned()),
-                stripe_api_url: Some(stripe.api_url()),
-                stripe_js_url: Some(stripe.js_url()),
-                stripe_price_pro: Some(stripe.plan_pro().to_owned()),
-                stripe_price_team: Some(stripe.plan_team().to_owned()),
-            };
+            serve.stripe = stripe_args(&stripe);
             configure(serve);
         })
         .await;
