@@ -9,7 +9,7 @@ use actix_web::dev::Server;
 use actix_web::HttpServer;
 use actors::{
     Digester, Indexer, Janitor, Llm, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard, UserActors, Vectorizer,
-    VectorizerConfig,
+    VectorizerConfig, VectorizerThread,
 };
 use anyhow::Context;
 use index::PaperIndex;
@@ -34,7 +34,7 @@ pub struct Started {
     pub indexer_thread: Arbiter,
     /// The vectorizer's thread, when there is an embedding model; stopping it stops embedding
     /// after the batch under way.
-    pub vectorizer_thread: Option<Arbiter>,
+    pub vectorizer_thread: Option<VectorizerThread>,
 }
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
