@@ -35,7 +35,7 @@ pub struct TestServer {
     pub data_dir: TempDir,
     handle: ServerHandle,
     /// Stopped with the server, so no test's embedding outlives it.
-    vectorizer_thread: Option<actix::Arbiter>,
+    vectorizer_thread: Option<actors::VectorizerThread>,
 }
 
 impl TestServer {
