@@ -35,6 +35,8 @@ use tokio::sync::Barrier;
 pub const BENCH_RATE: &str = "1000000/1h";
 /// A request not answered within this long counts as an error.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a worker waits for the server to accept one connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const PASSWORD: &str = "Bench-123-pass";
 const STORM_PASSWORD: &str = "Wrong-123-pass";
 const TERMS: [&str; 2] = ["CRISPR gene editing", "CRISPR base editing"];
@@ -160,8 +162,10 @@ pub fn run(config: &HttpConfig) -> anyhow::Result<Value> {
 async fn drive(config: &HttpConfig, server: &Server) -> anyhow::Result<Value> {
     let address = server.address;
     let setup_started = Instant::now();
+    eprintln!("http: signing up and verifying {} users (not timed)", config.users.max(1));
     let users = set_up_users(address, server.data_dir(), config.users.max(1)).await?;
     let setup_seconds = setup_started.elapsed().as_secs_f64();
+    eprintln!("http: set up in {setup_seconds:.1} s; {} connections for {} s", config.connections + config.login_storm, config.seconds);
 
     let workers = config.connections + config.login_storm;
     let ready = Arc::new(Barrier::new(workers + 1));
@@ -178,7 +182,13 @@ async fn drive(config: &HttpConfig, server: &Server) -> anyhow::Result<Value> {
         let (ready, stop, email) = (ready.clone(), stop.clone(), storm_email.clone());
         storm_tasks.push(tokio::spawn(async move { storm_worker(address, email, ready, stop).await }));
     }
-    ready.wait().await;
+    // Every worker meets the barrier after at most five connect attempts of CONNECT_TIMEOUT
+    // each (with their back-off); a run that still waits has a worker that died.
+    let all_connected = CONNECT_TIMEOUT * 5 + Duration::from_secs(5);
+    if tokio::time::timeout(all_connected, ready.wait()).await.is_err() {
+        stop.store(true, Ordering::SeqCst);
+        bail!("the load workers were not all connected within {} s", all_connected.as_secs());
+    }
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(config.seconds)).await;
     stop.store(true, Ordering::SeqCst);
@@ -533,7 +543,10 @@ pub fn decode_quoted_printable(text: &str) -> String {
 }
 
 async fn connect(address: SocketAddr) -> anyhow::Result<SendRequest<Full<Bytes>>> {
-    let stream = TcpStream::connect(address).await.context("connecting")?;
+    let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address))
+        .await
+        .map_err(|_| anyhow::anyhow!("no connection within {} s", CONNECT_TIMEOUT.as_secs()))?
+        .context("connecting")?;
     stream.set_nodelay(true).context("TCP_NODELAY")?;
     let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.context("HTTP/1 handshake")?;
     tokio::spawn(async move {
