@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the client's unit tests (Vitest), Rust lints and tests, and the
-# browser tests (Playwright driving Debian's Chromium against the real binary, with maildev as
-# the SMTP server and localstripe as Stripe). Installs the npm and Python packages it needs first;
+# Runs every test of the project: the client's unit tests (Vitest), Rust lints and tests, a short
+# run of every fuzz target (cargo-fuzz, installed on first use), and the browser tests
+# (Playwright driving Debian's Chromium against the real binary, with maildev as the SMTP server
+# and localstripe as Stripe). Installs the npm and Python packages it needs first;
 # Chromium and Python's venv must be installed (.ci/run installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,12 +39,16 @@ cargo clippy --locked --workspace --all-targets -- -D warnings
 echo "==> Rust: tests"
 cargo test --locked --workspace --all-targets 2>&1 | tee -a "$log"
 
+echo "==> fuzzing: every target of fuzz/ for 20 s (the long run is in bench/README.md)"
+scripts/fuzz.sh --seconds 20 2>&1 | tee -a "$log"
+
 echo "==> browser tests (screenshots in test-artifacts/e2e/)"
 cargo build --locked -p web --bin papertide
 (cd web/client && PAPERTIDE_BIN="$PWD/../../target/debug/papertide" node --test --test-concurrency=1 e2e/) 2>&1 | tee -a "$log"
 
-# One closing line for the whole run (colour codes removed first): cargo ("N passed; N failed"), Vitest ("Tests  N passed"),
-# node's runner ("# pass N", "# fail N").
+# One closing line for the whole run (colour codes removed first): cargo ("N passed; N failed"),
+# the fuzz step (its "test result:" line, one per target), Vitest ("Tests  N passed"), node's
+# runner ("# pass N", "# fail N").
 awk '
   /^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) passed += $(i-1); if ($i ~ /^failed/) failed += $(i-1) } }
   /^ *Tests +[0-9]/ { for (i = 1; i <= NF; i++) { if ($i == "passed") passed += $(i-1); if ($i == "failed") failed += $(i-1) } }

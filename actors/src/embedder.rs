@@ -28,6 +28,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -127,6 +128,29 @@ pub struct Vectorizer {
     /// Failed steps since the last success; a new pass waits [`retry_delay`] after the last one.
     failures_in_a_row: u32,
     retry_at: Option<Instant>,
+    /// Set by [`VectorizerThread::stop`]: no step begins once it is.
+    stopping: Arc<AtomicBool>,
+}
+
+/// The thread a vectorizer runs on, from [`Vectorizer::start_in_own_thread`].
+pub struct VectorizerThread {
+    arbiter: Arbiter,
+    stopping: Arc<AtomicBool>,
+}
+
+impl VectorizerThread {
+    /// Stops the vectorizer after the step under way: no new batch is begun, even when the
+    /// arbiter would run the actor's next step before it saw its stop. False when the thread
+    /// had already ended.
+    pub fn stop(&self) -> bool {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.arbiter.stop()
+    }
+
+    /// Waits for the thread to end (after [`VectorizerThread::stop`]).
+    pub fn join(self) -> std::thread::Result<()> {
+        self.arbiter.join()
+    }
 }
 
 /// A pass over one generation of the index.
@@ -174,15 +198,21 @@ impl Vectorizer {
             pass: None,
             failures_in_a_row: 0,
             retry_at: None,
+            stopping: Arc::default(),
         }
     }
 
     /// Starts the vectorizer under a supervisor on a new arbiter (its own thread). Keep the
-    /// arbiter: stopping it stops the vectorizer (after the step under way).
-    pub fn start_in_own_thread(self) -> (Addr<Vectorizer>, Arbiter) {
+    /// thread: stopping it stops the vectorizer (after the step under way).
+    pub fn start_in_own_thread(self) -> (Addr<Vectorizer>, VectorizerThread) {
         let arbiter = Arbiter::new();
+        let stopping = self.stopping.clone();
         let address = Supervisor::start_in_arbiter(&arbiter.handle(), move |_| self);
-        (address, arbiter)
+        (address, VectorizerThread { arbiter, stopping })
+    }
+
+    fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Lists the generation's works, drops the vectors of works gone from the index, and counts
@@ -378,7 +408,7 @@ impl Handler<CheckIndex> for Vectorizer {
 
     fn handle(&mut self, _: CheckIndex, ctx: &mut Self::Context) {
         let is_waiting_to_retry = self.retry_at.is_some_and(|at| Instant::now() < at);
-        if self.pass.is_some() || is_waiting_to_retry {
+        if self.pass.is_some() || is_waiting_to_retry || self.is_stopping() {
             return;
         }
         let generation = self.index.generation();
@@ -400,6 +430,9 @@ impl Handler<EmbedNextBatch> for Vectorizer {
     type Result = ();
 
     fn handle(&mut self, _: EmbedNextBatch, ctx: &mut Self::Context) {
+        if self.is_stopping() {
+            return;
+        }
         let Some(mut pass) = self.pass.take() else {
             return;
         };

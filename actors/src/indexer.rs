@@ -76,6 +76,9 @@ pub enum IndexerError {
     Failed(String),
     #[error("indexing the batch panicked; it was rolled back")]
     Panicked,
+    /// The data directory's disk is under its reserve: nothing was written.
+    #[error("the index was not written: {0}")]
+    DiskFull(String),
 }
 
 /// The index's one writer, as an actor. See the module documentation.
@@ -84,11 +87,18 @@ pub struct Indexer {
     writer_heap_bytes: usize,
     writer: Option<PaperWriter>,
     board: StatusBoard,
+    /// Checked before every batch: the index's files share the database's disk.
+    room: store::DiskRoom,
 }
 
 impl Indexer {
     pub fn new(index: PaperIndex, writer_heap_bytes: usize, board: StatusBoard) -> Indexer {
-        Indexer { index, writer_heap_bytes, writer: None, board }
+        Indexer { index, writer_heap_bytes, writer: None, board, room: store::DiskRoom::default() }
+    }
+
+    /// Refuses batches while `room` says the disk is under its reserve (see `store::room`).
+    pub fn with_disk_room(self, room: store::DiskRoom) -> Indexer {
+        Indexer { room, ..self }
     }
 
     /// Starts the indexer under a supervisor on a new arbiter (its own thread). Keep the
@@ -142,7 +152,8 @@ impl Handler<Ingest> for Indexer {
 
     fn handle(&mut self, Ingest(papers): Ingest, ctx: &mut Self::Context) -> Self::Result {
         let count = papers.len() as u64;
-        let outcome = self.writer().and_then(|writer| {
+        let room = self.room.ensure().map_err(|full| IndexerError::DiskFull(full.to_string()));
+        let outcome = room.and_then(|()| self.writer()).and_then(|writer| {
             catch_unwind(AssertUnwindSafe(|| index_papers(writer, papers)))
                 .map_err(|_| IndexerError::Panicked)?
                 .map_err(|error| IndexerError::Failed(error.to_string()))

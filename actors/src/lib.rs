@@ -61,7 +61,7 @@ pub mod status;
 pub mod users;
 
 pub use digester::{DigestError, DigestRenderer, Digester};
-pub use embedder::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError};
+pub use embedder::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError, VectorizerThread};
 pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};

@@ -1,17 +1,24 @@
 //! Papertide's benchmark harness as a library, so that its scenarios are tested: the `ingest`
 //! workload, the `relevance` evaluation, the `digest` run, the `embed` costs (`embedding`) and
-//! the `crash` loop (the real binary killed and restarted, its data checked after each kill).
+//! the `crash` loop (the real binary killed and restarted, its data checked after each kill) and
+//! the `http` load on the real binary.
 //! The `papertide-bench` binary (`main.rs`) runs them.
 
 pub mod crash;
 pub mod digest;
 pub mod embedding;
+pub mod http;
 pub mod relevance;
 pub mod workload;
 
 /// The process's peak resident memory so far (Linux `VmHWM`), in MiB.
 pub fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    vm_hwm_mib(&status)
+}
+
+/// The peak resident memory (`VmHWM`) of a `/proc/PID/status` text, in MiB.
+pub fn vm_hwm_mib(status: &str) -> Option<f64> {
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some((kib / 1024.0 * 100.0).round() / 100.0)

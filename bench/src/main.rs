@@ -10,6 +10,8 @@
 //!   embedding and ranking latencies (see `embedding`).
 //! - `crash`: the real `papertide` binary killed with SIGKILL at random moments of its work and
 //!   restarted, its data checked after each kill (see `crash`).
+//! - `http`: the real `papertide` binary under load from many signed-in connections, with an
+//!   optional login storm (see `http`).
 
 use bench::relevance::{self, Collection, Format};
 use bench::{embedding, peak_rss_mib, workload};
@@ -79,10 +81,30 @@ enum Scenario {
         /// Simulated users.
         #[arg(long, default_value_t = 6)]
         users: usize,
-        /// The `papertide` binary [default: the one beside this program, e.g. target/release/papertide
-        /// after `cargo build --release -p web`].
+        /// The papertide binary [default: the one beside papertide-bench].
         #[arg(long, value_name = "PATH")]
-        binary: Option<std::path::PathBuf>,
+        server: Option<std::path::PathBuf>,
+    },
+    /// Start the real papertide binary on a temporary data directory and load it over loopback.
+    Http {
+        /// How long the load runs.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Keep-alive connections, each one signed-in user's browser.
+        #[arg(long, default_value_t = 1_000)]
+        connections: usize,
+        /// Distinct users the connections share [default: the connections, at most 200].
+        #[arg(long)]
+        users: Option<usize>,
+        /// Extra connections sending wrong passwords to one account during the run.
+        #[arg(long, default_value_t = 0)]
+        login_storm: usize,
+        /// The load generator's threads (it shares the machine with the server).
+        #[arg(long, default_value_t = 1)]
+        client_threads: usize,
+        /// The papertide binary [default: the one beside papertide-bench].
+        #[arg(long, value_name = "PATH")]
+        server: Option<std::path::PathBuf>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
@@ -183,19 +205,26 @@ fn main() -> anyhow::Result<()> {
                 "peakRssMib": peak_rss_mib(),
             })
         }
-        Scenario::Crash { kills, seed, users, binary } => {
+        Scenario::Crash { kills, seed, users, server } => {
             let seed = seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64));
-            let binary = match binary {
-                Some(binary) => binary,
-                None => std::env::current_exe()?.with_file_name("papertide"),
-            };
-            anyhow::ensure!(binary.exists(), "no papertide binary at {}: build it (cargo build --release -p web) or pass --binary", binary.display());
+            let binary = bench::http::find_server_binary(server.as_deref())?;
             let config = bench::crash::CrashConfig { binary, kills, seed, users };
             let mut progress = |line: &str| eprintln!("{line}");
             let report = actix_rt::System::new().block_on(bench::crash::run(&config, &mut progress))?;
             let mut figures = serde_json::to_value(&report)?;
             figures["scenario"] = json!("crash");
             figures
+        }
+        Scenario::Http { seconds, connections, users, login_storm, client_threads, server } => {
+            let config = bench::http::HttpConfig {
+                server: bench::http::find_server_binary(server.as_deref())?,
+                seconds,
+                connections,
+                users: users.unwrap_or(connections.min(200)),
+                login_storm,
+                client_threads,
+            };
+            bench::http::run(&config)?
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;

@@ -314,15 +314,24 @@ impl Preferences {
     }
 }
 
-/// Normalizes an email address for identity: trimmed and lower-cased. Two addresses that
-/// normalize alike are one account.
+/// Normalizes an email address for identity: trimmed, ASCII letters lower-cased. Two addresses
+/// that normalize alike are one account. Valid addresses are ASCII
+/// (`validation::is_valid_email`); other characters are kept as they are, so a lookalike such as
+/// the Kelvin sign (which Unicode lower-cases to `k`) never becomes another account's address.
 pub fn normalize_email(email: &str) -> String {
-    email.trim().to_lowercase()
+    email.trim().to_ascii_lowercase()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kelvin_sign_was_folded_into_an_ascii_address() {
+        assert_eq!(normalize_email(" Kate@Example.ORG "), "kate@example.org");
+        assert_eq!(normalize_email("\u{212a}ate@example.org"), "\u{212a}ate@example.org");
+        assert_eq!(normalize_email("KAT\u{130}@example.org"), "kat\u{130}@example.org");
+    }
 
     #[test]
     fn tiers_parse_and_carry_their_limits() {

@@ -47,6 +47,7 @@ pub struct DigestPaper {
 
 /// The subject of a digest mail of `term` with `count` papers.
 pub fn digest_subject(term: &str, count: usize) -> String {
+    let term = one_line(term);
     match count {
         0 => format!("Papertide: no new papers on \"{term}\" this week"),
         1 => format!("Papertide: 1 new paper on \"{term}\""),
@@ -76,17 +77,22 @@ pub struct DigestMail<'a> {
 
 /// The digest of one search term: the AI summary, then each paper with its relevance, summary
 /// and why it matched; an unsubscribe link in the footer and in the headers.
+///
+/// Every text from a user or a source is put on one line (control characters become spaces) in
+/// both parts and escaped in the HTML one, and only `http(s)` addresses become links.
 pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> RenderedMail {
     let count = digest.papers.len();
+    let term = one_line(digest.term);
+    let searched_as = digest.searched_as.map(one_line);
     let subject = digest_subject(digest.term, count);
     let dashboard = format!("{}/dashboard", context.public_url);
     let heading = if digest.weekly { "Your weekly digest for" } else { "Your digest for" };
-    let mut text = format!("{heading} \"{}\"\n", digest.term);
-    if let Some(expanded) = digest.searched_as {
+    let mut text = format!("{heading} \"{term}\"\n");
+    if let Some(expanded) = &searched_as {
         text.push_str(&format!("Searched as: {expanded}\n"));
     }
-    let mut html = format!(r#"<h1 style="font-size:20px;margin:0 0 8px">{heading} “{}”</h1>"#, escape_html(digest.term));
-    if let Some(expanded) = digest.searched_as {
+    let mut html = format!(r#"<h1 style="font-size:20px;margin:0 0 8px">{heading} “{}”</h1>"#, escape_html(&term));
+    if let Some(expanded) = &searched_as {
         html.push_str(&format!(r#"<p style="margin:0 0 16px;font-size:13px;color:#475569">Searched as: {}</p>"#, escape_html(expanded)));
     }
     if let Some(note) = digest.widened_note.filter(|_| count > 0) {
@@ -100,13 +106,13 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     if !digest.ai_summary.is_empty() {
         text.push_str("\nAI Research Summary\n");
         html.push_str(r#"<h2 style="font-size:16px;margin:16px 0 8px">AI Research Summary</h2><ul style="margin:0 0 16px;padding-left:20px;line-height:1.5">"#);
-        for line in digest.ai_summary {
+        for line in digest.ai_summary.iter().map(|line| one_line(line)) {
             text.push_str(&format!("- {line}\n"));
-            html.push_str(&format!("<li>{}</li>", escape_html(line)));
+            html.push_str(&format!("<li>{}</li>", escape_html(&line)));
         }
         html.push_str("</ul>");
     }
-    for (index, paper) in digest.papers.iter().enumerate() {
+    for (index, paper) in digest.papers.iter().map(DigestPaper::on_one_line).enumerate() {
         let flag = if paper.retracted { " [RETRACTED]" } else { "" };
         text.push_str(&format!(
             "\n{number}. {title}{flag}\n   {authors}\n   {venue} · {sources} · {percent}% relevant\n",
@@ -161,6 +167,42 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     }
 }
 
+impl DigestPaper {
+    /// The paper as a mail may show it: each text on one line, and only its `http(s)` links.
+    fn on_one_line(&self) -> DigestPaper {
+        DigestPaper {
+            title: one_line(&self.title),
+            links: self
+                .links
+                .iter()
+                .filter(|(_, url)| is_web_address(url))
+                .map(|(label, url)| (one_line(label), url.clone()))
+                .collect(),
+            authors: one_line(&self.authors),
+            venue: one_line(&self.venue),
+            sources: one_line(&self.sources),
+            summary: one_line(&self.summary),
+            reason: one_line(&self.reason),
+            ..self.clone()
+        }
+    }
+}
+
+/// Whether `url` is an `http(s)` address with nothing that could end it early (no whitespace or
+/// control character): the only kind a mail links to (never `javascript:` or `data:`).
+pub fn is_web_address(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    (lower.starts_with("https://") || lower.starts_with("http://"))
+        && !url.chars().any(|character| character.is_whitespace() || character.is_control())
+}
+
+/// `text` on one line: control characters (CR, LF, tab, NUL, escape…) and the Unicode line and
+/// paragraph separators become spaces, so no text can add a line to a mail's header or fake
+/// one in its plain part.
+pub fn one_line(text: &str) -> String {
+    text.chars().map(|character| if character.is_control() || matches!(character, '\u{2028}' | '\u{2029}') { ' ' } else { character }).collect()
+}
+
 /// Asks a new user to confirm their address; the link is valid for 48 hours.
 pub fn verification_mail(context: &MailContext, to: &str, token: &str) -> RenderedMail {
     let link = format!("{}/verify-email?token={}", context.public_url, token);
@@ -196,6 +238,27 @@ pub fn password_reset_mail(context: &MailContext, to: &str, token: &str) -> Rend
             outro: "This link expires in 1 hour and works once. Setting a new password signs you \
                     out everywhere. If you did not ask for this, ignore this mail: your password \
                     stays as it is.",
+        },
+    )
+}
+
+/// Tells the owner of an address that someone tried to sign up with it again. The sign-up form
+/// answers an existing address exactly as a new one (so it cannot tell who has an account); this
+/// mail is how the real owner learns what happened.
+pub fn account_exists_mail(context: &MailContext, to: &str) -> RenderedMail {
+    let link = format!("{}/login", context.public_url);
+    render_action_mail(
+        context,
+        to,
+        ActionMail {
+            subject: "You already have a Papertide account",
+            heading: "You already have an account",
+            intro: "Someone, maybe you, tried to create a Papertide account with this address. It \
+                    already has one, so nothing was created and nothing changed.",
+            button: "Sign in",
+            link: &link,
+            outro: "Forgot your password? Choose \"Forgot password\" on the sign-in page. If you \
+                    did not try to sign up, ignore this mail: your account is as it was.",
         },
     )
 }
@@ -366,6 +429,56 @@ mod tests {
             reason: "Matched \"sars cov\"; words: immun".into(),
             retracted,
         }
+    }
+
+    #[test]
+    fn a_paper_link_that_is_not_a_web_address_became_a_live_link() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let mut paper = digest_paper("Links", false);
+        paper.links = vec![
+            ("Code".into(), "javascript:alert(1)".into()),
+            ("Data".into(), " JAVASCRIPT:alert(2)".into()),
+            ("Page".into(), "https://example.org/a b".into()),
+            ("DOI".into(), "HTTPS://doi.org/10.1/x".into()),
+        ];
+        let digest = DigestMail {
+            term: "links",
+            weekly: true,
+            searched_as: None,
+            widened_note: None,
+            ai_summary: &[],
+            papers: std::slice::from_ref(&paper),
+            empty_reason: None,
+            unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert!(!mail.html.to_lowercase().contains("javascript:") && !mail.text.to_lowercase().contains("javascript:"));
+        assert!(!mail.html.contains("example.org/a b") && !mail.text.contains("Page:"));
+        assert!(mail.html.contains(r#"<a href="HTTPS://doi.org/10.1/x""#) && mail.text.contains("DOI: HTTPS://doi.org/10.1/x"));
+    }
+
+    #[test]
+    fn source_text_with_line_breaks_stays_on_its_line() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let mut paper = digest_paper("Title\r\nBcc: victim@example.org", false);
+        paper.authors = "Ada\u{0}Lovelace\u{2028}X-Injected: yes".into();
+        let digest = DigestMail {
+            term: "gene\r\nBcc: all",
+            weekly: false,
+            searched_as: Some("gene\nediting"),
+            widened_note: None,
+            ai_summary: &["point\rone".to_owned()],
+            papers: std::slice::from_ref(&paper),
+            empty_reason: None,
+            unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert_eq!(mail.subject, "Papertide: 1 new paper on \"gene  Bcc: all\"");
+        for part in [&mail.text, &mail.html] {
+            assert!(!part.chars().any(|character| character.is_control() && character != '\n' || character == '\u{2028}'));
+            assert!(part.lines().all(|line| !line.trim_start().starts_with("Bcc:") && !line.trim_start().starts_with("X-Injected:")));
+        }
+        assert!(mail.text.contains("1. Title  Bcc: victim@example.org\n   Ada Lovelace X-Injected: yes\n"));
     }
 
     #[test]

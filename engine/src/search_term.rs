@@ -3,8 +3,8 @@
 //! messages.
 //!
 //! The term is trimmed, then checked in this order: length (3 to 200 characters), injection-like
-//! patterns, then the allowed characters (letters, digits, whitespace and `- _ . , ( ) & + ' " :
-//! /`). The spec lists quotes both as allowed and among injection patterns; Papertide reads that
+//! patterns, then the allowed characters (letters, digits, spaces — no line break, tab or other
+//! control character — and `- _ . , ( ) & + ' " : /`). The spec lists quotes both as allowed and among injection patterns; Papertide reads that
 //! as: quotes are fine for phrases and apostrophes (`"gene therapy"`, `Alzheimer's`), and refused
 //! where they frame a comparison (`' or '1'='1`). SQL keywords are refused in the shapes of a
 //! statement (`union select`, `drop table`, `insert into`, …), not as words, so that topics such
@@ -157,10 +157,16 @@ pub fn validate_search_term(text: &str) -> Result<String, &'static str> {
     if looks_like_injection(term) {
         return Err(MSG_INJECTION);
     }
-    if !term.chars().all(|character| character.is_alphanumeric() || character.is_whitespace() || ALLOWED_PUNCTUATION.contains(&character)) {
+    if !term.chars().all(|character| character.is_alphanumeric() || is_space_within_a_line(character) || ALLOWED_PUNCTUATION.contains(&character)) {
         return Err(MSG_UNSUPPORTED);
     }
     Ok(term.to_owned())
+}
+
+/// Whitespace that keeps text on one line: a term goes into mail subjects and headers, where a
+/// line break (CR, LF, U+2028…) or a tab would start a header of its own.
+fn is_space_within_a_line(character: char) -> bool {
+    character.is_whitespace() && !character.is_control() && !matches!(character, '\u{2028}' | '\u{2029}')
 }
 
 fn looks_like_injection(term: &str) -> bool {
@@ -246,6 +252,14 @@ mod tests {
         ] {
             assert_eq!(validate_search_term(attack), Err(MSG_INJECTION), "{attack:?}");
         }
+    }
+
+    #[test]
+    fn a_term_with_a_line_break_could_start_a_mail_header() {
+        for attack in ["gene\r\nBcc: all", "gene\nX-Injected: yes", "gene\tediting", "gene\u{2028}editing", "gene\u{85}editing"] {
+            assert_eq!(validate_search_term(attack), Err(MSG_UNSUPPORTED), "{attack:?}");
+        }
+        assert_eq!(validate_search_term("gene\u{a0}editing"), Ok("gene\u{a0}editing".into()), "a no-break space stays on the line");
     }
 
     #[test]

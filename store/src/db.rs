@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::error::StoreError;
+use crate::room::{DiskRoom, RoomStatus};
 use crate::Result;
 
 /// The schema this binary writes. Bump it and append a migration when a stored shape changes in
@@ -71,7 +72,14 @@ pub struct Store {
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
     /// The unsubscribe links' key once read from `meta`.
     pub(crate) unsubscribe_key: std::sync::Arc<std::sync::OnceLock<Vec<u8>>>,
+    /// The free space every write needs first (none unless [`Store::with_disk_reserve`]).
+    pub(crate) room: DiskRoom,
+    /// The database's folder; `None` for a temporary store.
+    pub(crate) path: Option<std::path::PathBuf>,
 }
+
+/// One stored entry: its tree's name, its key and its value.
+pub type RawEntry = (String, Vec<u8>, Vec<u8>);
 
 /// How long [`Store::open`] waits for a database another process is letting go of.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
@@ -102,7 +110,29 @@ impl Store {
                 Err(source) => return Err(StoreError::Open { path: path.to_owned(), source }),
             }
         };
-        Store::from_db(db, MIGRATIONS)
+        let store = Store::from_db(db, MIGRATIONS)?;
+        Ok(Store { path: Some(path.to_owned()), ..store })
+    }
+
+    /// The same store, refusing every write with [`StoreError::DiskFull`] while the disk of its
+    /// folder has less than `reserve_bytes` free (see [`crate::room`]); 0 never refuses.
+    pub fn with_disk_reserve(self, reserve_bytes: u64) -> Store {
+        let room = match &self.path {
+            Some(path) => DiskRoom::new(path, reserve_bytes),
+            None => DiskRoom::default(),
+        };
+        Store { room, ..self }
+    }
+
+    /// The room on the database's disk now.
+    pub fn disk_room(&self) -> RoomStatus {
+        self.room.status()
+    }
+
+    /// What the store uses to check the room before a write; shared with the index's writer,
+    /// whose files sit on the same disk.
+    pub fn room(&self) -> &DiskRoom {
+        &self.room
     }
 
     /// A database that lives in a temporary directory and is gone when dropped; for tests.
@@ -137,6 +167,8 @@ impl Store {
             paper_vectors: db.open_tree("paper_vectors")?,
             adding_terms: std::sync::Arc::default(),
             unsubscribe_key: std::sync::Arc::default(),
+            room: DiskRoom::default(),
+            path: None,
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
@@ -192,6 +224,23 @@ impl Store {
         Ok(())
     }
 
+    /// Every stored entry as (tree name, key, value), trees in name order: what checks that a
+    /// refused request changed nothing compare before and after.
+    pub fn raw_entries(&self) -> Result<Vec<RawEntry>> {
+        let mut names = self.db.tree_names();
+        names.sort();
+        let mut entries = Vec::new();
+        for name in names {
+            let tree = self.db.open_tree(&name)?;
+            let tree_name = String::from_utf8_lossy(&name).into_owned();
+            for entry in tree.iter() {
+                let (key, value) = entry?;
+                entries.push((tree_name.clone(), key.to_vec(), value.to_vec()));
+            }
+        }
+        Ok(entries)
+    }
+
     /// Writes everything to disk; returns once it is durable.
     pub fn flush(&self) -> Result<()> {
         self.db.flush()?;
@@ -216,6 +265,18 @@ mod tests {
 
     fn add_marker(store: &Store) -> Result<()> {
         store.meta.insert(b"migrated_from_1", b"yes")?;
+        Ok(())
+    }
+
+    #[test]
+    fn raw_entries_list_every_tree_s_entries_in_name_order() -> Result<()> {
+        let store = Store::temporary()?;
+        let empty = store.raw_entries()?;
+        store.users.insert(b"k", b"v")?;
+        store.preferences.insert(b"k", b"w")?;
+        let written: Vec<RawEntry> = store.raw_entries()?.into_iter().filter(|entry| !empty.contains(entry)).collect();
+        let expected = |tree: &str, value: &[u8]| (tree.to_owned(), b"k".to_vec(), value.to_vec());
+        assert_eq!(written, vec![expected("user_preferences", b"w"), expected("users", b"v")]);
         Ok(())
     }
 

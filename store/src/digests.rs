@@ -95,12 +95,14 @@ impl Store {
     /// [`Store::record_digest_with`]. Entries that many digests share are put once and their keys
     /// reused, instead of encoding and hashing them again for every digest.
     pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
+        self.room.ensure()?;
         entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// [`Store::record_digest`] with the keys of `digest`'s entries, as
     /// [`Store::put_digest_entries`] gave them, in the same order.
     pub fn record_digest_with(&self, digest: &Digest, entries: Vec<EntryKey>, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
+        self.room.ensure()?;
         if entries.len() != digest.papers_data.len() {
             return Err(StoreError::Corrupt("list of a digest's entry keys"));
         }
@@ -154,6 +156,7 @@ impl Store {
 
     /// Stores a paper entry once under the hash of its content; returns its key.
     pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
+        self.room.ensure()?;
         let bytes = encode("digest entry", entry)?;
         let hash = Sha256::digest(&bytes);
         let mut key = EntryKey::default();
@@ -246,8 +249,16 @@ impl Store {
 
     /// Records that a one-time notice (e.g. `upgrade-invite`) went to the user.
     pub fn mark_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
-        self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
+        self.record_notice(user_id, notice, at)?;
         self.flush()?;
+        Ok(())
+    }
+
+    /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
+    /// flushing: for a caller that writes more and flushes once.
+    pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
+        self.room.ensure()?;
+        self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
 
@@ -264,6 +275,7 @@ impl Store {
 
     /// Keeps the summary `model` wrote of a paper, for every user and every later week.
     pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
+        self.room.ensure()?;
         self.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
         Ok(())
     }
@@ -320,6 +332,7 @@ impl Store {
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
     /// [`Store::unsubscribe_token`].
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
+        self.room.ensure()?;
         self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }

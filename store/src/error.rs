@@ -22,6 +22,20 @@ pub enum StoreError {
     UserNotFound,
     #[error("the stored {0} is damaged")]
     Corrupt(&'static str),
+    #[error("the data directory's disk has {available_bytes} bytes free, under the {reserve_bytes} kept in reserve; nothing was written")]
+    DiskFull { available_bytes: u64, reserve_bytes: u64 },
+}
+
+impl StoreError {
+    /// The disk is full: under the store's reserve, or a write the disk itself refused. Either
+    /// way nothing of the failed write was kept, and the same write can be tried again later.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            StoreError::DiskFull { .. } => true,
+            StoreError::Sled(sled::Error::Io(io)) | StoreError::Open { source: sled::Error::Io(io), .. } => crate::room::is_disk_full_io(io),
+            _ => false,
+        }
+    }
 }
 
 impl From<sled::transaction::TransactionError<StoreError>> for StoreError {

@@ -53,6 +53,7 @@ pub(crate) fn tx_enqueue(
 impl Store {
     /// Queues a mail on its own; returns its id.
     pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
+        self.room.ensure()?;
         let id = self.db.generate_id()?;
         let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
         self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
@@ -62,6 +63,7 @@ impl Store {
     /// Makes every deferred mail due now; the mailer does this when it starts, since a restart
     /// often follows a repaired mail setup. Returns how many were deferred.
     pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
+        self.room.ensure()?;
         let mut deferred = 0;
         for mut queued in self.queued_mail()? {
             if queued.next_attempt_at > now {
@@ -113,12 +115,14 @@ impl Store {
 
     /// The mail was handed over: it leaves the queue.
     pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
+        self.room.ensure()?;
         self.mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }
 
     /// The mail could not be sent now: count the attempt and schedule the next one.
     pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
+        self.room.ensure()?;
         let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
             return Ok(None);
         };
@@ -132,6 +136,7 @@ impl Store {
 
     /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
     pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
+        self.room.ensure()?;
         let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
             return Ok(());
         };

@@ -42,6 +42,7 @@ impl Store {
 
     /// Adds `term` if the plan allows one more active term (see `engine::search_term`).
     pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
+        self.room.ensure()?;
         let _adding = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let active = self.search_terms(term.user_id)?.iter().filter(|existing| existing.is_active).count();
         if let Err(limit) = check_term_limit(tier, is_unlimited, active) {
@@ -60,6 +61,7 @@ impl Store {
 
     /// Changes a term in place; `None` when there is no such term.
     pub fn update_search_term(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
+        self.room.ensure()?;
         let mut updated = None;
         self.search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
             let mut term: SearchTerm = decode("search term", bytes?).ok()?;
@@ -73,6 +75,7 @@ impl Store {
 
     /// Removes a term; whether it was there.
     pub fn delete_search_term(&self, id: TermId) -> Result<bool> {
+        self.room.ensure()?;
         let Some(term) = self.search_term(id)? else {
             return Ok(false);
         };

@@ -22,6 +22,9 @@ pub struct Session {
     pub ip_address: Option<String>,
 }
 
+/// The meta key of the device cookies' secret.
+const DEVICE_COOKIE_KEY: &[u8] = b"device_cookie_key";
+
 fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
     let mut key = Vec::with_capacity(48);
     key.extend_from_slice(user_id.as_bytes());
@@ -31,6 +34,7 @@ fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
 
 impl Store {
     pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
+        self.room.ensure()?;
         let by_user_key = user_session_key(session.user_id, &hash);
         (&self.sessions, &self.sessions_by_user).transaction(|(sessions, by_user)| {
             sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
@@ -40,6 +44,15 @@ impl Store {
         Ok(())
     }
 
+    /// Deletes a session found void while reading it; with the disk full it stays, void all the
+    /// same, so reading a session never fails for want of space.
+    fn forget_session(&self, hash: TokenHash) -> Result<()> {
+        match self.delete_session(hash) {
+            Err(error) if error.is_disk_full() => Ok(()),
+            other => other,
+        }
+    }
+
     /// The signed-in user of a session cookie, if the session is still valid.
     pub fn session_user(&self, hash: TokenHash, now: DateTime<Utc>) -> Result<Option<(Session, User)>> {
         let Some(bytes) = self.sessions.get(hash.as_bytes())? else {
@@ -47,26 +60,49 @@ impl Store {
         };
         let session: Session = decode("session", &bytes)?;
         if session.expires_at <= now {
-            self.delete_session(hash)?;
+            self.forget_session(hash)?;
             return Ok(None);
         }
         let Some(user) = self.user(session.user_id)? else {
             return Ok(None);
         };
         if user.session_epoch != session.epoch || !user.is_active {
-            self.delete_session(hash)?;
+            self.forget_session(hash)?;
             return Ok(None);
         }
         Ok(Some((session, user)))
     }
 
     pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
+        self.room.ensure()?;
         let Some(bytes) = self.sessions.remove(hash.as_bytes())? else {
             return Ok(());
         };
         let session: Session = decode("session", &bytes)?;
         self.sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
         Ok(())
+    }
+
+    /// Whether the user has a live session (unexpired, of their current epoch) started from
+    /// `ip_address`: an address they signed in from, which a guesser elsewhere cannot claim.
+    pub fn has_session_from(&self, user: &User, ip_address: &str, now: DateTime<Utc>) -> Result<bool> {
+        for entry in self.sessions_by_user.scan_prefix(user.id.as_bytes()) {
+            let (key, _) = entry?;
+            let Some(hash) = key.get(16..).and_then(TokenHash::from_slice) else { continue };
+            let Some(bytes) = self.sessions.get(hash.as_bytes())? else { continue };
+            let session: Session = decode("session", &bytes)?;
+            let is_live = session.expires_at > now && session.epoch == user.session_epoch;
+            if is_live && session.ip_address.as_deref() == Some(ip_address) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The key that signs device cookies (a browser that signed in to an account before): made
+    /// once per database and kept in `meta`, so only this database can make or check one.
+    pub fn device_cookie_key(&self) -> Result<Vec<u8>> {
+        self.secret_key(DEVICE_COOKIE_KEY)
     }
 
     /// How many sessions a user has; void ones count until they are purged.
@@ -76,6 +112,7 @@ impl Store {
 
     /// Deletes the stored sessions of a user (sign out everywhere).
     pub fn delete_sessions_of(&self, user_id: UserId) -> Result<usize> {
+        self.room.ensure()?;
         let mut deleted = 0;
         for entry in self.sessions_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
@@ -89,6 +126,7 @@ impl Store {
 
     /// Deletes expired sessions and sessions voided by a newer epoch; returns how many.
     pub fn purge_expired_sessions(&self, now: DateTime<Utc>) -> Result<usize> {
+        self.room.ensure()?;
         let mut purged = 0;
         for entry in self.sessions.iter() {
             let (key, bytes) = entry?;

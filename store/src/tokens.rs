@@ -69,6 +69,7 @@ impl Store {
         mail: &RenderedMail,
         now: DateTime<Utc>,
     ) -> Result<()> {
+        self.room.ensure()?;
         let user_key = *user_id.as_bytes();
         (&self.users, &self.tokens, &self.mail_queue).transaction(|(users, tokens, queue)| {
             let bytes = users.get(user_key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
@@ -115,6 +116,7 @@ impl Store {
         now: DateTime<Utc>,
         welcome: impl Fn(&User) -> RenderedMail,
     ) -> Result<Option<User>> {
+        self.room.ensure()?;
         self.consume_token(hash, TokenPurpose::EmailVerification, now, |user| {
             user.is_email_verified = true;
             Some(welcome(user))
@@ -124,6 +126,7 @@ impl Store {
     /// Uses a reset token: sets the new password hash, voids every session of the user, and
     /// (since the mail reached them) marks the email verified. `None` when the token is invalid.
     pub fn reset_password(&self, hash: TokenHash, new_password_hash: &str, now: DateTime<Utc>) -> Result<Option<User>> {
+        self.room.ensure()?;
         self.consume_token(hash, TokenPurpose::PasswordReset, now, |user| {
             user.password_hash = new_password_hash.to_owned();
             user.password_reset_token_expiry = None;
@@ -178,6 +181,7 @@ impl Store {
 
     /// Deletes tokens past their expiry; returns how many.
     pub fn purge_expired_tokens(&self, now: DateTime<Utc>) -> Result<usize> {
+        self.room.ensure()?;
         let mut purged = 0;
         for entry in self.tokens.iter() {
             let (key, bytes) = entry?;

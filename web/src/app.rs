@@ -2,7 +2,7 @@
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::middleware::{from_fn, DefaultHeaders};
+use actix_web::middleware::from_fn;
 use actix_web::{web, App};
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use crate::error::{json_error_bodies, json_payload_error, path_error, query_erro
 use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
-use crate::{auth, billing, client, digests, health, terms, users};
+use crate::{auth, billing, client, digests, headers, health, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -27,6 +27,7 @@ pub fn create_app(
         InitError = (),
     >,
 > {
+    let (every_answer, not_stored) = (headers::every_answer(&state.settings), headers::not_stored);
     let mut api_routes = RouteTable::default();
     let api = web::scope("/api").configure(|config| configure_api(&mut ApiRoutes::new(config, &mut api_routes, "/api")));
     App::new()
@@ -36,15 +37,10 @@ pub fn create_app(
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .app_data(web::PathConfig::default().error_handler(path_error))
         .wrap(from_fn(json_error_bodies))
-        .wrap(
-            DefaultHeaders::new()
-                .add(("X-Content-Type-Options", "nosniff"))
-                .add(("Referrer-Policy", "same-origin"))
-                .add(("X-Frame-Options", "DENY")),
-        )
-        .route("/healthz", web::get().to(health::healthz))
-        .route("/metrics", web::get().to(health::metrics))
-        .service(api.wrap(from_fn(same_origin_guard)).default_service(web::to(unmatched)))
+        .wrap(every_answer)
+        .service(web::resource("/healthz").wrap(not_stored()).route(web::get().to(health::healthz)))
+        .service(web::resource("/metrics").wrap(not_stored()).route(web::get().to(health::metrics)))
+        .service(api.wrap(from_fn(same_origin_guard)).wrap(not_stored()).default_service(web::to(unmatched)))
         .default_service(web::to(client::serve))
 }
 

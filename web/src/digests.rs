@@ -195,14 +195,16 @@ const MSG_EMAIL_REQUIRED: &str = "Please enter an email address";
 /// latest digest, to the user's own address (operators: any address).
 async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<TestEmail>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
-    let to = normalize_email(&body.email);
-    if to.is_empty() {
+    let typed = body.email.trim();
+    if typed.is_empty() {
         return Err(ApiError::bad_request(MSG_EMAIL_REQUIRED));
     }
-    if !engine::validation::is_valid_email(&to) {
+    // Checked as typed: a lookalike must not become a valid address by being normalized.
+    if !engine::validation::is_valid_email(typed) {
         return Err(ApiError::bad_request(engine::validation::MSG_INVALID_EMAIL));
     }
-    let is_operator = user.is_admin || state.settings.is_admin_email(&user.email);
+    let to = normalize_email(typed);
+    let is_operator = crate::auth::is_operator(&user, &state.settings);
     if to != user.email && !is_operator {
         return Err(ApiError::forbidden("not_your_address", "Test mail goes only to your own address."));
     }

@@ -72,6 +72,20 @@ impl ApiError {
     }
 }
 
+/// The answer while the data directory's disk is full: nothing was saved, and the same request
+/// can be made again once the operator frees space.
+pub const MSG_DISK_FULL: &str = "The server cannot save anything right now: its disk is full. Nothing was changed; please try again later.";
+
+impl ApiError {
+    /// The disk is full: 503 with `Retry-After`; the cause is logged for the operator.
+    pub fn disk_full(cause: impl std::fmt::Display) -> ApiError {
+        tracing::error!(%cause, "a write was refused: the data directory's disk is full");
+        let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "disk_full", MSG_DISK_FULL);
+        error.retry_after_secs = Some(60);
+        error
+    }
+}
+
 impl From<ValidationErrors> for ApiError {
     fn from(errors: ValidationErrors) -> ApiError {
         let details = serde_json::to_value(&errors.errors).unwrap_or(Value::Null);
@@ -88,6 +102,7 @@ impl From<store::StoreError> for ApiError {
                 "An account with this email already exists. Please sign in instead.",
             ),
             store::StoreError::UserNotFound => ApiError::not_found("Not found"),
+            full if full.is_disk_full() => ApiError::disk_full(full),
             other => ApiError::internal(other),
         }
     }

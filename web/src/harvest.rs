@@ -210,3 +210,13 @@ impl ProgressDisplay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_configured_source_defaults_are_the_clients_defaults() {
+        assert_eq!(crate::config::DEFAULT_PUBMED_URL, actors::sources::pubmed::DEFAULT_BASE_URL);
+        assert_eq!(crate::config::DEFAULT_ARXIV_URL, actors::sources::arxiv::DEFAULT_BASE_URL);
+        assert_eq!(crate::config::DEFAULT_BIORXIV_URL, actors::sources::biorxiv::DEFAULT_BASE_URL);
+    }
+}

@@ -9,6 +9,7 @@ use engine::harvest::HarvestState;
 use engine::paper::Source;
 use serde_json::{json, Value};
 
+use crate::auth::SignedIn;
 use crate::state::AppState;
 
 /// Each source's harvest state, as stored (the empty state when unreadable).
@@ -85,12 +86,35 @@ fn embeddings_status(state: &AppState) -> Value {
 /// The hex digits of the model's fingerprint `/healthz` shows: enough to tell models apart.
 const FINGERPRINT_SHOWN: usize = 16;
 
+/// The data directory's disk: writes are refused while it is under the reserve
+/// (`PAPERTIDE_MIN_FREE_DISK_MB`).
+fn disk_status(room: &store::RoomStatus) -> Value {
+    json!({
+        "writable": room.writable,
+        "availableBytes": room.available_bytes,
+        "reserveBytes": room.reserve_bytes,
+    })
+}
+
 /// `GET /healthz`: 200 with the state of the database and every actor; 503 when the database
-/// cannot be read.
-pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
+/// cannot be read (`status: "unavailable"`) or its disk is full, so writes are refused
+/// (`status: "disk_full"`; reads go on).
+///
+/// Anyone may read it: it holds states, times and counts, nothing of any user. The text of the
+/// last errors (a mail server's refusal can name an address, a source's the request it
+/// failed) is shown to operators only (`users grant-admin`, or an admin email in the settings),
+/// signed in; everyone else sees when the error happened, not what it said.
+pub async fn healthz(state: web::Data<AppState>, viewer: Option<SignedIn>) -> HttpResponse {
+    let is_operator = viewer.is_some_and(|viewer| crate::auth::is_operator(&viewer.user, &state.settings));
     let database = state.store.schema_version();
+    let room = state.store.disk_room();
+    let status = match (&database, room.writable) {
+        (Err(_), _) => "unavailable",
+        (Ok(_), false) => "disk_full",
+        (Ok(_), true) => "ok",
+    };
     let body = json!({
-        "status": if database.is_ok() { "ok" } else { "unavailable" },
+        "status": status,
         "version": env!("CARGO_PKG_VERSION"),
         "uptimeSecs": state.started_at.elapsed().as_secs(),
         "schemaVersion": database.as_ref().ok(),
@@ -101,6 +125,7 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
             "dead": state.store.dead_mail_len(),
         },
         "index": { "papers": state.index.paper_count().ok() },
+        "disk": disk_status(&room),
         "llm": llm_status(&state),
         "embeddings": embeddings_status(&state),
         "sources": harvest_states(&state)
@@ -109,13 +134,34 @@ pub async fn healthz(state: web::Data<AppState>) -> HttpResponse {
             .collect::<serde_json::Map<String, Value>>(),
         "actors": state.board.snapshot(),
     });
+    let body = if is_operator { body } else { without_error_texts(body) };
     match database {
-        Ok(_) => HttpResponse::Ok().json(body),
+        Ok(_) if room.writable => HttpResponse::Ok().json(body),
+        Ok(_) => {
+            tracing::warn!(available_bytes = room.available_bytes, reserve_bytes = room.reserve_bytes, "the data directory's disk is full");
+            HttpResponse::ServiceUnavailable().json(body)
+        }
         Err(error) => {
             tracing::error!(%error, "health check cannot read the database");
             HttpResponse::ServiceUnavailable().json(body)
         }
     }
+}
+
+/// `value` with every `lastError` field, at any depth, removed.
+fn without_error_texts(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(fields) => {
+                fields.remove("lastError");
+                fields.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
 }
 
 /// `GET /metrics`: counters and gauges in the Prometheus text format.
@@ -129,6 +175,9 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     gauge("papertide_mail_dead", "Mails given up on.", state.store.dead_mail_len() as u64);
     gauge("papertide_uptime_seconds", "Seconds since the service started.", state.started_at.elapsed().as_secs());
     gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
+    let room = state.store.disk_room();
+    gauge("papertide_disk_available_bytes", "Free bytes on the data directory's disk.", room.available_bytes.unwrap_or(0));
+    gauge("papertide_disk_writable", "1 while writes are accepted, 0 while the disk is under its reserve.", u64::from(room.writable));
 
     gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
     let vectorizer = state.board.get(actors::embedder::ACTOR_NAME).unwrap_or_default();

@@ -37,8 +37,28 @@ pub fn index_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("index")
 }
 
-/// Imports every file, one commit at the end, printing a line per file and the totals.
+/// Imports every file, one commit at the end, printing a line per file and the totals. On a full
+/// disk the error says so (tantivy's own says only that a writer thread failed).
 pub fn import(data_dir: &Path, files: &[PathBuf], out: &mut impl Write) -> anyhow::Result<ImportCounts> {
+    import_files(data_dir, files, out).map_err(|error| explain_full_disk(error, data_dir))
+}
+
+/// Under this much free space a failed write is taken for a full disk.
+const FULL_DISK_BYTES: u64 = 1024 * 1024;
+
+/// `error` with a first line naming the full disk, when the data directory's disk is full.
+fn explain_full_disk(error: anyhow::Error, data_dir: &Path) -> anyhow::Error {
+    let room = store::DiskRoom::new(data_dir, FULL_DISK_BYTES).status();
+    match room.available_bytes {
+        Some(free) if !room.writable => error.context(format!(
+            "the disk of {} is full ({free} bytes free): nothing of this import was committed; free some space and run it again",
+            data_dir.display()
+        )),
+        _ => error,
+    }
+}
+
+fn import_files(data_dir: &Path, files: &[PathBuf], out: &mut impl Write) -> anyhow::Result<ImportCounts> {
     std::fs::create_dir_all(data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
     let index = PaperIndex::open_or_create(&index_dir(data_dir)).context("opening the paper index")?;
     let mut writer = index.writer(WRITER_HEAP_BYTES).context("taking the index writer (is papertide serve running?)")?;

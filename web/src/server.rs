@@ -9,7 +9,7 @@ use actix_web::dev::Server;
 use actix_web::HttpServer;
 use actors::{
     Digester, Indexer, Janitor, Llm, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard, UserActors, Vectorizer,
-    VectorizerConfig,
+    VectorizerConfig, VectorizerThread,
 };
 use anyhow::Context;
 use index::PaperIndex;
@@ -34,7 +34,7 @@ pub struct Started {
     pub indexer_thread: Arbiter,
     /// The vectorizer's thread, when there is an embedding model; stopping it stops embedding
     /// after the batch under way.
-    pub vectorizer_thread: Option<Arbiter>,
+    pub vectorizer_thread: Option<VectorizerThread>,
 }
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
@@ -43,7 +43,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
     // Loaded first: a model folder that does not load stops the start before anything is opened.
     let embedding = crate::model::load_for_serve(&settings)?;
-    let store = Store::open(&settings.database_dir())?;
+    let store = Store::open(&settings.database_dir())?.with_disk_reserve(settings.min_free_disk_bytes);
     let board = StatusBoard::default();
 
     let transport = match (&settings.smtp_url, &settings.smtp_ca_file) {
@@ -63,7 +63,13 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     if let Some(model) = &embedding {
         digester = digester.with_embedder(model.embedder.clone());
     }
-    if let Some(config) = &settings.llm {
+    if let Some(llm_settings) = &settings.llm {
+        let config = actors::LlmConfig {
+            api_key: llm_settings.api_key.clone(),
+            model_advanced: llm_settings.model_advanced.clone(),
+            timeout: llm_settings.timeout,
+            ..actors::LlmConfig::new(llm_settings.url.clone(), llm_settings.model.clone())
+        };
         let llm = Llm::new(config.clone()).context("starting the LLM client")?;
         tracing::info!(endpoint = %config.endpoint(), model = %llm.model(ModelClass::Standard), "LLM configured for expansion and summaries");
         digester = digester.with_llm(llm);
@@ -76,7 +82,9 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     // Taken here once, so that an index another process writes (papertide import or harvest)
     // stops the start with a reason instead of failing every batch later.
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
-    let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).start_in_own_thread();
+    let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone())
+        .with_disk_room(store.room().clone())
+        .start_in_own_thread();
     // One client per source, shared by its harvester and live search: one pace per source.
     let clients = SourceClients::new(&settings.sources)?;
     crate::harvest::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);
@@ -106,6 +114,22 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     Ok(Started { server: http.run(), address, state, indexer_thread, vectorizer_thread })
 }
 
+/// Raises the soft limit on open files to the hard limit, so that each connection, its socket
+/// and the database's and index's files fit (many systems start processes at 1,024, about a
+/// thousand connections); answers the soft limit now in force, or none when it is unknown.
+pub fn raise_open_files_limit() -> Option<u64> {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if let (Some(current), Some(maximum)) = (limit.current, limit.maximum) {
+        if current < maximum {
+            if let Err(error) = setrlimit(Resource::Nofile, Rlimit { current: Some(maximum), maximum: Some(maximum) }) {
+                tracing::warn!(%error, current, maximum, "could not raise the open-files limit");
+            }
+        }
+    }
+    getrlimit(Resource::Nofile).current
+}
+
 /// `papertide serve`: runs until SIGINT or SIGTERM, then flushes the database.
 pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let workers = std::thread::available_parallelism().map_or(2, |count| count.get());
@@ -119,6 +143,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
     };
     let live_search = if settings.live_search { "pubmed,arxiv" } else { "off" };
+    let open_files = raise_open_files_limit();
     let started = start(settings, workers)?;
     let embeddings = started.state.embedding.as_ref().map_or_else(|| "none: lexical ranking".to_owned(), |model| model.name.clone());
     tracing::info!(
@@ -130,6 +155,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         %embeddings,
         live_search,
         client,
+        open_files,
         "papertide is listening"
     );
     started.server.await.context("serving HTTP")?;

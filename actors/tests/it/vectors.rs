@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use actix::Addr;
-use actors::{ActorStatus, DocumentEmbedder, Indexer, Ingest, StatusBoard, Vectorizer, VectorizerConfig};
+use actors::{ActorStatus, DocumentEmbedder, Indexer, Ingest, StatusBoard, Vectorizer, VectorizerConfig, VectorizerThread};
 use embed::{EmbedError, Embedder};
 use engine::embedding::{embedding_text, text_hash};
 use engine::paper::{AbstractSection, Author, Paper, Source};
@@ -56,7 +56,7 @@ impl Papers {
         self.indexer.send(Ingest(papers)).await.expect("indexer alive").expect("indexed");
     }
 
-    fn start(&self, embedder: Arc<dyn DocumentEmbedder>, config: VectorizerConfig) -> actix::Arbiter {
+    fn start(&self, embedder: Arc<dyn DocumentEmbedder>, config: VectorizerConfig) -> VectorizerThread {
         Vectorizer::new(embedder, self.index.clone(), self.store.clone(), self.board.clone(), config).start_in_own_thread().1
     }
 
@@ -268,15 +268,15 @@ async fn a_stopped_vectorizer_ends_after_its_batch_and_a_new_one_embeds_only_wha
     let (leave, leave_receiver) = mpsc::channel();
     let gated = Arc::new(Gated { batches: Mutex::new(batches_sender), leave: Mutex::new(leave_receiver) });
     let config = VectorizerConfig { batch_size: 1, ..quick() };
-    let arbiter = papers.start(gated, config);
+    let thread = papers.start(gated, config);
 
     let first = actix_rt::task::spawn_blocking(move || (batches.recv_timeout(Duration::from_secs(60)), batches)).await.expect("joined");
     let (first, batches) = (first.0.expect("a first batch"), first.1);
     assert!(first[0].starts_with("Newest: soil fungi."), "newest first: {first:?}");
-    assert!(arbiter.stop(), "the arbiter was running");
+    assert!(thread.stop(), "the thread was running");
     leave.send(()).expect("the model waits");
     drop(leave);
-    actix_rt::task::spawn_blocking(move || arbiter.join()).await.expect("joined").expect("the arbiter thread ended");
+    actix_rt::task::spawn_blocking(move || thread.join()).await.expect("joined").expect("the vectorizer's thread ended");
     assert!(batches.try_recv().is_err(), "no second batch was begun");
     assert_eq!(papers.store.paper_vector_count("stand-in").expect("count"), 1, "the batch under way was written");
 

@@ -154,21 +154,54 @@ export async function startStack({ env = {} } = {}) {
   const maildev = await startMaildev();
   const papertide = await startPapertide({ smtpUrl: maildev.smtpUrl, env });
   const browser = await launchBrowser();
+  const violations = watchContentSecurityPolicy(browser);
   return {
     maildev,
     papertide,
     browser,
+    /** What the pages were refused under the service's Content-Security-Policy since the last call; forgotten then. */
+    takeCspViolations: () => violations.splice(0, violations.length),
     /** A fresh browser context (its own cookies and storage) and page. */
     async newPage() {
       const context = await browser.newContext({ baseURL: papertide.baseUrl, viewport: { width: 1280, height: 800 } });
       return context.newPage();
     },
+    /** Stops everything; fails when any page broke the Content-Security-Policy. */
     async stop() {
       await browser.close();
       await papertide.stop();
       await maildev.stop();
+      if (violations.length > 0) {
+        throw new Error(`pages broke the Content-Security-Policy:\n${violations.join("\n")}`);
+      }
     },
   };
+}
+
+/**
+ * Records every Content-Security-Policy violation in every context `browser` opens (the
+ * browser's own console report, and the page's `securitypolicyviolation` event, which also
+ * covers reports the console folds).
+ */
+function watchContentSecurityPolicy(browser) {
+  const violations = [];
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    await context.exposeBinding("__reportCspViolation", ({ page }, text) => violations.push(`${page.url()}: ${text}`));
+    await context.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (event) => {
+        window.__reportCspViolation(`${event.effectiveDirective} refused ${event.blockedURI || "inline code"}`);
+      });
+    });
+    context.on("console", (message) => {
+      if (message.type() === "error" && message.text().includes("Content Security Policy")) {
+        violations.push(`${message.page()?.url()}: ${message.text()}`);
+      }
+    });
+    return context;
+  };
+  return violations;
 }
 
 export const PASSWORD = "Secret-123";

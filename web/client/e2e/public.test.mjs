@@ -99,3 +99,39 @@ test("blog, post, terms, privacy and 404 pages", async () => {
   await screenshot(page, "not-found");
   await page.context().close();
 });
+
+test("the Content-Security-Policy refuses injected and foreign scripts, and cannot be framed", async () => {
+  const page = await stack.newPage();
+  const response = await page.goto("/");
+  const policy = response.headers()["content-security-policy"];
+  assert.match(policy, /frame-ancestors 'none'/);
+  await page.getByRole("heading", { level: 1 }).waitFor();
+  assert.deepEqual(stack.takeCspViolations(), [], "the landing page itself loads under the policy");
+
+  const ran = await page.evaluate(async () => {
+    window.injectedRan = false;
+    const inline = document.createElement("script");
+    inline.textContent = "window.injectedRan = true";
+    document.head.append(inline);
+    const foreign = document.createElement("script");
+    foreign.src = "https://scripts.invalid/steal.js";
+    document.head.append(foreign);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return window.injectedRan;
+  });
+  assert.equal(ran, false, "an injected inline script does not run");
+  const refused = stack.takeCspViolations().join("\n");
+  assert.match(refused, /script-src/, refused);
+  assert.match(refused, /scripts\.invalid/, refused);
+
+  // Another site cannot frame a page: the frame stays empty.
+  const framing = await stack.newPage();
+  await framing.setContent(`<iframe id="papertide" src="${stack.papertide.baseUrl}/"></iframe>`);
+  await framing.waitForTimeout(1000);
+  const frame = framing.frames().find((candidate) => candidate.url().startsWith(stack.papertide.baseUrl));
+  const framedHeading = frame ? await frame.locator("h1").count().catch(() => 0) : 0;
+  assert.equal(framedHeading, 0, "the framed page must not render");
+  stack.takeCspViolations();
+  await page.context().close();
+  await framing.context().close();
+});

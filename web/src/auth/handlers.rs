@@ -2,7 +2,7 @@
 
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{Duration, Utc};
-use engine::mail::{password_reset_mail, verification_mail, welcome_mail};
+use engine::mail::{account_exists_mail, password_reset_mail, verification_mail, welcome_mail};
 use engine::validation::{
     validate_combined_signup, validate_email_form, validate_login, validate_reset_password, validate_standalone_signup,
     CombinedSignupForm, EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
@@ -13,6 +13,7 @@ use serde_json::json;
 use store::{NewAccount, TokenHash, TokenPurpose, User};
 use uuid::Uuid;
 
+use super::device::{device_cookie, trusted_device};
 use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
 use super::view::UserView;
 use crate::routes::ApiRoutes;
@@ -66,7 +67,7 @@ async fn combined_signup(
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
     let signup = validate_combined_signup(&form)?;
-    create_account(&state, signup, ip).await
+    create_account(state, signup, ip).await
 }
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
@@ -78,15 +79,17 @@ async fn standalone_signup(
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
     let signup = validate_standalone_signup(&form)?;
-    create_account(&state, signup, ip).await
+    create_account(state, signup, ip).await
 }
 
 /// Writes the account, its preferences, its verification token and the verification mail in
 /// one transaction, makes it durable, and only then answers.
-async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
-    if state.store.user_by_email(&signup.email)?.is_some() {
-        return Err(store::StoreError::DuplicateEmail.into());
-    }
+///
+/// An address that already has an account gets the same answer after the same work (a password
+/// hash and a durable write), so the form cannot tell who has an account; its owner is mailed
+/// instead ([`note_signup_of_taken_address`]).
+async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
+    let is_taken = state.store.user_by_email(&signup.email)?.is_some();
     let password_hash = state.hasher.hash(signup.password).await?;
     let now = Utc::now();
     let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
@@ -94,6 +97,24 @@ async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResu
     user.pending_search = signup.pending_search;
     user.ip_address = Some(ip);
     user.is_admin = state.settings.is_admin_email(&user.email);
+    let created = if is_taken { Err(store::StoreError::DuplicateEmail) } else { write_account(&state, user.clone(), now).await };
+    match created {
+        Ok(created) => {
+            tracing::info!(user_id = %created.id, "account created");
+            user = created;
+        }
+        Err(store::StoreError::DuplicateEmail) => note_signup_of_taken_address(&state, &user.email).await?,
+        Err(error) => return Err(error.into()),
+    }
+    Ok(HttpResponse::Created().json(json!({
+        "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
+        "requiresVerification": true,
+        "user": UserView::of(&user, &state.settings),
+    })))
+}
+
+/// The account, its preferences, its verification token and mail, in one transaction, durable.
+async fn write_account(state: &AppState, user: User, now: chrono::DateTime<Utc>) -> Result<User, store::StoreError> {
     let token = new_secret_token();
     let account = NewAccount {
         mail: Some(verification_mail(&state.mail_context(), &user.email, &token)),
@@ -104,12 +125,31 @@ async fn create_account(state: &AppState, signup: Signup, ip: String) -> ApiResu
     let user = state.store.create_account(account, now)?;
     state.store.flush_async().await?;
     state.poke_mailer();
-    tracing::info!(user_id = %user.id, "account created");
-    Ok(HttpResponse::Created().json(json!({
-        "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
-        "requiresVerification": true,
-        "user": UserView::of(&user, &state.settings),
-    })))
+    Ok(user)
+}
+
+/// After a sign-up with a taken address, before the answer, so that it costs what a new
+/// account costs (a write made durable): the attempt is recorded on the account, and its owner
+/// gets a new verification link if the account still waits for one, else the note that it
+/// exists (at most as often as the per-address resend limit allows).
+async fn note_signup_of_taken_address(state: &AppState, email: &str) -> Result<(), store::StoreError> {
+    let Some(owner) = state.store.user_by_email(email)? else {
+        return Ok(());
+    };
+    let now = Utc::now();
+    state.store.record_notice(owner.id, "signup-attempt", now)?;
+    let may_mail = owner.is_active && state.limiter.check("signup-taken-recipient", email, state.settings.rate_limits.resend).is_ok();
+    if may_mail && owner.is_email_verified {
+        state.store.enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
+    } else if may_mail {
+        let token = new_secret_token();
+        let mail = verification_mail(&state.mail_context(), &owner.email, &token);
+        let expires_at = now + Duration::hours(VERIFICATION_TTL_HOURS);
+        state.store.issue_token(owner.id, TokenPurpose::EmailVerification, TokenHash::of(&token), expires_at, &mail, now)?;
+    }
+    state.store.flush_async().await?;
+    state.poke_mailer();
+    Ok(())
 }
 
 /// `GET /api/verify-email?token=`: verifies the address and signs the user in.
@@ -134,10 +174,11 @@ async fn verify_email(
             .with("success", false));
     };
     let cookie = start_session(&state, &user, Some(client_ip(&request, state.settings.trust_proxy)))?;
+    let device = device_cookie(&state, &user, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     tracing::info!(user_id = %user.id, "email verified");
-    Ok(HttpResponse::Ok().cookie(cookie).json(json!({
+    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(json!({
         "success": true,
         "message": "Email verified successfully",
         "user": UserView::of_account(&user, &state)?,
@@ -145,17 +186,16 @@ async fn verify_email(
     })))
 }
 
-/// `POST /api/auth/login`.
+/// `POST /api/auth/login`. Guessing is limited before anything is hashed (see
+/// [`check_login_rates`]); a successful sign-in also gives the browser a device cookie.
 async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
-    let rate = state.settings.rate_limits.login;
     let attempted_email = engine::account::normalize_email(form.email.as_deref().unwrap_or_default());
-    state.limiter.check("login", &format!("{ip} {attempted_email}"), rate)?;
-    let per_address = crate::config::Rate { max: rate.max.saturating_mul(5), window: rate.window };
-    state.limiter.check("login-address", &ip, per_address)?;
+    let account = state.store.user_by_email(&attempted_email)?;
+    check_login_rates(&state, &request, &ip, &attempted_email, account.as_ref())?;
     let credentials = validate_login(&form)?;
 
-    let user = state.store.user_by_email(&credentials.email)?;
+    let user = if credentials.email == attempted_email { account } else { state.store.user_by_email(&credentials.email)? };
     let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
     let is_match = state.hasher.verify(stored_hash, credentials.password).await?;
     let user = match user {
@@ -172,11 +212,46 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
         state.store.delete_session(previous)?;
     }
     let cookie = start_session(&state, &user, Some(ip))?;
+    let device = device_cookie(&state, &user, Utc::now())?;
     tracing::info!(user_id = %user.id, "signed in");
-    Ok(HttpResponse::Ok().cookie(cookie).json(json!({
+    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(json!({
         "message": "Login successful",
         "user": UserView::of_account(&user, &state)?,
     })))
+}
+
+/// Sign-in's limits (OWASP ASVS 2.2.1), each answering 429 with `Retry-After`:
+/// - a browser with a device cookie of the account (it signed in to it before) has a limit of
+///   its own, the login rate, and no other: nobody elsewhere can use it up;
+/// - any other caller is limited per address and email (the login rate), per address (five
+///   times that: one address guessing many accounts), and per account across every address
+///   (`login_account`: many addresses guessing one account) — except from an address the
+///   account has a live session from, so its owner at home still signs in during an attack.
+///
+/// The answers are the same whether or not the account exists (an unknown email is counted
+/// under its own name like any other).
+fn check_login_rates(state: &AppState, request: &HttpRequest, ip: &str, email: &str, account: Option<&User>) -> ApiResult<()> {
+    let limiter = &state.limiter;
+    let limits = &state.settings.rate_limits;
+    let now = Utc::now();
+    let device = match account {
+        Some(user) => trusted_device(state, request, user, now)?,
+        None => None,
+    };
+    if let Some(device) = device {
+        return limiter.check("login-device", &device.key, limits.login);
+    }
+    limiter.check("login", &format!("{ip} {email}"), limits.login)?;
+    let per_address = crate::config::Rate { max: limits.login.max.saturating_mul(5), window: limits.login.window };
+    limiter.check("login-address", ip, per_address)?;
+    let is_known_address = match account {
+        Some(user) => state.store.has_session_from(user, ip, now)?,
+        None => false,
+    };
+    if is_known_address {
+        return Ok(());
+    }
+    limiter.check("login-account", email, limits.login_account)
 }
 
 /// `POST /api/auth/logout`: ends this session (if any) and clears the cookie.

@@ -1,6 +1,7 @@
 //! Accounts over HTTP: signup (both forms), email verification, sign-in and out, the current
 //! user, forgotten and reset passwords, and re-sending the verification mail (spec §7).
 
+pub mod device;
 mod handlers;
 pub mod password;
 pub mod session;
@@ -8,4 +9,4 @@ mod view;
 
 pub use handlers::configure;
 pub use session::SignedIn;
-pub use view::UserView;
+pub use view::{is_operator, UserView};

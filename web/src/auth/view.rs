@@ -10,6 +10,12 @@ use crate::config::Settings;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
+/// Whether `user` is an operator: granted from the CLI (`users grant-admin`) or named in the
+/// settings' admin emails.
+pub fn is_operator(user: &User, settings: &Settings) -> bool {
+    user.is_admin || settings.is_admin_email(&user.email)
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserView {
@@ -43,7 +49,7 @@ impl UserView {
             is_active: user.is_active,
             is_email_verified: user.is_email_verified,
             is_unlimited: user.is_unlimited,
-            is_admin: user.is_admin || settings.is_admin_email(&user.email),
+            is_admin: is_operator(user, settings),
             stripe_customer_id: user.stripe_customer_id.clone(),
             last_digest_sent_at: user.last_digest_sent_at,
             created_at: user.created_at,

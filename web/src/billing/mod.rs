@@ -7,7 +7,8 @@
 //! `Store::apply_subscription` / `Store::cancel_plan`, from a state just read from Stripe.
 
 pub mod stripe;
-pub mod webhook;
+/// Signature checks and event reading live in `engine`, where they are fuzzed without the server.
+pub use engine::stripe_webhook as webhook;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -437,20 +438,6 @@ async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> Ap
     Ok(HttpResponse::Ok().json(json!({ "tier": after, "changed": after != before })))
 }
 
-/// The parts of a webhook event billing reads; everything else is read again from Stripe.
-#[derive(Debug, Deserialize)]
-struct EventEnvelope {
-    id: String,
-    #[serde(rename = "type")]
-    kind: String,
-    data: EventData,
-}
-
-#[derive(Debug, Deserialize)]
-struct EventData {
-    object: serde_json::Value,
-}
-
 /// `POST /api/stripe/webhook`: verified by signature (no session, no Origin), applied once per
 /// event id, and safe in any order: the subscription the event concerns is read from Stripe.
 async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: web::Bytes) -> ApiResult<HttpResponse> {
@@ -458,8 +445,7 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
     let header = request.headers().get("Stripe-Signature").and_then(|value| value.to_str().ok());
     webhook::verify(&gateway.settings().webhook_secret, header, &body, Utc::now().timestamp())
         .map_err(|error| ApiError::new(StatusCode::BAD_REQUEST, "bad_signature", format!("Webhook refused: {error}.")))?;
-    let event: EventEnvelope =
-        serde_json::from_slice(&body).map_err(|_| ApiError::bad_request("Webhook refused: the body is not a Stripe event."))?;
+    let event = webhook::parse_event(&body).ok_or_else(|| ApiError::bad_request("Webhook refused: the body is not a Stripe event."))?;
     if state.store.stripe_event_applied(&event.id)? {
         return Ok(HttpResponse::Ok().json(json!({ "received": true, "duplicate": true })));
     }
@@ -480,25 +466,15 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
 }
 
 /// The subscription an event is about, if it is about one.
-async fn subscription_of_event(gateway: &StripeGateway, event: &EventEnvelope) -> ApiResult<Option<String>> {
-    let object = &event.data.object;
-    let text = |key: &str| match &object[key] {
-        serde_json::Value::String(id) => Some(id.clone()),
-        serde_json::Value::Object(expanded) => expanded.get("id").and_then(|id| id.as_str()).map(str::to_owned),
-        _ => None,
-    };
-    let subscription = match object["object"].as_str().unwrap_or_default() {
-        "subscription" => text("id"),
-        "invoice" | "checkout.session" => text("subscription"),
-        "payment_intent" | "charge" => match text("invoice") {
-            Some(invoice) => match gateway.invoice_subscription(&invoice).await {
-                Ok(subscription) => subscription,
-                Err(failure) if failure.is_not_found() => None,
-                Err(failure) => return Err(failure.into()),
-            },
-            None => None,
+async fn subscription_of_event(gateway: &StripeGateway, event: &webhook::Event) -> ApiResult<Option<String>> {
+    let subscription = match webhook::subject(event) {
+        Some(webhook::Subject::Subscription(id)) => Some(id),
+        Some(webhook::Subject::Invoice(invoice)) => match gateway.invoice_subscription(&invoice).await {
+            Ok(subscription) => subscription,
+            Err(failure) if failure.is_not_found() => None,
+            Err(failure) => return Err(failure.into()),
         },
-        _ => None,
+        None => None,
     };
     tracing::debug!(event = %event.id, kind = %event.kind, subscription = ?subscription, "Stripe event");
     Ok(subscription)

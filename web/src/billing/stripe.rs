@@ -62,8 +62,17 @@ async fn within<T>(call: impl std::future::Future<Output = Result<T, StripeError
     }
 }
 
+/// A Stripe object id from a caller. Stripe's ids are letters, digits and `_` (`cs_test_a1B2`,
+/// `seti_…`), at most 255 of them; anything else is no object of Stripe's, and is refused here
+/// rather than placed in the address of a call to Stripe (where `/`, `..` or `?` would name
+/// another of its endpoints).
 fn id<T: FromStr>(text: &str) -> StripeResult<T> {
-    text.parse().map_err(|_| StripeFailure::Refused { status: 404, message: format!("No such object: {text}"), card_error: false })
+    let not_found = || StripeFailure::Refused { status: 404, message: "No such object.".to_owned(), card_error: false };
+    let is_stripe_id = !text.is_empty() && text.len() <= 255 && text.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_');
+    if !is_stripe_id {
+        return Err(not_found());
+    }
+    text.parse().map_err(|_| not_found())
 }
 
 /// A SetupIntent as billing needs it.
@@ -366,5 +375,21 @@ fn provider_status(status: SubscriptionStatus) -> ProviderStatus {
         SubscriptionStatus::Paused => ProviderStatus::Paused,
         SubscriptionStatus::Trialing => ProviderStatus::Trialing,
         SubscriptionStatus::Unpaid => ProviderStatus::Unpaid,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_id_with_a_path_reached_another_stripe_endpoint() {
+        for hostile in ["cs_test_../../v1/customers", "cs_test_a?expand[]=customer", "cs_test_a/b", "cs_test_%2e%2e", "cs_test_\u{0}", ""] {
+            let refused = id::<stripe::CheckoutSessionId>(hostile);
+            assert!(matches!(refused, Err(StripeFailure::Refused { status: 404, .. })), "{hostile:?}");
+        }
+        assert!(id::<stripe::CheckoutSessionId>(&format!("cs_test_{}", "a".repeat(300))).is_err());
+        assert!(id::<stripe::CheckoutSessionId>("cs_test_a1B2c3").is_ok());
+        assert!(id::<SubscriptionId>("sub_1Nq2").is_ok());
     }
 }

@@ -9,12 +9,13 @@ use serde_json::Value;
 fn allowed_edges() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
     BTreeMap::from([
         ("engine", BTreeSet::new()),
+        ("config", BTreeSet::from(["engine"])),
         ("store", BTreeSet::from(["engine"])),
         ("index", BTreeSet::from(["engine"])),
         ("embed", BTreeSet::new()),
         ("actors", BTreeSet::from(["engine", "store", "index", "embed"])),
-        ("web", BTreeSet::from(["engine", "store", "index", "embed", "actors"])),
-        ("bench", BTreeSet::from(["engine", "store", "index", "embed", "actors", "web"])),
+        ("web", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors"])),
+        ("bench", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors", "web"])),
     ])
 }
 

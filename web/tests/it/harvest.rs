@@ -180,7 +180,7 @@ async fn the_service_harvests_on_its_own_and_reports_each_source() {
         let sources = &health["sources"];
         sources["biorxiv"]["lastSuccessAt"].is_string()
             && sources["medrxiv"]["lastSuccessAt"].is_string()
-            && sources["pubmed"]["lastError"].is_string()
+            && sources["pubmed"]["lastErrorAt"].is_string()
     })
     .await;
     let biorxiv = &health["sources"]["biorxiv"];
@@ -191,6 +191,10 @@ async fn the_service_harvests_on_its_own_and_reports_each_source() {
     let pubmed = &health["sources"]["pubmed"];
     assert_eq!((pubmed["healthy"].as_bool(), pubmed["consecutiveFailures"].as_u64()), (Some(false), Some(1)), "{pubmed}");
     assert_eq!(health["sources"]["arxiv"]["enabled"], false);
+    assert_eq!(pubmed.get("lastError"), None, "what the source said is for operators: {pubmed}");
+    let for_operator = service.operator().await.get("/healthz").await.body;
+    let error = for_operator["sources"]["pubmed"]["lastError"].as_str().unwrap_or_default();
+    assert!(error.contains("400"), "an operator reads the error: {for_operator}");
     assert_eq!(health["index"]["papers"], 11, "{health}");
     assert!(health["actors"]["indexer"]["processedTotal"].as_u64().is_some_and(|papers| papers >= 22), "{health}");
     assert!(server.requests_to(ARXIV).is_empty(), "arXiv is not configured");

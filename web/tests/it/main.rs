@@ -2,16 +2,23 @@
 //! binary for the CLI and crash tests, and maildev as a real SMTP peer.
 
 mod abuse;
+mod access;
 mod architecture;
 mod billing;
+mod brute_force;
 mod cli;
 mod client;
 mod common;
 mod crash;
 mod digests;
+mod enumeration;
+mod escaping;
+mod faults;
 mod first_week;
 mod harvest;
+mod headers;
 mod health;
+mod input_attacks;
 mod live_search;
 mod login;
 mod papers;

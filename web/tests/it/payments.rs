@@ -13,30 +13,41 @@ use web::config::StripeArgs;
 use crate::common::stripe::LocalStripe;
 use crate::common::{Answer, Client, TestServer};
 
-const WEBHOOK_SECRET: &str = "whsec_papertide_test";
-const CARD_OK: &str = "4242424242424242";
+pub(crate) const WEBHOOK_SECRET: &str = "whsec_papertide_test";
+pub(crate) const CARD_OK: &str = "4242424242424242";
 const CARD_3DS: &str = "4000002500003155";
 const CARD_DECLINED: &str = "4000000000000002";
 const CARD_DECLINED_ON_CHARGE: &str = "4000000000000341";
 
-struct Billing {
-    server: TestServer,
-    stripe: LocalStripe,
+/// Billing settings that point at `stripe`, with [`WEBHOOK_SECRET`].
+pub(crate) fn stripe_args(stripe: &LocalStripe) -> StripeArgs {
+    StripeArgs {
+        stripe_secret_key: Some(stripe.secret_key().to_owned()),
+        stripe_publishable_key: Some(stripe.publishable_key().to_owned()),
+        stripe_webhook_secret: Some(WEBHOOK_SECRET.to_owned()),
+        stripe_api_url: Some(stripe.api_url()),
+        stripe_js_url: Some(stripe.js_url()),
+        stripe_price_pro: Some(stripe.plan_pro().to_owned()),
+        stripe_price_team: Some(stripe.plan_team().to_owned()),
+    }
+}
+
+pub(crate) struct Billing {
+    pub(crate) server: TestServer,
+    pub(crate) stripe: LocalStripe,
 }
 
 impl Billing {
-    async fn start() -> Billing {
+    pub(crate) async fn start() -> Billing {
+        Billing::start_with(|_| {}).await
+    }
+
+    /// Billing on, with the options `configure` adjusts as well.
+    pub(crate) async fn start_with(configure: impl FnOnce(&mut web::config::ServeArgs)) -> Billing {
         let stripe = LocalStripe::start().await;
         let server = TestServer::start_with(|serve| {
-            serve.stripe = StripeArgs {
-                stripe_secret_key: Some(stripe.secret_key().to_owned()),
-                stripe_publishable_key: Some(stripe.publishable_key().to_owned()),
-                stripe_webhook_secret: Some(WEBHOOK_SECRET.to_owned()),
-                stripe_api_url: Some(stripe.api_url()),
-                stripe_js_url: Some(stripe.js_url()),
-                stripe_price_pro: Some(stripe.plan_pro().to_owned()),
-                stripe_price_team: Some(stripe.plan_team().to_owned()),
-            };
+            serve.stripe = stripe_args(&stripe);
+            configure(serve);
         })
         .await;
         stripe.register_webhook(&format!("{}/api/stripe/webhook", server.base), WEBHOOK_SECRET).await;
@@ -44,7 +55,7 @@ impl Billing {
     }
 
     /// A verified, signed-in free user with `terms` active terms.
-    async fn user(&self, email: &str, terms: usize) -> Client {
+    pub(crate) async fn user(&self, email: &str, terms: usize) -> Client {
         let client = self.server.client();
         self.server.verified_user(&client, email).await;
         for index in 0..terms {
@@ -54,11 +65,11 @@ impl Billing {
         client
     }
 
-    fn user_record(&self, email: &str) -> store::User {
+    pub(crate) fn user_record(&self, email: &str) -> store::User {
         self.server.state.store.user_by_email(email).expect("db").expect("user")
     }
 
-    fn tier(&self, email: &str) -> Tier {
+    pub(crate) fn tier(&self, email: &str) -> Tier {
         self.user_record(email).subscription_tier
     }
 
@@ -74,7 +85,7 @@ impl Billing {
     }
 
     /// Step 1 and the browser's card confirmation; the answer of step 2.
-    async fn pay(&self, client: &Client, tier: &str, card: &str) -> Answer {
+    pub(crate) async fn pay(&self, client: &Client, tier: &str, card: &str) -> Answer {
         let setup = client.post("/api/create-subscription", json!({ "tier": tier })).await;
         assert_eq!((setup.status, setup.body["step"].as_str()), (200, Some("setup")), "{}", setup.body);
         let secret = setup.body["clientSecret"].as_str().expect("a SetupIntent secret").to_owned();
@@ -83,7 +94,7 @@ impl Billing {
         client.post("/api/create-subscription", json!({ "tier": tier, "setupIntentId": setup_intent_id })).await
     }
 
-    async fn wait_for_tier(&self, email: &str, tier: Tier) {
+    pub(crate) async fn wait_for_tier(&self, email: &str, tier: Tier) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while self.tier(email) != tier {
             assert!(Instant::now() < deadline, "{email} did not reach {tier}; it is on {}", self.tier(email));
@@ -92,14 +103,14 @@ impl Billing {
     }
 
     /// Posts a webhook event signed as Stripe would, at `timestamp`.
-    async fn webhook(&self, event: &Value, timestamp: i64, secret: &str) -> Answer {
+    pub(crate) async fn webhook(&self, event: &Value, timestamp: i64, secret: &str) -> Answer {
         let body = event.to_string();
         let signature = web::billing::webhook::sign(secret, body.as_bytes(), timestamp);
         self.server.client().post_raw("/api/stripe/webhook", &[("Stripe-Signature", &signature), ("Content-Type", "application/json")], body).await
     }
 }
 
-fn event(id: &str, kind: &str, object: Value) -> Value {
+pub(crate) fn event(id: &str, kind: &str, object: Value) -> Value {
     json!({ "id": id, "object": "event", "type": kind, "created": Utc::now().timestamp(), "data": { "object": object } })
 }
 

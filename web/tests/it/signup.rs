@@ -96,19 +96,33 @@ async fn standalone_signup_uses_its_own_rules_and_the_server_floor() {
 }
 
 #[actix_web::test]
-async fn a_second_signup_of_the_same_email_is_a_conflict_and_changes_nothing() {
+async fn a_second_signup_of_the_same_email_answers_as_a_new_one_changes_nothing_and_tells_the_owner() {
     let server = TestServer::start().await;
     let client = server.client();
-    assert_eq!(client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await.status, 201);
+    let first = client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await;
+    assert_eq!(first.status, 201);
     server.wait_for_empty_queue().await;
     let again = client.post("/api/signup", signup_body(" ADA@example.ORG", "Other-Pass-9")).await;
-    assert_eq!(again.status, 409);
-    assert_eq!(again.body["code"], "email_taken");
-    assert_eq!(again.message(), "An account with this email already exists. Please sign in instead.");
-    let standalone = client.post("/api/auth/signup", json!({ "email": "ada@example.org", "password": "12345678", "researchField": "x" })).await;
-    assert_eq!(standalone.status, 409);
+    assert_eq!((again.status, again.message()), (first.status, first.message()), "{}", again.body);
+    assert_eq!(again.body["user"]["email"], "ada@example.org");
+    assert_ne!(again.body["user"]["id"], first.body["user"]["id"], "the answer names no real account");
+    // The account still waits for its verification: its owner gets a new link, not a second account.
+    server.wait_for_outbox(2).await;
+    let relink = server.wait_for_mail_to("ada@example.org", "Verify your email").await;
+    assert!(relink.contains("/verify-email?token="));
     assert_eq!(server.state.store.user_count(), 1);
-    assert_eq!(server.outbox().len(), 1, "a refused signup sent mail");
+
+    server.verified_user(&server.client(), "bob@example.org").await;
+    server.wait_for_empty_queue().await;
+    let before = server.outbox().len();
+    let standalone = client.post("/api/auth/signup", json!({ "email": "bob@example.org", "password": "12345678", "researchField": "x" })).await;
+    assert_eq!(standalone.status, 201, "{}", standalone.body);
+    let note = server.wait_for_mail_to("bob@example.org", "You already have a Papertide account").await;
+    assert!(note.contains("/login"), "{note}");
+    assert_eq!(server.outbox().len(), before + 1);
+    assert_eq!(server.state.store.user_count(), 2);
+    let signed_in = server.client().post("/api/auth/login", json!({ "email": "bob@example.org", "password": PASSWORD })).await;
+    assert_eq!(signed_in.status, 200, "the owner's password is unchanged: {}", signed_in.body);
 }
 
 #[actix_web::test]
@@ -119,7 +133,7 @@ async fn concurrent_signups_of_one_email_make_one_account() {
     let answers = futures_util::future::join_all(attempts).await;
     let mut statuses: Vec<u16> = answers.iter().map(|answer| answer.status).collect();
     statuses.sort();
-    assert_eq!(statuses, vec![201, 409, 409, 409]);
+    assert_eq!(statuses, vec![201, 201, 201, 201], "every attempt answers alike");
     assert_eq!(server.state.store.user_count(), 1);
 }
 

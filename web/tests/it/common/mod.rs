@@ -15,6 +15,8 @@ use web::AppState;
 
 #[path = "../../../../tools/testing/maildev.rs"]
 pub mod maildev;
+#[path = "../../../../tools/testing/relay.rs"]
+pub mod relay;
 #[path = "../../../../tools/testing/replay.rs"]
 pub mod replay;
 #[path = "../../../../tools/testing/stripe.rs"]
@@ -24,6 +26,8 @@ pub use maildev::{free_port, Maildev};
 
 pub const PASSWORD: &str = "Secret-123";
 pub const GENEROUS_RATE: &str = "1000/1h";
+/// The address every test server names as an operator (`admin_emails`).
+pub const OPERATOR: &str = "operator@example.org";
 
 pub struct TestServer {
     pub base: String,
@@ -31,7 +35,7 @@ pub struct TestServer {
     pub data_dir: TempDir,
     handle: ServerHandle,
     /// Stopped with the server, so no test's embedding outlives it.
-    vectorizer_thread: Option<actix::Arbiter>,
+    vectorizer_thread: Option<actors::VectorizerThread>,
 }
 
 impl TestServer {
@@ -48,6 +52,7 @@ impl TestServer {
             bind: Some(format!("127.0.0.1:{port}")),
             public_url: Some(format!("http://127.0.0.1:{port}")),
             rate_limit_login: Some(GENEROUS_RATE.into()),
+            rate_limit_login_account: Some(GENEROUS_RATE.into()),
             rate_limit_signup: Some(GENEROUS_RATE.into()),
             rate_limit_forgot_password: Some(GENEROUS_RATE.into()),
             rate_limit_resend: Some(GENEROUS_RATE.into()),
@@ -58,6 +63,7 @@ impl TestServer {
             // replay server.
             harvest_sources: Some(vec!["none".into()]),
             live_search: Some(false),
+            admin_emails: Some(vec![OPERATOR.into()]),
             ..ServeArgs::default()
         };
         configure(&mut serve);
@@ -199,6 +205,13 @@ impl TestServer {
         }
     }
 
+    /// A browser signed in as the operator ([`OPERATOR`]).
+    pub async fn operator(&self) -> Client {
+        let client = self.client();
+        self.verified_user(&client, OPERATOR).await;
+        client
+    }
+
     /// Signs up, verifies through the mailed link, and leaves `client` signed in.
     pub async fn verified_user(&self, client: &Client, email: &str) {
         let link = self.sign_up(client, email).await;
@@ -288,6 +301,16 @@ impl Client {
 
     pub async fn delete(&self, path: &str) -> Answer {
         Self::answer(self.http.delete(format!("{}{path}", self.base)).send().await).await
+    }
+
+    /// Any method, with a JSON body or none.
+    pub async fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Answer {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("an HTTP method");
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        Self::answer(request.send().await).await
     }
 
     /// A POST with extra headers (origin checks) and a raw body.

@@ -1,6 +1,7 @@
 //! Configuration: a TOML file < `PAPERTIDE_*` environment variables < command-line flags, each
-//! option with an embedded default, validated once into typed [`Settings`]. This module (through
-//! clap's `env` attributes) is the only place that reads the environment.
+//! option with an embedded default, validated once into typed [`Settings`]. This crate (through
+//! clap's `env` attributes) is the only place that reads the environment. It depends on `engine`
+//! alone, so the file's parsing and checks are fuzzed without the server (`fuzz/`).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -167,6 +168,11 @@ pub struct ServeArgs {
     /// [default: 8].
     #[arg(long, env = "PAPERTIDE_DIGEST_HOUR")]
     pub digest_hour: Option<u32>,
+    /// Free space (MiB) kept on the data directory's disk: under it every write is refused with a
+    /// clear "disk full" until space is freed, so the database never meets a full disk; 0 turns
+    /// the check off [default: 64].
+    #[arg(long, env = "PAPERTIDE_MIN_FREE_DISK_MB")]
+    pub min_free_disk_mb: Option<u64>,
     /// Folder of the sentence-embedding model (sentence-transformers layout); one that does not
     /// load stops the start [default: DATA_DIR/models/all-minilm-l6-v2 if present, else none:
     /// lexical ranking].
@@ -175,6 +181,10 @@ pub struct ServeArgs {
     /// Sign-in attempts per client and email [default: 10/15m].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
     pub rate_limit_login: Option<String>,
+    /// Sign-in attempts per account from every client together, except from the account's
+    /// trusted devices and addresses [default: 50/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN_ACCOUNT")]
+    pub rate_limit_login_account: Option<String>,
     /// Signups per client address [default: 5/1h].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_SIGNUP")]
     pub rate_limit_signup: Option<String>,
@@ -223,6 +233,7 @@ pub struct FileConfig {
     pub harvest: Option<FileHarvest>,
     pub live_search: Option<bool>,
     pub digest_hour: Option<u32>,
+    pub min_free_disk_mb: Option<u64>,
     pub embed_model_dir: Option<PathBuf>,
     pub llm: Option<FileLlm>,
     pub stripe: Option<FileStripe>,
@@ -280,6 +291,7 @@ pub struct FileAnalytics {
 #[serde(deny_unknown_fields)]
 pub struct FileRateLimits {
     pub login: Option<String>,
+    pub login_account: Option<String>,
     pub signup: Option<String>,
     pub forgot_password: Option<String>,
     pub resend: Option<String>,
@@ -302,15 +314,17 @@ impl Rate {
         let (max, window) = text.split_once('/').with_context(|| format!("rate {text:?} is not N/WINDOW, e.g. 10/15m"))?;
         let max: u32 = max.trim().parse().with_context(|| format!("rate {text:?}: {max:?} is not a count"))?;
         let window = window.trim();
-        let split_at = window.len().saturating_sub(1);
-        let (amount, unit) = window.split_at(split_at);
+        // The unit is the last character, whatever its width in bytes.
+        let unit_at = window.char_indices().last().map_or(0, |(at, _)| at);
+        let (amount, unit) = window.split_at(unit_at);
         let amount: u64 = if amount.is_empty() { 1 } else { amount.parse().with_context(|| format!("rate {text:?}: bad window"))? };
-        let seconds = match unit {
-            "s" => amount,
-            "m" => amount * 60,
-            "h" => amount * 3600,
+        let seconds_per_unit: u64 = match unit {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3600,
             _ => bail!("rate {text:?}: the window ends in s, m or h"),
         };
+        let seconds = amount.checked_mul(seconds_per_unit).with_context(|| format!("rate {text:?}: the window is too long"))?;
         if max == 0 || seconds == 0 {
             bail!("rate {text:?}: count and window must be positive");
         }
@@ -320,7 +334,10 @@ impl Rate {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {
+    /// Per client address and email; five times this per address.
     pub login: Rate,
+    /// Per account, from callers that are not the account's trusted devices or addresses.
+    pub login_account: Rate,
     pub signup: Rate,
     pub forgot_password: Rate,
     pub resend: Rate,
@@ -396,6 +413,40 @@ impl std::fmt::Debug for StripeSettings {
     }
 }
 
+/// The chat-completions endpoint (the `Llm` actor's client adds its cool-down).
+#[derive(Clone, PartialEq, Eq)]
+pub struct LlmSettings {
+    /// Base URL of the API, such as `https://api.openai.com/v1`.
+    pub url: Url,
+    pub api_key: Option<String>,
+    /// The standard model, for free plans.
+    pub model: String,
+    /// The model for paid plans; the standard model when unset.
+    pub model_advanced: Option<String>,
+    /// The longest wait for one whole request.
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for LlmSettings {
+    /// Everything but the API key, which is a secret.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("LlmSettings")
+            .field("url", &self.url.as_str())
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .field("model_advanced", &self.model_advanced)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// Where the sources answer unless told otherwise (the same as their clients' defaults in
+/// `actors::sources`, which a test in `web` checks).
+pub const DEFAULT_PUBMED_URL: &str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/";
+pub const DEFAULT_ARXIV_URL: &str = "https://export.arxiv.org/api/query";
+pub const DEFAULT_BIORXIV_URL: &str = "https://api.biorxiv.org/";
+
 pub const DEFAULT_STRIPE_API_URL: &str = "https://api.stripe.com/";
 pub const DEFAULT_STRIPE_JS_URL: &str = "https://js.stripe.com/v3/";
 
@@ -433,11 +484,13 @@ pub struct Settings {
     pub live_search: bool,
     /// Hour of the UTC day weekly digests start on each delivery day.
     pub digest_hour: u32,
+    /// Free bytes kept on the data directory's disk; writes are refused under it (0: never).
+    pub min_free_disk_bytes: u64,
     /// The sentence-embedding model's folder as configured; none: the default folder if it
     /// exists (see [`Settings::embed_model`]).
     pub embed_model_dir: Option<PathBuf>,
     /// The chat-completions endpoint for expansion and summaries; none: local ones only.
-    pub llm: Option<actors::LlmConfig>,
+    pub llm: Option<LlmSettings>,
     /// None: billing is off, and plans are set by the operator.
     pub stripe: Option<StripeSettings>,
 }
@@ -446,6 +499,7 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATA_DIR: &str = "./papertide-data";
 pub const DEFAULT_LOG: &str = "info";
 pub const DEFAULT_RATE_LOGIN: &str = "10/15m";
+pub const DEFAULT_RATE_LOGIN_ACCOUNT: &str = "50/1h";
 pub const DEFAULT_RATE_SIGNUP: &str = "5/1h";
 pub const DEFAULT_RATE_FORGOT_PASSWORD: &str = "5/1h";
 pub const DEFAULT_RATE_RESEND: &str = "5/1h";
@@ -456,6 +510,7 @@ pub const DEFAULT_RATE_TEST_EMAIL: &str = "10/1h";
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
+pub const DEFAULT_MIN_FREE_DISK_MB: u64 = 64;
 pub const DEFAULT_LLM_TIMEOUT_SECS: u64 = 30;
 /// The longest LLM timeout accepted: a digest run waits this long at worst before falling back.
 const MAX_LLM_TIMEOUT_SECS: u64 = 600;
@@ -487,32 +542,6 @@ impl Settings {
     pub fn is_admin_email(&self, email: &str) -> bool {
         self.admin_emails.iter().any(|admin| admin == email)
     }
-
-    /// Where the sentence-embedding model is to be loaded from: the configured folder, else the
-    /// default one under the data directory when `default_exists` says it is there (the caller
-    /// looks), else none and ranking is lexical.
-    pub fn embed_model(&self, default_exists: impl FnOnce(&Path) -> bool) -> EmbedModel {
-        if let Some(dir) = &self.embed_model_dir {
-            return EmbedModel::Configured(dir.clone());
-        }
-        let default = crate::model::default_model_dir(&self.data_dir);
-        if default_exists(&default) {
-            EmbedModel::Default(default)
-        } else {
-            EmbedModel::None { looked_in: default }
-        }
-    }
-}
-
-/// Where `serve`'s sentence-embedding model comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EmbedModel {
-    /// Set with `PAPERTIDE_EMBED_MODEL_DIR`.
-    Configured(PathBuf),
-    /// Not set, and `papertide model fetch` put the default model in the data directory.
-    Default(PathBuf),
-    /// Not set, and the default folder is not there.
-    None { looked_in: PathBuf },
 }
 
 /// Reads the configuration file named by `common.config`, if any.
@@ -521,7 +550,12 @@ pub fn read_file_config(path: Option<&Path>) -> anyhow::Result<FileConfig> {
         return Ok(FileConfig::default());
     };
     let text = std::fs::read_to_string(path).with_context(|| format!("reading the configuration file {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("parsing the configuration file {}", path.display()))
+    parse_file_config(&text).with_context(|| format!("parsing the configuration file {}", path.display()))
+}
+
+/// Reads the text of a configuration file: TOML of the file's shape, unknown keys refused.
+pub fn parse_file_config(text: &str) -> anyhow::Result<FileConfig> {
+    Ok(toml::from_str(text)?)
 }
 
 /// Merges file < environment/flags < nothing-given defaults into checked settings.
@@ -567,6 +601,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     };
     let rate_limits = RateLimits {
         login: rate(&serve.rate_limit_login, file_rates.login, DEFAULT_RATE_LOGIN)?,
+        login_account: rate(&serve.rate_limit_login_account, file_rates.login_account, DEFAULT_RATE_LOGIN_ACCOUNT)?,
         signup: rate(&serve.rate_limit_signup, file_rates.signup, DEFAULT_RATE_SIGNUP)?,
         forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
         resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
@@ -597,9 +632,14 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
     }
+    let min_free_disk_mb = serve.min_free_disk_mb.or(file.min_free_disk_mb).unwrap_or(DEFAULT_MIN_FREE_DISK_MB);
+    let Some(min_free_disk_bytes) = min_free_disk_mb.checked_mul(1024 * 1024) else {
+        bail!("the free space to keep, {min_free_disk_mb} MiB, is more than any disk holds");
+    };
     Ok(Settings {
         sources,
         harvest,
+        min_free_disk_bytes,
         live_search: serve.live_search.or(file.live_search).unwrap_or(true),
         digest_hour,
         embed_model_dir,
@@ -687,9 +727,9 @@ fn resolve_sources(args: &SourceArgs, file: FileSources, support_email: &str) ->
         bail!("the NCBI contact email {ncbi_email:?} is not an email address");
     }
     Ok(SourceSettings {
-        pubmed_url: url("PubMed", args.pubmed_url.clone().or(file.pubmed_url), actors::sources::pubmed::DEFAULT_BASE_URL)?,
-        arxiv_url: url("arXiv", args.arxiv_url.clone().or(file.arxiv_url), actors::sources::arxiv::DEFAULT_BASE_URL)?,
-        biorxiv_url: url("bioRxiv", args.biorxiv_url.clone().or(file.biorxiv_url), actors::sources::biorxiv::DEFAULT_BASE_URL)?,
+        pubmed_url: url("PubMed", args.pubmed_url.clone().or(file.pubmed_url), DEFAULT_PUBMED_URL)?,
+        arxiv_url: url("arXiv", args.arxiv_url.clone().or(file.arxiv_url), DEFAULT_ARXIV_URL)?,
+        biorxiv_url: url("bioRxiv", args.biorxiv_url.clone().or(file.biorxiv_url), DEFAULT_BIORXIV_URL)?,
         ncbi_api_key: args.ncbi_api_key.clone().or(file.ncbi_api_key).filter(|key| !key.trim().is_empty()),
         ncbi_email,
     })
@@ -697,7 +737,7 @@ fn resolve_sources(args: &SourceArgs, file: FileSources, support_email: &str) ->
 
 /// The LLM endpoint, if a URL is given: then the standard model is required, and the URL must
 /// be http(s). Blank values count as unset, so an empty variable can switch a file's value off.
-fn resolve_llm(args: &LlmArgs, file: FileLlm) -> anyhow::Result<Option<actors::LlmConfig>> {
+fn resolve_llm(args: &LlmArgs, file: FileLlm) -> anyhow::Result<Option<LlmSettings>> {
     let given = |flag: &Option<String>, from_file: Option<String>| {
         flag.clone().or(from_file).map(|text| text.trim().to_owned()).filter(|text| !text.is_empty())
     };
@@ -715,11 +755,12 @@ fn resolve_llm(args: &LlmArgs, file: FileLlm) -> anyhow::Result<Option<actors::L
     if !(1..=MAX_LLM_TIMEOUT_SECS).contains(&timeout_secs) {
         bail!("the LLM timeout of {timeout_secs} s must be 1 to {MAX_LLM_TIMEOUT_SECS} seconds");
     }
-    Ok(Some(actors::LlmConfig {
+    Ok(Some(LlmSettings {
+        url,
         api_key: given(&args.llm_api_key, file.api_key),
+        model,
         model_advanced: given(&args.llm_model_advanced, file.model_advanced),
         timeout: Duration::from_secs(timeout_secs),
-        ..actors::LlmConfig::new(url, model)
     }))
 }
 
@@ -913,11 +954,9 @@ mod tests {
         let file: FileConfig = toml::from_str(&format!("{text}model_advanced = \"gpt-4o\"\ntimeout_secs = 12\n"))?;
         let llm = resolve(file, &CommonArgs::default(), &ServeArgs::default())?.llm.ok_or_else(|| anyhow::anyhow!("no LLM"))?;
         assert_eq!(llm.url.as_str(), "https://api.openai.com/v1");
-        assert_eq!(llm.endpoint(), "https://api.openai.com/v1/chat/completions");
         assert_eq!(llm.api_key.as_deref(), Some("sk-file"));
         assert_eq!((llm.model.as_str(), llm.model_advanced.as_deref()), ("gpt-4o-mini", Some("gpt-4o")));
         assert_eq!(llm.timeout, Duration::from_secs(12));
-        assert_eq!(llm.cool_down, actors::LlmConfig::DEFAULT_COOL_DOWN);
         Ok(())
     }
 
@@ -988,7 +1027,7 @@ mod tests {
             }
             let cli = <Cli as clap::Parser>::try_parse_from(["papertide"])?;
             let llm = resolve(FileConfig::default(), &CommonArgs::default(), &cli.serve)?.llm.ok_or_else(|| anyhow::anyhow!("no LLM"))?;
-            assert_eq!(llm.endpoint(), "http://127.0.0.1:8000/v1/chat/completions");
+            assert_eq!(llm.url.as_str(), "http://127.0.0.1:8000/v1");
             assert_eq!(
                 (llm.api_key.as_deref(), llm.model.as_str(), llm.model_advanced.as_deref()),
                 (Some("sk-env"), "small", Some("large"))
@@ -997,7 +1036,7 @@ mod tests {
             return Ok(());
         }
         let output = std::process::Command::new(std::env::current_exe()?)
-            .args(["--exact", "config::tests::llm_environment_variables_resolve", "--test-threads=1"])
+            .args(["--exact", "tests::llm_environment_variables_resolve", "--test-threads=1"])
             .env(CHILD, "1")
             .env("PAPERTIDE_LLM_URL", "http://127.0.0.1:8000/v1")
             .env("PAPERTIDE_LLM_API_KEY", "sk-env")
@@ -1044,25 +1083,6 @@ mod tests {
     }
 
     #[test]
-    fn the_embedding_model_is_the_configured_folder_else_the_fetched_default_else_none() -> anyhow::Result<()> {
-        let common = CommonArgs { config: None, data_dir: Some(PathBuf::from("/srv/papertide")) };
-        let default = PathBuf::from("/srv/papertide/models/all-minilm-l6-v2");
-        let unset = resolve(FileConfig::default(), &common, &ServeArgs::default())?;
-        assert_eq!(unset.embed_model_dir, None);
-        assert_eq!(unset.embed_model(|dir| dir == default), EmbedModel::Default(default.clone()), "fetched: used");
-        assert_eq!(unset.embed_model(|_| false), EmbedModel::None { looked_in: default.clone() }, "not fetched: lexical ranking");
-
-        let file: FileConfig = toml::from_str("embed_model_dir = \"/models/from-file\"\n")?;
-        let from_file = resolve(file.clone(), &common, &ServeArgs::default())?;
-        assert_eq!(from_file.embed_model(|_| true), EmbedModel::Configured(PathBuf::from("/models/from-file")), "configured: used, looked or not");
-        let flag = ServeArgs { embed_model_dir: Some(PathBuf::from("/models/from-flag")), ..ServeArgs::default() };
-        assert_eq!(resolve(file.clone(), &common, &flag)?.embed_model_dir, Some(PathBuf::from("/models/from-flag")), "the flag wins");
-        let blank = ServeArgs { embed_model_dir: Some(PathBuf::new()), ..ServeArgs::default() };
-        assert_eq!(resolve(file, &common, &blank)?.embed_model_dir, None, "an empty variable switches the file's folder off");
-        Ok(())
-    }
-
-    #[test]
     fn the_embedding_model_folder_is_read_from_its_environment_variable() {
         use clap::Args as _;
         let command = ServeArgs::augment_args(clap::Command::new("serve"));
@@ -1078,6 +1098,32 @@ mod tests {
         assert!(Rate::parse("0/1h").is_err());
         assert!(Rate::parse("5/1d").is_err());
         Ok(())
+    }
+
+    /// Found by fuzzing the configuration file: a window ending in a character of more than one
+    /// byte (`"5/1é"`) split the text inside that character and panicked at start.
+    #[test]
+    fn a_rate_window_ending_in_a_multibyte_character_is_refused_not_a_panic() {
+        for text in ["5/1é", "5/é", "5/15µ", "5/📄"] {
+            let error = Rate::parse(text).map(|rate| format!("{rate:?}")).expect_err(text);
+            assert!(error.to_string().contains("the window ends in s, m or h"), "{text}: {error}");
+        }
+        assert!(Rate::parse("5/1hé").is_err(), "a unit after the unit");
+        let file = parse_file_config("[rate_limits]\nsignup = \"5/1himmediate_se\\u00e9 \"\n").expect("valid TOML");
+        let refused = resolve(file, &CommonArgs::default(), &ServeArgs::default()).expect_err("a bad rate is refused");
+        assert!(refused.to_string().contains("rate \"5/1himmediate_seé \""), "{refused}");
+    }
+
+    /// Found while reading `Rate::parse` for its fuzz target: a window of more seconds than a
+    /// u64 holds (`"5/18446744073709551615h"`) overflowed (a panic in debug builds, a wrapped,
+    /// wrong window in release ones).
+    #[test]
+    fn a_rate_window_too_long_to_count_in_seconds_is_refused_not_overflowed() {
+        for text in ["5/18446744073709551615h", "5/5124095576030432h", "5/307445734561825861m"] {
+            let error = Rate::parse(text).map(|rate| format!("{rate:?}")).expect_err(text);
+            assert!(error.to_string().contains("too long"), "{text}: {error}");
+        }
+        assert_eq!(Rate::parse("5/18446744073709551615s").ok().map(|rate| rate.window.as_secs()), Some(u64::MAX));
     }
 
     /// The committed example must list every option with its default.
@@ -1101,6 +1147,7 @@ mod tests {
             log: Some(String::new()),
             rate_limits: Some(FileRateLimits {
                 login: Some(String::new()),
+                login_account: Some(String::new()),
                 signup: Some(String::new()),
                 forgot_password: Some(String::new()),
                 resend: Some(String::new()),
@@ -1120,6 +1167,7 @@ mod tests {
             harvest: Some(FileHarvest { sources: Some(vec![]), hour: Some(0), lookback_days: Some(0) }),
             live_search: Some(false),
             digest_hour: Some(0),
+            min_free_disk_mb: Some(0),
             embed_model_dir: Some(PathBuf::new()),
             llm: Some(FileLlm {
                 url: Some(String::new()),

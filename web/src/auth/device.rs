@@ -1,0 +1,100 @@
+//! Device cookies: a browser that signed in to an account gets a cookie naming that account,
+//! signed with this database's key, so that later it can be told from a guesser. Sign-in's
+//! per-account limit, which counts attempts from every address together, leaves such a browser
+//! alone (it has a limit of its own instead): an attack on an account from many addresses cannot
+//! lock its owner out of their own browser.
+//!
+//! The cookie is `USERID.ISSUED.MAC`: the user id (32 hex digits), the Unix second it was issued
+//! and an HMAC-SHA-256 (hex) of both with the user's session epoch. It is valid for a year, and
+//! a password reset (which bumps the epoch) voids it. It is sent only to the sign-in call.
+
+use actix_web::cookie::{time, Cookie, SameSite};
+use actix_web::HttpRequest;
+use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use store::User;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub const DEVICE_COOKIE: &str = "papertide_device";
+pub const DEVICE_TTL_DAYS: i64 = 365;
+/// Only the sign-in call reads it; no other request carries it.
+const DEVICE_COOKIE_PATH: &str = "/api/auth/login";
+
+/// A valid device cookie of the account being signed in to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedDevice {
+    /// The cookie's MAC in hex: the key of this device's own sign-in limit.
+    pub key: String,
+}
+
+/// A fresh device cookie for `user`, issued `now`.
+pub fn device_cookie(state: &AppState, user: &User, now: DateTime<Utc>) -> Result<Cookie<'static>, ApiError> {
+    let issued = now.timestamp();
+    let mac = device_mac(&state.store.device_cookie_key()?, user, issued);
+    let value = format!("{}.{issued}.{}", user.id.0.simple(), hex::encode(mac));
+    Ok(Cookie::build(DEVICE_COOKIE, value)
+        .path(DEVICE_COOKIE_PATH)
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(state.settings.is_https())
+        .max_age(time::Duration::days(DEVICE_TTL_DAYS))
+        .finish())
+}
+
+/// The request's device cookie, if it is valid for `user` at `now`.
+pub fn trusted_device(state: &AppState, request: &HttpRequest, user: &User, now: DateTime<Utc>) -> Result<Option<TrustedDevice>, ApiError> {
+    let Some(cookie) = request.cookie(DEVICE_COOKIE) else {
+        return Ok(None);
+    };
+    let Some((user_id, issued, mac)) = parse(cookie.value()) else {
+        return Ok(None);
+    };
+    let age_secs = now.timestamp().saturating_sub(issued);
+    let is_current = (0..DEVICE_TTL_DAYS * 86_400).contains(&age_secs);
+    if user_id != user.id.0 || !is_current {
+        return Ok(None);
+    }
+    let expected = device_mac(&state.store.device_cookie_key()?, user, issued);
+    // Compared without an early exit, so timing tells nothing about a forged MAC.
+    let is_genuine = mac.len() == expected.len() && mac.iter().zip(&expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+    Ok(is_genuine.then(|| TrustedDevice { key: hex::encode(mac) }))
+}
+
+fn parse(value: &str) -> Option<(Uuid, i64, Vec<u8>)> {
+    let mut parts = value.split('.');
+    let (user_id, issued, mac) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((Uuid::try_parse(user_id).ok()?, issued.parse().ok()?, hex::decode(mac).ok()?))
+}
+
+fn device_mac(key: &[u8], user: &User, issued: i64) -> [u8; 32] {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(b"device:");
+    mac.update(user.id.as_bytes());
+    mac.update(&user.session_epoch.to_be_bytes());
+    mac.update(&issued.to_be_bytes());
+    mac.finalize().into_bytes().into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookie_values_parse_only_in_their_own_shape() {
+        let id = Uuid::new_v4();
+        let value = format!("{}.1700000000.{}", id.simple(), "ab".repeat(32));
+        let (user_id, issued, mac) = parse(&value).expect("parses");
+        assert_eq!((user_id, issued, mac.len()), (id, 1_700_000_000, 32));
+        assert!(parse("").is_none());
+        assert!(parse(&format!("{value}.extra")).is_none());
+        assert!(parse(&format!("{}.soon.{}", id.simple(), "ab".repeat(32))).is_none());
+        assert!(parse(&format!("{}.1.zz", id.simple())).is_none());
+    }
+}
