@@ -431,11 +431,9 @@ fn server_env(port: u16, maildev: &Maildev, stripe: &LocalStripe, replay: &Repla
     .into_iter()
     .map(|(name, value)| (name.to_owned(), value))
     .collect();
-    for limit in ["LOGIN", "SIGNUP", "FORGOT_PASSWORD", "RESEND", "RESET_PASSWORD", "IMMEDIATE_SEARCH", "RESEND_EMAIL", "TEST_EMAIL"] {
+    for limit in ["LOGIN", "LOGIN_ACCOUNT", "SIGNUP", "FORGOT_PASSWORD", "RESEND", "RESET_PASSWORD", "IMMEDIATE_SEARCH", "RESEND_EMAIL", "TEST_EMAIL"] {
         env.push((format!("PAPERTIDE_RATE_LIMIT_{limit}"), generous.to_owned()));
     }
-    // A model in the operator's environment would make every start load it: the run is lexical.
-    env.push(("PAPERTIDE_EMBED_MODEL_DIR".into(), String::new()));
     env
 }
 

@@ -29,6 +29,11 @@ impl Binary {
             .args(["--data-dir", &self.data_dir.display().to_string()])
             .args(args)
             .envs(self.env.iter().map(|(name, value)| (name.as_str(), value.as_str())))
+            // A model in the operator's environment would make every start load it: the run is
+            // lexical (the data directory has no model of its own).
+            .env_remove("PAPERTIDE_EMBED_MODEL_DIR")
+            .env_remove("PAPERTIDE_CONFIG")
+            .env_remove("PAPERTIDE_LLM_URL")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(log));
