@@ -2,10 +2,12 @@
 //! hands each mail to SMTP or writes it to the outbox, and only then removes it from the queue.
 //!
 //! Delivery guarantee: a mail leaves the queue only after the transport accepted it, and that
-//! removal is flushed before the next mail goes, so a crash loses no mail. The one window in
-//! which a crash could repeat a mail is between the SMTP server's acceptance and the flush; the
-//! retry then carries the same `Message-ID` (derived from the queue id), and in outbox mode it
-//! rewrites the same file, so no recipient sees two different messages.
+//! removal is flushed before the next mail goes, so a crash loses no mail. The removal is first
+//! journalled with one `write` (`Store::mark_mail_sent`), which a killed process cannot lose, so
+//! a SIGKILL repeats a mail only in the microseconds between the SMTP server's acceptance and
+//! that write (a power cut: until the flush). A retry carries the same `Message-ID` (derived
+//! from the queue id), and in outbox mode it rewrites the same file, so no recipient sees two
+//! different messages.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::error::StoreError;
 use crate::room::{DiskRoom, RoomStatus};
+use crate::sent_journal::SentJournal;
 use crate::Result;
 
 /// The schema this binary writes. Bump it and append a migration when a stored shape changes in
@@ -76,6 +77,9 @@ pub struct Store {
     pub(crate) room: DiskRoom,
     /// The database's folder; `None` for a temporary store.
     pub(crate) path: Option<std::path::PathBuf>,
+    /// The ids of mail handed over and not yet durably out of the queue (see
+    /// [`crate::sent_journal`]); `None` for a temporary store.
+    pub(crate) sent_journal: Option<std::sync::Arc<SentJournal>>,
 }
 
 /// One stored entry: its tree's name, its key and its value.
@@ -111,7 +115,20 @@ impl Store {
             }
         };
         let store = Store::from_db(db, MIGRATIONS)?;
-        Ok(Store { path: Some(path.to_owned()), ..store })
+        let journal_path = SentJournal::path_for(path);
+        let journal_error = |source| StoreError::Journal { path: journal_path.clone(), source };
+        let (journal, handed_over) = SentJournal::open(&journal_path).map_err(journal_error)?;
+        // Mail handed over before a crash that sled had not made durable yet leaves the queue
+        // now, instead of going out again.
+        if !handed_over.is_empty() {
+            for id in &handed_over {
+                store.mail_queue.remove(id.to_be_bytes())?;
+            }
+            store.db.flush()?;
+            journal.empty_if_unchanged(journal.written()).map_err(journal_error)?;
+            tracing::info!(mails = handed_over.len(), "mail handed over before the last stop left the queue");
+        }
+        Ok(Store { path: Some(path.to_owned()), sent_journal: Some(std::sync::Arc::new(journal)), ..store })
     }
 
     /// The same store, refusing every write with [`StoreError::DiskFull`] while the disk of its
@@ -169,6 +186,7 @@ impl Store {
             unsubscribe_key: std::sync::Arc::default(),
             room: DiskRoom::default(),
             path: None,
+            sent_journal: None,
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
@@ -243,14 +261,32 @@ impl Store {
 
     /// Writes everything to disk; returns once it is durable.
     pub fn flush(&self) -> Result<()> {
+        let journalled = self.journalled_bytes();
         self.db.flush()?;
+        self.empty_sent_journal(journalled);
         Ok(())
     }
 
     /// [`Store::flush`] for async callers; sled does the I/O on its own threads.
     pub async fn flush_async(&self) -> Result<()> {
+        let journalled = self.journalled_bytes();
         self.db.flush_async().await?;
+        self.empty_sent_journal(journalled);
         Ok(())
+    }
+
+    fn journalled_bytes(&self) -> u64 {
+        self.sent_journal.as_ref().map_or(0, |journal| journal.written())
+    }
+
+    /// After a flush: the journal's first `journalled` bytes are durable in the database. A
+    /// journal that cannot be emptied only stays longer.
+    fn empty_sent_journal(&self, journalled: u64) {
+        if let Some(journal) = self.sent_journal.as_ref().filter(|_| journalled > 0) {
+            if let Err(error) = journal.empty_if_unchanged(journalled) {
+                tracing::warn!(%error, path = %journal.path().display(), "emptying the journal of handed-over mail");
+            }
+        }
     }
 
     /// Approximate bytes on disk, for `/metrics`.

@@ -10,6 +10,8 @@ pub enum StoreError {
     Open { path: PathBuf, source: sled::Error },
     #[error("the database has schema version {found}, newer than this binary's {supported}; use a newer papertide")]
     SchemaTooNew { found: u32, supported: u32 },
+    #[error("the journal of handed-over mail at {path}: {source}")]
+    Journal { path: PathBuf, source: std::io::Error },
     #[error("database: {0}")]
     Sled(#[from] sled::Error),
     #[error("encoding a {what}: {source}")]

@@ -19,6 +19,7 @@ pub mod preferences;
 pub mod room;
 pub mod search_terms;
 pub mod secret;
+mod sent_journal;
 pub mod sessions;
 pub mod tokens;
 pub mod users;

@@ -8,6 +8,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use crate::codec::{decode, encode};
 use crate::error::StoreError;
+use crate::sent_journal::SentJournal;
 use crate::{Result, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,9 +114,20 @@ impl Store {
         self.mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
     }
 
-    /// The mail was handed over: it leaves the queue.
+    /// The mail was handed over: it leaves the queue. Its id goes first to the journal of
+    /// handed-over mail (see [`crate::sent_journal`]), so that a process killed before the next
+    /// flush does not send it again; a journal that cannot be written only leaves the window
+    /// open until that flush.
     pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
         self.room.ensure()?;
+        let Some(journal) = &self.sent_journal else {
+            self.mail_queue.remove(id.to_be_bytes())?;
+            return Ok(());
+        };
+        let mut held = journal.lock();
+        if let Err(error) = SentJournal::append(&mut held, id) {
+            tracing::warn!(%error, path = %journal.path().display(), mail_id = id, "journalling a handed-over mail");
+        }
         self.mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }

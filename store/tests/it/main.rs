@@ -238,3 +238,58 @@ fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() 
     assert!(!store.token_is_usable(TokenHash::of("new"), reset, now())?, "used");
     Ok(())
 }
+
+/// The child half of [`a_mail_handed_over_just_before_the_process_dies_is_not_sent_again`]:
+/// run only when that test starts this binary again with the database's path.
+#[test]
+fn child_hands_over_a_mail_and_dies_before_any_flush() -> TestResult {
+    let Some(path) = std::env::var_os("PAPERTIDE_TEST_SENT_JOURNAL_CHILD") else { return Ok(()) };
+    let store = Store::open(std::path::Path::new(&path))?;
+    let queued = store.queued_mail()?;
+    let [handed_over, _] = queued.as_slice() else { return Err(format!("two queued mails expected, found {}", queued.len()).into()) };
+    store.mark_mail_sent(handed_over.id)?;
+    // As a SIGKILL would: no destructor runs, so sled's unflushed write is lost.
+    std::process::abort();
+}
+
+#[test]
+fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("db");
+    let (handed_over, waiting) = {
+        let store = Store::open(&path)?;
+        let ids = (store.enqueue_mail(&mail("a@x.org", "one"), now())?, store.enqueue_mail(&mail("b@x.org", "two"), now())?);
+        store.flush()?;
+        ids
+    };
+    let child = std::process::Command::new(std::env::current_exe()?)
+        .args(["--exact", "child_hands_over_a_mail_and_dies_before_any_flush", "--nocapture", "--test-threads=1"])
+        .env("PAPERTIDE_TEST_SENT_JOURNAL_CHILD", &path)
+        .output()?;
+    assert!(!child.status.success(), "the child was to abort: {}", String::from_utf8_lossy(&child.stdout));
+    let journal = std::fs::read(dir.path().join("db.mail-sent"))?;
+    assert_eq!(journal, handed_over.to_be_bytes(), "the handed-over mail's id was journalled before the process died");
+
+    let store = Store::open(&path)?;
+    let left: Vec<u64> = store.queued_mail()?.into_iter().map(|queued| queued.id).collect();
+    assert_eq!(left, [waiting], "the handed-over mail left the queue; the other stays");
+    assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty(), "the journal is emptied once the queue is durable");
+    Ok(())
+}
+
+#[test]
+fn a_flush_empties_the_journal_and_an_unsent_mail_survives_a_reopen() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("db");
+    let store = Store::open(&path)?;
+    let sent = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
+    let kept = store.enqueue_mail(&mail("b@x.org", "two"), now())?;
+    store.mark_mail_sent(sent)?;
+    assert_eq!(std::fs::read(dir.path().join("db.mail-sent"))?.len(), 8);
+    store.flush()?;
+    assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty());
+    drop(store);
+    let store = Store::open(&path)?;
+    assert_eq!(store.queued_mail()?.into_iter().map(|queued| queued.id).collect::<Vec<_>>(), [kept]);
+    Ok(())
+}
