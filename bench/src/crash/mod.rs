@@ -166,7 +166,7 @@ async fn drive(
         restarts += 1;
         let point = serve_life(&mut child, rng, &mut users, maildev, stripe, replay, &mut tally).await?;
         kills.push(point);
-        progress(&format!("kill {:>3}: serve, {point:?}", kills.len()));
+        progress(&format!("{} kill {:>3}: serve, {point:?}", Utc::now().format("%H:%M:%S%.3f"), kills.len()));
 
         // While the service is down: the operator's commands, killed in turn.
         if kills.len() < config.kills && rng.chance(30) {
@@ -174,7 +174,7 @@ async fn drive(
             match killed {
                 Some(point) => {
                     kills.push(point);
-                    progress(&format!("kill {:>3}: weekly pass of week {week}", kills.len()));
+                    progress(&format!("{} kill {:>3}: weekly pass of week {week}", Utc::now().format("%H:%M:%S%.3f"), kills.len()));
                 }
                 None => {
                     weekly_passes += 1;
@@ -186,7 +186,7 @@ async fn drive(
             match harvest(binary, rng).await? {
                 Some(point) => {
                     kills.push(point);
-                    progress(&format!("kill {:>3}: harvest", kills.len()));
+                    progress(&format!("{} kill {:>3}: harvest", Utc::now().format("%H:%M:%S%.3f"), kills.len()));
                 }
                 None => harvests += 1,
             }
@@ -205,14 +205,25 @@ async fn drive(
     checks::check_data_dir(&binary.data_dir, &mut users, fixtures, &mut observed).context("at the end")?;
     let mailbox = MailBox { mails: maildev.emails().await };
     let repeated = mailbox.repeated_message_ids();
-    if let Some((id, times)) = repeated.iter().next() {
-        let copies: Vec<String> = mailbox
-            .mails
+    if !repeated.is_empty() {
+        let copies: Vec<String> = repeated
             .iter()
-            .filter(|mail| checks::message_id(mail) == *id)
-            .map(|mail| format!("{} {:?} at {}", workload::recipient(mail), mail["subject"], mail["date"]))
+            .map(|(id, times)| {
+                let arrivals: Vec<String> = mailbox
+                    .mails
+                    .iter()
+                    .filter(|mail| checks::message_id(mail) == *id)
+                    .map(|mail| mail["time"].as_str().unwrap_or_default().to_owned())
+                    .collect();
+                let first = mailbox.mails.iter().find(|mail| checks::message_id(mail) == *id);
+                let (to, subject) = first.map_or((String::new(), String::new()), |mail| (workload::recipient(mail), mail["subject"].to_string()));
+                format!("{id} to {to} {subject}: {times} times, arrived {arrivals:?}")
+            })
             .collect();
-        bail!("mail sent twice: {id} arrived {times} times ({} Message-IDs repeated): {copies:?}", repeated.len());
+        let all: Vec<&serde_json::Value> = mailbox.mails.iter().filter(|mail| repeated.contains_key(&checks::message_id(mail))).collect();
+        let kept = binary.data_dir.with_file_name("repeated-mail.json");
+        std::fs::write(&kept, serde_json::to_vec_pretty(&all)?).context("keeping the repeated mail")?;
+        bail!("mail sent twice: {} Message-IDs repeated (as maildev has them: {}):\n{}", repeated.len(), kept.display(), copies.join("\n"));
     }
     checks::check_final_mail(&binary.data_dir, &users, &mailbox, &mut observed)?;
 
@@ -412,7 +423,7 @@ fn server_env(port: u16, maildev: &Maildev, stripe: &LocalStripe, replay: &Repla
     let mut env: Vec<(String, String)> = vec![
         ("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}")),
         ("PAPERTIDE_SMTP_URL", maildev.smtp_url()),
-        ("PAPERTIDE_LOG", "warn".into()),
+        ("PAPERTIDE_LOG", "info".into()),
         ("PAPERTIDE_LIVE_SEARCH", "false".into()),
         ("PAPERTIDE_HARVEST_SOURCES", "pubmed,arxiv".into()),
         ("PAPERTIDE_HARVEST_LOOKBACK_DAYS", "3".into()),
