@@ -54,6 +54,7 @@ pub mod janitor;
 pub mod live;
 pub mod llm;
 pub mod mailer;
+pub mod smtp;
 pub mod scheduler;
 pub mod semantic;
 pub mod sources;

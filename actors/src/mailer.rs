@@ -10,20 +10,20 @@
 //! different messages.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart, SinglePart};
-use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
-use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::Message;
 use store::{QueuedMail, Store};
 
 use crate::DigestRenderer;
 
 use crate::error::MailError;
+use crate::smtp::{SmtpClient, SmtpServer};
 use crate::status::StatusBoard;
 
 pub const ACTOR_NAME: &str = "mailer";
@@ -33,54 +33,23 @@ const MAILBOX_CAPACITY: usize = 16;
 #[derive(Clone)]
 pub enum MailTransport {
     /// A real SMTP server (plain, STARTTLS or TLS, with credentials), from a URL such as
-    /// `smtp://user:pass@host:587?tls=required` or `smtps://host:465`.
-    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    /// `smtp://user:pass@host:587?tls=required` or `smtps://host:465` (see [`SmtpClient`]).
+    Smtp(Arc<SmtpClient>),
     /// No SMTP configured: every mail becomes an `.eml` file in this directory.
     Outbox(PathBuf),
 }
 
 impl MailTransport {
-    /// An SMTP transport from a connection URL; rejects URLs lettre cannot use.
+    /// An SMTP transport from a connection URL; rejects URLs it cannot use.
     pub fn smtp_from_url(url: &str, timeout: Duration) -> Result<MailTransport, MailError> {
-        let builder = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
-            .map_err(|error| MailError::Permanent(format!("invalid SMTP URL: {error}")))?;
-        Ok(MailTransport::Smtp(builder.timeout(Some(timeout)).build()))
+        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, None, timeout)?))))
     }
 
     /// Like [`MailTransport::smtp_from_url`], but TLS (either `smtps://` or STARTTLS with
     /// `?tls=required|opportunistic`) also trusts the PEM certificate `extra_root_pem`: for mail
-    /// servers with a private certificate authority.
+    /// servers with a private CA.
     pub fn smtp_from_url_with_root(url: &str, extra_root_pem: &[u8], timeout: Duration) -> Result<MailTransport, MailError> {
-        let invalid = |why: String| MailError::Permanent(format!("invalid SMTP URL: {why}"));
-        let parsed = url::Url::parse(url).map_err(|error| invalid(error.to_string()))?;
-        let host = parsed.host_str().ok_or_else(|| invalid("no host".into()))?.to_owned();
-        let tls_mode = parsed.query_pairs().find(|(key, _)| key == "tls").map(|(_, value)| value.into_owned());
-        let has_certificate = String::from_utf8_lossy(extra_root_pem).contains("-----BEGIN CERTIFICATE-----");
-        if !has_certificate {
-            return Err(MailError::Permanent("the SMTP CA file holds no PEM certificate".into()));
-        }
-        let root = Certificate::from_pem(extra_root_pem)
-            .map_err(|error| MailError::Permanent(format!("reading the SMTP CA certificate: {error}")))?;
-        let parameters = TlsParameters::builder(host.clone())
-            .add_root_certificate(root)
-            .build()
-            .map_err(|error| MailError::Permanent(format!("setting up SMTP TLS: {error}")))?;
-        let (tls, default_port) = match (parsed.scheme(), tls_mode.as_deref()) {
-            ("smtps", _) => (Tls::Wrapper(parameters), 465),
-            ("smtp", Some("required")) => (Tls::Required(parameters), 587),
-            ("smtp", Some("opportunistic")) => (Tls::Opportunistic(parameters), 587),
-            ("smtp", None) => return MailTransport::smtp_from_url(url, timeout),
-            (scheme, mode) => return Err(invalid(format!("scheme {scheme:?} with tls={mode:?}"))),
-        };
-        let mut builder = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host)
-            .port(parsed.port().unwrap_or(default_port))
-            .tls(tls)
-            .timeout(Some(timeout));
-        if let Some(password) = parsed.password() {
-            let decode = |text: &str| percent_decode(text).map_err(|error| invalid(format!("credentials: {error}")));
-            builder = builder.credentials(Credentials::new(decode(parsed.username())?, decode(password)?));
-        }
-        Ok(MailTransport::Smtp(builder.build()))
+        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, Some(extra_root_pem), timeout)?))))
     }
 
     pub fn describe(&self) -> String {
@@ -89,10 +58,6 @@ impl MailTransport {
             MailTransport::Outbox(dir) => format!("outbox {}", dir.display()),
         }
     }
-}
-
-fn percent_decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
-    String::from_utf8(engine::mail::decode_hex_escapes(text, b'%'))
 }
 
 /// Parses a sender such as `Papertide <noreply@example.org>`.
@@ -339,24 +304,11 @@ async fn deliver(queued: &QueuedMail, transport: &MailTransport, config: &Mailer
     let message = build_message(queued, config)?;
     match transport {
         MailTransport::Smtp(smtp) => {
-            smtp.send(message).await.map_err(classify_smtp_error)?;
+            smtp.send(message.envelope(), &message.formatted()).await?;
             tracing::info!(mail_id = queued.id, to = %queued.mail.to, subject = %queued.mail.subject, "mail sent");
             Ok(())
         }
         MailTransport::Outbox(dir) => write_to_outbox(dir, queued, &message.formatted()).await,
-    }
-}
-
-/// Only a refusal of this message or its recipient is final (550–553); anything else, a 535
-/// for wrong credentials included, is a setup or network problem an operator can fix, so the
-/// mail waits in the queue (a restart retries it at once).
-fn classify_smtp_error(error: lettre::transport::smtp::Error) -> MailError {
-    let code = error.status().map(|code| code.to_string());
-    let is_refusal = matches!(code.as_deref(), Some("550" | "551" | "552" | "553"));
-    if error.is_permanent() && is_refusal {
-        MailError::Permanent(error.to_string())
-    } else {
-        MailError::Transient(error.to_string())
     }
 }
 
@@ -418,12 +370,6 @@ mod tests {
     fn config() -> MailerConfig {
         let from: Mailbox = "Papertide <papertide@localhost>".parse().expect("valid mailbox");
         MailerConfig::new(from, "localhost".into())
-    }
-
-    #[test]
-    fn credentials_are_percent_decoded() {
-        assert_eq!(percent_decode("p%40ss%2Fw%3Ard").ok().as_deref(), Some("p@ss/w:rd"));
-        assert_eq!(percent_decode("plain%").ok().as_deref(), Some("plain%"));
     }
 
     #[test]
