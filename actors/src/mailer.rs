@@ -135,28 +135,6 @@ impl Mailer {
         Supervisor::start(move |_| self)
     }
 
-    /// Makes the mailer with `make` on a new arbiter (its own thread) and starts it there under a
-    /// supervisor. On a thread of its own nothing else's work (a digest being ranked, a harvest
-    /// batch) stands between the SMTP server's acceptance of a mail and the journal entry that
-    /// keeps it from going again after a crash; and its transport (connection pool included) is
-    /// made on the runtime that uses it. `make`'s error, if any, is answered and the thread ends.
-    pub fn start_in_own_thread<E: Send + 'static>(make: impl FnOnce() -> Result<Mailer, E> + Send + 'static) -> Result<(Addr<Mailer>, Arbiter), E> {
-        let arbiter = Arbiter::new();
-        let (started, outcome) = std::sync::mpsc::sync_channel(1);
-        let spawned = arbiter.spawn_fn(move || {
-            let _ = started.send(make().map(|mailer| Supervisor::start(move |_| mailer)));
-        });
-        let outcome = if spawned { outcome.recv().ok() } else { None };
-        match outcome {
-            Some(Ok(address)) => Ok((address, arbiter)),
-            Some(Err(error)) => {
-                arbiter.stop();
-                Err(error)
-            }
-            None => panic!("the mailer's thread ended before the mailer started"),
-        }
-    }
-
     fn record(&self, report: &DrainReport) {
         let queue_depth = self.store.mail_queue_len() as u64;
         self.board.update(ACTOR_NAME, |status| {

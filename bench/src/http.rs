@@ -607,7 +607,7 @@ impl Server {
             .env("PAPERTIDE_PUBLIC_URL", format!("http://{address}"))
             .env("PAPERTIDE_HARVEST_SOURCES", "none")
             .env("PAPERTIDE_LIVE_SEARCH", "false")
-            .env("PAPERTIDE_LOG", "warn")
+            .env("PAPERTIDE_LOG", "info")
             .env("PAPERTIDE_RATE_LIMIT_SIGNUP", BENCH_RATE)
             .env("PAPERTIDE_RATE_LIMIT_IMMEDIATE_SEARCH", BENCH_RATE)
             .env("PAPERTIDE_RATE_LIMIT_LOGIN", BENCH_RATE)
@@ -673,7 +673,7 @@ impl Server {
             }
             if Instant::now() > deadline {
                 self.child.kill().context("killing the server")?;
-                bail!("the server did not stop within 20 s of SIGTERM");
+                bail!("the server did not stop within 20 s of SIGTERM; its log ends:\n{}", self.log_tail());
             }
             std::thread::sleep(Duration::from_millis(50));
         }

@@ -32,27 +32,12 @@ pub struct Started {
     pub state: AppState,
     /// The index writer's thread; stopping it releases the index.
     pub indexer_thread: Arbiter,
-    /// The mailer's thread; stopping it stops sending after the mail under way.
-    pub mailer_thread: Arbiter,
     /// The vectorizer's thread, when there is an embedding model; stopping it stops embedding
     /// after the batch under way.
     pub vectorizer_thread: Option<VectorizerThread>,
 }
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
-/// The mail transport the settings ask for: SMTP (with an extra trusted CA if one is set), or
-/// the outbox. Made on the mailer's thread, which uses it.
-fn mail_transport(settings: &Settings) -> anyhow::Result<MailTransport> {
-    Ok(match (&settings.smtp_url, &settings.smtp_ca_file) {
-        (Some(url), None) => MailTransport::smtp_from_url(url, SMTP_TIMEOUT)?,
-        (Some(url), Some(ca_file)) => {
-            let pem = std::fs::read(ca_file).with_context(|| format!("reading the SMTP CA file {}", ca_file.display()))?;
-            MailTransport::smtp_from_url_with_root(url, &pem, SMTP_TIMEOUT)?
-        }
-        (None, _) => MailTransport::Outbox(settings.outbox_dir()),
-    })
-}
-
 pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     std::fs::create_dir_all(&settings.data_dir)
         .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
@@ -61,6 +46,14 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let store = Store::open(&settings.database_dir())?.with_disk_reserve(settings.min_free_disk_bytes);
     let board = StatusBoard::default();
 
+    let transport = match (&settings.smtp_url, &settings.smtp_ca_file) {
+        (Some(url), None) => MailTransport::smtp_from_url(url, SMTP_TIMEOUT)?,
+        (Some(url), Some(ca_file)) => {
+            let pem = std::fs::read(ca_file).with_context(|| format!("reading the SMTP CA file {}", ca_file.display()))?;
+            MailTransport::smtp_from_url_with_root(url, &pem, SMTP_TIMEOUT)?
+        }
+        (None, _) => MailTransport::Outbox(settings.outbox_dir()),
+    };
     let from = actors::mailer::parse_mailbox(&settings.mail_from)
         .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
     let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
@@ -83,10 +76,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     }
     // Digest mails are queued as references to their digests and rendered when they are sent.
     let mailer_config = MailerConfig::new(from, settings.public_host()).with_digests(digester.renderer().clone());
-    let (mailer, mailer_thread) = {
-        let (settings, store, board) = (settings.clone(), store.clone(), board.clone());
-        Mailer::start_in_own_thread(move || -> anyhow::Result<Mailer> { Ok(Mailer::new(store, mail_transport(&settings)?, mailer_config, board)) })?
-    };
+    let mailer = Mailer::new(store.clone(), transport, mailer_config, board.clone()).start_supervised();
     Janitor::new(store.clone(), board.clone()).start_supervised();
 
     // Taken here once, so that an index another process writes (papertide import or harvest)
@@ -121,7 +111,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         .bind(settings.bind)
         .with_context(|| format!("listening on {}", settings.bind))?;
     let address = http.addrs().first().copied().context("the server has no address")?;
-    Ok(Started { server: http.run(), address, state, indexer_thread, vectorizer_thread, mailer_thread })
+    Ok(Started { server: http.run(), address, state, indexer_thread, vectorizer_thread })
 }
 
 /// Raises the soft limit on open files to the hard limit, so that each connection, its socket
@@ -173,7 +163,6 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         vectorizer_thread.stop();
     }
     started.indexer_thread.stop();
-    started.mailer_thread.stop();
     started.state.store.flush_async().await.context("flushing the database")?;
     tracing::info!("stopped; database flushed");
     Ok(())
