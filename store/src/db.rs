@@ -267,12 +267,20 @@ impl Store {
         Ok(())
     }
 
-    /// [`Store::flush`] for async callers; sled does the I/O on its own threads.
+    /// [`Store::flush`] for async callers, on tokio's blocking threads (call it from a tokio
+    /// runtime).
+    ///
+    /// Not sled's own `flush_async`: in sled 0.34 several of them at once can deadlock (every
+    /// thread of sled's pool waits in `make_stable` for a write only a pool thread would do;
+    /// sled issues 1241 and 1308, fixed on its main branch but never released). Requests that
+    /// flush before they answer then never answered, and the service could not stop.
     pub async fn flush_async(&self) -> Result<()> {
-        let journalled = self.journalled_bytes();
-        self.db.flush_async().await?;
-        self.empty_sent_journal(journalled);
-        Ok(())
+        let store = self.clone();
+        match tokio::task::spawn_blocking(move || store.flush()).await {
+            Ok(flushed) => flushed,
+            Err(join) if join.is_panic() => std::panic::resume_unwind(join.into_panic()),
+            Err(_) => Err(StoreError::Sled(sled::Error::ReportableBug("the flush was cancelled".into()))),
+        }
     }
 
     fn journalled_bytes(&self) -> u64 {
