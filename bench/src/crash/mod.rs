@@ -92,6 +92,11 @@ pub struct CrashReport {
     pub digests: usize,
     pub mails_delivered: usize,
     pub mails_repeated: usize,
+    /// Mails a kill interrupted on their way to the SMTP server: kept aside as dead mail, never
+    /// sent again.
+    pub mails_interrupted: usize,
+    /// Of those, the ones that never arrived (the kill came before the server had them).
+    pub mails_interrupted_missing: usize,
     pub papers_indexed: u64,
     pub slowest_restart_ms: u128,
     pub seconds: f64,
@@ -225,7 +230,7 @@ async fn drive(
         std::fs::write(&kept, serde_json::to_vec_pretty(&all)?).context("keeping the repeated mail")?;
         bail!("mail sent twice: {} Message-IDs repeated (as maildev has them: {}):\n{}", repeated.len(), kept.display(), copies.join("\n"));
     }
-    checks::check_final_mail(&binary.data_dir, &users, &mailbox, &mut observed)?;
+    let (mails_interrupted, mails_interrupted_missing) = checks::check_final_mail(&binary.data_dir, &users, &mailbox, &mut observed)?;
 
     let store = store::Store::open(&server::db_dir(&binary.data_dir))?;
     let mut digests = 0;
@@ -256,6 +261,8 @@ async fn drive(
         digests,
         mails_delivered: mailbox.mails.len(),
         mails_repeated: repeated.values().map(|times| times - 1).sum(),
+        mails_interrupted,
+        mails_interrupted_missing,
         papers_indexed: index.paper_count()?,
         slowest_restart_ms: slowest_restart.as_millis(),
         seconds: 0.0,
