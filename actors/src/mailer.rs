@@ -42,14 +42,18 @@ pub enum MailTransport {
 impl MailTransport {
     /// An SMTP transport from a connection URL; rejects URLs it cannot use.
     pub fn smtp_from_url(url: &str, timeout: Duration) -> Result<MailTransport, MailError> {
-        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, None, timeout)?))))
+        MailTransport::smtp(url, None, timeout)
     }
 
     /// Like [`MailTransport::smtp_from_url`], but TLS (either `smtps://` or STARTTLS with
     /// `?tls=required|opportunistic`) also trusts the PEM certificate `extra_root_pem`: for mail
     /// servers with a private CA.
     pub fn smtp_from_url_with_root(url: &str, extra_root_pem: &[u8], timeout: Duration) -> Result<MailTransport, MailError> {
-        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, Some(extra_root_pem), timeout)?))))
+        MailTransport::smtp(url, Some(extra_root_pem), timeout)
+    }
+
+    fn smtp(url: &str, extra_root_pem: Option<&[u8]>, timeout: Duration) -> Result<MailTransport, MailError> {
+        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, extra_root_pem, timeout)?))))
     }
 
     pub fn describe(&self) -> String {

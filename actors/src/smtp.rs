@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use lettre::address::Envelope;
 use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
-use lettre::transport::smtp::client::{AsyncSmtpConnection, Tls, TlsParameters};
+use lettre::transport::smtp::client::{AsyncSmtpConnection, Certificate, Tls, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
@@ -52,7 +52,9 @@ impl SmtpServer {
         let parsed = url::Url::parse(url).map_err(|error| invalid(error.to_string()))?;
         let host = parsed.host_str().filter(|host| !host.is_empty()).ok_or_else(|| invalid("no host".into()))?.to_owned();
         let tls_mode = parsed.query_pairs().find(|(key, _)| key == "tls").map(|(_, value)| value.into_owned());
-        let parameters = || tls_parameters(&host, extra_root_pem);
+        // A CA file is read even for a URL without TLS, so that a bad one is never set unnoticed.
+        let root = extra_root_pem.map(root_certificate).transpose()?;
+        let parameters = || tls_parameters(&host, root.clone());
         let (tls, default_port) = match (parsed.scheme(), tls_mode.as_deref()) {
             ("smtp", None) => (Tls::None, SMTP_PORT),
             ("smtp", Some("required")) => (Tls::Required(parameters()?), SUBMISSION_PORT),
@@ -73,14 +75,16 @@ impl SmtpServer {
     }
 }
 
-fn tls_parameters(host: &str, extra_root_pem: Option<&[u8]>) -> Result<TlsParameters, MailError> {
+fn root_certificate(pem: &[u8]) -> Result<Certificate, MailError> {
+    if !String::from_utf8_lossy(pem).contains("-----BEGIN CERTIFICATE-----") {
+        return Err(MailError::Permanent("the SMTP CA file holds no PEM certificate".into()));
+    }
+    Certificate::from_pem(pem).map_err(|error| MailError::Permanent(format!("reading the SMTP CA certificate: {error}")))
+}
+
+fn tls_parameters(host: &str, root: Option<Certificate>) -> Result<TlsParameters, MailError> {
     let mut builder = TlsParameters::builder(host.to_owned());
-    if let Some(pem) = extra_root_pem {
-        if !String::from_utf8_lossy(pem).contains("-----BEGIN CERTIFICATE-----") {
-            return Err(MailError::Permanent("the SMTP CA file holds no PEM certificate".into()));
-        }
-        let root = lettre::transport::smtp::client::Certificate::from_pem(pem)
-            .map_err(|error| MailError::Permanent(format!("reading the SMTP CA certificate: {error}")))?;
+    if let Some(root) = root {
         builder = builder.add_root_certificate(root);
     }
     builder.build().map_err(|error| MailError::Permanent(format!("setting up SMTP TLS: {error}")))
@@ -99,10 +103,6 @@ pub struct SmtpClient {
 impl SmtpClient {
     pub fn new(server: SmtpServer) -> SmtpClient {
         SmtpClient { server, idle: Mutex::new(None) }
-    }
-
-    pub fn server(&self) -> &SmtpServer {
-        &self.server
     }
 
     /// Sends one message; `Ok` once the server accepted it. A connection that failed is dropped
@@ -208,5 +208,6 @@ mod tests {
             assert!(SmtpServer::from_url(url, None, timeout).is_err(), "{url}");
         }
         assert!(SmtpServer::from_url("smtps://mail.example.org", Some(b"not a certificate"), timeout).is_err());
+        assert!(SmtpServer::from_url("smtp://mail.example.org", Some(b"not a certificate"), timeout).is_err(), "checked without TLS too");
     }
 }
