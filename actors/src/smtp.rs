@@ -20,7 +20,8 @@ use std::time::Duration;
 use lettre::address::Envelope;
 use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
 use lettre::transport::smtp::client::{AsyncSmtpConnection, Certificate, Tls, TlsParameters};
-use lettre::transport::smtp::extension::ClientId;
+use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
+use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
@@ -105,9 +106,11 @@ impl SmtpClient {
         SmtpClient { server, idle: Mutex::new(None) }
     }
 
-    /// Sends one message; `Ok` once the server accepted it. A connection that failed is dropped
-    /// (closing it resets it), and the next mail opens a new one.
-    pub async fn send(&self, envelope: &Envelope, message: &[u8]) -> Result<(), MailError> {
+    /// Sends one message; `Ok` once the server accepted it. `handing_over` runs once the
+    /// server took the envelope, just before the message itself goes (the mailer journals
+    /// that moment: see `store::sent_journal`). A connection that failed is dropped (closing it
+    /// resets it), and the next mail opens a new one.
+    pub async fn send(&self, envelope: &Envelope, message: &[u8], handing_over: impl FnOnce()) -> Result<(), MailError> {
         let mut held = self.idle.lock().await;
         let mut reused = held.take();
         if let Some(connection) = reused.as_mut() {
@@ -119,7 +122,15 @@ impl SmtpClient {
             Some(connection) => connection,
             None => self.connect().await?,
         };
-        self.within_timeout(connection.send(envelope, message)).await?.map_err(classify)?;
+        self.within_timeout(connection.command(Mail::new(envelope.from().cloned(), mail_parameters(&connection, envelope, message)?)))
+            .await?
+            .map_err(classify)?;
+        for recipient in envelope.to() {
+            self.within_timeout(connection.command(Rcpt::new(recipient.clone(), vec![]))).await?.map_err(classify)?;
+        }
+        self.within_timeout(connection.command(Data)).await?.map_err(classify)?;
+        handing_over();
+        self.within_timeout(connection.message(message)).await?.map_err(classify)?;
         *held = Some(connection);
         Ok(())
     }
@@ -159,6 +170,27 @@ impl SmtpClient {
         let seconds = self.server.timeout.as_secs_f64();
         tokio::time::timeout(self.server.timeout, step).await.map_err(|_| MailError::Transient(format!("the SMTP server did not answer within {seconds} s")))
     }
+}
+
+/// The `MAIL FROM` parameters a message needs (RFC 6531 for addresses beyond ASCII, RFC 6152
+/// for a body beyond ASCII), or a final error when the server lacks the extension.
+fn mail_parameters(connection: &AsyncSmtpConnection, envelope: &Envelope, message: &[u8]) -> Result<Vec<MailParameter>, MailError> {
+    let server = connection.server_info();
+    let mut parameters = Vec::new();
+    let addresses = envelope.from().into_iter().chain(envelope.to());
+    if addresses.map(|address| address.as_ref()).any(|address: &str| !address.is_ascii()) {
+        if !server.supports_feature(Extension::SmtpUtfEight) {
+            return Err(MailError::Permanent("an address is not ASCII, and the SMTP server does not take SMTPUTF8".into()));
+        }
+        parameters.push(MailParameter::SmtpUtfEight);
+    }
+    if !message.is_ascii() {
+        if !server.supports_feature(Extension::EightBitMime) {
+            return Err(MailError::Permanent("the message is not ASCII, and the SMTP server does not take 8BITMIME".into()));
+        }
+        parameters.push(MailParameter::Body(MailBodyParameter::EightBitMime));
+    }
+    Ok(parameters)
 }
 
 /// Only a refusal of this message or its recipient is final (550–553); anything else, a 535
