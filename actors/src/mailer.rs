@@ -2,12 +2,15 @@
 //! hands each mail to SMTP or writes it to the outbox, and only then removes it from the queue.
 //!
 //! Delivery guarantee: a mail leaves the queue only after the transport accepted it, and that
-//! removal is flushed before the next mail goes, so a crash loses no mail. The removal is first
-//! journalled with one `write` (`Store::mark_mail_sent`), which a killed process cannot lose, so
-//! a SIGKILL repeats a mail only in the microseconds between the SMTP server's acceptance and
-//! that write (a power cut: until the flush). A retry carries the same `Message-ID` (derived
-//! from the queue id), and in outbox mode it rewrites the same file, so no recipient sees two
-//! different messages.
+//! removal is flushed before the next mail goes, so a crash loses no mail. A crash never sends
+//! a mail twice: each step is journalled with one `write`, which a killed process cannot lose
+//! (`store::sent_journal`): the moment the message goes to the SMTP server
+//! (`Store::mark_mail_handing_over`), a failure (`Store::mark_mail_not_handed_over`), and the
+//! acceptance (`Store::mark_mail_sent`). A process killed between the first and the last may
+//! or may not have delivered that one mail: the next start keeps it aside, as dead mail with
+//! that reason, instead of sending it again (a power cut: the flush is what counts). A retry
+//! after an error carries the same `Message-ID` (derived from the queue id), and in outbox mode
+//! it rewrites the same file, so no recipient sees two different messages.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,14 +45,18 @@ pub enum MailTransport {
 impl MailTransport {
     /// An SMTP transport from a connection URL; rejects URLs it cannot use.
     pub fn smtp_from_url(url: &str, timeout: Duration) -> Result<MailTransport, MailError> {
-        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, None, timeout)?))))
+        MailTransport::smtp(url, None, timeout)
     }
 
     /// Like [`MailTransport::smtp_from_url`], but TLS (either `smtps://` or STARTTLS with
     /// `?tls=required|opportunistic`) also trusts the PEM certificate `extra_root_pem`: for mail
     /// servers with a private CA.
     pub fn smtp_from_url_with_root(url: &str, extra_root_pem: &[u8], timeout: Duration) -> Result<MailTransport, MailError> {
-        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, Some(extra_root_pem), timeout)?))))
+        MailTransport::smtp(url, Some(extra_root_pem), timeout)
+    }
+
+    fn smtp(url: &str, extra_root_pem: Option<&[u8]>, timeout: Duration) -> Result<MailTransport, MailError> {
+        Ok(MailTransport::Smtp(Arc::new(SmtpClient::new(SmtpServer::from_url(url, extra_root_pem, timeout)?))))
     }
 
     pub fn describe(&self) -> String {
@@ -213,7 +220,7 @@ pub async fn drain_due_mail(store: &Store, transport: &MailTransport, config: &M
     }
     for queued in due {
         let outcome = match with_body(queued.clone(), config) {
-            Ok(ready) => deliver(&ready, transport, config).await,
+            Ok(ready) => deliver(store, &ready, transport, config).await,
             Err(error) => Err(error),
         };
         if let Err(error) = settle(store, &queued, outcome, config, &mut report).await {
@@ -278,11 +285,23 @@ pub fn retry_delay(config: &MailerConfig, attempt: u32, mail_id: u64) -> Duratio
     capped + capped * jitter_permille / 1000
 }
 
-async fn deliver(queued: &QueuedMail, transport: &MailTransport, config: &MailerConfig) -> Result<(), MailError> {
+async fn deliver(store: &Store, queued: &QueuedMail, transport: &MailTransport, config: &MailerConfig) -> Result<(), MailError> {
     let message = build_message(queued, config)?;
     match transport {
         MailTransport::Smtp(smtp) => {
-            smtp.send(message.envelope(), &message.formatted()).await?;
+            let mut handing_over = false;
+            let sent = smtp
+                .send(message.envelope(), &message.formatted(), || {
+                    store.mark_mail_handing_over(queued.id);
+                    handing_over = true;
+                })
+                .await;
+            if let Err(error) = sent {
+                if handing_over {
+                    store.mark_mail_not_handed_over(queued.id);
+                }
+                return Err(error);
+            }
             tracing::info!(mail_id = queued.id, to = %queued.mail.to, subject = %queued.mail.subject, "mail sent");
             Ok(())
         }

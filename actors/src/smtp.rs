@@ -19,8 +19,9 @@ use std::time::Duration;
 
 use lettre::address::Envelope;
 use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
-use lettre::transport::smtp::client::{AsyncSmtpConnection, Tls, TlsParameters};
-use lettre::transport::smtp::extension::ClientId;
+use lettre::transport::smtp::client::{AsyncSmtpConnection, Certificate, Tls, TlsParameters};
+use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
+use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
@@ -52,7 +53,9 @@ impl SmtpServer {
         let parsed = url::Url::parse(url).map_err(|error| invalid(error.to_string()))?;
         let host = parsed.host_str().filter(|host| !host.is_empty()).ok_or_else(|| invalid("no host".into()))?.to_owned();
         let tls_mode = parsed.query_pairs().find(|(key, _)| key == "tls").map(|(_, value)| value.into_owned());
-        let parameters = || tls_parameters(&host, extra_root_pem);
+        // A CA file is read even for a URL without TLS, so that a bad one is never set unnoticed.
+        let root = extra_root_pem.map(root_certificate).transpose()?;
+        let parameters = || tls_parameters(&host, root.clone());
         let (tls, default_port) = match (parsed.scheme(), tls_mode.as_deref()) {
             ("smtp", None) => (Tls::None, SMTP_PORT),
             ("smtp", Some("required")) => (Tls::Required(parameters()?), SUBMISSION_PORT),
@@ -73,14 +76,16 @@ impl SmtpServer {
     }
 }
 
-fn tls_parameters(host: &str, extra_root_pem: Option<&[u8]>) -> Result<TlsParameters, MailError> {
+fn root_certificate(pem: &[u8]) -> Result<Certificate, MailError> {
+    if !String::from_utf8_lossy(pem).contains("-----BEGIN CERTIFICATE-----") {
+        return Err(MailError::Permanent("the SMTP CA file holds no PEM certificate".into()));
+    }
+    Certificate::from_pem(pem).map_err(|error| MailError::Permanent(format!("reading the SMTP CA certificate: {error}")))
+}
+
+fn tls_parameters(host: &str, root: Option<Certificate>) -> Result<TlsParameters, MailError> {
     let mut builder = TlsParameters::builder(host.to_owned());
-    if let Some(pem) = extra_root_pem {
-        if !String::from_utf8_lossy(pem).contains("-----BEGIN CERTIFICATE-----") {
-            return Err(MailError::Permanent("the SMTP CA file holds no PEM certificate".into()));
-        }
-        let root = lettre::transport::smtp::client::Certificate::from_pem(pem)
-            .map_err(|error| MailError::Permanent(format!("reading the SMTP CA certificate: {error}")))?;
+    if let Some(root) = root {
         builder = builder.add_root_certificate(root);
     }
     builder.build().map_err(|error| MailError::Permanent(format!("setting up SMTP TLS: {error}")))
@@ -101,13 +106,11 @@ impl SmtpClient {
         SmtpClient { server, idle: Mutex::new(None) }
     }
 
-    pub fn server(&self) -> &SmtpServer {
-        &self.server
-    }
-
-    /// Sends one message; `Ok` once the server accepted it. A connection that failed is dropped
-    /// (closing it resets it), and the next mail opens a new one.
-    pub async fn send(&self, envelope: &Envelope, message: &[u8]) -> Result<(), MailError> {
+    /// Sends one message; `Ok` once the server accepted it. `handing_over` runs once the
+    /// server took the envelope, just before the message itself goes (the mailer journals
+    /// that moment: see `store::sent_journal`). A connection that failed is dropped (closing it
+    /// resets it), and the next mail opens a new one.
+    pub async fn send(&self, envelope: &Envelope, message: &[u8], handing_over: impl FnOnce()) -> Result<(), MailError> {
         let mut held = self.idle.lock().await;
         let mut reused = held.take();
         if let Some(connection) = reused.as_mut() {
@@ -119,7 +122,15 @@ impl SmtpClient {
             Some(connection) => connection,
             None => self.connect().await?,
         };
-        self.within_timeout(connection.send(envelope, message)).await?.map_err(classify)?;
+        self.within_timeout(connection.command(Mail::new(envelope.from().cloned(), mail_parameters(&connection, envelope, message)?)))
+            .await?
+            .map_err(classify)?;
+        for recipient in envelope.to() {
+            self.within_timeout(connection.command(Rcpt::new(recipient.clone(), vec![]))).await?.map_err(classify)?;
+        }
+        self.within_timeout(connection.command(Data)).await?.map_err(classify)?;
+        handing_over();
+        self.within_timeout(connection.message(message)).await?.map_err(classify)?;
         *held = Some(connection);
         Ok(())
     }
@@ -159,6 +170,27 @@ impl SmtpClient {
         let seconds = self.server.timeout.as_secs_f64();
         tokio::time::timeout(self.server.timeout, step).await.map_err(|_| MailError::Transient(format!("the SMTP server did not answer within {seconds} s")))
     }
+}
+
+/// The `MAIL FROM` parameters a message needs (RFC 6531 for addresses beyond ASCII, RFC 6152
+/// for a body beyond ASCII), or a final error when the server lacks the extension.
+fn mail_parameters(connection: &AsyncSmtpConnection, envelope: &Envelope, message: &[u8]) -> Result<Vec<MailParameter>, MailError> {
+    let server = connection.server_info();
+    let mut parameters = Vec::new();
+    let addresses = envelope.from().into_iter().chain(envelope.to());
+    if addresses.map(|address| address.as_ref()).any(|address: &str| !address.is_ascii()) {
+        if !server.supports_feature(Extension::SmtpUtfEight) {
+            return Err(MailError::Permanent("an address is not ASCII, and the SMTP server does not take SMTPUTF8".into()));
+        }
+        parameters.push(MailParameter::SmtpUtfEight);
+    }
+    if !message.is_ascii() {
+        if !server.supports_feature(Extension::EightBitMime) {
+            return Err(MailError::Permanent("the message is not ASCII, and the SMTP server does not take 8BITMIME".into()));
+        }
+        parameters.push(MailParameter::Body(MailBodyParameter::EightBitMime));
+    }
+    Ok(parameters)
 }
 
 /// Only a refusal of this message or its recipient is final (550–553); anything else, a 535
@@ -208,5 +240,6 @@ mod tests {
             assert!(SmtpServer::from_url(url, None, timeout).is_err(), "{url}");
         }
         assert!(SmtpServer::from_url("smtps://mail.example.org", Some(b"not a certificate"), timeout).is_err());
+        assert!(SmtpServer::from_url("smtp://mail.example.org", Some(b"not a certificate"), timeout).is_err(), "checked without TLS too");
     }
 }

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::error::StoreError;
 use crate::room::{DiskRoom, RoomStatus};
+use crate::mail_queue::MSG_HAND_OVER_INTERRUPTED;
 use crate::sent_journal::SentJournal;
 use crate::Result;
 
@@ -117,16 +118,21 @@ impl Store {
         let store = Store::from_db(db, MIGRATIONS)?;
         let journal_path = SentJournal::path_for(path);
         let journal_error = |source| StoreError::Journal { path: journal_path.clone(), source };
-        let (journal, handed_over) = SentJournal::open(&journal_path).map_err(journal_error)?;
+        let (journal, replay) = SentJournal::open(&journal_path).map_err(journal_error)?;
         // Mail handed over before a crash that sled had not made durable yet leaves the queue
-        // now, instead of going out again.
-        if !handed_over.is_empty() {
-            for id in &handed_over {
+        // now, instead of going out again; mail whose hand-over the crash interrupted is kept
+        // aside, never sent again.
+        if !replay.is_empty() {
+            for id in &replay.sent {
                 store.mail_queue.remove(id.to_be_bytes())?;
             }
+            for id in &replay.interrupted {
+                store.move_mail_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
+                tracing::warn!(mail_id = id, "{MSG_HAND_OVER_INTERRUPTED}");
+            }
             store.db.flush()?;
-            journal.empty_if_unchanged(journal.written()).map_err(journal_error)?;
-            tracing::info!(mails = handed_over.len(), "mail handed over before the last stop left the queue");
+            journal.empty_if_unchanged(journal.appended()).map_err(journal_error)?;
+            tracing::info!(sent = replay.sent.len(), interrupted = replay.interrupted.len(), "the journal of handed-over mail was applied to the queue");
         }
         Ok(Store { path: Some(path.to_owned()), sent_journal: Some(std::sync::Arc::new(journal)), ..store })
     }
@@ -261,7 +267,7 @@ impl Store {
 
     /// Writes everything to disk; returns once it is durable.
     pub fn flush(&self) -> Result<()> {
-        let journalled = self.journalled_bytes();
+        let journalled = self.journalled_entries();
         self.db.flush()?;
         self.empty_sent_journal(journalled);
         Ok(())
@@ -283,14 +289,14 @@ impl Store {
         }
     }
 
-    fn journalled_bytes(&self) -> u64 {
-        self.sent_journal.as_ref().map_or(0, |journal| journal.written())
+    fn journalled_entries(&self) -> u64 {
+        self.sent_journal.as_ref().map_or(0, |journal| journal.appended())
     }
 
-    /// After a flush: the journal's first `journalled` bytes are durable in the database. A
+    /// After a flush: the journal's first `journalled` entries are durable in the database. A
     /// journal that cannot be emptied only stays longer.
     fn empty_sent_journal(&self, journalled: u64) {
-        if let Some(journal) = self.sent_journal.as_ref().filter(|_| journalled > 0) {
+        if let Some(journal) = &self.sent_journal {
             if let Err(error) = journal.empty_if_unchanged(journalled) {
                 tracing::warn!(%error, path = %journal.path().display(), "emptying the journal of handed-over mail");
             }

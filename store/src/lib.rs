@@ -28,7 +28,7 @@ pub mod vectors;
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use error::StoreError;
 pub use digests::{DigestMail, DigestStats, EntryKey, UPGRADE_INVITE};
-pub use mail_queue::{DigestMailRef, QueuedMail};
+pub use mail_queue::{DigestMailRef, QueuedMail, MSG_HAND_OVER_INTERRUPTED};
 pub use room::{DiskRoom, RoomStatus};
 pub use secret::TokenHash;
 pub use sessions::Session;

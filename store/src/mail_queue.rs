@@ -8,7 +8,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use crate::codec::{decode, encode};
 use crate::error::StoreError;
-use crate::sent_journal::SentJournal;
+use crate::sent_journal::{Entry, SentJournal};
 use crate::{Result, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,6 +38,10 @@ pub struct DigestMailRef {
     pub digest_key: Vec<u8>,
 }
 
+
+/// Why a mail was given up at a start: the last one stopped while handing it over.
+pub const MSG_HAND_OVER_INTERRUPTED: &str =
+    "The service stopped while this mail was being handed to the SMTP server. It is not sent again, so that it can never arrive twice; the server may or may not have it.";
 
 pub(crate) fn tx_enqueue(
     queue: &TransactionalTree,
@@ -114,7 +118,7 @@ impl Store {
         self.mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
     }
 
-    /// The mail was handed over: it leaves the queue. Its id goes first to the journal of
+    /// The mail was handed over: it leaves the queue. That goes first to the journal of
     /// handed-over mail (see [`crate::sent_journal`]), so that a process killed before the next
     /// flush does not send it again; a journal that cannot be written only leaves the window
     /// open until that flush.
@@ -125,11 +129,35 @@ impl Store {
             return Ok(());
         };
         let mut held = journal.lock();
-        if let Err(error) = SentJournal::append(&mut held, id) {
+        if let Err(error) = SentJournal::append(&mut held, Entry::Sent(id)) {
             tracing::warn!(%error, path = %journal.path().display(), mail_id = id, "journalling a handed-over mail");
         }
         self.mail_queue.remove(id.to_be_bytes())?;
         Ok(())
+    }
+
+    /// The message itself is about to go to the SMTP server. If the process dies before
+    /// [`Store::mark_mail_sent`] or [`Store::mark_mail_not_handed_over`], the next start cannot
+    /// know whether the server has it, and keeps it aside instead of sending it again (see
+    /// [`crate::sent_journal`]). Nothing is written for a temporary store; a journal that cannot
+    /// be written is logged, and the mail goes all the same.
+    pub fn mark_mail_handing_over(&self, id: u64) {
+        self.journal(Entry::HandingOver(id));
+    }
+
+    /// The attempt announced by [`Store::mark_mail_handing_over`] failed: the mail is still to
+    /// be sent (its failure is recorded by [`Store::mark_mail_failed`] or
+    /// [`Store::move_mail_to_dead`]).
+    pub fn mark_mail_not_handed_over(&self, id: u64) {
+        self.journal(Entry::NotHandedOver(id));
+    }
+
+    fn journal(&self, entry: Entry) {
+        if let Some(journal) = &self.sent_journal {
+            if let Err(error) = SentJournal::append(&mut journal.lock(), entry) {
+                tracing::warn!(%error, path = %journal.path().display(), ?entry, "journalling a mail's hand-over");
+            }
+        }
     }
 
     /// The mail could not be sent now: count the attempt and schedule the next one.

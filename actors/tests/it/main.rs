@@ -57,6 +57,88 @@ async fn queued_mail_goes_out_by_smtp_in_order_and_leaves_the_queue() {
     assert!(received[0]["html"].as_str().is_some_and(|html| html.contains("<p>first</p>")));
 }
 
+/// Starts an SMTP server that takes the envelope, says "go ahead" to `DATA`, and then drops the
+/// connection in the middle of the message, once per connection. Answers its address.
+async fn smtp_server_dropping_the_message() -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let (reading, mut writing) = socket.into_split();
+                let mut lines = BufReader::new(reading).lines();
+                let _ = writing.write_all(b"220 flaky.example ESMTP\r\n").await;
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let command = line.to_ascii_uppercase();
+                    let answer: &[u8] = if command.starts_with("DATA") {
+                        b"354 go ahead\r\n"
+                    } else if command.starts_with("EHLO") || command.starts_with("MAIL") || command.starts_with("RCPT") || command.starts_with("NOOP") {
+                        b"250 ok\r\n"
+                    } else {
+                        // The first line of the message: the connection drops here.
+                        return;
+                    };
+                    let _ = writing.write_all(answer).await;
+                }
+            });
+        }
+    });
+    format!("smtp://{address}")
+}
+
+#[actix_rt::test]
+async fn a_mail_whose_hand_over_failed_stays_queued_across_a_restart_and_a_delivered_one_is_gone() {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("db");
+    let store = Store::open(&path).expect("store");
+    let id = store.enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    let report = drain_due_mail(&store, &smtp(&smtp_server_dropping_the_message().await), &config()).await;
+    assert_eq!((report.sent, report.retried, report.dead), (0, 1, 0), "{report:?}");
+    drop(store);
+    // The journal says the hand-over began and failed: the mail waits for its retry, it is not
+    // taken for one interrupted by a crash.
+    let store = Store::open(&path).expect("reopened");
+    assert_eq!(store.queued_mail().expect("queue").iter().map(|queued| (queued.id, queued.attempts)).collect::<Vec<_>>(), [(id, 1)]);
+    assert_eq!(store.dead_mail_len(), 0);
+
+    let maildev = Maildev::start().await;
+    store.make_all_mail_due(Utc::now()).expect("due");
+    let report = drain_due_mail(&store, &smtp(&maildev.smtp_url()), &config()).await;
+    assert_eq!(report.sent, 1, "{report:?}");
+    assert_eq!(maildev.wait_for_emails(1).await.len(), 1);
+    drop(store);
+    let store = Store::open(&path).expect("reopened");
+    assert_eq!((store.mail_queue_len(), store.dead_mail_len()), (0, 0), "delivered, so neither queued nor kept aside");
+}
+
+#[actix_rt::test]
+async fn the_hand_over_is_announced_once_the_envelope_is_taken_and_only_then() {
+    use actors::smtp::{SmtpClient, SmtpServer};
+    let message = lettre::Message::builder()
+        .from("Papertide <noreply@papers.example.org>".parse().expect("from"))
+        .to("ada@example.org".parse().expect("to"))
+        .subject("hello")
+        .body(String::from("hello"))
+        .expect("message");
+    let client = |url: &str| SmtpClient::new(SmtpServer::from_url(url, None, Duration::from_secs(5)).expect("server"));
+
+    let maildev = Maildev::start().await;
+    let mut announced = 0;
+    client(&maildev.smtp_url()).send(message.envelope(), &message.formatted(), || announced += 1).await.expect("sent");
+    assert_eq!(announced, 1);
+
+    let mut announced = 0;
+    let closed = client(&format!("smtp://127.0.0.1:{}", free_port())).send(message.envelope(), &message.formatted(), || announced += 1).await;
+    assert!(closed.is_err());
+    assert_eq!(announced, 0, "nothing was handed over to a server that was not there");
+
+    let mut announced = 0;
+    let dropped = client(&smtp_server_dropping_the_message().await).send(message.envelope(), &message.formatted(), || announced += 1).await;
+    assert!(dropped.is_err());
+    assert_eq!(announced, 1, "the message had begun to go");
+}
+
 #[actix_rt::test]
 async fn an_unreachable_server_defers_mail_with_backoff() {
     let store = Store::temporary().expect("store");

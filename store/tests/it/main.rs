@@ -242,13 +242,17 @@ fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() 
 /// The child half of [`a_mail_handed_over_just_before_the_process_dies_is_not_sent_again`]:
 /// run only when that test starts this binary again with the database's path.
 #[test]
-fn child_hands_over_a_mail_and_dies_before_any_flush() -> TestResult {
+fn child_hands_over_mails_and_dies_before_any_flush() -> TestResult {
     let Some(path) = std::env::var_os("PAPERTIDE_TEST_SENT_JOURNAL_CHILD") else { return Ok(()) };
     let store = Store::open(std::path::Path::new(&path))?;
     let queued = store.queued_mail()?;
-    let [handed_over, _] = queued.as_slice() else { return Err(format!("two queued mails expected, found {}", queued.len()).into()) };
+    let [handed_over, interrupted, _] = queued.as_slice() else { return Err(format!("three queued mails expected, found {}", queued.len()).into()) };
+    store.mark_mail_handing_over(handed_over.id);
     store.mark_mail_sent(handed_over.id)?;
-    // As a SIGKILL would: no destructor runs, so sled's unflushed write is lost.
+    store.mark_mail_handing_over(interrupted.id);
+    // Another request's flush, while the second mail goes to the server.
+    store.flush()?;
+    // As a SIGKILL would: no destructor runs.
     std::process::abort();
 }
 
@@ -256,24 +260,51 @@ fn child_hands_over_a_mail_and_dies_before_any_flush() -> TestResult {
 fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestResult {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("db");
-    let (handed_over, waiting) = {
+    let (handed_over, interrupted, waiting) = {
         let store = Store::open(&path)?;
-        let ids = (store.enqueue_mail(&mail("a@x.org", "one"), now())?, store.enqueue_mail(&mail("b@x.org", "two"), now())?);
+        let ids = (
+            store.enqueue_mail(&mail("a@x.org", "one"), now())?,
+            store.enqueue_mail(&mail("b@x.org", "two"), now())?,
+            store.enqueue_mail(&mail("c@x.org", "three"), now())?,
+        );
         store.flush()?;
         ids
     };
     let child = std::process::Command::new(std::env::current_exe()?)
-        .args(["--exact", "child_hands_over_a_mail_and_dies_before_any_flush", "--nocapture", "--test-threads=1"])
+        .args(["--exact", "child_hands_over_mails_and_dies_before_any_flush", "--nocapture", "--test-threads=1"])
         .env("PAPERTIDE_TEST_SENT_JOURNAL_CHILD", &path)
         .output()?;
     assert!(!child.status.success(), "the child was to abort: {}", String::from_utf8_lossy(&child.stdout));
     let journal = std::fs::read(dir.path().join("db.mail-sent"))?;
-    assert_eq!(journal, handed_over.to_be_bytes(), "the handed-over mail's id was journalled before the process died");
+    assert_eq!(journal.len(), 24, "the hand-over in progress kept the journal through the flush");
 
     let store = Store::open(&path)?;
     let left: Vec<u64> = store.queued_mail()?.into_iter().map(|queued| queued.id).collect();
-    assert_eq!(left, [waiting], "the handed-over mail left the queue; the other stays");
+    assert_eq!(left, [waiting], "the handed-over and the interrupted mails left the queue; the other stays");
+    let dead = store.dead_mail()?;
+    assert_eq!(dead.iter().map(|queued| queued.id).collect::<Vec<_>>(), [interrupted], "the interrupted mail is kept aside, not sent again");
+    assert_eq!(dead[0].last_error.as_deref(), Some(store::MSG_HAND_OVER_INTERRUPTED));
+    assert!(!dead.iter().any(|queued| queued.id == handed_over));
     assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty(), "the journal is emptied once the queue is durable");
+    drop(store);
+    let store = Store::open(&path)?;
+    assert_eq!(store.dead_mail_len(), 1, "a second start finds nothing more to do");
+    assert_eq!(store.mail_queue_len(), 1);
+    Ok(())
+}
+
+#[test]
+fn a_failed_hand_over_leaves_the_mail_queued_across_a_reopen() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("db");
+    let store = Store::open(&path)?;
+    let id = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
+    store.mark_mail_handing_over(id);
+    store.mark_mail_not_handed_over(id);
+    drop(store);
+    let store = Store::open(&path)?;
+    assert_eq!(store.queued_mail()?.into_iter().map(|queued| queued.id).collect::<Vec<_>>(), [id]);
+    assert_eq!(store.dead_mail_len(), 0);
     Ok(())
 }
 

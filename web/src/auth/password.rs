@@ -9,6 +9,12 @@
 //! `workers × 19 MiB` whatever arrives, and past the queue a request is refused at once with
 //! 503 and `Retry-After` instead of waiting.
 //!
+//! The hashing threads run at a lower scheduling priority than the rest of the service
+//! ([`HASHING_NICENESS`]): on an idle machine they hash at full speed, but while a flood of
+//! sign-in attempts keeps them busy, the threads that answer every other request get the cores
+//! first, so a login storm does not slow the rest of the service (it slows sign-ins, and past
+//! the queue it is refused).
+//!
 //! Callers check everything cheap first (rate limits, input rules, tokens) and hash last.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -28,6 +34,11 @@ pub const QUEUED_JOBS_PER_WORKER: usize = 8;
 
 /// Stored hashes asking for more memory than this (in KiB) are not verified: ours use 19 MiB.
 const MAX_MEMORY_KIB: u32 = 256 * 1024;
+
+/// The niceness of the hashing threads (Linux: per thread; 0 is the service's own, 19 the
+/// lowest). At 10 a busy hashing thread gets about a tenth of the share of a busy request thread,
+/// so sign-ins still progress on a saturated machine.
+pub const HASHING_NICENESS: i32 = 10;
 
 const MSG_BUSY: &str = "The server is busy. Please try again in a moment.";
 const BUSY_RETRY_AFTER_SECS: u64 = 1;
@@ -147,9 +158,22 @@ fn busy() -> ApiError {
     error
 }
 
+/// Gives the calling thread [`HASHING_NICENESS`]. Lowering one's own priority needs no
+/// privilege; if it fails all the same, the thread hashes at the normal priority.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let thread = rustix::thread::gettid();
+        if let Err(error) = rustix::process::setpriority_process(Some(thread), HASHING_NICENESS) {
+            tracing::warn!(%error, "could not lower a password-hashing thread's priority");
+        }
+    }
+}
+
 /// A hashing thread: takes jobs until every handle is gone, with one memory block for all of
 /// them (grown only if a stored hash asks for more than ours).
 fn run_worker(queue: &Receiver<Job>, stats: &HashStats) {
+    lower_priority();
     let mut memory: Vec<Block> = Vec::new();
     // Made before the first sign-in needs it, so an unknown email never waits for two hashes.
     let _ = decoy_hash(&mut memory);
@@ -273,6 +297,47 @@ mod tests {
         let other_params = argon2::PasswordHasher::hash_password(&small, b"Secret-123", &salt)?.to_string();
         assert!(verify_with(&mut memory, Some(&other_params), "Secret-123"));
         assert!(!verify_with(&mut memory, Some(&other_params), "Secret-12"));
+        Ok(())
+    }
+
+    /// The niceness of each of this process's threads named `name*`, from `/proc`.
+    #[cfg(target_os = "linux")]
+    fn niceness_of_threads(name: &str) -> Vec<i32> {
+        let tasks = std::fs::read_dir("/proc/self/task").expect("/proc/self/task");
+        tasks
+            .flatten()
+            .filter(|task| std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.starts_with(name)))
+            .filter_map(|task| {
+                let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+                // After the command in parentheses, the 17th field is the niceness.
+                let fields = stat.rsplit_once(')')?.1;
+                fields.split_whitespace().nth(16)?.parse().ok()
+            })
+            .collect()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[actix_web::test]
+    async fn hashing_threads_yield_the_cores_to_the_rest_of_the_service() -> ApiResult<()> {
+        let hasher = PasswordHasher::start(2);
+        // A finished hash means a thread has started (and lowered its priority first).
+        let _ = hasher.hash("Secret-123".into()).await?;
+        // A thread (this hasher's other one, or another test's) may be named but not lowered
+        // yet: give them a moment.
+        let mut hashing = niceness_of_threads("password-hash-");
+        for _ in 0..100 {
+            if hashing.iter().all(|nice| *nice == HASHING_NICENESS) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            hashing = niceness_of_threads("password-hash-");
+        }
+        assert!(!hashing.is_empty(), "no hashing thread found");
+        assert!(hashing.iter().all(|nice| *nice == HASHING_NICENESS), "{hashing:?}");
+        // This test's own thread keeps the service's priority.
+        let own = std::fs::read_to_string("/proc/thread-self/stat").expect("stat");
+        let own_nice: i32 = own.rsplit_once(')').and_then(|(_, fields)| fields.split_whitespace().nth(16)?.parse().ok()).expect("nice");
+        assert!(own_nice < HASHING_NICENESS, "{own_nice}");
         Ok(())
     }
 
