@@ -163,6 +163,7 @@ async fn drive(
     let mut slowest_restart = Duration::ZERO;
     let mut week = 0i64;
     let (mut weekly_passes, mut harvests) = (0, 0);
+    let (mut weekly_lifetime, mut harvest_lifetime) = (Lifetime::default(), Lifetime::default());
 
     while kills.len() < config.kills {
         let mut child = binary.spawn_serve()?;
@@ -175,7 +176,7 @@ async fn drive(
 
         // While the service is down: the operator's commands, killed in turn.
         if kills.len() < config.kills && rng.chance(30) {
-            let killed = weekly_pass(binary, rng, week).await?;
+            let killed = weekly_pass(binary, rng, week, &mut weekly_lifetime).await?;
             match killed {
                 Some(point) => {
                     kills.push(point);
@@ -188,7 +189,7 @@ async fn drive(
             }
         }
         if kills.len() < config.kills && rng.chance(25) {
-            match harvest(binary, rng).await? {
+            match harvest(binary, rng, &mut harvest_lifetime).await? {
                 Some(point) => {
                     kills.push(point);
                     progress(&format!("{} kill {:>3}: harvest", Utc::now().format("%H:%M:%S%.3f"), kills.len()));
@@ -333,49 +334,63 @@ async fn serve_life(
     Ok(point)
 }
 
+/// How long a command took to run to its end the last time, so that a kill lands within a run: the
+/// runs of a release build on a small data directory end in a fraction of a second.
+#[derive(Default)]
+struct Lifetime(Option<Duration>);
+
+impl Lifetime {
+    /// Before any run ended, kills are spread over the first 1.5 s.
+    const UNKNOWN: Duration = Duration::from_millis(1_500);
+
+    /// A random moment within the last run's lifetime (at least 5 ms into it).
+    fn random_moment(&self, rng: &mut Rng) -> Duration {
+        let lifetime_ms = self.0.unwrap_or(Self::UNKNOWN).as_millis().max(6) as u64;
+        Duration::from_millis(5 + rng.below(lifetime_ms - 5))
+    }
+}
+
+/// Runs `child`, killed at a random moment of its lifetime with probability 70%. `Some(point)`
+/// when it was killed; `None` when it ran to a successful end (else an error naming `what`).
+async fn run_or_kill(mut child: Child, rng: &mut Rng, lifetime: &mut Lifetime, point: KillPoint, what: &str) -> anyhow::Result<Option<KillPoint>> {
+    let started = Instant::now();
+    if rng.chance(70) {
+        tokio::time::sleep(lifetime.random_moment(rng)).await;
+        if child.try_wait()?.is_none() {
+            kill(&mut child)?;
+            return Ok(Some(point));
+        }
+    }
+    let status = wait_for_exit(&mut child, Duration::from_secs(300)).await?;
+    if !status.success() {
+        bail!("papertide {what} failed ({status}); see the log");
+    }
+    // The last run's, as the next does about as much (a killed weekly pass is done again).
+    lifetime.0 = Some(started.elapsed());
+    Ok(None)
+}
+
 /// `papertide weekly --at` the Monday of `week` weeks after the first one a new user is due,
 /// killed at a random moment with probability 70%. `Some` when it was killed.
-async fn weekly_pass(binary: &Binary, rng: &mut Rng, week: i64) -> anyhow::Result<Option<KillPoint>> {
+async fn weekly_pass(binary: &Binary, rng: &mut Rng, week: i64, lifetime: &mut Lifetime) -> anyhow::Result<Option<KillPoint>> {
     let today = Utc::now().date_naive();
     let first_monday =
         (4..=11).map(|days| today + chrono::Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).unwrap_or(today);
     let day = first_monday + chrono::Duration::weeks(week);
     let at = Utc.from_utc_datetime(&day.and_hms_opt(9, 0, 0).unwrap_or_default()).to_rfc3339();
-    let mut child = binary.spawn(&["weekly", "--at", &at])?;
-    if rng.chance(70) {
-        tokio::time::sleep(Duration::from_millis(50 + rng.below(1_500))).await;
-        if child.try_wait()?.is_none() {
-            kill(&mut child)?;
-            return Ok(Some(KillPoint::Weekly));
-        }
-    }
-    let status = wait_for_exit(&mut child, Duration::from_secs(300)).await?;
-    if !status.success() {
-        bail!("papertide weekly --at {at} failed ({status}); see the log");
-    }
-    Ok(None)
+    let child = binary.spawn(&["weekly", "--at", &at])?;
+    run_or_kill(child, rng, lifetime, KillPoint::Weekly, &format!("weekly --at {at}")).await
 }
 
 /// `papertide harvest --source pubmed` over a random window of the last ten days, killed at a
 /// random moment with probability 70%. `Some` when it was killed.
-async fn harvest(binary: &Binary, rng: &mut Rng) -> anyhow::Result<Option<KillPoint>> {
+async fn harvest(binary: &Binary, rng: &mut Rng, lifetime: &mut Lifetime) -> anyhow::Result<Option<KillPoint>> {
     let today = Utc::now().date_naive();
     let until = today - chrono::Duration::days(rng.below(7) as i64);
     let since = until - chrono::Duration::days(rng.below(4) as i64);
     let (since, until) = (since.to_string(), until.to_string());
-    let mut child = binary.spawn(&["harvest", "--source", "pubmed", "--since", &since, "--until", &until])?;
-    if rng.chance(70) {
-        tokio::time::sleep(Duration::from_millis(100 + rng.below(2_500))).await;
-        if child.try_wait()?.is_none() {
-            kill(&mut child)?;
-            return Ok(Some(KillPoint::Harvest));
-        }
-    }
-    let status = wait_for_exit(&mut child, Duration::from_secs(300)).await?;
-    if !status.success() {
-        bail!("papertide harvest --since {since} --until {until} failed ({status}); see the log");
-    }
-    Ok(None)
+    let child = binary.spawn(&["harvest", "--source", "pubmed", "--since", &since, "--until", &until])?;
+    run_or_kill(child, rng, lifetime, KillPoint::Harvest, &format!("harvest --since {since} --until {until}")).await
 }
 
 /// Every user finishes what was in doubt: signed up, verified, events delivered, plans repaired.
