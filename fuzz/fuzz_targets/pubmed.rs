@@ -8,11 +8,10 @@ use engine::parse::pubmed;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let parsed = pubmed::parse_efetch(&text);
-    for paper in &parsed.items {
-        assert!(paper.ids.pmid.is_some(), "an efetch paper without a PMID: {paper:?}");
+    // `parse_efetch` is these records' papers: reading them once covers both.
+    for record in &pubmed::parse_efetch_records(&text).items {
+        assert!(record.paper.ids.pmid.is_some(), "an efetch paper without a PMID: {:?}", record.paper);
     }
-    let _ = pubmed::parse_efetch_records(&text);
     let _ = pubmed::parse_esearch_xml(&text);
     let _ = pubmed::parse_esearch_json(&text);
     let _ = pubmed::parse_esummary_xml(&text);
