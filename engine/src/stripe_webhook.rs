@@ -127,6 +127,8 @@ mod tests {
         assert_eq!(verify(SECRET, Some(&header), body, 1_700_000_100), Ok(()));
         assert_eq!(verify(SECRET, Some(&header), br#"{"id":"evt_2"}"#, 1_700_000_100), Err(SignatureError::Mismatch));
         assert_eq!(verify("whsec_other", Some(&header), body, 1_700_000_100), Err(SignatureError::Mismatch));
+        assert_eq!(verify(SECRET, Some(&header), body, 1_700_000_000 + 300), Ok(()), "300 s is within the tolerance");
+        assert_eq!(verify(SECRET, Some(&header), body, 1_700_000_000 - 300), Ok(()));
         assert_eq!(verify(SECRET, Some(&header), body, 1_700_000_000 + 301), Err(SignatureError::Stale));
         assert_eq!(verify(SECRET, Some(&header), body, 1_700_000_000 - 301), Err(SignatureError::Stale));
         assert_eq!(verify(SECRET, None, body, 1_700_000_000), Err(SignatureError::Missing));
