@@ -1,6 +1,8 @@
 //! The durable outgoing-mail queue. Producers enqueue in the same transaction as the change the
 //! mail reports; the mailer removes a mail only after it was handed over, so a crash loses none.
 
+use std::sync::MutexGuard;
+
 use chrono::{DateTime, Utc};
 use engine::mail::RenderedMail;
 use serde::{Deserialize, Serialize};
@@ -8,7 +10,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use crate::codec::{decode, encode};
 use crate::error::StoreError;
-use crate::sent_journal::{Entry, SentJournal};
+use crate::sent_journal::{Entry, Held, SentJournal};
 use crate::{Result, Store};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,14 +126,9 @@ impl Store {
     /// open until that flush.
     pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
         self.room.ensure()?;
-        let Some(journal) = &self.sent_journal else {
-            self.mail_queue.remove(id.to_be_bytes())?;
-            return Ok(());
-        };
-        let mut held = journal.lock();
-        if let Err(error) = SentJournal::append(&mut held, Entry::Sent(id)) {
-            tracing::warn!(%error, path = %journal.path().display(), mail_id = id, "journalling a handed-over mail");
-        }
+        // The entry and the removal under one hold of the journal, so that a flush counting the
+        // entries covers the removal.
+        let _held = self.journal(Entry::Sent(id));
         self.mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }
@@ -142,22 +139,26 @@ impl Store {
     /// [`crate::sent_journal`]). Nothing is written for a temporary store; a journal that cannot
     /// be written is logged, and the mail goes all the same.
     pub fn mark_mail_handing_over(&self, id: u64) {
-        self.journal(Entry::HandingOver(id));
+        drop(self.journal(Entry::HandingOver(id)));
     }
 
     /// The attempt announced by [`Store::mark_mail_handing_over`] failed: the mail is still to
     /// be sent (its failure is recorded by [`Store::mark_mail_failed`] or
     /// [`Store::move_mail_to_dead`]).
     pub fn mark_mail_not_handed_over(&self, id: u64) {
-        self.journal(Entry::NotHandedOver(id));
+        drop(self.journal(Entry::NotHandedOver(id)));
     }
 
-    fn journal(&self, entry: Entry) {
-        if let Some(journal) = &self.sent_journal {
-            if let Err(error) = SentJournal::append(&mut journal.lock(), entry) {
-                tracing::warn!(%error, path = %journal.path().display(), ?entry, "journalling a mail's hand-over");
-            }
+    /// Appends `entry` to the journal (none for a temporary store) and answers the journal, still
+    /// held. A journal that cannot be written is logged: it only leaves the window open until
+    /// the next flush.
+    fn journal(&self, entry: Entry) -> Option<MutexGuard<'_, Held>> {
+        let journal = self.sent_journal.as_ref()?;
+        let mut held = journal.lock();
+        if let Err(error) = SentJournal::append(&mut held, entry) {
+            tracing::warn!(%error, path = %journal.path().display(), ?entry, "journalling a mail's hand-over");
         }
+        Some(held)
     }
 
     /// The mail could not be sent now: count the attempt and schedule the next one.

@@ -239,6 +239,10 @@ fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() 
     Ok(())
 }
 
+fn queued_ids(store: &Store) -> Result<Vec<u64>, StoreError> {
+    Ok(store.queued_mail()?.into_iter().map(|queued| queued.id).collect())
+}
+
 /// The child half of [`a_mail_handed_over_just_before_the_process_dies_is_not_sent_again`]:
 /// run only when that test starts this binary again with the database's path.
 #[test]
@@ -279,8 +283,7 @@ fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestRe
     assert_eq!(journal.len(), 24, "the hand-over in progress kept the journal through the flush");
 
     let store = Store::open(&path)?;
-    let left: Vec<u64> = store.queued_mail()?.into_iter().map(|queued| queued.id).collect();
-    assert_eq!(left, [waiting], "the handed-over and the interrupted mails left the queue; the other stays");
+    assert_eq!(queued_ids(&store)?, [waiting], "the handed-over and the interrupted mails left the queue; the other stays");
     let dead = store.dead_mail()?;
     assert_eq!(dead.iter().map(|queued| queued.id).collect::<Vec<_>>(), [interrupted], "the interrupted mail is kept aside, not sent again");
     assert_eq!(dead[0].last_error.as_deref(), Some(store::MSG_HAND_OVER_INTERRUPTED));
@@ -303,7 +306,7 @@ fn a_failed_hand_over_leaves_the_mail_queued_across_a_reopen() -> TestResult {
     store.mark_mail_not_handed_over(id);
     drop(store);
     let store = Store::open(&path)?;
-    assert_eq!(store.queued_mail()?.into_iter().map(|queued| queued.id).collect::<Vec<_>>(), [id]);
+    assert_eq!(queued_ids(&store)?, [id]);
     assert_eq!(store.dead_mail_len(), 0);
     Ok(())
 }
@@ -321,6 +324,6 @@ fn a_flush_empties_the_journal_and_an_unsent_mail_survives_a_reopen() -> TestRes
     assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty());
     drop(store);
     let store = Store::open(&path)?;
-    assert_eq!(store.queued_mail()?.into_iter().map(|queued| queued.id).collect::<Vec<_>>(), [kept]);
+    assert_eq!(queued_ids(&store)?, [kept]);
     Ok(())
 }
