@@ -63,15 +63,14 @@ pub struct DigestEntry {
 pub struct Digest {
     pub id: Uuid,
     pub user_id: UserId,
-    /// `immediate` or `weekly`.
-    pub digest_type: String,
+    pub digest_type: DigestKind,
     pub search_term: String,
     pub searched_as: Option<String>,
     pub papers_data: Vec<DigestEntry>,
     /// Line-separated.
     pub ai_summary: String,
     pub subject: String,
-    pub status: String,
+    pub status: DigestStatus,
     pub sent_at: DateTime<Utc>,
     /// For an empty digest: the papers relevant enough for it that were left out because an
     /// earlier digest sent them (so it can say why); 0 for a digest with papers.
@@ -81,6 +80,32 @@ pub struct Digest {
     /// for a digest of the week.
     #[serde(default)]
     pub widened: Option<Widened>,
+}
+
+/// Why a digest was made: a search now (a term added, edited or searched again) or the weekly
+/// schedule. Stored and shown as `immediate` and `weekly`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DigestKind {
+    Immediate,
+    Weekly,
+}
+
+impl DigestKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DigestKind::Immediate => "immediate",
+            DigestKind::Weekly => "weekly",
+        }
+    }
+}
+
+/// Where a digest stands. A digest is stored when its mail is queued, so every stored digest
+/// is `sent`; the field is kept for the dashboard (spec §3 `email_digests.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DigestStatus {
+    Sent,
 }
 
 /// How far an immediate digest looked back, and how many of its papers were the week's.
@@ -167,6 +192,31 @@ pub fn free_digests(tier: Tier, history: &DigestHistory) -> Option<FreeDigests> 
     has_digest_allowance(tier).then(|| FreeDigests { used: history.with_papers.min(FREE_DIGESTS), total: FREE_DIGESTS })
 }
 
+impl DigestHistory {
+    /// The history once a digest of `kind` made at `at` is added to it (`with_papers`: it had
+    /// papers; a notice of an empty week is a digest received but not one with papers).
+    pub fn record(&mut self, kind: DigestKind, with_papers: bool, at: DateTime<Utc>) {
+        if kind == DigestKind::Weekly {
+            self.last_weekly = Some(self.last_weekly.map_or(at, |last| last.max(at)));
+        }
+        if with_papers {
+            self.with_papers += 1;
+            self.last_with_papers = Some(self.last_with_papers.map_or(at, |last| last.max(at)));
+        }
+    }
+}
+
+/// What the weekly rule looks at for one user.
+#[derive(Debug, Clone, Copy)]
+pub struct WeeklyInputs<'a> {
+    pub preferences: &'a Preferences,
+    pub tier: Tier,
+    pub history: &'a DigestHistory,
+    pub now: DateTime<Utc>,
+    /// The UTC hour weekly digests start on a delivery day.
+    pub hour: u32,
+}
+
 /// What the weekly schedule does for a user now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WeeklyAction {
@@ -185,7 +235,8 @@ pub enum WeeklyAction {
 /// week, never before [`WEEKLY_GAP_DAYS`] after signup (nor, on a free plan, after the last
 /// digest with papers); free plans after [`FREE_DIGESTS`] digests get one upgrade invitation
 /// instead.
-pub fn weekly_action(preferences: &Preferences, tier: Tier, history: &DigestHistory, now: DateTime<Utc>, hour: u32) -> WeeklyAction {
+pub fn weekly_action(inputs: &WeeklyInputs) -> WeeklyAction {
+    let WeeklyInputs { preferences, tier, history, now, hour } = *inputs;
     let preferences = preferences.effective(tier);
     let today = now.date_naive();
     let slot = today.and_hms_opt(hour.min(23), 0, 0).map(|time| time.and_utc()).unwrap_or(now);
@@ -215,7 +266,8 @@ fn is_slot_open(slot: DateTime<Utc>, tier: Tier, history: &DigestHistory) -> boo
 /// ([`weekly_action`]'s rule) not yet served, or `now` when one is due and waiting for the
 /// scheduler; `None` when no weekly digest will come (digests off, or a free plan's digests used
 /// up).
-pub fn next_weekly_run(preferences: &Preferences, tier: Tier, history: &DigestHistory, now: DateTime<Utc>, hour: u32) -> Option<DateTime<Utc>> {
+pub fn next_weekly_run(inputs: &WeeklyInputs) -> Option<DateTime<Utc>> {
+    let WeeklyInputs { preferences, tier, history, now, hour } = *inputs;
     let preferences = preferences.effective(tier);
     if !preferences.weekly_digest || !may_send_digest(tier, history) {
         return None;
@@ -414,21 +466,21 @@ mod tests {
         let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
         let fresh = old_account(0, false);
         // 2026-11-27 is a Friday, 2026-11-23 a Monday.
-        assert_eq!(weekly_action(&friday, Tier::Pro, &fresh, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Send);
-        assert_eq!(weekly_action(&friday, Tier::Pro, &fresh, at("2026-11-27T05:00:00Z"), 6), WeeklyAction::Wait, "before the hour");
-        assert_eq!(weekly_action(&friday, Tier::Pro, &fresh, at("2026-11-26T07:00:00Z"), 6), WeeklyAction::Wait, "not Friday");
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Send);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T05:00:00Z"), hour: 6 }), WeeklyAction::Wait, "before the hour");
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-26T07:00:00Z"), hour: 6 }), WeeklyAction::Wait, "not Friday");
         let sent = DigestHistory { last_weekly: Some(at("2026-11-27T06:05:00Z")), ..old_account(1, false) };
-        assert_eq!(weekly_action(&friday, Tier::Pro, &sent, at("2026-11-27T09:00:00Z"), 6), WeeklyAction::Wait, "once a week");
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &sent, now: at("2026-11-27T09:00:00Z"), hour: 6 }), WeeklyAction::Wait, "once a week");
         let off = Preferences { weekly_digest: false, ..friday.clone() };
-        assert_eq!(weekly_action(&off, Tier::Pro, &fresh, at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &off, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Wait);
 
         // Free plans: Monday whatever was stored, two digests with papers, then one invitation.
         let monday = at("2026-11-23T07:00:00Z");
-        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(1, false), monday, 6), WeeklyAction::Send);
-        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(1, false), at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Wait);
-        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(2, false), monday, 6), WeeklyAction::InviteUpgrade);
-        assert_eq!(weekly_action(&friday, Tier::Free, &old_account(2, true), monday, 6), WeeklyAction::Done);
-        assert_eq!(weekly_action(&friday, Tier::Pro, &old_account(9, true), at("2026-11-27T07:00:00Z"), 6), WeeklyAction::Send, "paid plans have no allowance");
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(1, false), now: monday, hour: 6 }), WeeklyAction::Send);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(1, false), now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(2, false), now: monday, hour: 6 }), WeeklyAction::InviteUpgrade);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(2, true), now: monday, hour: 6 }), WeeklyAction::Done);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &old_account(9, true), now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Send, "paid plans have no allowance");
     }
 
     #[test]
@@ -443,18 +495,18 @@ mod tests {
             with_papers: 1,
             ..DigestHistory::default()
         };
-        assert_eq!(weekly_action(&monday, Tier::Free, &same_day, monday_slot, 8), WeeklyAction::Wait, "not the day of signup");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, &same_day, monday_slot, 8), Some(at("2026-11-30T08:00:00Z")));
-        assert_eq!(weekly_action(&monday, Tier::Free, &same_day, at("2026-11-30T09:00:00Z"), 8), WeeklyAction::Send, "the next Monday");
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: monday_slot, hour: 8 }), WeeklyAction::Wait, "not the day of signup");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: monday_slot, hour: 8 }), Some(at("2026-11-30T08:00:00Z")));
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: at("2026-11-30T09:00:00Z"), hour: 8 }), WeeklyAction::Send, "the next Monday");
         // Signed up on Saturday: Monday is two days later, so the Monday after.
         let saturday = DigestHistory { signed_up_at: at("2026-11-21T12:00:00Z"), ..DigestHistory::default() };
-        assert_eq!(weekly_action(&monday, Tier::Pro, &saturday, monday_slot, 8), WeeklyAction::Wait);
-        assert_eq!(next_weekly_run(&monday, Tier::Pro, &saturday, at("2026-11-22T00:00:00Z"), 8), Some(at("2026-11-30T08:00:00Z")));
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &saturday, now: monday_slot, hour: 8 }), WeeklyAction::Wait);
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &saturday, now: at("2026-11-22T00:00:00Z"), hour: 8 }), Some(at("2026-11-30T08:00:00Z")));
         // An old free account whose term was replaced on Sunday: its new digest is not followed
         // by a weekly one the next morning. Paid plans get their weekly digest as usual.
         let replaced = DigestHistory { last_with_papers: Some(at("2026-11-22T18:00:00Z")), ..old_account(1, false) };
-        assert_eq!(weekly_action(&monday, Tier::Free, &replaced, monday_slot, 8), WeeklyAction::Wait);
-        assert_eq!(weekly_action(&monday, Tier::Pro, &replaced, monday_slot, 8), WeeklyAction::Send);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &replaced, now: monday_slot, hour: 8 }), WeeklyAction::Wait);
+        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &replaced, now: monday_slot, hour: 8 }), WeeklyAction::Send);
     }
 
     #[test]
@@ -484,15 +536,15 @@ mod tests {
         let served = |day: u32, with_papers: usize| DigestHistory { last_weekly: Some(at(day, 8)), ..old_account(with_papers, false) };
         // 2026-11-23 is a Monday.
         let monday = Preferences::default();
-        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(0, false), at(22, 12), 8), Some(at(23, 8)), "Sunday: tomorrow at the hour");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(0, false), at(23, 7), 8), Some(at(23, 8)), "Monday before the hour");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(1, false), at(23, 9), 8), Some(at(23, 9)), "due now, not yet served");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, &served(23, 1), at(23, 9), 8), Some(at(30, 8)), "served: next week");
-        assert_eq!(next_weekly_run(&monday, Tier::Free, &old_account(FREE_DIGESTS, false), at(22, 12), 8), None, "free digests used up");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(0, false), now: at(22, 12), hour: 8 }), Some(at(23, 8)), "Sunday: tomorrow at the hour");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(0, false), now: at(23, 7), hour: 8 }), Some(at(23, 8)), "Monday before the hour");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(1, false), now: at(23, 9), hour: 8 }), Some(at(23, 9)), "due now, not yet served");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &served(23, 1), now: at(23, 9), hour: 8 }), Some(at(30, 8)), "served: next week");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(FREE_DIGESTS, false), now: at(22, 12), hour: 8 }), None, "free digests used up");
         let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
-        assert_eq!(next_weekly_run(&friday, Tier::Pro, &old_account(9, false), at(23, 12), 8), Some(at(27, 8)), "a paid plan's own day");
-        assert_eq!(next_weekly_run(&friday, Tier::Free, &old_account(0, false), at(24, 12), 8), Some(at(30, 8)), "free plans: Mondays whatever was stored");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &old_account(9, false), now: at(23, 12), hour: 8 }), Some(at(27, 8)), "a paid plan's own day");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(0, false), now: at(24, 12), hour: 8 }), Some(at(30, 8)), "free plans: Mondays whatever was stored");
         let off = Preferences { weekly_digest: false, ..Preferences::default() };
-        assert_eq!(next_weekly_run(&off, Tier::Pro, &old_account(0, false), at(23, 7), 8), None, "digests off");
+        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &off, tier: Tier::Pro, history: &old_account(0, false), now: at(23, 7), hour: 8 }), None, "digests off");
     }
 }

@@ -10,6 +10,7 @@ pub mod account;
 pub mod billing;
 pub mod dedup;
 pub mod digest;
+pub mod digest_text;
 pub mod embedding;
 pub mod error;
 pub mod expansion;

@@ -10,7 +10,7 @@ use crate::Result;
 
 /// The schema this binary writes. Bump it and append a migration when a stored shape changes in
 /// a way `#[serde(default)]` cannot absorb.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 const SCHEMA_VERSION_KEY: &[u8] = b"schema_version";
 
@@ -20,8 +20,12 @@ pub(crate) struct Migration {
     pub apply: fn(&Store) -> Result<()>,
 }
 
-/// Migrations in order; empty while version 1 is the only version.
-const MIGRATIONS: &[Migration] = &[];
+/// Migrations in order.
+const MIGRATIONS: &[Migration] = &[
+    // 2: each user's digest ledger and one record of sent papers per commit (`crate::ledger`),
+    // built from their digests and their key-per-paper sent records.
+    Migration { from: 1, apply: Store::build_ledgers },
+];
 
 /// Handle to the database; cheap to clone (every tree is reference-counted by sled).
 #[derive(Clone)]
@@ -56,8 +60,16 @@ pub struct Store {
     pub(crate) digest_entries: sled::Tree,
     /// model name ++ 0 ++ paper dedup key → the model's summary of the paper, for every user
     pub(crate) paper_summaries: sled::Tree,
-    /// user id ++ a paper's first dedup key → sent-at (s): the papers a user was sent
-    pub(crate) sent_papers: sled::Tree,
+    /// schema 1: user id ++ a paper's first dedup key → sent-at (s); emptied by the migration
+    /// to schema 2
+    pub(crate) sent_papers_v1: sled::Tree,
+    /// user id → `Ledger`: what the weekly and free-plan rules know of the user's digests
+    pub(crate) digest_ledgers: sled::Tree,
+    /// user id ++ ledger version (big-endian) → fingerprints (u64 little-endian) of the papers
+    /// that commit sent
+    pub(crate) sent_paper_sets: sled::Tree,
+    /// content key (16 bytes of the SHA-256) → a digest's text (AI summary, "searched as")
+    pub(crate) digest_texts: sled::Tree,
     /// unsubscribe token hash → user id
     pub(crate) unsubscribe_tokens: sled::Tree,
     /// user id ++ notice name → sent-at (s): one-time notices
@@ -181,7 +193,10 @@ impl Store {
             digests: db.open_tree("email_digests")?,
             digest_entries: db.open_tree("digest_entries")?,
             paper_summaries: db.open_tree("paper_summaries")?,
-            sent_papers: db.open_tree("sent_papers")?,
+            sent_papers_v1: db.open_tree("sent_papers")?,
+            digest_ledgers: db.open_tree("digest_ledgers")?,
+            sent_paper_sets: db.open_tree("sent_paper_sets")?,
+            digest_texts: db.open_tree("digest_texts")?,
             unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
             notices: db.open_tree("notices")?,
             subscription_tracking: db.open_tree("subscription_tracking")?,
@@ -340,12 +355,12 @@ mod tests {
     #[test]
     fn older_databases_run_each_migration_once() -> Result<()> {
         let store = Store::temporary()?;
-        let migrations = [Migration { from: 1, apply: add_marker }];
-        store.migrate(2, &migrations)?;
-        assert_eq!(store.schema_version()?, 2);
+        let migrations = [Migration { from: SCHEMA_VERSION, apply: add_marker }];
+        store.migrate(SCHEMA_VERSION + 1, &migrations)?;
+        assert_eq!(store.schema_version()?, SCHEMA_VERSION + 1);
         assert!(store.meta.get(b"migrated_from_1")?.is_some());
         store.meta.remove(b"migrated_from_1")?;
-        store.migrate(2, &migrations)?;
+        store.migrate(SCHEMA_VERSION + 1, &migrations)?;
         assert!(store.meta.get(b"migrated_from_1")?.is_none(), "migration ran twice");
         Ok(())
     }

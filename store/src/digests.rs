@@ -10,50 +10,106 @@
 //! kilobyte per digest instead of the papers and their mail again for every user.
 
 use chrono::{DateTime, Utc};
-use engine::digest::{Digest, DigestEntry, DigestHistory};
+use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus};
 use engine::UserId;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
-use sled::Transactional;
 use uuid::Uuid;
 
-use crate::codec::{decode, encode, tx_encode};
-use crate::mail_queue::{tx_enqueue, DigestMailRef};
+use crate::codec::{decode, encode};
+use crate::ledger::{paper_fingerprint, Commit, NewDigest, UserDigests};
 use crate::secret::TokenHash;
-use crate::users::User;
 use crate::{Result, Store, StoreError};
 
 fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
     [user_id.as_bytes().as_slice(), rest].concat()
 }
 
+/// A digest's key: its user, when it was sent (µs, big-endian, so a user's digests are in time
+/// order) and its id.
+pub(crate) fn digest_key(user_id: UserId, sent_at: DateTime<Utc>, id: Uuid) -> Vec<u8> {
+    [user_id.as_bytes().as_slice(), &sent_at.timestamp_micros().to_be_bytes(), id.as_bytes().as_slice()].concat()
+}
+
 /// The content key of a stored paper entry.
 pub type EntryKey = [u8; 16];
+/// The content key of a stored digest text.
+pub type TextKey = [u8; 16];
 
-/// A digest as stored: [`Digest`] with its papers by content key.
+/// The first 16 bytes of the SHA-256 of `bytes`: the key of content stored once.
+pub(crate) fn content_key(bytes: &[u8]) -> [u8; 16] {
+    let hash = Sha256::digest(bytes);
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&hash[..16]);
+    key
+}
+
+/// A digest as stored (packed CBOR, so fields keep their order for good): its papers, AI
+/// summary and "searched as" line by content key. Digests stored before those were shared kept
+/// them inline, and read the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct StoredDigest {
+pub(crate) struct StoredDigest {
     id: Uuid,
     user_id: UserId,
-    digest_type: String,
+    digest_type: DigestKind,
     search_term: String,
+    #[serde(default)]
     searched_as: Option<String>,
-    /// Keys into `digest_entries`, in the digest's order.
+    /// Keys into `digest_entries`, in the digest's order (older digests).
     #[serde(default)]
     entries: Vec<EntryKey>,
     /// Digests written before entries were shared kept their papers inline.
     #[serde(default)]
     papers_data: Vec<DigestEntry>,
+    #[serde(default)]
     ai_summary: String,
+    /// Empty: made from the term and the number of papers, as the mail's is.
+    #[serde(default)]
     subject: String,
-    status: String,
+    status: DigestStatus,
     sent_at: DateTime<Utc>,
     #[serde(default)]
     sent_before: usize,
     #[serde(default)]
     widened: Option<engine::digest::Widened>,
+    /// Keys into `digest_entries`, 16 bytes each, in the digest's order.
+    #[serde(default, with = "crate::codec::byte_string")]
+    entry_keys: Vec<u8>,
+    /// Key into `digest_texts` of the AI summary (empty: `ai_summary` holds it).
+    #[serde(default, with = "crate::codec::byte_string")]
+    ai_summary_key: Vec<u8>,
+    /// Key into `digest_texts` of the "searched as" line (empty: `searched_as` holds it, if any).
+    #[serde(default, with = "crate::codec::byte_string")]
+    searched_as_key: Vec<u8>,
+}
+
+impl StoredDigest {
+    pub(crate) fn new(user_id: UserId, digest: &NewDigest) -> StoredDigest {
+        StoredDigest {
+            id: digest.id,
+            user_id,
+            digest_type: digest.kind,
+            search_term: digest.term.clone(),
+            searched_as: None,
+            entries: Vec::new(),
+            papers_data: Vec::new(),
+            ai_summary: String::new(),
+            subject: String::new(),
+            status: DigestStatus::Sent,
+            sent_at: digest.sent_at,
+            sent_before: digest.sent_before,
+            widened: digest.widened,
+            entry_keys: digest.entries.concat(),
+            ai_summary_key: digest.ai_summary.to_vec(),
+            searched_as_key: digest.searched_as.map(|key| key.to_vec()).unwrap_or_default(),
+        }
+    }
+
+    fn paper_count(&self) -> usize {
+        self.entries.len() + self.papers_data.len() + self.entry_keys.len() / 16
+    }
 }
 
 /// What the weekly schedule needs to know of a user's digests.
@@ -65,6 +121,8 @@ pub struct DigestStats {
     pub with_papers: usize,
     pub last_weekly: Option<DateTime<Utc>>,
     pub last_with_papers: Option<DateTime<Utc>>,
+    /// The last digest of any kind.
+    pub last_digest: Option<DateTime<Utc>>,
 }
 
 /// The notice recorded once a free user was invited to upgrade.
@@ -81,86 +139,55 @@ pub struct DigestMail {
 
 /// Stored digests are read back as [`Digest`]s.
 impl Store {
-    /// Stores `digest` (its papers shared with every other digest that has them), records its
-    /// papers as sent to its user, and queues its mail, the mail and the sent papers together
-    /// with the digest; returns the mail's queue id. Not flushed: callers flush before they
-    /// answer (a crash before that loses the digest and its mail together, so a redo sends it
-    /// once).
+    /// Stores `digest` (its papers and texts shared with every other digest that has them),
+    /// records its papers as sent to its user and queues its mail, in one transaction (see
+    /// [`Store::commit_digests`]); returns the mail's queue id. Not flushed.
     pub fn record_digest(&self, digest: &Digest, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
         let entries = self.put_digest_entries(&digest.papers_data)?;
-        self.record_digest_with(digest, entries, mail, now)
-    }
-
-    /// Stores paper entries (each once, see the module docs); returns their keys, for
-    /// [`Store::record_digest_with`]. Entries that many digests share are put once and their keys
-    /// reused, instead of encoding and hashing them again for every digest.
-    pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
-        self.room.ensure()?;
-        entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
-    }
-
-    /// [`Store::record_digest`] with the keys of `digest`'s entries, as
-    /// [`Store::put_digest_entries`] gave them, in the same order.
-    pub fn record_digest_with(&self, digest: &Digest, entries: Vec<EntryKey>, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
-        self.room.ensure()?;
-        if entries.len() != digest.papers_data.len() {
-            return Err(StoreError::Corrupt("list of a digest's entry keys"));
-        }
-        let stamp = digest.sent_at.timestamp_micros().to_be_bytes();
-        let digest_key = [user_prefixed(digest.user_id, &stamp).as_slice(), digest.id.as_bytes().as_slice()].concat();
-        let stored = StoredDigest {
+        let new = NewDigest {
             id: digest.id,
-            user_id: digest.user_id,
-            digest_type: digest.digest_type.clone(),
-            search_term: digest.search_term.clone(),
-            searched_as: digest.searched_as.clone(),
+            kind: digest.digest_type,
+            term: digest.search_term.clone(),
+            searched_as: digest.searched_as.as_deref().map(|text| self.put_digest_text(text)).transpose()?,
             entries,
-            papers_data: Vec::new(),
-            ai_summary: digest.ai_summary.clone(),
-            subject: digest.subject.clone(),
-            status: digest.status.clone(),
+            sent: digest.papers_data.iter().filter_map(|entry| entry.keys.first()).map(|key| paper_fingerprint(key)).collect(),
+            ai_summary: self.put_digest_text(&digest.ai_summary)?,
             sent_at: digest.sent_at,
             sent_before: digest.sent_before,
             widened: digest.widened,
+            mail: engine::mail::RenderedMail {
+                to: mail.to.clone(),
+                subject: mail.subject.clone(),
+                html: String::new(),
+                text: String::new(),
+                action_url: None,
+                list_unsubscribe: mail.list_unsubscribe.clone(),
+            },
         };
-        // A paper is remembered by its first dedup key: later versions of the same work keep it
-        // (merging a work's records accumulates their ids), and a candidate is checked by every
-        // key it has, so one key per paper suffices and a digest writes 10 keys, not 30.
-        let sent_keys: Vec<Vec<u8>> = digest
-            .papers_data
-            .iter()
-            .filter_map(|entry| entry.keys.first())
-            .map(|key| user_prefixed(digest.user_id, key.as_bytes()))
-            .collect();
-        let queued_mail = engine::mail::RenderedMail {
-            to: mail.to.clone(),
-            subject: mail.subject.clone(),
-            html: String::new(),
-            text: String::new(),
-            action_url: None,
-            list_unsubscribe: mail.list_unsubscribe.clone(),
-        };
-        let reference = DigestMailRef { user_id: digest.user_id, digest_key: digest_key.clone() };
-        let sent_at = digest.sent_at.timestamp().to_be_bytes();
-        let queued = (&self.digests, &self.sent_papers, &self.mail_queue)
-            .transaction(|(digests, sent, queue)| {
-                digests.insert(digest_key.as_slice(), tx_encode("digest", &stored)?)?;
-                for key in &sent_keys {
-                    sent.insert(key.as_slice(), &sent_at)?;
-                }
-                tx_enqueue(queue, &queued_mail, Some(reference.clone()), now)
-            })
-            .map_err(StoreError::from)?;
-        Ok(queued)
+        loop {
+            let read = self.ledger(digest.user_id)?;
+            let mut ledger = read.clone();
+            ledger.record(digest.digest_type, !digest.papers_data.is_empty(), digest.sent_at);
+            let part = UserDigests { user_id: digest.user_id, read, ledger, digests: vec![new.clone()], invite: None, completed_terms: Vec::new() };
+            if let [Commit::Written { mail_ids, .. }] = self.commit_digests(&[part], now)?.as_slice() {
+                return Ok(mail_ids[0]);
+            }
+        }
+    }
+
+    /// Stores paper entries (each once, see the module docs); returns their keys. Entries that
+    /// many digests share are put once and their keys reused, instead of encoding and hashing
+    /// them again for every digest.
+    pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
+        self.room.ensure()?;
+        entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// Stores a paper entry once under the hash of its content; returns its key.
     pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
         self.room.ensure()?;
         let bytes = encode("digest entry", entry)?;
-        let hash = Sha256::digest(&bytes);
-        let mut key = EntryKey::default();
-        key.copy_from_slice(&hash[..16]);
+        let key = content_key(&bytes);
         // Content-addressed, so an entry that is there is this entry: no need to write it again.
         if !self.digest_entries.contains_key(key)? {
             self.digest_entries.insert(key, bytes)?;
@@ -170,21 +197,31 @@ impl Store {
 
     fn load_digest(&self, stored: StoredDigest) -> Result<Digest> {
         let mut papers_data = stored.papers_data;
-        for key in &stored.entries {
+        let shared = stored.entries.iter().map(|key| key.as_slice()).chain(stored.entry_keys.chunks_exact(16));
+        for key in shared {
             match self.digest_entries.get(key)? {
                 Some(bytes) => papers_data.push(decode("digest entry", &bytes)?),
                 None => tracing::error!(digest = %stored.id, "a digest's paper entry is missing; it is left out"),
             }
         }
+        let text = |key: &[u8], inline: String| -> Result<String> {
+            if key.is_empty() {
+                return Ok(inline);
+            }
+            let stored = self.digest_texts.get(key)?.ok_or(StoreError::Corrupt("a digest's text"))?;
+            Ok(String::from_utf8_lossy(&stored).into_owned())
+        };
+        let searched_as = if stored.searched_as_key.is_empty() { stored.searched_as } else { Some(text(&stored.searched_as_key, String::new())?) };
+        let subject = if stored.subject.is_empty() { engine::mail::digest_subject(&stored.search_term, papers_data.len()) } else { stored.subject };
         Ok(Digest {
             id: stored.id,
             user_id: stored.user_id,
             digest_type: stored.digest_type,
+            ai_summary: text(&stored.ai_summary_key, stored.ai_summary)?,
             search_term: stored.search_term,
-            searched_as: stored.searched_as,
+            searched_as,
             papers_data,
-            ai_summary: stored.ai_summary,
-            subject: stored.subject,
+            subject,
             status: stored.status,
             sent_at: stored.sent_at,
             sent_before: stored.sent_before,
@@ -217,10 +254,11 @@ impl Store {
         for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
             let stored: StoredDigest = decode("digest", &bytes)?;
-            if stats.last_weekly.is_none() && stored.digest_type == "weekly" {
+            if stats.last_weekly.is_none() && stored.digest_type == DigestKind::Weekly {
                 stats.last_weekly = Some(stored.sent_at);
             }
-            let has_papers = !stored.entries.is_empty() || !stored.papers_data.is_empty();
+            stats.last_digest = stats.last_digest.or(Some(stored.sent_at));
+            let has_papers = stored.paper_count() > 0;
             if has_papers {
                 stats.with_papers += 1;
                 stats.last_with_papers = stats.last_with_papers.or(Some(stored.sent_at));
@@ -228,23 +266,6 @@ impl Store {
             stats.received += 1;
         }
         Ok(stats)
-    }
-
-    /// What the free-plan rules (`engine::digest`) need to know of `user`'s digests.
-    pub fn digest_history(&self, user: &User) -> Result<DigestHistory> {
-        let stats = self.digest_stats(user.id)?;
-        Ok(DigestHistory {
-            signed_up_at: user.created_at,
-            last_weekly: stats.last_weekly,
-            last_with_papers: stats.last_with_papers,
-            with_papers: stats.with_papers,
-            invited: self.notice_sent(user.id, UPGRADE_INVITE)?,
-        })
-    }
-
-    /// Whether the paper with dedup key `key` was sent to the user.
-    pub fn was_sent(&self, user_id: UserId, key: &str) -> Result<bool> {
-        Ok(self.sent_papers.contains_key(user_prefixed(user_id, key.as_bytes()))?)
     }
 
     /// Records that a one-time notice (e.g. `upgrade-invite`) went to the user.
@@ -380,13 +401,13 @@ mod tests {
         Digest {
             id: Uuid::new_v4(),
             user_id,
-            digest_type: "immediate".into(),
+            digest_type: DigestKind::Immediate,
             search_term: term.into(),
             searched_as: None,
             papers_data: if keys.is_empty() { vec![] } else { vec![entry] },
             ai_summary: String::new(),
             subject: format!("digest {term}"),
-            status: "sent".into(),
+            status: DigestStatus::Sent,
             sent_at,
             sent_before: 0,
             // Kept and read back like every other field.
@@ -420,6 +441,8 @@ mod tests {
         assert_eq!(digest.papers_data[0].keys, vec!["doi:10.1/b"]);
         let stats = store.digest_stats(ada)?;
         assert_eq!((stats.received, stats.with_papers, stats.last_weekly), (2, 2, None));
+        let ledger = store.ledger(ada)?;
+        assert_eq!((ledger.version, ledger.received, ledger.with_papers, ledger.last_digest), (2, 2, 2, Some(now)), "the ledger counts as the digests do");
         Ok(())
     }
 
@@ -468,12 +491,12 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let now = Utc::now();
         let mut weekly = digest(ada, "a", &["pmid:1"], now - Duration::days(7));
-        weekly.digest_type = "weekly".into();
+        weekly.digest_type = DigestKind::Weekly;
         store.record_digest(&weekly, &mail("a"), now)?;
         store.record_digest(&digest(ada, "b", &["pmid:2"], now - Duration::days(1)), &mail("b"), now)?;
         store.record_digest(&digest(ada, "empty week", &[], now), &mail("c"), now)?;
         let stats = store.digest_stats(ada)?;
-        let expected = DigestStats { received: 3, with_papers: 2, last_weekly: Some(weekly.sent_at), last_with_papers: Some(now - Duration::days(1)) };
+        let expected = DigestStats { received: 3, with_papers: 2, last_weekly: Some(weekly.sent_at), last_with_papers: Some(now - Duration::days(1)), last_digest: Some(now) };
         assert_eq!(stats, expected, "an empty week's notice is a digest received, not one with papers");
         Ok(())
     }

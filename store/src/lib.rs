@@ -14,6 +14,7 @@ mod db;
 pub mod digests;
 mod error;
 pub mod harvest;
+pub mod ledger;
 pub mod mail_queue;
 pub mod preferences;
 pub mod room;
@@ -27,7 +28,8 @@ pub mod vectors;
 
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use error::StoreError;
-pub use digests::{DigestMail, DigestStats, EntryKey, UPGRADE_INVITE};
+pub use digests::{DigestMail, DigestStats, EntryKey, TextKey, UPGRADE_INVITE};
+pub use ledger::{paper_fingerprint, Commit, Ledger, NewDigest, SentPapers, UserDigests};
 pub use mail_queue::{DigestMailRef, QueuedMail, MSG_HAND_OVER_INTERRUPTED};
 pub use room::{DiskRoom, RoomStatus};
 pub use secret::TokenHash;
