@@ -13,18 +13,22 @@
 //! its own, never on an HTTP worker's event loop.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use engine::digest::{choose_unsent_positions, score, Candidate, Digest, DigestEntry, Widened, ENOUGH_PAPERS, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
+use engine::digest::{
+    choose_unsent_positions, may_send_digest, score, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened, ENOUGH_PAPERS,
+    WIDER_WINDOWS_DAYS, WINDOW_DAYS,
+};
+use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_weights, Surfaces};
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
 use engine::scoring::{evidence, match_reason, relevance, PaperText};
 use engine::summary::digest_summary;
-use engine::UserId;
+use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
-use store::{DigestMailRef, EntryKey, Store, User};
+use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
 
 use crate::llm::{Llm, ModelClass};
 use crate::semantic::Semantic;
@@ -46,7 +50,31 @@ pub enum DigestError {
     Stopped(String),
     #[error("embedding the topic: {0}")]
     Embedding(String),
+    #[error("the user's digests kept changing while this one was chosen ({0} tries)")]
+    Busy(usize),
 }
+
+/// What came of asking for a digest.
+#[derive(Debug, Clone)]
+pub enum DigestOutcome {
+    /// Built, stored and queued (it may have no papers: a week with nothing relevant).
+    Sent(Box<Digest>),
+    /// Not built: a free plan whose digests are used up (`engine::digest::may_send_digest`).
+    FreeDigestsUsed,
+}
+
+impl DigestOutcome {
+    /// The digest, if one was built.
+    pub fn into_sent(self) -> Option<Digest> {
+        match self {
+            DigestOutcome::Sent(digest) => Some(*digest),
+            DigestOutcome::FreeDigestsUsed => None,
+        }
+    }
+}
+
+/// How many times a digest is chosen again when the user's digests changed meanwhile.
+const COMMIT_TRIES: usize = 16;
 
 /// Builds and stores digests. Cheap to clone; clones share the ranking cache.
 #[derive(Clone)]
@@ -87,28 +115,43 @@ struct Ranked {
     entry_keys: Mutex<Vec<Option<EntryKey>>>,
     /// Candidate index by each scored entry's first dedup key.
     by_key: HashMap<String, usize>,
+    /// [`paper_fingerprint`] of each scored entry's first dedup key (the key it is sent by).
+    fingerprints: Vec<Option<u64>>,
     searched_as: Option<String>,
-    /// The AI summary of each choice of papers made so far (by their first keys): users who
-    /// were sent none of these papers before all get the same choice.
-    summaries: Mutex<HashMap<Vec<String>, Arc<str>>>,
+    /// The stored key of `searched_as`, once a digest stored it.
+    searched_as_key: OnceLock<TextKey>,
+    /// The AI summary of each choice of papers made so far (by their positions in `scored`),
+    /// and its stored key: users who were sent none of these papers before all get the same
+    /// choice.
+    summaries: Mutex<HashMap<Vec<usize>, (Arc<str>, TextKey)>>,
 }
 
 impl Ranked {
-    /// The digest-level summary of `entries`, made once per distinct choice: by the LLM when
-    /// one is given and it answers, else extractive.
-    fn summary(&self, term: &str, entries: &[DigestEntry], llm: Option<(&Llm, ModelClass)>) -> Arc<str> {
-        let choice: Vec<String> = entries.iter().filter_map(|entry| entry.keys.first().cloned()).collect();
-        if let Some(summary) = lock(&self.summaries).get(&choice) {
-            return Arc::clone(summary);
+    /// The digest-level summary of the entries at `positions` and its stored key, made once per
+    /// distinct choice: by the LLM when one is given and it answers, else extractive.
+    fn summary(&self, store: &Store, term: &str, positions: &[usize], llm: Option<(&Llm, ModelClass)>) -> Result<(Arc<str>, TextKey), DigestError> {
+        if let Some((summary, key)) = lock(&self.summaries).get(positions) {
+            return Ok((Arc::clone(summary), *key));
         }
-        let papers: Vec<&Paper> = choice.iter().filter_map(|key| self.paper(key)).collect();
+        let papers: Vec<&Paper> = positions.iter().filter_map(|&position| self.scored[position].keys.first()).filter_map(|key| self.paper(key)).collect();
         let written = match llm {
             Some((llm, class)) if !papers.is_empty() => llm.summarize_digest(class, term, &papers).ok(),
             _ => None,
         };
         let summary: Arc<str> = written.unwrap_or_else(|| digest_summary(term, &papers)).join("\n").into();
-        lock(&self.summaries).insert(choice, Arc::clone(&summary));
-        summary
+        let key = store.put_digest_text(&summary)?;
+        lock(&self.summaries).insert(positions.to_vec(), (Arc::clone(&summary), key));
+        Ok((summary, key))
+    }
+
+    /// The stored key of the "searched as" line, storing it once.
+    fn searched_as_key(&self, store: &Store) -> Result<Option<TextKey>, DigestError> {
+        let Some(text) = &self.searched_as else { return Ok(None) };
+        if let Some(key) = self.searched_as_key.get() {
+            return Ok(Some(*key));
+        }
+        let key = store.put_digest_text(text)?;
+        Ok(Some(*self.searched_as_key.get_or_init(|| key)))
     }
 
     /// The stored keys of the scored entries at `positions`, storing those no digest had yet.
@@ -179,74 +222,77 @@ impl Digester {
         Ok(self.store.preferences(user.id)?.effective(user.subscription_tier).sources())
     }
 
-    /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it), stores it
-    /// with its sent papers and queues its mail (rendered when it is sent).
-    pub fn run(&self, user: &User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Digest, DigestError> {
+    /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it, or
+    /// further back for an immediate digest of a thin week) if their plan allows another, stores
+    /// it with its sent papers and queues its mail (rendered when it is sent). Chosen again if
+    /// another digest of the user's was stored meanwhile, so no paper is sent twice.
+    pub fn run(&self, user: &User, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
         let sources = self.sources(user)?;
+        let list_unsubscribe = self.renderer.one_click_url(user.id)?;
+        for _ in 0..COMMIT_TRIES {
+            let read = self.store.ledger(user.id)?;
+            if !may_send_digest(user.subscription_tier, &read.history(user.created_at)) {
+                return Ok(DigestOutcome::FreeDigestsUsed);
+            }
+            let sent = self.store.sent_papers(user.id)?;
+            let chosen = self.choose(user.subscription_tier, &sources, term, kind, now, &sent)?;
+            let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
+            let mut ledger = read.clone();
+            ledger.record(kind, !chosen.positions.is_empty(), now);
+            let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms: Vec::new() };
+            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
+                return Ok(DigestOutcome::Sent(Box::new(chosen.digest(user.id, &part.digests[0]))));
+            }
+        }
+        Err(DigestError::Busy(COMMIT_TRIES))
+    }
+
+    /// Chooses a digest of `term` for a user on `tier` reading `sources`, who was sent `sent`:
+    /// the term's shared ranking (made once per day, sources and index generation), the best
+    /// papers not sent before, their stored entries and the digest's stored texts. Writes only
+    /// shared, content-keyed records; [`Store::commit_digests`] records the digest.
+    pub fn choose(&self, tier: Tier, sources: &[Source], term: &str, kind: DigestKind, now: DateTime<Utc>, sent: &SentPapers) -> Result<Chosen, DigestError> {
         let today = now.date_naive();
-        let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(user.subscription_tier)));
-        let was_sent = |key: &str| self.store.was_sent(user.id, key).unwrap_or(false);
-        let mut ranked = self.ranked(term, sources.clone(), today, WINDOW_DAYS, llm)?;
-        let mut chosen = choose_unsent_positions(&ranked.scored, was_sent);
+        let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(tier)));
+        let was_sent = |key: &str| sent.contains(key);
+        let mut ranked = self.ranked(term, sources.to_vec(), today, WINDOW_DAYS, llm)?;
+        let mut positions = choose_unsent_positions(&ranked.scored, was_sent);
         let mut widened = None;
-        if digest_type == "immediate" {
+        if kind == DigestKind::Immediate {
             // The first digest of a topic is never empty when the literature has matches: a
             // week with too few looks back 30, then 90 days.
-            let this_week = chosen.len();
+            let this_week = positions.len();
             for days in WIDER_WINDOWS_DAYS {
-                if chosen.len() >= ENOUGH_PAPERS {
+                if positions.len() >= ENOUGH_PAPERS {
                     break;
                 }
-                let wider = self.ranked(term, sources.clone(), today, days, llm)?;
-                let wider_chosen = choose_unsent_positions(&wider.scored, was_sent);
+                let wider = self.ranked(term, sources.to_vec(), today, days, llm)?;
+                let wider_positions = choose_unsent_positions(&wider.scored, was_sent);
                 // Searched back `days` either way: an empty digest says how far.
-                if wider_chosen.len() > chosen.len() || chosen.is_empty() {
-                    (ranked, chosen) = (wider, wider_chosen);
+                if wider_positions.len() > positions.len() || positions.is_empty() {
+                    (ranked, positions) = (wider, wider_positions);
                     widened = Some(Widened { days, new_this_week: this_week });
                 }
             }
         }
         // Only an empty digest says how many papers it left out as sent before (and every one
         // of them was looked up already, to choose none).
-        let sent_before = if chosen.is_empty() { ranked.scored.len() } else { 0 };
-        let mut entries: Vec<DigestEntry> = chosen.iter().map(|&position| ranked.scored[position].clone()).collect();
-        let entry_keys = match llm {
+        let sent_before = if positions.is_empty() { ranked.scored.len() } else { 0 };
+        let (own_entries, entries) = match llm {
             // The LLM's summaries make the entries this user's (for now): stored as they are.
             Some(llm) => {
-                self.write_summaries(&ranked, &mut entries, llm);
-                self.store.put_digest_entries(&entries)?
+                let mut own: Vec<DigestEntry> = positions.iter().map(|&position| ranked.scored[position].clone()).collect();
+                self.write_summaries(&ranked, &mut own, llm);
+                let keys = self.store.put_digest_entries(&own)?;
+                (Some(own), keys)
             }
-            None => ranked.stored_keys(&self.store, &chosen)?,
+            None => (None, ranked.stored_keys(&self.store, &positions)?),
         };
-        let ai_summary = ranked.summary(term, &entries, llm).to_string();
-        let digest = Digest {
-            id: Uuid::new_v4(),
-            user_id: user.id,
-            digest_type: digest_type.to_owned(),
-            search_term: term.to_owned(),
-            searched_as: ranked.searched_as.clone(),
-            subject: digest_subject(term, entries.len()),
-            papers_data: entries,
-            ai_summary,
-            status: "sent".to_owned(),
-            sent_at: now,
-            sent_before,
-            widened,
-        };
-        let mail = store::DigestMail {
-            to: user.email.clone(),
-            subject: digest.subject.clone(),
-            list_unsubscribe: Some(self.renderer.one_click_url(user.id)?),
-        };
-        // The digest is dated by the schedule's clock; its mail is due at once.
-        self.store.record_digest_with(&digest, entry_keys, &mail, Utc::now())?;
-        Ok(digest)
+        let (ai_summary, ai_summary_key) = ranked.summary(&self.store, term, &positions, llm)?;
+        let searched_as_key = ranked.searched_as_key(&self.store)?;
+        Ok(Chosen { ranked, positions, own_entries, entries, ai_summary, ai_summary_key, searched_as_key, widened, sent_before })
     }
 
-    /// The term's ranked candidates for `today`, `sources` and the last `window_days` days:
-    /// searched once, then shared by every user who follows the same term with the same
-    /// sources, until the index changes (or, with a model, until more of the window's papers
-    /// have their vectors).
     fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate, window_days: i64, llm: Option<(&Llm, ModelClass)>) -> Result<Arc<Ranked>, DigestError> {
         let since = today - Duration::days(window_days);
         let window = self.semantic.as_ref().map(|semantic| semantic.window(since, today, &sources)).transpose()?;
@@ -263,10 +309,9 @@ impl Digester {
         if let Some(ranked) = lock(&self.cache).get(&key) {
             return Ok(Arc::clone(ranked));
         }
-        // The LLM's related phrases join the term's own words; the term is given twice so that
-        // the user's words weigh more than any one suggestion.
+        // The LLM's related phrases join the term's own words (`engine::digest_text`).
         let phrases = llm.and_then(|(llm, class)| llm.expand(class, term).ok()).unwrap_or_default();
-        let text = if phrases.is_empty() { term.to_owned() } else { format!("{term} {term} {}", phrases.join(" ")) };
+        let text = weighted_query_text(term, &phrases);
         let query = PaperQuery { text, since: Some(since), until: Some(today), sources, limit: CANDIDATES };
         let query_terms = self.index.analyze(term);
         let (hits, expansion, similarity) = match (&self.semantic, &window) {
@@ -317,7 +362,17 @@ impl Digester {
         let scored = score(&candidates, today);
         let entry_keys = Mutex::new(vec![None; scored.len()]);
         let by_key = index_by_first_key(&candidates);
-        let ranked = Arc::new(Ranked { candidates, scored, entry_keys, by_key, searched_as, summaries: Mutex::default() });
+        let fingerprints = scored.iter().map(|entry| entry.keys.first().map(|key| paper_fingerprint(key))).collect();
+        let ranked = Arc::new(Ranked {
+            candidates,
+            scored,
+            entry_keys,
+            by_key,
+            fingerprints,
+            searched_as,
+            searched_as_key: OnceLock::new(),
+            summaries: Mutex::default(),
+        });
         let mut cache = lock(&self.cache);
         // Entries of older days or index generations are never asked for again.
         cache.retain(|cached, _| cached.today == key.today && cached.generation == key.generation);
@@ -352,67 +407,6 @@ impl Digester {
     }
 }
 
-/// How the papers spelled each word of an expanded query: the index's words are stems
-/// ("toxic", "phthalat"), which read badly in a mail.
-struct Surfaces(HashMap<String, HashMap<String, u32>>);
-
-impl Surfaces {
-    fn of(expansion: &[(String, f32)]) -> Surfaces {
-        Surfaces(expansion.iter().map(|(word, _)| (word.clone(), HashMap::new())).collect())
-    }
-
-    /// Counts the spellings of the expansion's words in one paper's analyzed text.
-    fn count(&mut self, analyzed: &[(String, String)]) {
-        for (word, surface) in analyzed {
-            if let Some(spellings) = self.0.get_mut(word) {
-                *spellings.entry(surface.clone()).or_default() += 1;
-            }
-        }
-    }
-
-    /// The commonest spelling of `word` (the shorter one on a tie), if the topic or a paper
-    /// spelled it.
-    fn readable(&self, word: &str) -> Option<&str> {
-        self.0
-            .get(word)
-            .and_then(|spellings| spellings.iter().max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.len().cmp(&a.0.len())).then_with(|| b.0.cmp(a.0))))
-            .map(|(surface, _)| surface.as_str())
-    }
-}
-
-/// How many words of the expanded query "searched as" shows (the strongest; the rest weigh
-/// little each).
-const SEARCHED_AS_WORDS: usize = 10;
-
-/// "Searched as …": the LLM's phrases, then the strongest words of the expanded query as the
-/// topic or the papers spell them (each once). A word neither spelled (an expansion word of a
-/// week with no candidates) is left out rather than shown as the index's stem.
-fn searched_as(phrases: &[String], expansion: &[(String, f32)], surfaces: &Surfaces) -> Option<String> {
-    let mut shown: Vec<&str> = phrases.iter().map(String::as_str).collect();
-    for (word, _) in expansion.iter().take(SEARCHED_AS_WORDS) {
-        let Some(readable) = surfaces.readable(word) else { continue };
-        if !shown.contains(&readable) {
-            shown.push(readable);
-        }
-    }
-    (!shown.is_empty()).then(|| shown.join(", "))
-}
-
-/// Each distinct word with its share of `words`, commonest first.
-fn word_weights(words: &[String]) -> Vec<(String, f32)> {
-    let mut counts: Vec<(String, f32)> = Vec::new();
-    for word in words {
-        match counts.iter_mut().find(|(known, _)| known == word) {
-            Some((_, count)) => *count += 1.0,
-            None => counts.push((word.clone(), 1.0)),
-        }
-    }
-    let total = words.len().max(1) as f32;
-    counts.iter_mut().for_each(|(_, count)| *count /= total);
-    counts.sort_by(|a, b| b.1.total_cmp(&a.1));
-    counts
-}
-
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).
 fn index_by_first_key(candidates: &[Candidate]) -> HashMap<String, usize> {
     candidates
@@ -420,6 +414,84 @@ fn index_by_first_key(candidates: &[Candidate]) -> HashMap<String, usize> {
         .enumerate()
         .filter_map(|(index, candidate)| engine::dedup::dedup_keys(&candidate.paper).first().map(|key| (key.to_string(), index)))
         .collect()
+}
+
+/// A user's digest of one term, chosen ([`Digester::choose`]), not yet recorded.
+pub struct Chosen {
+    ranked: Arc<Ranked>,
+    /// The chosen entries' positions in the ranking.
+    positions: Vec<usize>,
+    /// The entries as this user's digest has them, when they are not the ranking's (the LLM's
+    /// summaries).
+    own_entries: Option<Vec<DigestEntry>>,
+    entries: Vec<EntryKey>,
+    ai_summary: Arc<str>,
+    ai_summary_key: TextKey,
+    searched_as_key: Option<TextKey>,
+    widened: Option<Widened>,
+    sent_before: usize,
+}
+
+impl Chosen {
+    /// How many papers it sends.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The fingerprints of the papers it sends (see `store::ledger`).
+    pub fn sent(&self) -> Vec<u64> {
+        self.positions.iter().filter_map(|&position| self.ranked.fingerprints[position]).collect()
+    }
+
+    /// The digest to record, made `now`, its mail to `to` with `list_unsubscribe`.
+    pub fn new_digest(&self, term: &str, kind: DigestKind, now: DateTime<Utc>, to: &str, list_unsubscribe: &str) -> NewDigest {
+        NewDigest {
+            id: Uuid::new_v4(),
+            kind,
+            term: term.to_owned(),
+            searched_as: self.searched_as_key,
+            entries: self.entries.clone(),
+            sent: self.sent(),
+            ai_summary: self.ai_summary_key,
+            sent_at: now,
+            sent_before: self.sent_before,
+            widened: self.widened,
+            mail: RenderedMail {
+                to: to.to_owned(),
+                subject: digest_subject(term, self.positions.len()),
+                html: String::new(),
+                text: String::new(),
+                action_url: None,
+                list_unsubscribe: Some(list_unsubscribe.to_owned()),
+            },
+        }
+    }
+
+    /// The digest as stored by `digest` ([`Chosen::new_digest`]) for `user_id`.
+    fn digest(&self, user_id: UserId, digest: &NewDigest) -> Digest {
+        let papers_data = match &self.own_entries {
+            Some(own) => own.clone(),
+            None => self.positions.iter().map(|&position| self.ranked.scored[position].clone()).collect(),
+        };
+        Digest {
+            id: digest.id,
+            user_id,
+            digest_type: digest.kind,
+            search_term: digest.term.clone(),
+            searched_as: self.ranked.searched_as.clone(),
+            subject: digest.mail.subject.clone(),
+            papers_data,
+            ai_summary: self.ai_summary.to_string(),
+            status: DigestStatus::Sent,
+            sent_at: digest.sent_at,
+            sent_before: digest.sent_before,
+            widened: digest.widened,
+        }
+    }
 }
 
 /// Renders digest mails: for the mailer when it sends a queued one, and for a resend or a test.
@@ -466,7 +538,7 @@ impl DigestRenderer {
             to,
             &DigestMail {
                 term,
-                weekly: digest.digest_type == "weekly",
+                weekly: digest.digest_type == DigestKind::Weekly,
                 searched_as: digest.searched_as.as_deref(),
                 widened_note: digest.widened.map(|widened| widened.note()).as_deref(),
                 ai_summary: &ai_summary,
@@ -479,59 +551,12 @@ impl DigestRenderer {
         Ok(mail)
     }
 
-    /// Why a digest may be empty: nothing relevant enough, or only papers sent before; and any of
-    /// the user's sources whose harvest is failing.
+    /// Why a digest may be empty (`engine::digest_text::empty_reason`), with any of the user's
+    /// sources whose harvest is failing.
     fn empty_reason(&self, user: &User, digest: &Digest) -> String {
-        let term = &digest.search_term;
-        let days = digest.window_days();
-        let mut reason = match digest.sent_before {
-            0 => format!("Nothing published in the last {days} days matched \"{term}\" closely enough to send."),
-            1 => format!("The one paper of the last {days} days that matched \"{term}\" was in an earlier digest of yours, so there is nothing new to send."),
-            many => format!("The {many} papers of the last {days} days that matched \"{term}\" were all in your earlier digests, so there is nothing new to send."),
-        };
         let preferences = self.store.preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
-        let failing: Vec<&str> = preferences
-            .sources()
-            .into_iter()
-            .filter(|source| self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy()))
-            .map(engine::digest::source_label)
-            .collect();
-        if !failing.is_empty() {
-            reason.push_str(&format!(
-                " {} could not be reached at the last harvest, so some of this week's papers may be missing; they will be in a later digest.",
-                failing.join(" and ")
-            ));
-        }
-        reason
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn analyzed(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(word, surface)| (word.to_string(), surface.to_string())).collect()
-    }
-
-    #[test]
-    fn searched_as_shows_words_as_the_papers_spell_them() {
-        let expansion = vec![("toxic".to_string(), 0.4), ("phthalat".to_string(), 0.3), ("rat".to_string(), 0.2), ("xyz".to_string(), 0.1)];
-        let mut surfaces = Surfaces::of(&expansion);
-        surfaces.count(&analyzed(&[("toxic", "toxicity"), ("phthalat", "phthalate"), ("rat", "rats"), ("liver", "liver")]));
-        surfaces.count(&analyzed(&[("toxic", "toxic"), ("toxic", "toxicity"), ("phthalat", "phthalates"), ("rat", "rat")]));
-        // "toxicity" twice beats "toxic"; phthalate/phthalates and rat/rats tie, and the shorter wins;
-        // a word nobody spelled is left out, never shown as a stem.
-        let shown = searched_as(&["hepatotoxicity".to_string()], &expansion, &surfaces);
-        assert_eq!(shown.as_deref(), Some("hepatotoxicity, toxicity, phthalate, rat"));
-        assert_eq!(searched_as(&[], &[], &Surfaces::of(&[])), None);
-    }
-
-    #[test]
-    fn a_spelling_shown_already_is_not_repeated() {
-        let expansion = vec![("studi".to_string(), 0.5), ("study".to_string(), 0.2)];
-        let mut surfaces = Surfaces::of(&expansion);
-        surfaces.count(&analyzed(&[("studi", "study"), ("study", "study")]));
-        assert_eq!(searched_as(&[], &expansion, &surfaces).as_deref(), Some("study"));
+        let failing: Vec<Source> =
+            preferences.sources().into_iter().filter(|source| self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy())).collect();
+        empty_reason(&digest.search_term, digest.window_days(), digest.sent_before, &failing)
     }
 }

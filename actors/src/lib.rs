@@ -60,8 +60,9 @@ pub mod semantic;
 pub mod sources;
 pub mod status;
 pub mod users;
+pub mod weekly;
 
-pub use digester::{DigestError, DigestRenderer, Digester};
+pub use digester::{Chosen, DigestError, DigestOutcome, DigestRenderer, Digester};
 pub use embedder::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError, VectorizerThread};
 pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
@@ -72,4 +73,5 @@ pub use llm::{Llm, LlmConfig, LlmError, LlmStats, ModelClass};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use scheduler::{RunDue, ScheduleConfig, Scheduler};
 pub use status::{ActorStatus, StatusBoard};
-pub use users::{DigestOutcome, UserActors};
+pub use users::UserActors;
+pub use weekly::WeeklyError;

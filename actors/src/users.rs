@@ -20,28 +20,18 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use engine::digest::{has_digest_allowance, may_send_digest, weekly_action, Digest, WeeklyAction};
-use engine::search_term::TermStatus;
-use engine::mail::{upgrade_invite_mail, MailContext};
+use engine::digest::{has_digest_allowance, may_send_digest, DigestKind};
+use engine::mail::MailContext;
 use engine::UserId;
 use store::{Store, User};
 use tokio::sync::Semaphore;
 
-use crate::digester::{DigestError, Digester};
+use crate::digester::{DigestError, DigestOutcome, Digester};
 use crate::live::{LiveQuery, LiveSearch};
 
 /// An idle user's actor stops after this long without work.
 pub const IDLE_STOP: Duration = Duration::from_secs(600);
 pub use store::UPGRADE_INVITE;
-
-/// What came of asking for a digest.
-#[derive(Debug, Clone)]
-pub enum DigestOutcome {
-    /// Built, stored and queued (it may have no papers: a week with nothing relevant).
-    Sent(Box<Digest>),
-    /// Not built: a free plan whose digests are used up (`engine::digest::may_send_digest`).
-    FreeDigestsUsed,
-}
 
 /// Starts and finds the users' actors. Cheap to clone; clones share the actors.
 #[derive(Clone)]
@@ -58,6 +48,7 @@ struct Shared {
     arbiter: ArbiterHandle,
     actors: Mutex<HashMap<UserId, Addr<UserActor>>>,
     permits: Arc<Semaphore>,
+    workers: usize,
 }
 
 impl UserActors {
@@ -76,12 +67,27 @@ impl UserActors {
     fn start(store: Store, digester: Digester, live: Option<LiveSearch>, mail: MailContext, workers: usize) -> UserActors {
         let arbiter = Arbiter::new().handle();
         let permits = Arc::new(Semaphore::new(workers.max(1)));
-        UserActors { shared: Arc::new(Shared { store, digester, live, mail, arbiter, actors: Mutex::default(), permits }) }
+        UserActors { shared: Arc::new(Shared { store, digester, live, mail, arbiter, actors: Mutex::default(), permits, workers: workers.max(1) }) }
     }
 
     /// The digester the users' digests are built with.
     pub fn digester(&self) -> &Digester {
         &self.shared.digester
+    }
+
+    /// The store the users' digests are kept in.
+    pub fn store(&self) -> &Store {
+        &self.shared.store
+    }
+
+    /// What the users' mails link to.
+    pub fn mail(&self) -> &MailContext {
+        &self.shared.mail
+    }
+
+    /// How many users' work runs at once.
+    pub fn workers(&self) -> usize {
+        self.shared.workers
     }
 
     /// How many users' work may run at once by default: one per core.
@@ -92,19 +98,22 @@ impl UserActors {
     /// Builds `user`'s digest of `term` as of `now` (an immediate search, or a weekly digest the
     /// user asked for), after any work of theirs in flight, if their plan allows another digest
     /// (checked on the user's actor, so two requests cannot both take the last free one).
-    pub async fn digest(&self, user: User, term: String, digest_type: &'static str, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
+    pub async fn digest(&self, user: User, term: String, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
         let actor = self.actor(user.id);
-        match actor.send(BuildDigest { user, term, digest_type, now }).await {
+        match actor.send(BuildDigest { user, term, kind, now }).await {
             Ok(outcome) => outcome,
             Err(error) => Err(DigestError::Stopped(error.to_string())),
         }
     }
 
     /// Serves `user_id`'s weekly digest if it is due at `now` (from `hour` UTC on their delivery
-    /// day); answers how many digests went out.
-    pub async fn weekly(&self, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
+    /// day), after any work of theirs in flight; answers how many digests went out.
+    pub async fn weekly(&self, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, DigestError> {
         let actor = self.actor(user_id);
-        actor.send(Weekly { user_id, now, hour }).await.map_err(|error| error.to_string())?
+        match actor.send(Weekly { user_id, now, hour }).await {
+            Ok(outcome) => outcome,
+            Err(error) => Err(DigestError::Stopped(error.to_string())),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Addr<UserActor>>> {
@@ -206,25 +215,24 @@ impl From<WorkStopped> for DigestError {
 struct BuildDigest {
     user: User,
     term: String,
-    digest_type: &'static str,
+    kind: DigestKind,
     now: DateTime<Utc>,
 }
 
 impl Handler<BuildDigest> for UserActor {
     type Result = AtomicResponse<Self, Result<DigestOutcome, DigestError>>;
 
-    fn handle(&mut self, BuildDigest { user, term, digest_type, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, BuildDigest { user, term, kind, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
         self.run_job(move |shared| async move {
             let checked_term = term.clone();
-            let checked = on_blocking_pool(Arc::clone(&shared), move |shared| check_digest(shared, user, &checked_term, digest_type, now)).await?;
+            let checked = on_blocking_pool(Arc::clone(&shared), move |shared| check_digest(shared, user, &checked_term, kind, now)).await?;
             let Some((user, live_query)) = checked else {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             };
             if let (Some(live), Some(query)) = (&shared.live, live_query) {
                 live.run(&query).await;
             }
-            let digest = on_blocking_pool(shared, move |shared| shared.digester.run(&user, &term, digest_type, now)).await?;
-            Ok(DigestOutcome::Sent(Box::new(digest)))
+            on_blocking_pool(shared, move |shared| shared.digester.run(&user, &term, kind, now)).await
         })
     }
 }
@@ -232,13 +240,13 @@ impl Handler<BuildDigest> for UserActor {
 /// Whether `user` (as stored now: an operator's set-tier or an upgrade counts at once) may have
 /// a digest now, and if so, the live query an immediate digest of `term` should make first.
 /// `None`: the plan allows no digest now. Blocking (sled, the index).
-fn check_digest(shared: &Shared, user: User, term: &str, digest_type: &str, now: DateTime<Utc>) -> Result<Option<(User, Option<LiveQuery>)>, DigestError> {
+fn check_digest(shared: &Shared, user: User, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<Option<(User, Option<LiveQuery>)>, DigestError> {
     let user = shared.store.user(user.id)?.unwrap_or(user);
     if !may_send_now(&shared.store, &user)? {
         return Ok(None);
     }
     let live_query = match &shared.live {
-        Some(live) if digest_type == "immediate" => {
+        Some(live) if kind == DigestKind::Immediate => {
             let sources = shared.digester.sources(&user)?;
             live.plan(term, &sources, now.date_naive()).unwrap_or_else(|error| {
                 tracing::warn!(%error, "counting the index's papers on a term failed; no live search");
@@ -252,7 +260,7 @@ fn check_digest(shared: &Shared, user: User, term: &str, digest_type: &str, now:
 
 /// Serve the user's weekly digest if it is due.
 #[derive(Message)]
-#[rtype(result = "Result<usize, String>")]
+#[rtype(result = "Result<usize, DigestError>")]
 struct Weekly {
     user_id: UserId,
     now: DateTime<Utc>,
@@ -260,54 +268,10 @@ struct Weekly {
 }
 
 impl Handler<Weekly> for UserActor {
-    type Result = AtomicResponse<Self, Result<usize, String>>;
+    type Result = AtomicResponse<Self, Result<usize, DigestError>>;
 
     fn handle(&mut self, Weekly { user_id, now, hour }: Weekly, _: &mut Self::Context) -> Self::Result {
-        self.run_blocking(move |shared| serve_user(&shared.store, &shared.digester, &shared.mail, user_id, now, hour))
-    }
-}
-
-/// The weekly rule for one user at `now`: their digests (one per active term) when due, the
-/// upgrade invitation once a free plan has used its digests, or nothing. Read fresh from the
-/// store, so a change made while the user waited for their turn counts. A free plan's allowance
-/// is checked before each term's digest, so a plan with more terms than digests left stops when
-/// they are used.
-pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, String> {
-    let text = |error: store::StoreError| error.to_string();
-    let Some(user) = store.user(user_id).map_err(text)? else { return Ok(0) };
-    if !(user.is_active && user.is_email_verified) {
-        return Ok(0);
-    }
-    let preferences = store.preferences(user.id).map_err(text)?;
-    let history = store.digest_history(&user).map_err(text)?;
-    match weekly_action(&preferences, user.subscription_tier, &history, now, hour) {
-        WeeklyAction::Wait | WeeklyAction::Done => Ok(0),
-        WeeklyAction::InviteUpgrade => {
-            store.enqueue_mail(&upgrade_invite_mail(mail, &user.email), Utc::now()).map_err(text)?;
-            store.mark_notice(user.id, UPGRADE_INVITE, now).map_err(text)?;
-            Ok(0)
-        }
-        WeeklyAction::Send => {
-            let terms = store.search_terms(user.id).map_err(text)?;
-            let mut count = 0;
-            for term in terms.iter().filter(|term| term.is_active) {
-                if !may_send_now(store, &user).map_err(text)? {
-                    break;
-                }
-                digester.run(&user, &term.term, "weekly", now).map_err(|error| error.to_string())?;
-                store
-                    .update_search_term(term.id, |stored| {
-                        stored.status = TermStatus::Completed;
-                        stored.last_processed_at = Some(now);
-                    })
-                    .map_err(text)?;
-                count += 1;
-            }
-            if count > 0 {
-                store.update_user(user.id, |stored| stored.last_digest_sent_at = Some(now)).map_err(text)?;
-            }
-            Ok(count)
-        }
+        self.run_blocking(move |shared| crate::weekly::serve_user(&shared.store, &shared.digester, &shared.mail, user_id, now, hour))
     }
 }
 

@@ -1,8 +1,8 @@
 //! The `digest` scenario: N users with 3 search terms each over an index of M papers entered this
-//! week, served by the production weekly path — the scheduler's pass (`serve_due_users`), each
-//! user on their own actor, at most one user's work per core — so every digest is built
-//! (expanded search, scoring, summaries), stored with its sent papers and queued; then every
-//! queued mail rendered as the mailer renders it when it sends (not sent).
+//! week, served by the production weekly path — the scheduler's pass (`serve_due_users`: batches
+//! of users on one thread per core, each batch recorded in one transaction) — so every digest is
+//! built (expanded search, scoring, summaries), stored with its sent papers and queued; then
+//! every queued mail rendered as the mailer renders it when it sends (not sent).
 
 use std::time::Instant;
 
@@ -47,6 +47,10 @@ pub struct DigestRun {
     pub digest_seconds: f64,
     /// Every queued digest mail rendered.
     pub render_seconds: f64,
+    /// Bytes the process wrote to disk during the pass (its flush included), per digest.
+    pub disk_bytes_per_digest: Option<f64>,
+    /// The database's size on disk after the pass, per user.
+    pub database_bytes_per_user: f64,
 }
 
 /// Builds an index of about `papers` papers entered this week and `users` users with 3 terms
@@ -68,6 +72,9 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
     let digester = Digester::new(store.clone(), index.clone(), mail.clone());
     let workers = UserActors::default_workers();
+    // What the setup wrote is on disk before the pass starts.
+    store.flush()?;
+    let written_before = written_bytes();
     let started = Instant::now();
     let digests = actix_rt::System::new().block_on(async {
         let user_actors = UserActors::new(store.clone(), digester.clone(), mail, workers);
@@ -75,11 +82,32 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     });
     let digests = digests.map_err(|error| anyhow::anyhow!("the weekly pass: {error}"))?;
     let digest_seconds = started.elapsed().as_secs_f64();
+    let written = written_bytes().zip(written_before).map(|(after, before)| after.saturating_sub(before));
+    let disk_bytes_per_digest = written.map(|bytes| bytes as f64 / digests.max(1) as f64);
+    let database_bytes_per_user = store.size_on_disk_bytes()? as f64 / users.max(1) as f64;
 
     let started = Instant::now();
     let papers_sent = render_queue(&store, &digester, workers)?;
     let render_seconds = started.elapsed().as_secs_f64();
-    Ok(DigestRun { users, papers: index.paper_count()?, digests, papers_sent, workers, index_seconds, index_peak_rss_mib, digest_seconds, render_seconds })
+    Ok(DigestRun {
+        users,
+        papers: index.paper_count()?,
+        digests,
+        papers_sent,
+        workers,
+        index_seconds,
+        index_peak_rss_mib,
+        digest_seconds,
+        render_seconds,
+        disk_bytes_per_digest,
+        database_bytes_per_user,
+    })
+}
+
+/// The bytes this process has caused to be written to disk (`write_bytes` of `/proc/self/io`).
+fn written_bytes() -> Option<u64> {
+    let io = std::fs::read_to_string("/proc/self/io").ok()?;
+    io.lines().find_map(|line| line.strip_prefix("write_bytes:")).and_then(|value| value.trim().parse().ok())
 }
 
 /// Monday (every plan's possible delivery day) at [`HOUR`], on or after `from`'s date.

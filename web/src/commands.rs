@@ -93,7 +93,7 @@ pub async fn run_weekly(settings: &crate::config::Settings, at: chrono::DateTime
         digester = digester.with_embedder(model.embedder);
     }
     let users = actors::UserActors::new(store.clone(), digester, crate::state::mail_context(settings), actors::UserActors::default_workers());
-    let sent = actors::scheduler::serve_due_users(&store, &users, at, settings.digest_hour).await.map_err(anyhow::Error::msg)?;
+    let sent = actors::scheduler::serve_due_users(&store, &users, at, settings.digest_hour).await?;
     store.flush_async().await?;
     writeln!(out, "weekly pass as of {}: {sent} digest(s) built; their mails go out when papertide serve runs", at.format("%Y-%m-%d %H:%M UTC"))?;
     Ok(())

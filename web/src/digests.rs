@@ -12,7 +12,7 @@ use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use engine::account::normalize_email;
 use actors::DigestOutcome;
-use engine::digest::Digest;
+use engine::digest::{Digest, DigestKind};
 use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
 use serde::Deserialize;
@@ -69,7 +69,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
         state.store.update_user(user.id, |stored| stored.pending_search = None)?;
     }
     state.store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
-    let outcome = run_digest(&state, &user, &term.term, "immediate").await;
+    let outcome = run_digest(&state, &user, &term.term, DigestKind::Immediate).await;
     // A term that was not searched (no free digest left) keeps the state it had.
     let searched = match &outcome {
         Ok(DigestOutcome::Sent(_)) => Some(TermStatus::Completed),
@@ -148,8 +148,8 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
 
 /// Builds, stores and queues `user`'s digest of `term` on the user's actor (after any work of
 /// theirs in flight), off the event loop, if their plan allows another digest.
-async fn run_digest(state: &AppState, user: &User, term: &str, digest_type: &'static str) -> ApiResult<DigestOutcome> {
-    state.users.digest(user.clone(), term.to_owned(), digest_type, Utc::now()).await.map_err(ApiError::internal)
+async fn run_digest(state: &AppState, user: &User, term: &str, kind: DigestKind) -> ApiResult<DigestOutcome> {
+    state.users.digest(user.clone(), term.to_owned(), kind, Utc::now()).await.map_err(ApiError::internal)
 }
 
 /// The mail of a stored digest, to `to`.
@@ -239,7 +239,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     let mut papers = 0;
     let mut sent = 0;
     for term in &terms {
-        let digest = match run_digest(&state, &user, &term.term, "weekly").await? {
+        let digest = match run_digest(&state, &user, &term.term, DigestKind::Weekly).await? {
             DigestOutcome::Sent(digest) => digest,
             DigestOutcome::FreeDigestsUsed if sent == 0 => {
                 return Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "free_digests_used", MSG_FREE_DIGESTS_USED)

@@ -5,7 +5,7 @@
 
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
-use engine::digest::next_weekly_run;
+use engine::digest::{next_weekly_run, WeeklyInputs};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermStatus};
 use serde::Deserialize;
 use serde_json::json;
@@ -30,8 +30,9 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
     let user = &signed_in.user;
     let history = state.store.digest_history(user)?;
     let preferences = state.store.preferences(user.id)?;
-    let next = next_weekly_run(&preferences, user.subscription_tier, &history, Utc::now(), state.settings.digest_hour);
-    let mut terms = state.store.search_terms(user.id)?;
+    let inputs = WeeklyInputs { preferences: &preferences, tier: user.subscription_tier, history: &history, now: Utc::now(), hour: state.settings.digest_hour };
+    let next = next_weekly_run(&inputs);
+    let mut terms = state.store.search_terms_as_processed(user.id)?;
     for term in &mut terms {
         // Computed when read, so a change of plan or preferences shows at once.
         term.next_scheduled_run = next.filter(|_| term.is_active);

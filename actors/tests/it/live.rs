@@ -93,7 +93,7 @@ impl World {
     }
 
     async fn immediate(&self, user: &User, term: &str, now: DateTime<Utc>) -> Digest {
-        match self.users.digest(user.clone(), term.into(), "immediate", now).await.expect("a digest") {
+        match self.users.digest(user.clone(), term.into(), engine::digest::DigestKind::Immediate, now).await.expect("a digest") {
             DigestOutcome::Sent(digest) => *digest,
             DigestOutcome::FreeDigestsUsed => panic!("the plan allowed no digest"),
         }

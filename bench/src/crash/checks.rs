@@ -96,7 +96,7 @@ fn check_user(store: &store::Store, user: &mut User, observed: &mut Observed) ->
     }
     known.extend(ids);
     let mut weekly = BTreeMap::new();
-    for digest in digests.iter().filter(|digest| digest.digest_type == "weekly") {
+    for digest in digests.iter().filter(|digest| digest.digest_type == engine::digest::DigestKind::Weekly) {
         let week = digest.sent_at.date_naive().iso_week();
         *weekly.entry((digest.search_term.to_lowercase(), week.year(), week.week())).or_insert(0) += 1;
     }

@@ -299,9 +299,9 @@ async fn two_digests_of_one_user_at_once_never_send_a_paper_twice() {
     // Both go to ada's own actor, which runs them one after the other: the second sees what the
     // first sent.
     let (first, second, third) = futures_util::join!(
-        users.digest(user.clone(), "cancer cells".into(), "immediate", Utc::now()),
-        users.digest(user.clone(), "cancer cells".into(), "immediate", Utc::now()),
-        users.digest(user.clone(), "cancer cells".into(), "immediate", Utc::now()),
+        users.digest(user.clone(), "cancer cells".into(), engine::digest::DigestKind::Immediate, Utc::now()),
+        users.digest(user.clone(), "cancer cells".into(), engine::digest::DigestKind::Immediate, Utc::now()),
+        users.digest(user.clone(), "cancer cells".into(), engine::digest::DigestKind::Immediate, Utc::now()),
     );
     let keys = |outcome: actors::DigestOutcome| -> Vec<String> {
         match outcome {

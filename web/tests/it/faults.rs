@@ -699,14 +699,14 @@ async fn with_the_llm_hung_weekly_digests_still_go_out_summarized_locally() {
     assert_eq!(served, 3, "every weekly digest went out");
     for email in emails {
         let digest = server.latest_digest_of(email);
-        assert_eq!(digest.digest_type, "weekly", "{email}");
+        assert_eq!(digest.digest_type, engine::digest::DigestKind::Weekly, "{email}");
         let immediate = server
             .state
             .store
             .digests(digest.user_id)
             .expect("db")
             .into_iter()
-            .find(|digest| digest.digest_type == "immediate");
+            .find(|digest| digest.digest_type == engine::digest::DigestKind::Immediate);
         let immediate = immediate.expect("the immediate digest");
         assert!(
             !immediate.papers_data.is_empty(),

@@ -197,7 +197,7 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
     }
 
     // The weekly digest of the same topic stays the week's: nothing new, nothing resent.
-    let weekly = server.state.users.digest(server.state.store.user_by_email("ada@example.org").expect("db").expect("ada"), "phthalate liver toxicity".into(), "weekly", Utc::now()).await;
+    let weekly = server.state.users.digest(server.state.store.user_by_email("ada@example.org").expect("db").expect("ada"), "phthalate liver toxicity".into(), engine::digest::DigestKind::Weekly, Utc::now()).await;
     let Ok(actors::DigestOutcome::Sent(weekly)) = weekly else { panic!("a weekly digest: {weekly:?}") };
     assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
 }
