@@ -15,7 +15,6 @@ use store::Store;
 use crate::status::StatusBoard;
 use crate::users::UserActors;
 use crate::weekly::WeeklyError;
-pub use crate::users::UPGRADE_INVITE;
 
 const ACTOR_NAME: &str = "scheduler";
 

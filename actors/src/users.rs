@@ -31,7 +31,6 @@ use crate::live::{LiveQuery, LiveSearch};
 
 /// An idle user's actor stops after this long without work.
 pub const IDLE_STOP: Duration = Duration::from_secs(600);
-pub use store::UPGRADE_INVITE;
 
 /// Starts and finds the users' actors. Cheap to clone; clones share the actors.
 #[derive(Clone)]

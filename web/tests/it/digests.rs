@@ -252,7 +252,7 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     server.use_up_free_digests("bob@example.org", &template, monday(0));
     let received = store.digests(bob_user.id).expect("db").len();
     run(monday(1)).await;
-    assert!(store.notice_sent(bob_user.id, actors::scheduler::UPGRADE_INVITE).expect("db"), "then an invitation to upgrade");
+    assert!(store.digest_history(&bob_user).expect("db").invited, "then an invitation to upgrade");
     run(monday(2)).await;
     assert_eq!(store.digests(bob_user.id).expect("db").len(), received, "no third free digest");
     server.wait_for_empty_queue().await;
