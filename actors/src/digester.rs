@@ -123,8 +123,11 @@ struct Ranked {
     /// The AI summary of each choice of papers made so far (by their positions in `scored`),
     /// and its stored key: users who were sent none of these papers before all get the same
     /// choice.
-    summaries: Mutex<HashMap<Vec<usize>, (Arc<str>, TextKey)>>,
+    summaries: Mutex<HashMap<Vec<usize>, StoredSummary>>,
 }
+
+/// A digest summary and its key in `digest_texts`.
+type StoredSummary = (Arc<str>, TextKey);
 
 impl Ranked {
     /// The digest-level summary of the entries at `positions` and its stored key, made once per
@@ -133,7 +136,8 @@ impl Ranked {
         if let Some((summary, key)) = lock(&self.summaries).get(positions) {
             return Ok((Arc::clone(summary), *key));
         }
-        let papers: Vec<&Paper> = positions.iter().filter_map(|&position| self.scored[position].keys.first()).filter_map(|key| self.paper(key)).collect();
+        let papers: Vec<&Paper> =
+            positions.iter().filter_map(|&position| self.scored[position].keys.first()).filter_map(|key| self.paper(key)).collect();
         let written = match llm {
             Some((llm, class)) if !papers.is_empty() => llm.summarize_digest(class, term, &papers).ok(),
             _ => None,
@@ -251,7 +255,15 @@ impl Digester {
     /// the term's shared ranking (made once per day, sources and index generation), the best
     /// papers not sent before, their stored entries and the digest's stored texts. Writes only
     /// shared, content-keyed records; [`Store::commit_digests`] records the digest.
-    pub fn choose(&self, tier: Tier, sources: &[Source], term: &str, kind: DigestKind, now: DateTime<Utc>, sent: &SentPapers) -> Result<Chosen, DigestError> {
+    pub fn choose(
+        &self,
+        tier: Tier,
+        sources: &[Source],
+        term: &str,
+        kind: DigestKind,
+        now: DateTime<Utc>,
+        sent: &SentPapers,
+    ) -> Result<Chosen, DigestError> {
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(tier)));
         let was_sent = |key: &str| sent.contains(key);
@@ -293,7 +305,14 @@ impl Digester {
         Ok(Chosen { ranked, positions, own_entries, entries, ai_summary, ai_summary_key, searched_as_key, widened, sent_before })
     }
 
-    fn ranked(&self, term: &str, sources: Vec<Source>, today: NaiveDate, window_days: i64, llm: Option<(&Llm, ModelClass)>) -> Result<Arc<Ranked>, DigestError> {
+    fn ranked(
+        &self,
+        term: &str,
+        sources: Vec<Source>,
+        today: NaiveDate,
+        window_days: i64,
+        llm: Option<(&Llm, ModelClass)>,
+    ) -> Result<Arc<Ranked>, DigestError> {
         let since = today - Duration::days(window_days);
         let window = self.semantic.as_ref().map(|semantic| semantic.window(since, today, &sources)).transpose()?;
         let model = llm.map(|(llm, class)| llm.model(class).to_owned());

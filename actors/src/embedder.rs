@@ -37,7 +37,7 @@ use chrono::Utc;
 use embed::{EmbedError, Embedder};
 use engine::embedding::{embedding_text, needs_embedding, text_hash};
 use index::{IndexError, PaperId, PaperIndex};
-use store::{StoreError, StoredVector, Store, VectorStamp};
+use store::{Store, StoreError, StoredVector, VectorStamp};
 
 use crate::status::StatusBoard;
 

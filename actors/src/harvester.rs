@@ -17,7 +17,7 @@ use engine::harvest::{days, DayReport, HarvestState};
 use engine::paper::{Paper, Parsed, Source};
 use store::Store;
 
-use crate::indexer::{IndexerError, Indexer, Ingest, IngestCounts};
+use crate::indexer::{Indexer, IndexerError, Ingest, IngestCounts};
 use crate::sources::{ArxivClient, BiorxivClient, Progress, ProgressFn, PubmedClient, SourceError};
 use crate::status::StatusBoard;
 

@@ -144,7 +144,8 @@ impl LiveSearch {
             return Ok(None);
         }
         let window = live_window(today);
-        let count_query = PaperQuery { text: term.to_owned(), since: Some(window.0), until: Some(window.1), sources: sources.to_vec(), limit: FEW_MATCHES };
+        let count_query =
+            PaperQuery { text: term.to_owned(), since: Some(window.0), until: Some(window.1), sources: sources.to_vec(), limit: FEW_MATCHES };
         let matches = self.index.rank(&count_query)?.len();
         if !has_little_for_term(matches) {
             return Ok(None);

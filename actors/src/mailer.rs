@@ -310,11 +310,8 @@ async fn deliver(store: &Store, queued: &QueuedMail, transport: &MailTransport, 
 }
 
 fn build_message(queued: &QueuedMail, config: &MailerConfig) -> Result<Message, MailError> {
-    let recipient: Mailbox = queued
-        .mail
-        .to
-        .parse()
-        .map_err(|error| MailError::Permanent(format!("invalid recipient {:?}: {error}", queued.mail.to)))?;
+    let recipient: Mailbox =
+        queued.mail.to.parse().map_err(|error| MailError::Permanent(format!("invalid recipient {:?}: {error}", queued.mail.to)))?;
     let message_id = format!("<papertide.{}.{}@{}>", queued.id, queued.enqueued_at.timestamp(), config.message_id_domain);
     let body = MultiPart::alternative()
         .singlepart(SinglePart::builder().header(ContentType::TEXT_PLAIN).body(queued.mail.text.clone()))
@@ -331,9 +328,7 @@ fn build_message(queued: &QueuedMail, config: &MailerConfig) -> Result<Message, 
             .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("List-Unsubscribe"), format!("<{url}>")))
             .raw_header(HeaderValue::new(HeaderName::new_from_ascii_str("List-Unsubscribe-Post"), "List-Unsubscribe=One-Click".into()));
     }
-    builder
-        .multipart(body)
-        .map_err(|error| MailError::Permanent(format!("building the message: {error}")))
+    builder.multipart(body).map_err(|error| MailError::Permanent(format!("building the message: {error}")))
 }
 
 /// The outbox file of a queued mail; the same mail always gets the same name.
@@ -354,7 +349,9 @@ async fn write_to_outbox(dir: &PathBuf, queued: &QueuedMail, bytes: &[u8]) -> Re
     tokio::fs::write(&partial_path, bytes).await.map_err(transient)?;
     tokio::fs::rename(&partial_path, &final_path).await.map_err(transient)?;
     match &queued.mail.action_url {
-        Some(link) => tracing::info!(file = %final_path.display(), to = %queued.mail.to, subject = %queued.mail.subject, %link, "mail written to outbox"),
+        Some(link) => {
+            tracing::info!(file = %final_path.display(), to = %queued.mail.to, subject = %queued.mail.subject, %link, "mail written to outbox")
+        }
         None => tracing::info!(file = %final_path.display(), to = %queued.mail.to, subject = %queued.mail.subject, "mail written to outbox"),
     }
     Ok(())

@@ -140,11 +140,13 @@ impl SmtpClient {
         let mut connection = match &server.tls {
             Tls::Wrapper(parameters) => {
                 let address = (server.host.as_str(), server.port);
-                let connecting = AsyncSmtpConnection::connect_tokio1(address, Some(server.timeout), &server.hello_name, Some(parameters.clone()), None);
+                let connecting =
+                    AsyncSmtpConnection::connect_tokio1(address, Some(server.timeout), &server.hello_name, Some(parameters.clone()), None);
                 self.within_timeout(connecting).await?.map_err(classify)?
             }
             _ => {
-                let unreachable = |error: std::io::Error| MailError::Transient(format!("connecting to the SMTP server {}:{}: {error}", server.host, server.port));
+                let unreachable =
+                    |error: std::io::Error| MailError::Transient(format!("connecting to the SMTP server {}:{}: {error}", server.host, server.port));
                 let socket = self.within_timeout(TcpStream::connect((server.host.as_str(), server.port))).await?.map_err(unreachable)?;
                 socket.set_nodelay(true).map_err(unreachable)?;
                 // A zero linger never blocks: closing resets the connection at once.
@@ -168,7 +170,9 @@ impl SmtpClient {
 
     async fn within_timeout<T>(&self, step: impl std::future::Future<Output = T>) -> Result<T, MailError> {
         let seconds = self.server.timeout.as_secs_f64();
-        tokio::time::timeout(self.server.timeout, step).await.map_err(|_| MailError::Transient(format!("the SMTP server did not answer within {seconds} s")))
+        tokio::time::timeout(self.server.timeout, step)
+            .await
+            .map_err(|_| MailError::Transient(format!("the SMTP server did not answer within {seconds} s")))
     }
 }
 
@@ -222,12 +226,16 @@ mod tests {
         let plain = SmtpServer::from_url("smtp://127.0.0.1:2525", None, timeout).expect("plain");
         assert_eq!((plain.host.as_str(), plain.port, matches!(plain.tls, Tls::None)), ("127.0.0.1", 2525, true));
         assert!(plain.credentials.is_none());
-        let submission = SmtpServer::from_url("smtp://ada:p%40ss@mail.example.org/papers.example.org?tls=required", None, timeout).expect("submission");
+        let submission =
+            SmtpServer::from_url("smtp://ada:p%40ss@mail.example.org/papers.example.org?tls=required", None, timeout).expect("submission");
         assert_eq!(submission.port, 587);
         assert!(matches!(submission.tls, Tls::Required(_)));
         assert_eq!(submission.credentials, Some(Credentials::new("ada".into(), "p@ss".into())));
         assert_eq!(submission.hello_name, ClientId::Domain("papers.example.org".into()));
-        assert!(matches!(SmtpServer::from_url("smtp://mail.example.org?tls=opportunistic", None, timeout).expect("opportunistic").tls, Tls::Opportunistic(_)));
+        assert!(matches!(
+            SmtpServer::from_url("smtp://mail.example.org?tls=opportunistic", None, timeout).expect("opportunistic").tls,
+            Tls::Opportunistic(_)
+        ));
         let implicit = SmtpServer::from_url("smtps://mail.example.org", None, timeout).expect("implicit");
         assert_eq!(implicit.port, 465);
         assert!(matches!(implicit.tls, Tls::Wrapper(_)));

@@ -239,7 +239,13 @@ impl Handler<BuildDigest> for UserActor {
 /// Whether `user` (as stored now: an operator's set-tier or an upgrade counts at once) may have
 /// a digest now, and if so, the live query an immediate digest of `term` should make first.
 /// `None`: the plan allows no digest now. Blocking (sled, the index).
-fn check_digest(shared: &Shared, user: User, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<Option<(User, Option<LiveQuery>)>, DigestError> {
+fn check_digest(
+    shared: &Shared,
+    user: User,
+    term: &str,
+    kind: DigestKind,
+    now: DateTime<Utc>,
+) -> Result<Option<(User, Option<LiveQuery>)>, DigestError> {
     let user = shared.store.user(user.id)?.unwrap_or(user);
     if !may_send_now(&shared.store, &user)? {
         return Ok(None);

@@ -43,7 +43,14 @@ pub enum WeeklyError {
 /// Serves every user due at `now` (from `hour` UTC on their delivery day) on `workers` threads;
 /// answers how many digests were recorded. A user whose digests fail is logged and the others
 /// go on. Blocking: run it on a thread of its own or tokio's blocking pool.
-pub fn serve_due(store: &Store, digester: &Digester, mail: &MailContext, now: DateTime<Utc>, hour: u32, workers: usize) -> Result<usize, WeeklyError> {
+pub fn serve_due(
+    store: &Store,
+    digester: &Digester,
+    mail: &MailContext,
+    now: DateTime<Utc>,
+    hour: u32,
+    workers: usize,
+) -> Result<usize, WeeklyError> {
     let due = Arc::new(maybe_due(store, now, hour)?);
     let next = Arc::new(AtomicUsize::new(0));
     let sent = std::thread::scope(|scope| {
@@ -61,7 +68,10 @@ pub fn serve_due(store: &Store, digester: &Digester, mail: &MailContext, now: Da
                 })
             })
             .collect();
-        threads.into_iter().map(|thread| thread.join().map_err(|_| WeeklyError::Stopped("a worker panicked".into()))).sum::<Result<usize, WeeklyError>>()
+        threads
+            .into_iter()
+            .map(|thread| thread.join().map_err(|_| WeeklyError::Stopped("a worker panicked".into())))
+            .sum::<Result<usize, WeeklyError>>()
     })?;
     // Batches are not flushed one by one (the mailer flushes before it sends); the pass ends
     // with everything durable.
@@ -70,7 +80,14 @@ pub fn serve_due(store: &Store, digester: &Digester, mail: &MailContext, now: Da
 }
 
 /// Serves `user_id` alone if they are due; answers how many digests were recorded.
-pub fn serve_user(store: &Store, digester: &Digester, mail: &MailContext, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, DigestError> {
+pub fn serve_user(
+    store: &Store,
+    digester: &Digester,
+    mail: &MailContext,
+    user_id: UserId,
+    now: DateTime<Utc>,
+    hour: u32,
+) -> Result<usize, DigestError> {
     let mut tries = 0;
     loop {
         let Some(part) = user_week(store, digester, mail, user_id, now, hour)? else { return Ok(0) };
@@ -122,7 +139,14 @@ fn serve_batch(store: &Store, digester: &Digester, mail: &MailContext, batch: &[
 /// What the weekly rule does for `user_id` at `now`, ready to record: their digests (one per
 /// active term while their plan allows), the upgrade invitation, or nothing. Read fresh from the
 /// store, so a change made while the user waited for their turn counts.
-fn user_week(store: &Store, digester: &Digester, mail: &MailContext, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<Option<UserDigests>, DigestError> {
+fn user_week(
+    store: &Store,
+    digester: &Digester,
+    mail: &MailContext,
+    user_id: UserId,
+    now: DateTime<Utc>,
+    hour: u32,
+) -> Result<Option<UserDigests>, DigestError> {
     let Some(user) = store.user(user_id)? else { return Ok(None) };
     if !(user.is_active && user.is_email_verified) {
         return Ok(None);

@@ -22,10 +22,31 @@ use crate::workload;
 
 /// Topics the simulated users follow: words and phrases the generated week's papers use.
 const TOPICS: &[&str] = &[
-    "cancer", "tumor suppression", "gene expression", "protein folding", "cell proliferation", "RNA interference",
-    "breast cancer", "signaling network", "histone methylation", "microRNA", "mass spectrometry", "neural networks",
-    "deep learning", "quantum computing", "galaxy formation", "epidemiology", "vaccine", "immune response", "stem cells",
-    "drug resistance", "genome sequencing", "machine learning", "climate", "diabetes", "Alzheimer's disease",
+    "cancer",
+    "tumor suppression",
+    "gene expression",
+    "protein folding",
+    "cell proliferation",
+    "RNA interference",
+    "breast cancer",
+    "signaling network",
+    "histone methylation",
+    "microRNA",
+    "mass spectrometry",
+    "neural networks",
+    "deep learning",
+    "quantum computing",
+    "galaxy formation",
+    "epidemiology",
+    "vaccine",
+    "immune response",
+    "stem cells",
+    "drug resistance",
+    "genome sequencing",
+    "machine learning",
+    "climate",
+    "diabetes",
+    "Alzheimer's disease",
 ];
 /// The UTC hour the simulated schedule runs at.
 const HOUR: u32 = 9;

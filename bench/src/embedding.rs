@@ -26,20 +26,56 @@ const TERM_ROUNDS: usize = 3;
 
 /// Search terms as users type them: single words, phrases and questions, across fields.
 const TOPICS: &[&str] = &[
-    "cancer", "CAR-T exhaustion", "tumor suppressor genes in colorectal cancer", "protein folding", "RNA interference",
-    "gut microbiome and depression", "CRISPR off-target effects", "histone methylation", "single-cell RNA sequencing",
-    "mass spectrometry proteomics", "deep learning for medical imaging", "graph neural networks", "quantum error correction",
-    "galaxy formation", "dark matter halos", "epidemiology of long COVID", "mRNA vaccine efficacy in older adults",
-    "immune checkpoint inhibitors", "stem cell niche", "antibiotic resistance", "genome-wide association study of type 2 diabetes",
-    "Alzheimer's disease amyloid", "climate change and malaria transmission", "sepsis biomarkers", "opioid use disorder treatment",
-    "heart failure with preserved ejection fraction", "large language models", "reinforcement learning from human feedback",
-    "software testing", "formal verification of distributed systems", "superconductivity in twisted bilayer graphene",
-    "topological insulators", "gravitational waves", "exoplanet atmospheres", "machine learning interatomic potentials",
-    "how does sleep deprivation affect memory consolidation?", "air pollution and childhood asthma", "malaria",
-    "telomere length and ageing", "Parkinson's disease alpha-synuclein", "breast cancer screening with mammography",
-    "neural correlates of consciousness", "bacteriophage therapy", "HIV pre-exposure prophylaxis adherence", "zebrafish heart regeneration",
-    "photosynthesis efficiency in crops", "randomized controlled trial of exercise in depression", "microplastics in drinking water",
-    "protein structure prediction", "causal inference with observational data",
+    "cancer",
+    "CAR-T exhaustion",
+    "tumor suppressor genes in colorectal cancer",
+    "protein folding",
+    "RNA interference",
+    "gut microbiome and depression",
+    "CRISPR off-target effects",
+    "histone methylation",
+    "single-cell RNA sequencing",
+    "mass spectrometry proteomics",
+    "deep learning for medical imaging",
+    "graph neural networks",
+    "quantum error correction",
+    "galaxy formation",
+    "dark matter halos",
+    "epidemiology of long COVID",
+    "mRNA vaccine efficacy in older adults",
+    "immune checkpoint inhibitors",
+    "stem cell niche",
+    "antibiotic resistance",
+    "genome-wide association study of type 2 diabetes",
+    "Alzheimer's disease amyloid",
+    "climate change and malaria transmission",
+    "sepsis biomarkers",
+    "opioid use disorder treatment",
+    "heart failure with preserved ejection fraction",
+    "large language models",
+    "reinforcement learning from human feedback",
+    "software testing",
+    "formal verification of distributed systems",
+    "superconductivity in twisted bilayer graphene",
+    "topological insulators",
+    "gravitational waves",
+    "exoplanet atmospheres",
+    "machine learning interatomic potentials",
+    "how does sleep deprivation affect memory consolidation?",
+    "air pollution and childhood asthma",
+    "malaria",
+    "telomere length and ageing",
+    "Parkinson's disease alpha-synuclein",
+    "breast cancer screening with mammography",
+    "neural correlates of consciousness",
+    "bacteriophage therapy",
+    "HIV pre-exposure prophylaxis adherence",
+    "zebrafish heart regeneration",
+    "photosynthesis efficiency in crops",
+    "randomized controlled trial of exercise in depression",
+    "microplastics in drinking water",
+    "protein structure prediction",
+    "causal inference with observational data",
 ];
 
 const PUBMED: &[&str] = &[
@@ -410,7 +446,10 @@ mod tests {
     #[test]
     fn the_default_places_are_the_data_directory_then_the_users_cache() {
         let dirs = default_model_dirs(Some(Path::new("/home/reader")));
-        assert_eq!(dirs, [PathBuf::from("papertide-data/models/all-minilm-l6-v2"), PathBuf::from("/home/reader/.cache/papertide/data/models/all-minilm-l6-v2")]);
+        assert_eq!(
+            dirs,
+            [PathBuf::from("papertide-data/models/all-minilm-l6-v2"), PathBuf::from("/home/reader/.cache/papertide/data/models/all-minilm-l6-v2")]
+        );
         assert_eq!(default_model_dirs(None).len(), 1);
     }
 

@@ -475,7 +475,8 @@ async fn sign_in_by_link(address: SocketAddr, email: String, token: String) -> a
     let verified: Value = serde_json::from_slice(&body).context("the verification answer")?;
     let id = verified["user"]["id"].as_str().context("the verified user's id")?.to_owned();
     let search = json!({ "email": email, "searchTerm": TERMS[0] });
-    let (status, body) = send(&mut sender, build_request(Method::POST, "/api/immediate-search", address, Some(&session_cookie), Some(search))).await?;
+    let (status, body) =
+        send(&mut sender, build_request(Method::POST, "/api/immediate-search", address, Some(&session_cookie), Some(search))).await?;
     if status != StatusCode::OK {
         bail!("adding a term for {email}: {status} {}", String::from_utf8_lossy(&body));
     }
@@ -510,9 +511,10 @@ pub fn verification_tokens(outbox: &Path) -> BTreeMap<String, String> {
         let Ok(raw) = std::fs::read_to_string(entry.path()) else { continue };
         let mail = decode_quoted_printable(&raw);
         let recipient = mail.lines().find_map(|line| line.strip_prefix("To: ")).map(str::trim);
-        let token = mail.split("/verify-email?token=").nth(1).map(|rest| {
-            rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect::<String>()
-        });
+        let token = mail
+            .split("/verify-email?token=")
+            .nth(1)
+            .map(|rest| rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect::<String>());
         if let (Some(recipient), Some(token)) = (recipient, token) {
             tokens.insert(recipient.to_owned(), token);
         }
@@ -565,7 +567,13 @@ async fn send(sender: &mut SendRequest<Full<Bytes>>, request: Request<Full<Bytes
 }
 
 /// One request on a connection of its own (setup).
-async fn one_request(address: SocketAddr, method: Method, path: &str, cookie: Option<&str>, body: Option<Value>) -> anyhow::Result<(StatusCode, Bytes)> {
+async fn one_request(
+    address: SocketAddr,
+    method: Method,
+    path: &str,
+    cookie: Option<&str>,
+    body: Option<Value>,
+) -> anyhow::Result<(StatusCode, Bytes)> {
     let mut sender = connect(address).await?;
     send(&mut sender, build_request(method, path, address, cookie, body)).await
 }

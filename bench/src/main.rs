@@ -171,7 +171,9 @@ fn main() -> anyhow::Result<()> {
             let settings = RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default() };
             let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
             figures["embedModel"] = match (&model_dir, &embedder) {
-                (Some(dir), Some(embedder)) => json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions() }),
+                (Some(dir), Some(embedder)) => {
+                    json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions() })
+                }
                 _ => serde_json::Value::Null,
             };
             figures
@@ -206,7 +208,8 @@ fn main() -> anyhow::Result<()> {
             })
         }
         Scenario::Crash { kills, seed, users, server } => {
-            let seed = seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64));
+            let seed =
+                seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64));
             let binary = bench::http::find_server_binary(server.as_deref())?;
             let config = bench::crash::CrashConfig { binary, kills, seed, users };
             let mut progress = |line: &str| eprintln!("{line}");
@@ -466,7 +469,8 @@ fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
 
 /// `slope,intercept`.
 fn parse_calibration(text: &str) -> anyhow::Result<relevance::Calibration> {
-    let values: Vec<f64> = text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes two numbers")?;
+    let values: Vec<f64> =
+        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes two numbers")?;
     let [slope, intercept] = values.as_slice() else {
         anyhow::bail!("--calibration takes two numbers: slope,intercept");
     };
@@ -486,9 +490,9 @@ fn cores() -> NonZeroUsize {
 }
 
 fn machine() -> serde_json::Value {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|info| {
-        info.lines().find(|line| line.starts_with("model name")).map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned())
-    });
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| info.lines().find(|line| line.starts_with("model name")).map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned()));
     json!({
         "cores": cores().get(),
         "cpu": cpu,

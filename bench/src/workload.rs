@@ -84,11 +84,18 @@ fn push_arxiv(bodies: &mut Vec<String>, first: usize, target: usize) -> usize {
         for _ in 0..entries.len().min(target - made) {
             let template = entries[made % entries.len()];
             let serial = first + made + 1;
-            let with_id = template.replacen("<id>http://arxiv.org/abs/", &format!("<id>http://arxiv.org/abs/{}.{:05}", 2600 + serial / 99_999, serial % 99_999), 1);
+            let with_id = template.replacen(
+                "<id>http://arxiv.org/abs/",
+                &format!("<id>http://arxiv.org/abs/{}.{:05}", 2600 + serial / 99_999, serial % 99_999),
+                1,
+            );
             let record = strip_original_id(&with_id)
                 .replacen("<title>", &format!("<title>Week preprint {serial}: "), 1)
                 .replace("<arxiv:doi>", &format!("<arxiv:doi>10.99998/week.{serial}."))
-                .replace("<arxiv:doi xmlns:arxiv=\"http://arxiv.org/schemas/atom\">", &format!("<arxiv:doi xmlns:arxiv=\"http://arxiv.org/schemas/atom\">10.99998/week.{serial}."));
+                .replace(
+                    "<arxiv:doi xmlns:arxiv=\"http://arxiv.org/schemas/atom\">",
+                    &format!("<arxiv:doi xmlns:arxiv=\"http://arxiv.org/schemas/atom\">10.99998/week.{serial}."),
+                );
             body.push_str(&record);
             made += 1;
         }
@@ -107,7 +114,8 @@ fn strip_original_id(entry: &str) -> String {
     let Some(id_len) = entry[id_start..].find("</id>") else { return entry.to_owned() };
     let full = &entry[id_start..id_start + id_len];
     let fresh: String = full.chars().take(10).collect();
-    let version = full.rfind('v').map(|at| &full[at..]).filter(|suffix| suffix[1..].chars().all(|c| c.is_ascii_digit()) && suffix.len() > 1).unwrap_or("v1");
+    let version =
+        full.rfind('v').map(|at| &full[at..]).filter(|suffix| suffix[1..].chars().all(|c| c.is_ascii_digit()) && suffix.len() > 1).unwrap_or("v1");
     format!("{}{fresh}{version}{}", &entry[..id_start], &entry[id_start + id_len..])
 }
 

@@ -39,7 +39,12 @@ fn cranfield_queries_are_numbered_by_position_and_graded_by_code() -> anyhow::Re
     assert!(evaluation.mean.average_precision > 0.25, "Cranfield MAP {}", evaluation.mean.average_precision);
     // The digest's ranking: expanded, then ordered and cut by the absolute relevance.
     let digest = evaluate_ranking(&cranfield, &Ranking::Digest(Rm3::default(), Calibration::LEXICAL))?;
-    assert!(digest.mean.average_precision > evaluation.mean.average_precision + 0.02, "{} vs {}", digest.mean.average_precision, evaluation.mean.average_precision);
+    assert!(
+        digest.mean.average_precision > evaluation.mean.average_precision + 0.02,
+        "{} vs {}",
+        digest.mean.average_precision,
+        evaluation.mean.average_precision
+    );
     let bins: Vec<(f64, f64)> = digest.calibration.iter().filter(|bin| bin.hits >= 50).map(|bin| (bin.predicted, bin.observed)).collect();
     assert!(bins.len() >= 5 && bins.windows(2).all(|pair| pair[0].1 <= pair[1].1), "higher relevance, more relevant hits: {bins:?}");
     for (predicted, observed) in &bins {
@@ -60,7 +65,10 @@ fn beir_collections_are_read_and_measured() -> anyhow::Result<()> {
             "{\"_id\": 3, \"title\": \"Lens proteins\", \"text\": \"the crystalline lens of vertebrates\"}\n",
         ),
     )?;
-    std::fs::write(dir.path().join("queries.jsonl"), "{\"_id\": \"q1\", \"text\": \"fetal glucose?\"}\n{\"_id\": \"q2\", \"text\": \"crystalline lens\"}\n")?;
+    std::fs::write(
+        dir.path().join("queries.jsonl"),
+        "{\"_id\": \"q1\", \"text\": \"fetal glucose?\"}\n{\"_id\": \"q2\", \"text\": \"crystalline lens\"}\n",
+    )?;
     std::fs::write(dir.path().join("qrels/test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\t3\t2\nq2\td2\t0\n")?;
     let beir = Collection::load(dir.path(), None)?;
     assert_eq!((beir.documents.len(), beir.queries.len(), beir.judgments.len()), (3, 2, 2));

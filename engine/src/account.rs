@@ -165,12 +165,10 @@ impl FromStr for ResearchField {
     type Err = UnknownName;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        ResearchField::ALL.into_iter().find(|field| field.as_str() == text).ok_or_else(|| {
-            UnknownName {
-                given: text.to_owned(),
-                allowed: "medicine, biology, physics, chemistry, computer-science, mathematics, \
+        ResearchField::ALL.into_iter().find(|field| field.as_str() == text).ok_or_else(|| UnknownName {
+            given: text.to_owned(),
+            allowed: "medicine, biology, physics, chemistry, computer-science, mathematics, \
                           psychology, engineering, other",
-            }
         })
     }
 }
@@ -218,10 +216,10 @@ impl FromStr for DeliveryDay {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let lowered = text.trim().to_ascii_lowercase();
-        DeliveryDay::ALL.into_iter().find(|day| day.as_str() == lowered).ok_or_else(|| UnknownName {
-            given: text.to_owned(),
-            allowed: "sunday, monday, tuesday, wednesday, thursday, friday, saturday",
-        })
+        DeliveryDay::ALL
+            .into_iter()
+            .find(|day| day.as_str() == lowered)
+            .ok_or_else(|| UnknownName { given: text.to_owned(), allowed: "sunday, monday, tuesday, wednesday, thursday, friday, saturday" })
     }
 }
 
@@ -250,8 +248,7 @@ impl Default for Preferences {
 }
 
 /// What a free plan may not choose (spec §5 and §6: PubMed only, Monday).
-pub const MSG_FREE_PLAN_LOCKED: &str =
-    "Free plans receive PubMed papers on Mondays. Upgrade to Pro or Team to choose your sources and delivery day.";
+pub const MSG_FREE_PLAN_LOCKED: &str = "Free plans receive PubMed papers on Mondays. Upgrade to Pro or Team to choose your sources and delivery day.";
 /// A change that would leave no source to search.
 pub const MSG_NO_SOURCE: &str = "Choose at least one source for your digests.";
 

@@ -127,9 +127,7 @@ pub fn verdict(state: &SubscriptionState) -> Verdict {
         ProviderStatus::IncompleteExpired => Verdict::Failed(state.payment_error.clone().unwrap_or_else(|| MSG_FIRST_PAYMENT_EXPIRED.to_owned())),
         ProviderStatus::PastDue => Verdict::Grace,
         ProviderStatus::Unpaid => Verdict::Ended(EndCause::NotPaid),
-        ProviderStatus::Canceled | ProviderStatus::Paused => {
-            Verdict::Ended(if settled { EndCause::Canceled } else { EndCause::NotPaid })
-        }
+        ProviderStatus::Canceled | ProviderStatus::Paused => Verdict::Ended(if settled { EndCause::Canceled } else { EndCause::NotPaid }),
     }
 }
 
@@ -219,7 +217,12 @@ pub struct PlanEnded {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlanChange {
     /// The plan went up (from free, or pro to team) after a paid invoice.
-    Upgraded { from: Tier, to: Tier, invoice: Option<InvoiceState>, reactivated_terms: usize },
+    Upgraded {
+        from: Tier,
+        to: Tier,
+        invoice: Option<InvoiceState>,
+        reactivated_terms: usize,
+    },
     Ended(PlanEnded),
 }
 
@@ -254,11 +257,9 @@ pub fn plan_change_mail(context: &MailContext, to: &str, change: &PlanChange) ->
         PlanChange::Upgraded { from, to: tier, invoice, reactivated_terms } => {
             let subject = format!("Your Papertide {} plan is active", tier.label());
             let paid = match invoice {
-                Some(invoice) if invoice.amount_paid > 0 => format!(
-                    "We received your payment of {} (invoice {}).",
-                    dollars(invoice.amount_paid),
-                    invoice.id
-                ),
+                Some(invoice) if invoice.amount_paid > 0 => {
+                    format!("We received your payment of {} (invoice {}).", dollars(invoice.amount_paid), invoice.id)
+                }
                 _ => String::from("Your payment is confirmed."),
             };
             let moved = if from.is_paid() { format!(" Your plan moved from {} to {}.", from.label(), tier.label()) } else { String::new() };
@@ -389,7 +390,8 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(index, &is_active)| {
-                let mut term = SearchTerm::new(TermId(Uuid::from_u128(index as u128 + 1)), UserId(Uuid::nil()), format!("topic {index}"), Tier::Team, now);
+                let mut term =
+                    SearchTerm::new(TermId(Uuid::from_u128(index as u128 + 1)), UserId(Uuid::nil()), format!("topic {index}"), Tier::Team, now);
                 term.is_active = is_active;
                 term
             })

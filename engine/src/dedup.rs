@@ -219,11 +219,7 @@ impl Cluster {
 }
 
 /// The oldest live cluster sharing a key with `cluster` that it can merge with.
-fn first_mergeable_cluster(
-    cluster: &Cluster,
-    clusters: &[Option<Cluster>],
-    clusters_by_key: &BTreeMap<DedupKey, Vec<usize>>,
-) -> Option<usize> {
+fn first_mergeable_cluster(cluster: &Cluster, clusters: &[Option<Cluster>], clusters_by_key: &BTreeMap<DedupKey, Vec<usize>>) -> Option<usize> {
     cluster
         .keys
         .iter()
@@ -283,8 +279,7 @@ fn merge_ids(existing: &Paper, incoming: &Paper) -> PaperIds {
         }
     }
     let names_its_journal = old.published_doi.is_some() || new.published_doi.is_some();
-    let preprint_meets_journal_record =
-        (preprint_doi.is_some() || arxiv.is_some()) && (is_from_pubmed(existing) || is_from_pubmed(incoming));
+    let preprint_meets_journal_record = (preprint_doi.is_some() || arxiv.is_some()) && (is_from_pubmed(existing) || is_from_pubmed(incoming));
     let (doi, published_doi) = match journal_dois.as_slice() {
         [journal] => {
             let published = names_its_journal || preprint_meets_journal_record;
@@ -318,9 +313,8 @@ fn merge_keeps_every_id(existing: &Paper, incoming: &Paper) -> bool {
 /// between them.
 fn id_set(ids: &PaperIds) -> BTreeSet<(&'static str, &str)> {
     let dois = [&ids.doi, &ids.preprint_doi, &ids.published_doi].into_iter().flatten().map(|doi| ("doi", doi.as_str()));
-    let others = [("pmid", &ids.pmid), ("pmcid", &ids.pmcid), ("arxiv", &ids.arxiv)]
-        .into_iter()
-        .filter_map(|(kind, id)| id.as_deref().map(|id| (kind, id)));
+    let others =
+        [("pmid", &ids.pmid), ("pmcid", &ids.pmcid), ("arxiv", &ids.arxiv)].into_iter().filter_map(|(kind, id)| id.as_deref().map(|id| (kind, id)));
     dois.chain(others).collect()
 }
 
@@ -382,13 +376,11 @@ mod tests {
     /// A PubMed record of the journal article the medRxiv preprint became, built by hand in the
     /// shape the PubMed parser produces (the values follow the published article).
     fn pubmed_record_of_the_published_article() -> Paper {
-        let mut record =
-            paper(Source::Pubmed, "Evolution of immune responses to SARS-CoV-2 in mild-moderate COVID-19.", "Wheatley", "2021-02-19");
+        let mut record = paper(Source::Pubmed, "Evolution of immune responses to SARS-CoV-2 in mild-moderate COVID-19.", "Wheatley", "2021-02-19");
         record.ids.doi = Some("10.1038/s41467-021-21444-5".into());
         record.ids.pmid = Some("33608522".into());
         record.journal = Some("Nature communications".into());
-        record.abstract_sections =
-            vec![AbstractSection { label: None, text: "The durability of infection-induced SARS-CoV-2 immunity…".into() }];
+        record.abstract_sections = vec![AbstractSection { label: None, text: "The durability of infection-induced SARS-CoV-2 immunity…".into() }];
         record.publication_types = vec!["Journal Article".into()];
         record.entered = date("2021-02-20");
         record.links = vec![Link { kind: LinkKind::Abstract, url: "https://pubmed.ncbi.nlm.nih.gov/33608522/".into() }];
@@ -565,13 +557,8 @@ mod tests {
     }
 
     const DOIS: [&str; 4] = ["10.1000/a", "10.1000/b", "10.1101/2020.01.01.000001", "10.1101/2020.01.01.000002"];
-    const TITLES: [&str; 5] = [
-        "Evolution of immunity to SARS-CoV-2",
-        "Evolution of Immunity to SARS-CoV-2.",
-        "Evolution of immunity to influenza",
-        "Editorial",
-        "Reply",
-    ];
+    const TITLES: [&str; 5] =
+        ["Evolution of immunity to SARS-CoV-2", "Evolution of Immunity to SARS-CoV-2.", "Evolution of immunity to influenza", "Editorial", "Reply"];
 
     fn arb_ids() -> impl Strategy<Value = PaperIds> {
         (
@@ -608,23 +595,21 @@ mod tests {
             any::<bool>(),
             any::<bool>(),
         )
-            .prop_map(
-                |(ids, title, family, published, entered, sources, categories, links, journal, is_retraction, is_erratum)| {
-                    let mut paper = Paper::new(sources[0], title);
-                    paper.ids = ids;
-                    paper.authors = vec![Author::person(Some("A."), family)];
-                    paper.abstract_sections = vec![AbstractSection { label: None, text: format!("{title} by {family}") }];
-                    paper.published = published.and_then(date);
-                    paper.entered = entered.and_then(date);
-                    paper.sources = sources;
-                    paper.categories = categories.into_iter().map(str::to_owned).collect();
-                    paper.links = links.into_iter().map(|url| Link { kind: LinkKind::Abstract, url: url.to_owned() }).collect();
-                    paper.journal = journal.map(str::to_owned);
-                    paper.is_retraction = is_retraction;
-                    paper.is_erratum = is_erratum;
-                    paper
-                },
-            )
+            .prop_map(|(ids, title, family, published, entered, sources, categories, links, journal, is_retraction, is_erratum)| {
+                let mut paper = Paper::new(sources[0], title);
+                paper.ids = ids;
+                paper.authors = vec![Author::person(Some("A."), family)];
+                paper.abstract_sections = vec![AbstractSection { label: None, text: format!("{title} by {family}") }];
+                paper.published = published.and_then(date);
+                paper.entered = entered.and_then(date);
+                paper.sources = sources;
+                paper.categories = categories.into_iter().map(str::to_owned).collect();
+                paper.links = links.into_iter().map(|url| Link { kind: LinkKind::Abstract, url: url.to_owned() }).collect();
+                paper.journal = journal.map(str::to_owned);
+                paper.is_retraction = is_retraction;
+                paper.is_erratum = is_erratum;
+                paper
+            })
     }
 
     fn config() -> ProptestConfig {

@@ -314,7 +314,10 @@ pub fn score(candidates: &[Candidate], today: NaiveDate) -> Vec<DigestEntry> {
         })
         .collect();
     entries.sort_by(|(a_score, a), (b_score, b)| {
-        percent(b.relevance_score).cmp(&percent(a.relevance_score)).then_with(|| b.impact.total_cmp(&a.impact)).then_with(|| b_score.total_cmp(a_score))
+        percent(b.relevance_score)
+            .cmp(&percent(a.relevance_score))
+            .then_with(|| b.impact.total_cmp(&a.impact))
+            .then_with(|| b_score.total_cmp(a_score))
     });
     entries.into_iter().map(|(_, entry)| entry).collect()
 }
@@ -466,21 +469,67 @@ mod tests {
         let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
         let fresh = old_account(0, false);
         // 2026-11-27 is a Friday, 2026-11-23 a Monday.
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Send);
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T05:00:00Z"), hour: 6 }), WeeklyAction::Wait, "before the hour");
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-26T07:00:00Z"), hour: 6 }), WeeklyAction::Wait, "not Friday");
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T07:00:00Z"), hour: 6 }),
+            WeeklyAction::Send
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T05:00:00Z"), hour: 6 }),
+            WeeklyAction::Wait,
+            "before the hour"
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &fresh, now: at("2026-11-26T07:00:00Z"), hour: 6 }),
+            WeeklyAction::Wait,
+            "not Friday"
+        );
         let sent = DigestHistory { last_weekly: Some(at("2026-11-27T06:05:00Z")), ..old_account(1, false) };
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &sent, now: at("2026-11-27T09:00:00Z"), hour: 6 }), WeeklyAction::Wait, "once a week");
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &sent, now: at("2026-11-27T09:00:00Z"), hour: 6 }),
+            WeeklyAction::Wait,
+            "once a week"
+        );
         let off = Preferences { weekly_digest: false, ..friday.clone() };
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &off, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Wait);
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &off, tier: Tier::Pro, history: &fresh, now: at("2026-11-27T07:00:00Z"), hour: 6 }),
+            WeeklyAction::Wait
+        );
 
         // Free plans: Monday whatever was stored, two digests with papers, then one invitation.
         let monday = at("2026-11-23T07:00:00Z");
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(1, false), now: monday, hour: 6 }), WeeklyAction::Send);
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(1, false), now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Wait);
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(2, false), now: monday, hour: 6 }), WeeklyAction::InviteUpgrade);
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(2, true), now: monday, hour: 6 }), WeeklyAction::Done);
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &old_account(9, true), now: at("2026-11-27T07:00:00Z"), hour: 6 }), WeeklyAction::Send, "paid plans have no allowance");
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(1, false), now: monday, hour: 6 }),
+            WeeklyAction::Send
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs {
+                preferences: &friday,
+                tier: Tier::Free,
+                history: &old_account(1, false),
+                now: at("2026-11-27T07:00:00Z"),
+                hour: 6
+            }),
+            WeeklyAction::Wait
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(2, false), now: monday, hour: 6 }),
+            WeeklyAction::InviteUpgrade
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(2, true), now: monday, hour: 6 }),
+            WeeklyAction::Done
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs {
+                preferences: &friday,
+                tier: Tier::Pro,
+                history: &old_account(9, true),
+                now: at("2026-11-27T07:00:00Z"),
+                hour: 6
+            }),
+            WeeklyAction::Send,
+            "paid plans have no allowance"
+        );
     }
 
     #[test]
@@ -495,18 +544,41 @@ mod tests {
             with_papers: 1,
             ..DigestHistory::default()
         };
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: monday_slot, hour: 8 }), WeeklyAction::Wait, "not the day of signup");
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: monday_slot, hour: 8 }), Some(at("2026-11-30T08:00:00Z")));
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: at("2026-11-30T09:00:00Z"), hour: 8 }), WeeklyAction::Send, "the next Monday");
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: monday_slot, hour: 8 }),
+            WeeklyAction::Wait,
+            "not the day of signup"
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: monday_slot, hour: 8 }),
+            Some(at("2026-11-30T08:00:00Z"))
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &same_day, now: at("2026-11-30T09:00:00Z"), hour: 8 }),
+            WeeklyAction::Send,
+            "the next Monday"
+        );
         // Signed up on Saturday: Monday is two days later, so the Monday after.
         let saturday = DigestHistory { signed_up_at: at("2026-11-21T12:00:00Z"), ..DigestHistory::default() };
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &saturday, now: monday_slot, hour: 8 }), WeeklyAction::Wait);
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &saturday, now: at("2026-11-22T00:00:00Z"), hour: 8 }), Some(at("2026-11-30T08:00:00Z")));
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &saturday, now: monday_slot, hour: 8 }),
+            WeeklyAction::Wait
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &saturday, now: at("2026-11-22T00:00:00Z"), hour: 8 }),
+            Some(at("2026-11-30T08:00:00Z"))
+        );
         // An old free account whose term was replaced on Sunday: its new digest is not followed
         // by a weekly one the next morning. Paid plans get their weekly digest as usual.
         let replaced = DigestHistory { last_with_papers: Some(at("2026-11-22T18:00:00Z")), ..old_account(1, false) };
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &replaced, now: monday_slot, hour: 8 }), WeeklyAction::Wait);
-        assert_eq!(weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &replaced, now: monday_slot, hour: 8 }), WeeklyAction::Send);
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &replaced, now: monday_slot, hour: 8 }),
+            WeeklyAction::Wait
+        );
+        assert_eq!(
+            weekly_action(&WeeklyInputs { preferences: &monday, tier: Tier::Pro, history: &replaced, now: monday_slot, hour: 8 }),
+            WeeklyAction::Send
+        );
     }
 
     #[test]
@@ -536,15 +608,53 @@ mod tests {
         let served = |day: u32, with_papers: usize| DigestHistory { last_weekly: Some(at(day, 8)), ..old_account(with_papers, false) };
         // 2026-11-23 is a Monday.
         let monday = Preferences::default();
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(0, false), now: at(22, 12), hour: 8 }), Some(at(23, 8)), "Sunday: tomorrow at the hour");
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(0, false), now: at(23, 7), hour: 8 }), Some(at(23, 8)), "Monday before the hour");
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(1, false), now: at(23, 9), hour: 8 }), Some(at(23, 9)), "due now, not yet served");
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &served(23, 1), now: at(23, 9), hour: 8 }), Some(at(30, 8)), "served: next week");
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(FREE_DIGESTS, false), now: at(22, 12), hour: 8 }), None, "free digests used up");
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(0, false), now: at(22, 12), hour: 8 }),
+            Some(at(23, 8)),
+            "Sunday: tomorrow at the hour"
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(0, false), now: at(23, 7), hour: 8 }),
+            Some(at(23, 8)),
+            "Monday before the hour"
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &old_account(1, false), now: at(23, 9), hour: 8 }),
+            Some(at(23, 9)),
+            "due now, not yet served"
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &monday, tier: Tier::Free, history: &served(23, 1), now: at(23, 9), hour: 8 }),
+            Some(at(30, 8)),
+            "served: next week"
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs {
+                preferences: &monday,
+                tier: Tier::Free,
+                history: &old_account(FREE_DIGESTS, false),
+                now: at(22, 12),
+                hour: 8
+            }),
+            None,
+            "free digests used up"
+        );
         let friday = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &old_account(9, false), now: at(23, 12), hour: 8 }), Some(at(27, 8)), "a paid plan's own day");
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(0, false), now: at(24, 12), hour: 8 }), Some(at(30, 8)), "free plans: Mondays whatever was stored");
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &friday, tier: Tier::Pro, history: &old_account(9, false), now: at(23, 12), hour: 8 }),
+            Some(at(27, 8)),
+            "a paid plan's own day"
+        );
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &friday, tier: Tier::Free, history: &old_account(0, false), now: at(24, 12), hour: 8 }),
+            Some(at(30, 8)),
+            "free plans: Mondays whatever was stored"
+        );
         let off = Preferences { weekly_digest: false, ..Preferences::default() };
-        assert_eq!(next_weekly_run(&WeeklyInputs { preferences: &off, tier: Tier::Pro, history: &old_account(0, false), now: at(23, 7), hour: 8 }), None, "digests off");
+        assert_eq!(
+            next_weekly_run(&WeeklyInputs { preferences: &off, tier: Tier::Pro, history: &old_account(0, false), now: at(23, 7), hour: 8 }),
+            None,
+            "digests off"
+        );
     }
 }

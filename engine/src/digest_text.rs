@@ -22,8 +22,12 @@ pub fn weighted_query_text(term: &str, phrases: &[String]) -> String {
 pub fn empty_reason(term: &str, days: i64, sent_before: usize, failing: &[Source]) -> String {
     let mut reason = match sent_before {
         0 => format!("Nothing published in the last {days} days matched \"{term}\" closely enough to send."),
-        1 => format!("The one paper of the last {days} days that matched \"{term}\" was in an earlier digest of yours, so there is nothing new to send."),
-        many => format!("The {many} papers of the last {days} days that matched \"{term}\" were all in your earlier digests, so there is nothing new to send."),
+        1 => format!(
+            "The one paper of the last {days} days that matched \"{term}\" was in an earlier digest of yours, so there is nothing new to send."
+        ),
+        many => format!(
+            "The {many} papers of the last {days} days that matched \"{term}\" were all in your earlier digests, so there is nothing new to send."
+        ),
     };
     if !failing.is_empty() {
         let names: Vec<&str> = failing.iter().map(|source| source_label(*source)).collect();
@@ -107,13 +111,17 @@ mod tests {
     #[test]
     fn the_term_weighs_more_than_any_suggestion() {
         assert_eq!(weighted_query_text("malaria", &[]), "malaria");
-        assert_eq!(weighted_query_text("malaria", &["plasmodium".into(), "antimalarial drugs".into()]), "malaria malaria plasmodium antimalarial drugs");
+        assert_eq!(
+            weighted_query_text("malaria", &["plasmodium".into(), "antimalarial drugs".into()]),
+            "malaria malaria plasmodium antimalarial drugs"
+        );
     }
 
     #[test]
     fn an_empty_digest_says_why_and_names_the_failing_sources() {
         assert_eq!(empty_reason("gut flora", 7, 0, &[]), "Nothing published in the last 7 days matched \"gut flora\" closely enough to send.");
-        assert!(empty_reason("gut flora", 30, 1, &[]).starts_with("The one paper of the last 30 days that matched \"gut flora\" was in an earlier digest"));
+        assert!(empty_reason("gut flora", 30, 1, &[])
+            .starts_with("The one paper of the last 30 days that matched \"gut flora\" was in an earlier digest"));
         let both = empty_reason("gut flora", 7, 4, &[Source::Arxiv, Source::Biorxiv]);
         assert!(both.starts_with("The 4 papers of the last 7 days"), "{both}");
         assert!(both.ends_with(" arXiv and bioRxiv could not be reached at the last harvest, so some of this week's papers may be missing; they will be in a later digest."), "{both}");

@@ -33,11 +33,7 @@ impl ValidationErrors {
 
     /// Messages for one field, for tests and for clients that show errors inline.
     pub fn messages_for(&self, field: &str) -> Vec<&str> {
-        self.errors
-            .iter()
-            .filter(|error| error.field == field)
-            .map(|error| error.message.as_str())
-            .collect()
+        self.errors.iter().filter(|error| error.field == field).map(|error| error.message.as_str()).collect()
     }
 
     /// `Ok(value)` when nothing was rejected.

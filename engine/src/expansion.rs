@@ -156,15 +156,14 @@ fn is_expansion_word(term: &str) -> bool {
 
 /// English function words, and the stems the index's analyzer makes of them: they carry no topic.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "abov", "above", "after", "again", "against", "all", "also", "am", "an", "and", "ani", "any", "are", "as", "at", "be",
-    "becaus", "because", "been", "befor", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do",
-    "doe", "does", "done", "dure", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
-    "here", "hi", "him", "his", "how", "howev", "however", "i", "if", "in", "into", "is", "it", "it'", "its", "itself", "just", "may",
-    "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off", "on", "onc", "once", "onli", "only", "or",
-    "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
-    "then", "there", "these", "they", "thi", "this", "those", "through", "to", "too", "under", "until", "up", "us", "use", "used",
-    "veri", "very", "wa", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "whi", "why",
-    "will", "with", "within", "without", "would", "yet", "you", "your",
+    "a", "about", "abov", "above", "after", "again", "against", "all", "also", "am", "an", "and", "ani", "any", "are", "as", "at", "be", "becaus",
+    "because", "been", "befor", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "doe", "does", "done",
+    "dure", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hi", "him", "his", "how",
+    "howev", "however", "i", "if", "in", "into", "is", "it", "it'", "its", "itself", "just", "may", "me", "might", "more", "most", "must", "my",
+    "no", "nor", "not", "now", "of", "off", "on", "onc", "once", "onli", "only", "or", "other", "our", "out", "over", "own", "same", "she", "should",
+    "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "thi", "this", "those", "through", "to", "too",
+    "under", "until", "up", "us", "use", "used", "veri", "very", "wa", "was", "we", "were", "what", "when", "where", "whether", "which", "while",
+    "who", "whom", "whi", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
 ];
 
 #[cfg(test)]
@@ -234,7 +233,8 @@ mod tests {
 
     #[test]
     fn words_as_common_everywhere_as_in_the_feedback_do_not_join() {
-        let feedback = [doc(3.0, "malaria plasmodium vaccin high"), doc(2.0, "malaria plasmodium vaccin trial high"), doc(1.0, "malaria vaccin high")];
+        let feedback =
+            [doc(3.0, "malaria plasmodium vaccin high"), doc(2.0, "malaria plasmodium vaccin trial high"), doc(1.0, "malaria vaccin high")];
         let share = |word: &str| if word == "high" { 0.6 } else { 0.01 };
         let expanded = rm3(&terms("malaria vaccin"), &feedback, &Rm3::default(), share);
         let words: Vec<&str> = expanded.iter().map(|(word, _)| word.as_str()).collect();

@@ -73,11 +73,7 @@ pub struct ChatRequest {
 impl ChatRequest {
     /// A request of a system instruction and one user message, at [`TEMPERATURE`].
     pub fn new(model: &str, system: &str, user: String) -> ChatRequest {
-        ChatRequest {
-            model: model.to_owned(),
-            messages: vec![ChatMessage::system(system), ChatMessage::user(user)],
-            temperature: TEMPERATURE,
-        }
+        ChatRequest { model: model.to_owned(), messages: vec![ChatMessage::system(system), ChatMessage::user(user)], temperature: TEMPERATURE }
     }
 }
 
@@ -417,10 +413,7 @@ mod tests {
     #[test]
     fn an_expansion_array_is_read_as_is() {
         let phrases = parse_expansion("CRISPR", r#"["clustered regularly interspaced short palindromic repeats", "Cas9", "gene editing"]"#);
-        assert_eq!(
-            phrases,
-            Ok(vec!["clustered regularly interspaced short palindromic repeats".into(), "Cas9".into(), "gene editing".into()])
-        );
+        assert_eq!(phrases, Ok(vec!["clustered regularly interspaced short palindromic repeats".into(), "Cas9".into(), "gene editing".into()]));
     }
 
     #[test]
@@ -444,19 +437,9 @@ mod tests {
     #[test]
     fn expansion_phrases_are_sanitized() {
         let long = "a".repeat(MAX_EXPANSION_CHARS + 1);
-        let answer = serde_json::json!([
-            "  gene   editing ",
-            "",
-            "   ",
-            "Gene Editing",
-            "crispr",
-            "CRISPR",
-            "bad\u{0007}bell",
-            "two\nlines",
-            long,
-            "Cas9",
-        ])
-        .to_string();
+        let answer =
+            serde_json::json!(["  gene   editing ", "", "   ", "Gene Editing", "crispr", "CRISPR", "bad\u{0007}bell", "two\nlines", long, "Cas9",])
+                .to_string();
         assert_eq!(parse_expansion("CRISPR", &answer), Ok(vec!["gene editing".into(), "Cas9".into()]));
     }
 
@@ -499,12 +482,8 @@ mod tests {
 
     #[test]
     fn a_paper_summary_is_plain_text() {
-        let answer =
-            "**Summary:** The authors propose the *Transformer*, a model built on `attention`.\n\n  It beats [RNNs](https://x.org).";
-        assert_eq!(
-            parse_paper_summary(answer),
-            Ok("The authors propose the Transformer, a model built on attention. It beats RNNs.".to_owned())
-        );
+        let answer = "**Summary:** The authors propose the *Transformer*, a model built on `attention`.\n\n  It beats [RNNs](https://x.org).";
+        assert_eq!(parse_paper_summary(answer), Ok("The authors propose the Transformer, a model built on attention. It beats RNNs.".to_owned()));
         assert_eq!(parse_paper_summary("Plain   answer\nacross lines."), Ok("Plain answer across lines.".to_owned()));
     }
 
@@ -536,8 +515,7 @@ mod tests {
 
     #[test]
     fn a_digest_summary_loses_bullets_numbers_and_headings() {
-        let answer =
-            "## AI Research Summary\n\n- First theme.\n* **Second** theme.\n\n1. Third point.\n2) Fourth point.\n• Fifth.\n- Sixth.";
+        let answer = "## AI Research Summary\n\n- First theme.\n* **Second** theme.\n\n1. Third point.\n2) Fourth point.\n• Fifth.\n- Sixth.";
         assert_eq!(
             parse_digest_summary(answer),
             Ok(vec!["First theme.".into(), "Second theme.".into(), "Third point.".into(), "Fourth point.".into(), "Fifth.".into()])

@@ -105,7 +105,9 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     }
     if !digest.ai_summary.is_empty() {
         text.push_str("\nAI Research Summary\n");
-        html.push_str(r#"<h2 style="font-size:16px;margin:16px 0 8px">AI Research Summary</h2><ul style="margin:0 0 16px;padding-left:20px;line-height:1.5">"#);
+        html.push_str(
+            r#"<h2 style="font-size:16px;margin:16px 0 8px">AI Research Summary</h2><ul style="margin:0 0 16px;padding-left:20px;line-height:1.5">"#,
+        );
         for line in digest.ai_summary.iter().map(|line| one_line(line)) {
             text.push_str(&format!("- {line}\n"));
             html.push_str(&format!("<li>{}</li>", escape_html(&line)));
@@ -129,11 +131,16 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
         text.push_str(&format!("   Summary: {}\n   Why: {}\n", paper.summary, paper.reason));
 
         let title = match paper.links.first() {
-            Some((_, url)) => format!(r#"<a href="{}" style="color:#1d4ed8;text-decoration:none">{}</a>"#, escape_html(url), escape_html(&paper.title)),
+            Some((_, url)) => {
+                format!(r#"<a href="{}" style="color:#1d4ed8;text-decoration:none">{}</a>"#, escape_html(url), escape_html(&paper.title))
+            }
             None => escape_html(&paper.title),
         };
-        let links: Vec<String> =
-            paper.links.iter().map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{}</a>"#, escape_html(url), escape_html(label))).collect();
+        let links: Vec<String> = paper
+            .links
+            .iter()
+            .map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{}</a>"#, escape_html(url), escape_html(label)))
+            .collect();
         let retracted = if paper.retracted { r#" <strong style="color:#b91c1c">Retracted</strong>"# } else { "" };
         html.push_str(&format!(
             r#"<div style="border-top:1px solid #e2e8f0;padding:12px 0"><p style="margin:0 0 4px;font-weight:600">{title}{retracted}</p><p style="margin:0 0 4px;font-size:13px;color:#475569">{authors}<br>{venue} · {sources} · <strong>{percent}% relevant</strong></p><p style="margin:0 0 4px;line-height:1.5">{summary}</p><p style="margin:0;font-size:12px;color:#64748b">Why: {reason} · {links}</p></div>"#,
@@ -172,12 +179,7 @@ impl DigestPaper {
     fn on_one_line(&self) -> DigestPaper {
         DigestPaper {
             title: one_line(&self.title),
-            links: self
-                .links
-                .iter()
-                .filter(|(_, url)| is_web_address(url))
-                .map(|(label, url)| (one_line(label), url.clone()))
-                .collect(),
+            links: self.links.iter().filter(|(_, url)| is_web_address(url)).map(|(label, url)| (one_line(label), url.clone())).collect(),
             authors: one_line(&self.authors),
             venue: one_line(&self.venue),
             sources: one_line(&self.sources),
@@ -391,10 +393,7 @@ pub fn decode_hex_escapes(text: &str, marker: u8) -> Vec<u8> {
     let mut decoded = Vec::with_capacity(bytes.len());
     let mut index = 0;
     while index < bytes.len() {
-        let escaped = (bytes[index] == marker)
-            .then(|| text.get(index + 1..index + 3))
-            .flatten()
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        let escaped = (bytes[index] == marker).then(|| text.get(index + 1..index + 3)).flatten().and_then(|hex| u8::from_str_radix(hex, 16).ok());
         match escaped {
             Some(byte) => {
                 decoded.push(byte);
@@ -500,7 +499,9 @@ mod tests {
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 2 new papers on \"SARS-CoV-2 immunity\"");
         assert_eq!(mail.list_unsubscribe.as_deref(), Some(unsubscribe));
-        assert!(mail.text.contains("1. Evolution of immunity to SARS-CoV-2\n   Ada Lovelace, Alan Turing\n   Nature Communications · PubMed, medRxiv · 87% relevant"));
+        assert!(mail.text.contains(
+            "1. Evolution of immunity to SARS-CoV-2\n   Ada Lovelace, Alan Turing\n   Nature Communications · PubMed, medRxiv · 87% relevant"
+        ));
         assert!(mail.text.contains("2. A retracted claim [RETRACTED]"));
         assert!(mail.text.contains("Searched as: sar, cov, immun, antibodi") && mail.text.contains("AI Research Summary\n- 2 new papers"));
         assert!(mail.text.contains(&format!("Stop weekly digests: {unsubscribe}")));
@@ -521,10 +522,7 @@ mod tests {
     use super::*;
 
     fn context() -> MailContext {
-        MailContext {
-            public_url: "https://papers.example.org".into(),
-            support_email: "help@example.org".into(),
-        }
+        MailContext { public_url: "https://papers.example.org".into(), support_email: "help@example.org".into() }
     }
 
     #[test]

@@ -353,10 +353,8 @@ mod tests {
     #[test]
     fn structured_abstracts_keep_labels_in_text() {
         let mut paper = Paper::new(Source::Pubmed, "T");
-        paper.abstract_sections = vec![
-            AbstractSection { label: Some("BACKGROUND".into()), text: "Why.".into() },
-            AbstractSection { label: None, text: "More.".into() },
-        ];
+        paper.abstract_sections =
+            vec![AbstractSection { label: Some("BACKGROUND".into()), text: "Why.".into() }, AbstractSection { label: None, text: "More.".into() }];
         assert_eq!(paper.abstract_text(), "BACKGROUND: Why.\n\nMore.");
         assert_eq!(Author::person(Some("Ada"), "Lovelace").name, "Ada Lovelace");
     }

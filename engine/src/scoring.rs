@@ -138,7 +138,11 @@ pub fn evidence(query: &ScoredQuery, text: &PaperText, stats: &CollectionStats) 
     let share_of_perfect = |words: &[QueryWord]| {
         let perfect: f64 = words.iter().map(|word| word.weight * word.idf).sum();
         let scored: f64 = words.iter().map(|word| word.weight * word.idf * saturation(count(&word.word))).sum();
-        if perfect > 0.0 { (scored / perfect).clamp(0.0, 1.0) } else { 0.0 }
+        if perfect > 0.0 {
+            (scored / perfect).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
     };
     Evidence {
         similarity: None,
@@ -263,8 +267,11 @@ pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String
     let terms = spelled_as_in_paper(query_terms, paper_words);
     let related = if terms.is_empty() { spelled_as_in_paper(related_terms, paper_words) } else { Vec::new() };
     let text = format!("{} {}", paper.title, paper.abstract_text()).to_lowercase();
-    let words: Vec<String> =
-        query.split(|character: char| !character.is_alphanumeric() && character != '-').filter(|word| !word.is_empty()).map(str::to_lowercase).collect();
+    let words: Vec<String> = query
+        .split(|character: char| !character.is_alphanumeric() && character != '-')
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
     let mut phrases: Vec<String> = Vec::new();
     for pair in words.windows(2) {
         let phrase = format!("{} {}", pair[0], pair[1]);
@@ -339,7 +346,11 @@ mod tests {
         assert_eq!(plain.coverage, with_synonym.coverage);
         assert!(with_synonym.strength > plain.strength, "{with_synonym:?} {plain:?}");
         let own_only = ScoredQuery { searched: topic.own.clone(), ..topic.clone() };
-        assert_eq!(plain.strength, evidence(&own_only, &text("malaria vaccin trial in children of ghana ok"), &STATS).strength, "lacking an added word costs nothing");
+        assert_eq!(
+            plain.strength,
+            evidence(&own_only, &text("malaria vaccin trial in children of ghana ok"), &STATS).strength,
+            "lacking an added word costs nothing"
+        );
         let synonym_only = evidence(&topic, &text("plasmodium falciparum in children of ghana ok"), &STATS);
         assert_eq!(synonym_only.coverage, 0.0);
         assert!(synonym_only.strength > 0.0);
@@ -395,7 +406,15 @@ mod tests {
         let mut paper = Paper::new(Source::Arxiv, "Gene editing in plants");
         paper.abstract_sections = vec![AbstractSection { label: None, text: "Base editing of crop genomes.".into() }];
         let query_terms: Vec<String> = ["gene", "edit", "rice"].iter().map(|term| (*term).to_owned()).collect();
-        let analyzed = [("gene", "gene"), ("edit", "editing"), ("plant", "plants"), ("base", "base"), ("edit", "editing"), ("crop", "crop"), ("genom", "genomes")];
+        let analyzed = [
+            ("gene", "gene"),
+            ("edit", "editing"),
+            ("plant", "plants"),
+            ("base", "base"),
+            ("edit", "editing"),
+            ("crop", "crop"),
+            ("genom", "genomes"),
+        ];
         let paper_words: Vec<(String, String)> = analyzed.iter().map(|(word, surface)| ((*word).to_owned(), (*surface).to_owned())).collect();
         let related: Vec<String> = vec!["crop".to_owned()];
         let reason = match_reason("Gene editing rice", &query_terms, &related, &paper, &paper_words);

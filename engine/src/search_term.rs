@@ -130,16 +130,11 @@ pub fn check_term_limit(tier: Tier, is_unlimited: bool, active_terms: usize) -> 
     let plural = if limit == 1 { "term" } else { "terms" };
     match tier {
         Tier::Team => Err(TermLimit::RequiresSupport {
-            message: format!(
-                "You have reached the maximum of {limit} search {plural} on the Team plan. Contact support to add more."
-            ),
+            message: format!("You have reached the maximum of {limit} search {plural} on the Team plan. Contact support to add more."),
         }),
         Tier::Free | Tier::Pro => Err(TermLimit::RequiresPayment {
             current_count: active_terms,
-            message: format!(
-                "Your {} plan includes {limit} search {plural}. Upgrade your plan to add more.",
-                tier.label()
-            ),
+            message: format!("Your {} plan includes {limit} search {plural}. Upgrade your plan to add more.", tier.label()),
         }),
     }
 }

@@ -208,12 +208,90 @@ fn cut_at_word(text: &str, max_chars: usize) -> String {
 
 /// Function words and the boilerplate of abstracts, which say nothing about the topic.
 const COMMON_WORDS: &[&str] = &[
-    "the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "has", "have", "had", "been", "which", "their", "these",
-    "those", "into", "than", "then", "also", "can", "may", "not", "but", "its", "our", "all", "any", "both", "each", "such", "between",
-    "during", "after", "before", "among", "within", "without", "using", "used", "use", "based", "study", "studies", "results",
-    "result", "show", "shows", "showed", "shown", "found", "here", "however", "thus", "therefore", "whether", "while", "other",
-    "more", "most", "less", "two", "three", "one", "new", "well", "high", "low", "data", "analysis", "method", "methods", "paper",
-    "present", "propose", "proposed", "approach", "compared", "including", "associated", "significant", "significantly",
+    "the",
+    "and",
+    "for",
+    "with",
+    "that",
+    "this",
+    "from",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "been",
+    "which",
+    "their",
+    "these",
+    "those",
+    "into",
+    "than",
+    "then",
+    "also",
+    "can",
+    "may",
+    "not",
+    "but",
+    "its",
+    "our",
+    "all",
+    "any",
+    "both",
+    "each",
+    "such",
+    "between",
+    "during",
+    "after",
+    "before",
+    "among",
+    "within",
+    "without",
+    "using",
+    "used",
+    "use",
+    "based",
+    "study",
+    "studies",
+    "results",
+    "result",
+    "show",
+    "shows",
+    "showed",
+    "shown",
+    "found",
+    "here",
+    "however",
+    "thus",
+    "therefore",
+    "whether",
+    "while",
+    "other",
+    "more",
+    "most",
+    "less",
+    "two",
+    "three",
+    "one",
+    "new",
+    "well",
+    "high",
+    "low",
+    "data",
+    "analysis",
+    "method",
+    "methods",
+    "paper",
+    "present",
+    "propose",
+    "proposed",
+    "approach",
+    "compared",
+    "including",
+    "associated",
+    "significant",
+    "significantly",
 ];
 
 #[cfg(test)]
@@ -286,14 +364,23 @@ mod tests {
         assert_eq!(lines[0], "2 new papers matched \"CRISPR T cells\" this week.");
         assert!(lines[1].starts_with("Recurring themes: ") && lines[1].contains("crispr") && lines[1].contains("exhaustion"), "{lines:?}");
         let own_summaries = [summarize_paper(&first), summarize_paper(&second)];
-        assert!(lines.iter().skip(1).all(|line| own_summaries.iter().all(|summary| !line.contains(summary.as_str()))), "nothing the list repeats: {lines:?}");
+        assert!(
+            lines.iter().skip(1).all(|line| own_summaries.iter().all(|summary| !line.contains(summary.as_str()))),
+            "nothing the list repeats: {lines:?}"
+        );
         assert!(lines.len() <= 4 && lines.iter().all(|line| line.chars().count() <= 260), "short: {lines:?}");
         assert!(digest_summary("dark matter", &[]).is_empty(), "an empty digest says why elsewhere");
 
         // A long sentence that a paper's summary cuts short is still the paper's, not news.
         let long = "Markedly reduced final mean body weights were observed in males and females in the highest dose groups of rats and mice fed phthalate for two years, with liver weights increased and hepatocellular lesions in every exposed group, liver tumours in rats and mice of both sexes at the two highest doses, kidney and testis lesions in male rats fed phthalate, and liver enzyme changes in mice and rats that followed the phthalate dose in every group of both species";
-        let third = paper_with("Phthalate feeding study", &[(None, &format!("{long} of rats and mice. Phthalate exposure in rats and mice raised liver weights in a dose dependent way."))]);
-        let fourth = paper_with("Phthalate and rat liver", &[(None, "Phthalate exposure changed rat liver weights and mice liver weights in a dose dependent way.")]);
+        let third = paper_with(
+            "Phthalate feeding study",
+            &[(None, &format!("{long} of rats and mice. Phthalate exposure in rats and mice raised liver weights in a dose dependent way."))],
+        );
+        let fourth = paper_with(
+            "Phthalate and rat liver",
+            &[(None, "Phthalate exposure changed rat liver weights and mice liver weights in a dose dependent way.")],
+        );
         let lines = digest_summary("phthalate liver", &[&third, &fourth]);
         let across = lines.iter().find(|line| line.starts_with("Across the papers: ")).map_or("", |line| line.as_str());
         assert!(!across.contains("Markedly reduced final mean body weights"), "{lines:?}");

@@ -66,13 +66,9 @@ fn is_valid_domain(domain: &str) -> bool {
     };
     let is_valid_label = |label: &&str| {
         let mut chars = label.chars();
-        matches!(chars.next(), Some(first) if first.is_ascii_alphanumeric())
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
+        matches!(chars.next(), Some(first) if first.is_ascii_alphanumeric()) && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
     };
-    !names.is_empty()
-        && names.iter().all(is_valid_label)
-        && top_level.len() >= 2
-        && top_level.chars().all(|c| c.is_ascii_alphabetic())
+    !names.is_empty() && names.iter().all(is_valid_label) && top_level.len() >= 2 && top_level.chars().all(|c| c.is_ascii_alphabetic())
 }
 
 /// Checks an email field: returns the normalized address or records the spec's message.
@@ -168,8 +164,8 @@ pub struct Signup {
 /// markup angle brackets.
 pub fn is_plain_text(text: &str) -> bool {
     const BIDI_CONTROLS: &[char] = &[
-        '\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}',
-        '\u{2067}', '\u{2068}', '\u{2069}',
+        '\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
+        '\u{2069}',
     ];
     !text.chars().any(|character| character.is_control() || BIDI_CONTROLS.contains(&character) || matches!(character, '<' | '>'))
 }
@@ -326,9 +322,21 @@ mod tests {
     #[test]
     fn rejects_malformed_addresses() {
         let bad = [
-            "", "plain", "@example.org", "ada@", "ada@example", "ada@@example.org", "ada@example.c",
-            ".ada@example.org", "ada.@example.org", "a..da@example.org", "ada@-example.org",
-            "ada @example.org", "ada@example.org.", "ada@exa_mple.org", "ada@example.o2",
+            "",
+            "plain",
+            "@example.org",
+            "ada@",
+            "ada@example",
+            "ada@@example.org",
+            "ada@example.c",
+            ".ada@example.org",
+            "ada.@example.org",
+            "a..da@example.org",
+            "ada@-example.org",
+            "ada @example.org",
+            "ada@example.org.",
+            "ada@exa_mple.org",
+            "ada@example.o2",
         ];
         for email in bad {
             assert!(!is_valid_email(email), "{email:?} should be invalid");
@@ -339,10 +347,7 @@ mod tests {
 
     #[test]
     fn complexity_gives_one_message_per_rule() {
-        assert_eq!(
-            password_complexity_errors("abc"),
-            vec![MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL]
-        );
+        assert_eq!(password_complexity_errors("abc"), vec![MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL]);
         assert_eq!(password_complexity_errors("ABCDEFGH1!"), vec![MSG_PASSWORD_LOWERCASE]);
         assert!(password_complexity_errors("Correct-Horse-9").is_empty());
         assert_eq!(password_complexity_errors(&format!("Aa1!{}", "x".repeat(300))), vec![MSG_PASSWORD_TOO_LONG]);
@@ -391,19 +396,14 @@ mod tests {
 
     #[test]
     fn login_requires_a_password_and_valid_email() {
-        let errors = validate_login(&LoginForm { email: Some("nope".into()), password: None })
-            .expect_err("invalid");
+        let errors = validate_login(&LoginForm { email: Some("nope".into()), password: None }).expect_err("invalid");
         assert_eq!(errors.messages_for("email"), vec![MSG_INVALID_EMAIL]);
         assert_eq!(errors.messages_for("password"), vec![MSG_PASSWORD_REQUIRED]);
     }
 
     #[test]
     fn reset_requires_token_and_uses_its_own_mismatch_message() {
-        let form = ResetPasswordForm {
-            token: Some(" ".into()),
-            password: Some("Secret-123".into()),
-            confirm_password: Some("Secret-321".into()),
-        };
+        let form = ResetPasswordForm { token: Some(" ".into()), password: Some("Secret-123".into()), confirm_password: Some("Secret-321".into()) };
         let errors = validate_reset_password(&form).expect_err("invalid");
         assert_eq!(errors.messages_for("token"), vec![MSG_RESET_TOKEN_REQUIRED]);
         assert_eq!(errors.messages_for("confirmPassword"), vec![MSG_PASSWORDS_DO_NOT_MATCH]);

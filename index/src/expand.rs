@@ -71,7 +71,8 @@ impl PaperIndex {
     pub fn rank_expanded(&self, query: &PaperQuery, params: &Rm3) -> Result<(Vec<(PaperId, f32)>, Expansion), IndexError> {
         let searcher = self.searcher();
         let (found, expansion) = self.top_expanded(&searcher, query, params)?;
-        let ranked = found.into_iter().map(|(score, address)| crate::query::id_of(&searcher, address).map(|id| (id, score))).collect::<Result<_, _>>()?;
+        let ranked =
+            found.into_iter().map(|(score, address)| crate::query::id_of(&searcher, address).map(|id| (id, score))).collect::<Result<_, _>>()?;
         Ok((ranked, expansion))
     }
 
@@ -108,9 +109,8 @@ impl PaperIndex {
         }
         let mut clauses = filters(fields, query);
         clauses.push((Occur::Must, Box::new(BooleanQuery::new(words))));
-        let found = searcher
-            .search(&BooleanQuery::new(clauses), &TopDocs::with_limit(query.limit))
-            .map_err(|source| IndexError::Search { source })?;
+        let found =
+            searcher.search(&BooleanQuery::new(clauses), &TopDocs::with_limit(query.limit)).map_err(|source| IndexError::Search { source })?;
         Ok((found, expansion))
     }
 

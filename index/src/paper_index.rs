@@ -163,8 +163,7 @@ impl PaperIndex {
 
     fn with_index(index: Index, fields: Fields) -> Result<PaperIndex, IndexError> {
         index.tokenizers().register(ENGLISH_TOKENIZER, english_analyzer());
-        let reader =
-            index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|source| IndexError::OpenReader { source })?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|source| IndexError::OpenReader { source })?;
         Ok(PaperIndex { index, reader, fields, writer_open: Arc::new(AtomicBool::new(false)) })
     }
 }

@@ -172,11 +172,8 @@ mod tests {
     #[test]
     fn a_window_ending_before_it_starts_finds_nothing_without_searching() {
         let index = PaperIndex::create_in_ram().expect("index");
-        let query = PaperQuery {
-            since: NaiveDate::from_ymd_opt(2025, 2, 1),
-            until: NaiveDate::from_ymd_opt(2025, 1, 1),
-            ..PaperQuery::new("anything", 10)
-        };
+        let query =
+            PaperQuery { since: NaiveDate::from_ymd_opt(2025, 2, 1), until: NaiveDate::from_ymd_opt(2025, 1, 1), ..PaperQuery::new("anything", 10) };
         assert_eq!(index.search(&query).expect("searches"), []);
     }
 }

@@ -63,10 +63,7 @@ pub(crate) fn rebuild(dir: &Path, found: &str) -> Result<u64, IndexError> {
     let old = Index::open_in_dir(dir).map_err(|source| IndexError::Open { path: dir.to_owned(), source })?;
     let old_fields = OldFields::of(&old, dir)?;
     let payload = old.load_metas().map_err(|source| IndexError::ReadCommitRecord { source })?.payload;
-    let searcher = old
-        .reader()
-        .map_err(|source| IndexError::OpenReader { source })?
-        .searcher();
+    let searcher = old.reader().map_err(|source| IndexError::OpenReader { source })?.searcher();
 
     fs::create_dir_all(&rebuilt).map_err(io_error(&rebuilt))?;
     let (schema, fields) = Fields::schema();
@@ -77,10 +74,11 @@ pub(crate) fn rebuild(dir: &Path, found: &str) -> Result<u64, IndexError> {
     let mut count = 0u64;
     for (segment, reader) in searcher.segment_readers().iter().enumerate() {
         for doc in reader.doc_ids_alive() {
-            let document: TantivyDocument =
-                searcher.doc(DocAddress::new(segment as u32, doc)).map_err(|source| IndexError::Lookup { source })?;
+            let document: TantivyDocument = searcher.doc(DocAddress::new(segment as u32, doc)).map_err(|source| IndexError::Lookup { source })?;
             let stored = old_fields.stored_paper(&document)?;
-            writer.add_document(fields.document(&stored)?).map_err(|source| IndexError::Rebuild { path: dir.to_owned(), reason: source.to_string() })?;
+            writer
+                .add_document(fields.document(&stored)?)
+                .map_err(|source| IndexError::Rebuild { path: dir.to_owned(), reason: source.to_string() })?;
             count += 1;
         }
     }

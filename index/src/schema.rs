@@ -17,8 +17,8 @@ use std::collections::BTreeSet;
 use chrono::{NaiveDate, NaiveTime};
 use engine::paper::Paper;
 use tantivy::schema::{
-    BytesOptions, DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value,
-    FAST, STORED, STRING,
+    BytesOptions, DateOptions, DateTimePrecision, Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value, FAST,
+    STORED, STRING,
 };
 use tantivy::{DateTime, TantivyDocument};
 

@@ -23,8 +23,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use tantivy::tokenizer::{
-    LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer, TokenFilter, TokenStream,
-    Tokenizer,
+    LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer, TokenFilter, TokenStream, Tokenizer,
 };
 
 /// Tokens this long (in bytes) or longer are dropped, as tantivy's `en_stem` does.
@@ -48,8 +47,8 @@ pub(crate) fn english_analyzer() -> TextAnalyzer {
 /// The English stopwords: Lucene's list (its `EnglishAnalyzer` default), which is also tantivy's
 /// list for English.
 pub(crate) const ENGLISH_STOPWORDS: [&str; 33] = [
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such",
-    "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that",
+    "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
 ];
 
 fn english_stopwords() -> StopWordFilter {

@@ -7,9 +7,7 @@
 //! actually changes; applying the same state again writes the same row and queues nothing.
 
 use chrono::{DateTime, Utc};
-use engine::billing::{
-    terms_for_plan, verdict, EndCause, PlanChange, PlanEnded, SubscriptionState, SubscriptionTracking, TrackingStatus, Verdict,
-};
+use engine::billing::{terms_for_plan, verdict, EndCause, PlanChange, PlanEnded, SubscriptionState, SubscriptionTracking, TrackingStatus, Verdict};
 use engine::mail::RenderedMail;
 use engine::search_term::{SearchTerm, TermId};
 use engine::{Tier, UserId};
@@ -260,7 +258,13 @@ impl Store {
 
 /// Moves a paid user to free inside a transaction: terms past the free limit off (newest
 /// first), the ended plan remembered. None when the user was not on a paid plan.
-fn tx_end_plan(user: &mut User, terms: &[SearchTerm], cause: EndCause, now: DateTime<Utc>, term_tree: &TransactionalTree) -> TxResult<Option<PlanChange>> {
+fn tx_end_plan(
+    user: &mut User,
+    terms: &[SearchTerm],
+    cause: EndCause,
+    now: DateTime<Utc>,
+    term_tree: &TransactionalTree,
+) -> TxResult<Option<PlanChange>> {
     if !user.subscription_tier.is_paid() {
         user.stripe_subscription_id = None;
         return Ok(None);

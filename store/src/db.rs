@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use crate::error::StoreError;
-use crate::room::{DiskRoom, RoomStatus};
 use crate::mail_queue::MSG_HAND_OVER_INTERRUPTED;
+use crate::room::{DiskRoom, RoomStatus};
 use crate::sent_journal::SentJournal;
 use crate::Result;
 
@@ -144,7 +144,11 @@ impl Store {
             }
             store.db.flush()?;
             journal.empty_if_unchanged(journal.appended()).map_err(journal_error)?;
-            tracing::info!(sent = replay.sent.len(), interrupted = replay.interrupted.len(), "the journal of handed-over mail was applied to the queue");
+            tracing::info!(
+                sent = replay.sent.len(),
+                interrupted = replay.interrupted.len(),
+                "the journal of handed-over mail was applied to the queue"
+            );
         }
         Ok(Store { path: Some(path.to_owned()), sent_journal: Some(std::sync::Arc::new(journal)), ..store })
     }

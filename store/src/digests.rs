@@ -442,7 +442,11 @@ mod tests {
         let stats = store.digest_stats(ada)?;
         assert_eq!((stats.received, stats.with_papers, stats.last_weekly), (2, 2, None));
         let ledger = store.ledger(ada)?;
-        assert_eq!((ledger.version, ledger.received, ledger.with_papers, ledger.last_digest), (2, 2, 2, Some(now)), "the ledger counts as the digests do");
+        assert_eq!(
+            (ledger.version, ledger.received, ledger.with_papers, ledger.last_digest),
+            (2, 2, 2, Some(now)),
+            "the ledger counts as the digests do"
+        );
         Ok(())
     }
 
@@ -496,7 +500,13 @@ mod tests {
         store.record_digest(&digest(ada, "b", &["pmid:2"], now - Duration::days(1)), &mail("b"), now)?;
         store.record_digest(&digest(ada, "empty week", &[], now), &mail("c"), now)?;
         let stats = store.digest_stats(ada)?;
-        let expected = DigestStats { received: 3, with_papers: 2, last_weekly: Some(weekly.sent_at), last_with_papers: Some(now - Duration::days(1)), last_digest: Some(now) };
+        let expected = DigestStats {
+            received: 3,
+            with_papers: 2,
+            last_weekly: Some(weekly.sent_at),
+            last_with_papers: Some(now - Duration::days(1)),
+            last_digest: Some(now),
+        };
         assert_eq!(stats, expected, "an empty week's notice is a digest received, not one with papers");
         Ok(())
     }

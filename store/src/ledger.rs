@@ -206,7 +206,14 @@ impl Store {
         // since the transaction holds every other writer off while it runs.
         let encoded: Vec<Vec<(Vec<u8>, Vec<u8>)>> = parts
             .iter()
-            .map(|part| part.digests.iter().map(|digest| Ok((digest_key(part.user_id, digest.sent_at, digest.id), encode_packed("digest", &StoredDigest::new(part.user_id, digest))?))).collect::<Result<_>>())
+            .map(|part| {
+                part.digests
+                    .iter()
+                    .map(|digest| {
+                        Ok((digest_key(part.user_id, digest.sent_at, digest.id), encode_packed("digest", &StoredDigest::new(part.user_id, digest))?))
+                    })
+                    .collect::<Result<_>>()
+            })
             .collect::<Result<_>>()?;
         let trees = (&self.digests, &self.sent_paper_sets, &self.mail_queue, &self.digest_ledgers, &self.search_terms);
         let commits = trees
@@ -371,7 +378,11 @@ mod tests {
         let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
         let now = Utc::now();
         let parts = vec![
-            part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:1", "doi:2"], now)?, new_digest(&store, DigestKind::Weekly, &[], now)?])?,
+            part(
+                &store,
+                ada,
+                vec![new_digest(&store, DigestKind::Weekly, &["doi:1", "doi:2"], now)?, new_digest(&store, DigestKind::Weekly, &[], now)?],
+            )?,
             part(&store, bob, vec![new_digest(&store, DigestKind::Weekly, &["doi:2"], now)?])?,
         ];
         let commits = store.commit_digests(&parts, now)?;
@@ -384,7 +395,9 @@ mod tests {
         assert_eq!((ledger.version, ledger.received, ledger.with_papers, ledger.last_weekly), (1, 2, 1, Some(now)));
         let digests = store.digests(ada)?;
         assert_eq!(digests.len(), 2);
-        assert!(digests.iter().all(|digest| digest.searched_as.as_deref() == Some("malaria, plasmodium") && digest.ai_summary == "Two trials.\nOne review."));
+        assert!(digests
+            .iter()
+            .all(|digest| digest.searched_as.as_deref() == Some("malaria, plasmodium") && digest.ai_summary == "Two trials.\nOne review."));
         assert!(digests.iter().all(|digest| digest.subject == engine::mail::digest_subject("malaria", 0)), "the subject is made as the mail's is");
         // A second week's commit adds its own record; both are read.
         store.commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:3"], now + Duration::days(7))?])?], now)?;

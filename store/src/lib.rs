@@ -27,8 +27,8 @@ pub mod users;
 pub mod vectors;
 
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
-pub use error::StoreError;
 pub use digests::{DigestMail, DigestStats, EntryKey, TextKey, UPGRADE_INVITE};
+pub use error::StoreError;
 pub use ledger::{paper_fingerprint, Commit, Ledger, NewDigest, SentPapers, UserDigests};
 pub use mail_queue::{DigestMailRef, QueuedMail, MSG_HAND_OVER_INTERRUPTED};
 pub use room::{DiskRoom, RoomStatus};

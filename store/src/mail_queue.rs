@@ -40,7 +40,6 @@ pub struct DigestMailRef {
     pub digest_key: Vec<u8>,
 }
 
-
 /// Why a mail was given up at a start: the last one stopped while handing it over.
 pub const MSG_HAND_OVER_INTERRUPTED: &str =
     "The service stopped while this mail was being handed to the SMTP server. It is not sent again, so that it can never arrive twice; the server may or may not have it.";

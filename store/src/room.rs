@@ -32,26 +32,15 @@ pub struct RoomStatus {
 impl DiskRoom {
     /// Measures the disk of `path` and keeps `reserve_bytes` free (0: never refuses).
     pub fn new(path: &Path, reserve_bytes: u64) -> DiskRoom {
-        DiskRoom {
-            path: Some(path.to_owned()),
-            reserve_bytes,
-        }
+        DiskRoom { path: Some(path.to_owned()), reserve_bytes }
     }
 
     /// The room now. A disk that cannot be measured is taken as writable: the writes themselves
     /// then say what is wrong.
     pub fn status(&self) -> RoomStatus {
-        let available_bytes = self
-            .path
-            .as_deref()
-            .and_then(|path| fs2::available_space(path).ok());
-        let writable = self.reserve_bytes == 0
-            || available_bytes.is_none_or(|available| available >= self.reserve_bytes);
-        RoomStatus {
-            available_bytes,
-            reserve_bytes: self.reserve_bytes,
-            writable,
-        }
+        let available_bytes = self.path.as_deref().and_then(|path| fs2::available_space(path).ok());
+        let writable = self.reserve_bytes == 0 || available_bytes.is_none_or(|available| available >= self.reserve_bytes);
+        RoomStatus { available_bytes, reserve_bytes: self.reserve_bytes, writable }
     }
 
     /// `Ok` when a write may go ahead; [`StoreError::DiskFull`] while the disk is under the
@@ -62,24 +51,16 @@ impl DiskRoom {
         }
         match self.status() {
             RoomStatus { writable: true, .. } => Ok(()),
-            RoomStatus {
-                available_bytes,
-                reserve_bytes,
-                ..
-            } => Err(StoreError::DiskFull {
-                available_bytes: available_bytes.unwrap_or(0),
-                reserve_bytes,
-            }),
+            RoomStatus { available_bytes, reserve_bytes, .. } => {
+                Err(StoreError::DiskFull { available_bytes: available_bytes.unwrap_or(0), reserve_bytes })
+            }
         }
     }
 }
 
 /// Whether an I/O error says the disk (or the user's quota) is full.
 pub fn is_disk_full_io(error: &std::io::Error) -> bool {
-    matches!(
-        error.kind(),
-        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
-    )
+    matches!(error.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded)
 }
 
 #[cfg(test)]
@@ -102,10 +83,7 @@ mod tests {
         assert!(!status.writable);
         assert!(status.available_bytes.is_some());
         match room.ensure() {
-            Err(StoreError::DiskFull {
-                available_bytes,
-                reserve_bytes,
-            }) => {
+            Err(StoreError::DiskFull { available_bytes, reserve_bytes }) => {
                 assert_eq!(Some(available_bytes), status.available_bytes);
                 assert_eq!(reserve_bytes, u64::MAX);
             }

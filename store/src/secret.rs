@@ -34,9 +34,6 @@ mod tests {
     fn hashes_are_stable_and_distinct() {
         assert_eq!(TokenHash::of("a"), TokenHash::of("a"));
         assert_ne!(TokenHash::of("a"), TokenHash::of("b"));
-        assert_eq!(
-            TokenHash::of("abc").to_hex(),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(TokenHash::of("abc").to_hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

@@ -110,12 +110,7 @@ impl Store {
 
     /// Uses a verification token: marks the email verified and queues the mail `welcome` makes.
     /// `None` when the token is unknown, used, superseded or expired.
-    pub fn verify_email(
-        &self,
-        hash: TokenHash,
-        now: DateTime<Utc>,
-        welcome: impl Fn(&User) -> RenderedMail,
-    ) -> Result<Option<User>> {
+    pub fn verify_email(&self, hash: TokenHash, now: DateTime<Utc>, welcome: impl Fn(&User) -> RenderedMail) -> Result<Option<User>> {
         self.room.ensure()?;
         self.consume_token(hash, TokenPurpose::EmailVerification, now, |user| {
             user.is_email_verified = true;

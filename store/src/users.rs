@@ -127,12 +127,7 @@ impl Store {
             users.insert(&user_key, tx_encode("user", &user)?)?;
             preferences.insert(&user_key, tx_encode("preferences", &account.preferences)?)?;
             if let Some((hash, expires_at)) = &account.verification {
-                let record = TokenRecord {
-                    purpose: TokenPurpose::EmailVerification,
-                    user_id: user.id,
-                    created_at: now,
-                    expires_at: *expires_at,
-                };
+                let record = TokenRecord { purpose: TokenPurpose::EmailVerification, user_id: user.id, created_at: now, expires_at: *expires_at };
                 tx_put_token(tokens, hash, &record)?;
             }
             if let Some(mail) = &account.mail {
@@ -161,12 +156,7 @@ impl Store {
 
     /// Every account, oldest first.
     pub fn users(&self) -> Result<Vec<User>> {
-        let mut users = self
-            .users
-            .iter()
-            .values()
-            .map(|bytes| decode::<User>("user", &bytes?))
-            .collect::<Result<Vec<User>>>()?;
+        let mut users = self.users.iter().values().map(|bytes| decode::<User>("user", &bytes?)).collect::<Result<Vec<User>>>()?;
         users.sort_by_key(|user| user.created_at);
         Ok(users)
     }

@@ -20,19 +20,12 @@ pub struct Maildev {
 
 /// A TCP port nobody listens on right now.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("a free loopback port")
+    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).map(|address| address.port()).expect("a free loopback port")
 }
 
 fn maildev_binary() -> PathBuf {
     let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/node_modules/.bin/maildev");
-    assert!(
-        tools.exists(),
-        "maildev is not installed at {}: run the README's test command (make test), which installs it",
-        tools.display()
-    );
+    assert!(tools.exists(), "maildev is not installed at {}: run the README's test command (make test), which installs it", tools.display());
     tools
 }
 

@@ -36,17 +36,9 @@ impl Relay {
     pub fn start(peer: SocketAddr, mode: RelayMode) -> Relay {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port for the relay");
         let address = listener.local_addr().expect("the relay's address");
-        let relay = Relay {
-            address,
-            mode: Arc::new(Mutex::new(mode)),
-            stopped: Arc::new(AtomicBool::new(false)),
-            held: Arc::new(Mutex::new(Vec::new())),
-        };
-        let (mode, stopped, held) = (
-            Arc::clone(&relay.mode),
-            Arc::clone(&relay.stopped),
-            Arc::clone(&relay.held),
-        );
+        let relay =
+            Relay { address, mode: Arc::new(Mutex::new(mode)), stopped: Arc::new(AtomicBool::new(false)), held: Arc::new(Mutex::new(Vec::new())) };
+        let (mode, stopped, held) = (Arc::clone(&relay.mode), Arc::clone(&relay.stopped), Arc::clone(&relay.held));
         std::thread::spawn(move || {
             for incoming in listener.incoming() {
                 if stopped.load(Ordering::SeqCst) {
@@ -57,10 +49,7 @@ impl Relay {
                 match current {
                     RelayMode::Forward => forward(client, peer),
                     RelayMode::Drop => drop(client.shutdown(Shutdown::Both)),
-                    RelayMode::Hang => held
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .push(client),
+                    RelayMode::Hang => held.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(client),
                 }
             }
         });
@@ -77,22 +66,14 @@ impl Relay {
 
     /// From now on, new connections get `mode`; connections already held by a hang are closed.
     pub fn set(&self, mode: RelayMode) {
-        *self
-            .mode
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = mode;
+        *self.mode.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = mode;
         if mode != RelayMode::Hang {
             self.release_held();
         }
     }
 
     fn release_held(&self) {
-        for stream in self
-            .held
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .drain(..)
-        {
+        for stream in self.held.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).drain(..) {
             let _ = stream.shutdown(Shutdown::Both);
         }
     }
@@ -114,8 +95,7 @@ fn forward(client: TcpStream, peer: SocketAddr) {
         let _ = client.shutdown(Shutdown::Both);
         return;
     };
-    let (Ok(client_reader), Ok(upstream_reader)) = (client.try_clone(), upstream.try_clone())
-    else {
+    let (Ok(client_reader), Ok(upstream_reader)) = (client.try_clone(), upstream.try_clone()) else {
         return;
     };
     std::thread::spawn(move || pipe(client_reader, upstream));

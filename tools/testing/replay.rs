@@ -171,8 +171,7 @@ impl ReplayServer {
         let base = Url::parse(&format!("http://{address}/")).expect("base URL");
         // The worker starts on its own thread; until it runs, the first request would wait in
         // the accept queue and arrive late, which would distort the timing of the first request.
-        let probe =
-            reqwest::get(base.join(READY_PATH.trim_start_matches('/')).expect("probe URL")).await.expect("the replay server starts");
+        let probe = reqwest::get(base.join(READY_PATH.trim_start_matches('/')).expect("probe URL")).await.expect("the replay server starts");
         assert!(probe.status().is_success(), "readiness probe answered {}", probe.status());
         ReplayServer { base, state, handle }
     }

@@ -35,10 +35,7 @@ pub struct LocalStripe {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("a free loopback port")
+    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).map(|address| address.port()).expect("a free loopback port")
 }
 
 fn tools_stripe() -> PathBuf {
@@ -47,11 +44,7 @@ fn tools_stripe() -> PathBuf {
 
 fn python() -> PathBuf {
     let python = tools_stripe().join(".venv/bin/python");
-    assert!(
-        python.exists(),
-        "localstripe is not installed at {}: run the README's test command (make test), which installs it",
-        python.display()
-    );
+    assert!(python.exists(), "localstripe is not installed at {}: run the README's test command (make test), which installs it", python.display());
     python
 }
 
@@ -213,9 +206,7 @@ impl LocalStripe {
         };
         match (intent["status"].as_str(), intent["payment_method"].as_str()) {
             (Some("succeeded"), Some(method)) => Ok(method.to_owned()),
-            (Some("canceled"), _) => {
-                Err("The latest attempt to set up the payment method has failed because authentication failed.".into())
-            }
+            (Some("canceled"), _) => Err("The latest attempt to set up the payment method has failed because authentication failed.".into()),
             (status, _) => Err(format!("setup_intent has status {}", status.unwrap_or("?"))),
         }
     }

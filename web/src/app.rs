@@ -18,15 +18,7 @@ pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
 
 pub fn create_app(
     state: AppState,
-) -> App<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = actix_web::Error,
-        InitError = (),
-    >,
-> {
+) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<impl MessageBody>, Error = actix_web::Error, InitError = ()>> {
     let (every_answer, not_stored) = (headers::every_answer(&state.settings), headers::not_stored);
     let mut api_routes = RouteTable::default();
     let api = web::scope("/api").configure(|config| configure_api(&mut ApiRoutes::new(config, &mut api_routes, "/api")));

@@ -9,9 +9,9 @@
 
 use std::sync::OnceLock;
 
-use actix_web::http::StatusCode;
 use actix_web::http::header::{CacheControl, CacheDirective};
 use actix_web::http::Method;
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use rust_embed::RustEmbed;
 use serde_json::json;
@@ -45,10 +45,7 @@ pub async fn serve(request: HttpRequest) -> HttpResponse {
             if path.starts_with("assets/") {
                 cache.push(CacheDirective::Extension("immutable".into(), None));
             }
-            return HttpResponse::Ok()
-                .content_type(file.metadata.mimetype())
-                .insert_header(CacheControl(cache))
-                .body(file.data.into_owned());
+            return HttpResponse::Ok().content_type(file.metadata.mimetype()).insert_header(CacheControl(cache)).body(file.data.into_owned());
         }
         // A missing file (an old asset after an upgrade) must not turn into the HTML page.
         let last_segment = path.rsplit('/').next().unwrap_or_default();
@@ -88,13 +85,15 @@ pub fn is_client_route(path: &str) -> bool {
     client_routes().iter().any(|pattern| {
         let pattern_segments: Vec<&str> = pattern.split('/').collect();
         pattern_segments.len() == segments.len()
-            && pattern_segments.iter().zip(&segments).all(|(expected, actual)| {
-                if expected.starts_with(':') {
-                    !actual.is_empty()
-                } else {
-                    expected == actual
-                }
-            })
+            && pattern_segments.iter().zip(&segments).all(
+                |(expected, actual)| {
+                    if expected.starts_with(':') {
+                        !actual.is_empty()
+                    } else {
+                        expected == actual
+                    }
+                },
+            )
     })
 }
 
@@ -118,7 +117,9 @@ mod route_tests {
 
     #[test]
     fn the_shared_list_names_every_page_of_the_spec() {
-        for path in ["/", "/auth", "/dashboard", "/blog", "/blog/how-to-write-review-article", "/subscribe/fix-payment", "/verify-email", "/dashboard/"] {
+        for path in
+            ["/", "/auth", "/dashboard", "/blog", "/blog/how-to-write-review-article", "/subscribe/fix-payment", "/verify-email", "/dashboard/"]
+        {
             assert!(is_client_route(path), "{path}");
         }
         for path in ["/no/such/page", "/blog/a/b", "/dashboards", "/blog//x", "/auth/extra"] {

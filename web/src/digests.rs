@@ -9,9 +9,9 @@
 //! limited).
 
 use actix_web::{web, HttpResponse};
+use actors::DigestOutcome;
 use chrono::Utc;
 use engine::account::normalize_email;
-use actors::DigestOutcome;
 use engine::digest::{Digest, DigestKind};
 use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
@@ -22,8 +22,8 @@ use store::User;
 use uuid::Uuid;
 
 use crate::auth::SignedIn;
-use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 
 const MSG_UNSUBSCRIBED: &str = "You have been unsubscribed from weekly digests. You can turn them back on in your dashboard.";
@@ -119,8 +119,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     })))
 }
 
-const MSG_FREE_DIGESTS_USED_SAVED: &str =
-    "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
+const MSG_FREE_DIGESTS_USED_SAVED: &str = "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
 const MSG_FREE_DIGESTS_USED: &str = "Your free plan's 2 digests have been used, so no new digest can be sent.";
 
 /// A search term the §5 schema refused, as the validation error of `field`.

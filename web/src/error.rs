@@ -56,11 +56,8 @@ impl ApiError {
     pub fn too_many_requests(retry_after_secs: u64) -> ApiError {
         let minutes = retry_after_secs.div_ceil(60).max(1);
         let unit = if minutes == 1 { "minute" } else { "minutes" };
-        let mut error = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            format!("Too many attempts. Please try again in {minutes} {unit}."),
-        );
+        let mut error =
+            ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", format!("Too many attempts. Please try again in {minutes} {unit}."));
         error.retry_after_secs = Some(retry_after_secs);
         error
     }
@@ -96,11 +93,9 @@ impl From<ValidationErrors> for ApiError {
 impl From<store::StoreError> for ApiError {
     fn from(error: store::StoreError) -> ApiError {
         match error {
-            store::StoreError::DuplicateEmail => ApiError::new(
-                StatusCode::CONFLICT,
-                "email_taken",
-                "An account with this email already exists. Please sign in instead.",
-            ),
+            store::StoreError::DuplicateEmail => {
+                ApiError::new(StatusCode::CONFLICT, "email_taken", "An account with this email already exists. Please sign in instead.")
+            }
             store::StoreError::UserNotFound => ApiError::not_found("Not found"),
             full if full.is_disk_full() => ApiError::disk_full(full),
             other => ApiError::internal(other),
@@ -204,12 +199,8 @@ pub async fn json_error_bodies(
 ) -> Result<actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>, actix_web::Error> {
     let response = next.call(request).await?;
     let status = response.status();
-    let content_type = response
-        .headers()
-        .get(actix_web::http::header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
+    let content_type =
+        response.headers().get(actix_web::http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default().to_ascii_lowercase();
     let is_readable = content_type.starts_with("application/json") || content_type.starts_with("text/html");
     if !(status.is_client_error() || status.is_server_error()) || is_readable {
         return Ok(response.map_into_left_body());
@@ -220,10 +211,7 @@ pub async fn json_error_bodies(
     };
     let body = json!({ "message": message, "code": "http_error" }).to_string();
     let response = response.map_body(|head, _| {
-        head.headers.insert(
-            actix_web::http::header::CONTENT_TYPE,
-            actix_web::http::header::HeaderValue::from_static("application/json"),
-        );
+        head.headers.insert(actix_web::http::header::CONTENT_TYPE, actix_web::http::header::HeaderValue::from_static("application/json"));
         head.headers.remove(actix_web::http::header::CONTENT_LENGTH);
         body
     });

@@ -10,7 +10,10 @@ const PAGE: &str = include_str!("fallback.html");
 pub async fn page() -> HttpResponse {
     HttpResponse::Ok()
         .insert_header(CacheControl(vec![CacheDirective::NoCache]))
-        .insert_header(("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"))
+        .insert_header((
+            "Content-Security-Policy",
+            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        ))
         .content_type("text/html; charset=utf-8")
         .body(PAGE)
 }

@@ -159,7 +159,8 @@ mod tests {
         assert!(directive(&real, "frame-src").contains("https://hooks.stripe.com"));
         assert_eq!(directive(&real, "connect-src"), "connect-src 'self' https://api.stripe.com https://checkout.stripe.com");
 
-        let peer = content_security_policy(&settings(|serve| serve.stripe = stripe("http://127.0.0.1:8420/js.stripe.com/v3/", "http://127.0.0.1:8420/")));
+        let peer =
+            content_security_policy(&settings(|serve| serve.stripe = stripe("http://127.0.0.1:8420/js.stripe.com/v3/", "http://127.0.0.1:8420/")));
         assert_eq!(directive(&peer, "script-src"), "script-src 'self' http://127.0.0.1:8420");
         assert_eq!(directive(&peer, "frame-src"), "frame-src http://127.0.0.1:8420");
         assert_eq!(directive(&peer, "connect-src"), "connect-src 'self' http://127.0.0.1:8420");

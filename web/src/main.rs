@@ -159,10 +159,5 @@ fn init_logging(filter: &str) {
     let filter = if filter.contains("tantivy") { filter.to_owned() } else { format!("{filter},tantivy=warn") };
     let filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info,tantivy=warn"));
     let is_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false)
-        .with_ansi(is_terminal)
-        .with_writer(std::io::stderr)
-        .init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_target(false).with_ansi(is_terminal).with_writer(std::io::stderr).init();
 }

@@ -5,11 +5,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use actors::IngestCounts;
 use anyhow::Context;
 use chrono::NaiveDate;
 use engine::paper::Source;
 use engine::parse::parse_any;
-use actors::IngestCounts;
 use index::{PaperIndex, PaperQuery};
 
 const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;

@@ -141,8 +141,7 @@ impl RateLimiter {
 
     /// [`RateLimiter::hit`] answering 429 with `Retry-After` when over the rate.
     pub fn check(&self, action: &'static str, key: &str, rate: Rate) -> Result<(), ApiError> {
-        self.hit(action, key, rate, Instant::now())
-            .map_err(|retry_after| ApiError::too_many_requests(retry_after.as_secs().max(1)))
+        self.hit(action, key, rate, Instant::now()).map_err(|retry_after| ApiError::too_many_requests(retry_after.as_secs().max(1)))
     }
 }
 

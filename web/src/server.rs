@@ -39,8 +39,7 @@ pub struct Started {
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
 pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
-    std::fs::create_dir_all(&settings.data_dir)
-        .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
+    std::fs::create_dir_all(&settings.data_dir).with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
     // Loaded first: a model folder that does not load stops the start before anything is opened.
     let embedding = crate::model::load_for_serve(&settings)?;
     let store = Store::open(&settings.database_dir())?.with_disk_reserve(settings.min_free_disk_bytes);
@@ -54,8 +53,7 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         }
         (None, _) => MailTransport::Outbox(settings.outbox_dir()),
     };
-    let from = actors::mailer::parse_mailbox(&settings.mail_from)
-        .with_context(|| format!("the sender address {:?}", settings.mail_from))?;
+    let from = actors::mailer::parse_mailbox(&settings.mail_from).with_context(|| format!("the sender address {:?}", settings.mail_from))?;
     let index = PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
     // With a model the digester ranks by meaning as well as by words, with the vectors the
     // `Vectorizer` below makes of every paper; without one, by words.
@@ -82,9 +80,8 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     // Taken here once, so that an index another process writes (papertide import or harvest)
     // stops the start with a reason instead of failing every batch later.
     drop(index.writer(crate::harvest::WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
-    let (indexer, indexer_thread) = Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone())
-        .with_disk_room(store.room().clone())
-        .start_in_own_thread();
+    let (indexer, indexer_thread) =
+        Indexer::new(index.clone(), crate::harvest::WRITER_HEAP_BYTES, board.clone()).with_disk_room(store.room().clone()).start_in_own_thread();
     // One client per source, shared by its harvester and live search: one pace per source.
     let clients = SourceClients::new(&settings.sources)?;
     crate::harvest::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);
@@ -140,7 +137,9 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
     let client = if crate::client::is_embedded() { "embedded" } else { "not built: serving the built-in page" };
     let harvest = match settings.harvest.sources.as_slice() {
         [] => "off".to_owned(),
-        sources => format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour),
+        sources => {
+            format!("{} daily at {:02}:00 UTC", sources.iter().map(|source| source.as_str()).collect::<Vec<_>>().join(","), settings.harvest.hour)
+        }
     };
     let live_search = if settings.live_search { "pubmed,arxiv" } else { "off" };
     let open_files = raise_open_files_limit();

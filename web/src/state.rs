@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Addr;
-use actors::{Digester, UserActors, DrainQueue, Indexer, Mailer, StatusBoard};
+use actors::{Digester, DrainQueue, Indexer, Mailer, StatusBoard, UserActors};
 use engine::mail::MailContext;
 use index::PaperIndex;
 use store::Store;

@@ -11,17 +11,14 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::auth::SignedIn;
-use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 
 const MSG_NO_TERM: &str = "Search term not found";
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes
-        .get("/users/{user_id}/search-terms", list)
-        .patch("/search-terms/{term_id}", update)
-        .delete("/search-terms/{term_id}", remove);
+    routes.get("/users/{user_id}/search-terms", list).patch("/search-terms/{term_id}", update).delete("/search-terms/{term_id}", remove);
 }
 
 /// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.
@@ -30,7 +27,13 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
     let user = &signed_in.user;
     let history = state.store.digest_history(user)?;
     let preferences = state.store.preferences(user.id)?;
-    let inputs = WeeklyInputs { preferences: &preferences, tier: user.subscription_tier, history: &history, now: Utc::now(), hour: state.settings.digest_hour };
+    let inputs = WeeklyInputs {
+        preferences: &preferences,
+        tier: user.subscription_tier,
+        history: &history,
+        now: Utc::now(),
+        hour: state.settings.digest_hour,
+    };
     let next = next_weekly_run(&inputs);
     let mut terms = state.store.search_terms_as_processed(user.id)?;
     for term in &mut terms {

@@ -12,8 +12,8 @@ use engine::{DeliveryDay, Preferences, UserId};
 use serde::Serialize;
 
 use crate::auth::{SignedIn, UserView};
-use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 
 const MSG_NOT_FOUND: &str = "Not found";

@@ -107,8 +107,7 @@ impl BiorxivClient {
     async fn fetch_page(&self, server: Source, from: NaiveDate, to: NaiveDate, cursor: u64) -> Result<DetailsPage, SourceError> {
         let path = format!("details/{server}/{from}/{to}/{cursor}/json");
         let label = format!("details {server} {from}/{to} cursor {cursor}");
-        let url =
-            self.config.base_url.join(&path).map_err(|error| SourceError::invalid_request(server, label.clone(), error.to_string()))?;
+        let url = self.config.base_url.join(&path).map_err(|error| SourceError::invalid_request(server, label.clone(), error.to_string()))?;
         let call = Call::get(label, url, Vec::new());
         self.transport.fetch(&call, |body| parse_details(body, server).map_err(details_failure)).await
     }

@@ -98,13 +98,11 @@ pub(crate) struct Transport {
 impl Transport {
     pub fn new(source: Source, config: HttpConfig, explain_error_body: ExplainErrorBody) -> Result<Transport, SourceError> {
         let connect_timeout = config.timeout.min(Duration::from_secs(10));
-        let mut builder =
-            reqwest::Client::builder().user_agent(config.user_agent.clone()).timeout(config.timeout).connect_timeout(connect_timeout);
+        let mut builder = reqwest::Client::builder().user_agent(config.user_agent.clone()).timeout(config.timeout).connect_timeout(connect_timeout);
         if let Some(max_in_flight) = config.max_in_flight {
             builder = builder.pool_max_idle_per_host(max_in_flight);
         }
-        let client =
-            builder.build().map_err(|error| SourceError::invalid_request(source, "client setup", error_chain(&error.without_url())))?;
+        let client = builder.build().map_err(|error| SourceError::invalid_request(source, "client setup", error_chain(&error.without_url())))?;
         let pacer = Pacer::new(config.min_interval, config.max_in_flight);
         Ok(Transport { source, config, client, pacer, explain_error_body })
     }

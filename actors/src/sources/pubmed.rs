@@ -132,7 +132,8 @@ impl PubmedClient {
     /// papers on `term` from the window, with ESearch's warnings (beside "No items found.").
     pub async fn search_recent(&self, term: &str, from: NaiveDate, to: NaiveDate, max_records: u64) -> Result<Parsed<Paper>, SourceError> {
         let search = self.search_ids(term, from, to, max_records).await?;
-        let mut papers = if search.ids.is_empty() { Parsed { items: Vec::new(), warnings: Vec::new() } } else { self.fetch_ids(&search.ids, None).await? };
+        let mut papers =
+            if search.ids.is_empty() { Parsed { items: Vec::new(), warnings: Vec::new() } } else { self.fetch_ids(&search.ids, None).await? };
         papers.warnings.extend(
             search
                 .warnings

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use actix::Addr;
 use actors::sources::{BiorxivClient, BiorxivConfig, ProgressFn};
-use actors::{harvest_days, Harvester, HarvestSchedule, Indexer, PaperSource, PreprintServer, RunProgress, StatusBoard};
+use actors::{harvest_days, HarvestSchedule, Harvester, Indexer, PaperSource, PreprintServer, RunProgress, StatusBoard};
 use chrono::{NaiveDate, Utc};
 use engine::dedup::DedupKey;
 use engine::paper::Source;
@@ -166,40 +166,20 @@ async fn an_indexer_refuses_batches_while_the_disk_is_under_its_reserve_and_writ
     let folder = tempfile::tempdir().expect("index folder");
     let index = PaperIndex::open_or_create(folder.path()).expect("index");
     let board = StatusBoard::default();
-    let papers = engine::parse::pubmed::parse_efetch(include_str!(
-        "../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml"
-    ))
-    .items;
+    let papers = engine::parse::pubmed::parse_efetch(include_str!("../../../engine/fixtures/pubmed/efetch_batch_6_articles.xml")).items;
     assert!(!papers.is_empty());
 
     let full = store::DiskRoom::new(folder.path(), u64::MAX);
-    let (refusing, arbiter) = Indexer::new(index.clone(), WRITER_HEAP, board.clone())
-        .with_disk_room(full)
-        .start_in_own_thread();
-    let refused = refusing
-        .send(actors::Ingest(papers.clone()))
-        .await
-        .expect("indexer alive");
-    assert!(
-        matches!(refused, Err(actors::IndexerError::DiskFull(ref reason)) if reason.contains("kept in reserve")),
-        "{refused:?}"
-    );
+    let (refusing, arbiter) = Indexer::new(index.clone(), WRITER_HEAP, board.clone()).with_disk_room(full).start_in_own_thread();
+    let refused = refusing.send(actors::Ingest(papers.clone())).await.expect("indexer alive");
+    assert!(matches!(refused, Err(actors::IndexerError::DiskFull(ref reason)) if reason.contains("kept in reserve")), "{refused:?}");
     assert_eq!(index.paper_count().expect("count"), 0);
-    assert!(board
-        .get("indexer")
-        .and_then(|status| status.last_error)
-        .is_some_and(|error| error.contains("not written")));
+    assert!(board.get("indexer").and_then(|status| status.last_error).is_some_and(|error| error.contains("not written")));
     arbiter.stop();
     arbiter.join().expect("the indexer's thread ends");
 
     let roomy = store::DiskRoom::new(folder.path(), 1);
-    let (indexing, _arbiter) = Indexer::new(index.clone(), WRITER_HEAP, board.clone())
-        .with_disk_room(roomy)
-        .start_in_own_thread();
-    indexing
-        .send(actors::Ingest(papers.clone()))
-        .await
-        .expect("indexer alive")
-        .expect("indexed once there is room");
+    let (indexing, _arbiter) = Indexer::new(index.clone(), WRITER_HEAP, board.clone()).with_disk_room(roomy).start_in_own_thread();
+    indexing.send(actors::Ingest(papers.clone())).await.expect("indexer alive").expect("indexed once there is room");
     assert_eq!(index.paper_count().expect("count") as usize, papers.len());
 }

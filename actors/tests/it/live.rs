@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use actix::Addr;
 use actors::sources::{ArxivClient, ArxivConfig};
-use actors::{Digester, DigestOutcome, Indexer, Ingest, LiveSearch, StatusBoard, UserActors};
+use actors::{DigestOutcome, Digester, Indexer, Ingest, LiveSearch, StatusBoard, UserActors};
 use chrono::{DateTime, TimeZone, Utc};
 use engine::account::Preferences;
 use engine::digest::Digest;
@@ -148,7 +148,10 @@ async fn a_term_the_index_lacks_is_searched_live_on_pubmed_and_its_papers_are_se
     // The digest ranks them: the record on breast cancer is sent, nothing from outside the window.
     let sent = keys_of(&digest);
     assert!(sent.contains(&"pmid:18927361".to_owned()), "{:?}", digest.papers_data);
-    assert!(sent.iter().filter(|key| key.starts_with("pmid:")).all(|key| PMIDS_IN_WINDOW.iter().any(|pmid| key == &format!("pmid:{pmid}"))), "{sent:?}");
+    assert!(
+        sent.iter().filter(|key| key.starts_with("pmid:")).all(|key| PMIDS_IN_WINDOW.iter().any(|pmid| key == &format!("pmid:{pmid}"))),
+        "{sent:?}"
+    );
     assert_eq!(digest.widened.map(|widened| widened.days), Some(90), "the papers are weeks old");
 
     // The same words the same day (another spelling, another user): PubMed is not asked again.
@@ -243,7 +246,8 @@ async fn a_term_the_index_covers_is_not_searched_live() {
     }
     world.indexer.send(Ingest(papers)).await.expect("indexer alive").expect("indexed");
     let term = "phthalate liver";
-    let covered = PaperQuery { text: term.into(), since: Some(in_2008().date_naive() - chrono::Duration::days(90)), limit: 100, ..PaperQuery::default() };
+    let covered =
+        PaperQuery { text: term.into(), since: Some(in_2008().date_naive() - chrono::Duration::days(90)), limit: 100, ..PaperQuery::default() };
     assert!(world.index.rank(&covered).expect("search").len() >= engine::live_search::FEW_MATCHES, "the index covers the term");
     let ada = world.user("ada@example.org", Tier::Free, in_2008());
 

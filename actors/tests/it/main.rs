@@ -1,13 +1,13 @@
 //! The actors against real peers: the mailer with maildev over SMTP, the outbox on disk and a
 //! closed port; harvests on the replay server; the vectorizer with the real embedding model.
 
+mod harvest;
+mod live;
+mod llm;
 #[path = "../../../tools/testing/maildev.rs"]
 mod maildev;
 #[path = "../../../tools/testing/replay.rs"]
 mod replay;
-mod harvest;
-mod live;
-mod llm;
 mod semantic;
 mod sources;
 mod vectors;
@@ -73,7 +73,8 @@ async fn smtp_server_dropping_the_message() -> String {
                     let command = line.to_ascii_uppercase();
                     let answer: &[u8] = if command.starts_with("DATA") {
                         b"354 go ahead\r\n"
-                    } else if command.starts_with("EHLO") || command.starts_with("MAIL") || command.starts_with("RCPT") || command.starts_with("NOOP") {
+                    } else if command.starts_with("EHLO") || command.starts_with("MAIL") || command.starts_with("RCPT") || command.starts_with("NOOP")
+                    {
                         b"250 ok\r\n"
                     } else {
                         // The first line of the message: the connection drops here.
@@ -193,10 +194,7 @@ async fn the_outbox_gets_one_named_file_per_mail_and_retries_when_it_cannot_writ
     let outbox = dir.path().join("outbox");
     let report = drain_due_mail(&store, &MailTransport::Outbox(outbox.clone()), &config()).await;
     assert_eq!(report.sent, 1);
-    let files: Vec<String> = std::fs::read_dir(&outbox)
-        .expect("outbox")
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .collect();
+    let files: Vec<String> = std::fs::read_dir(&outbox).expect("outbox").filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect();
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(files[0].ends_with(".eml") && !files[0].starts_with('.'));
     let content = std::fs::read_to_string(outbox.join(&files[0])).expect("mail");
@@ -239,8 +237,21 @@ fn private_ca(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf,
     )
     .expect("extensions file");
     run(&[
-        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days",
-        "2", "-extfile", "server.ext",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
     ]);
     (dir.join("ca.pem"), dir.join("server.pem"), dir.join("server.key"))
 }
@@ -251,7 +262,15 @@ async fn smtps_with_credentials_verifies_the_server_certificate() {
     let (ca, cert, key) = private_ca(dir.path());
     let (cert, key) = (cert.display().to_string(), key.display().to_string());
     let maildev = Maildev::start_with(&[
-        "--incoming-secure", "--incoming-cert", &cert, "--incoming-key", &key, "--incoming-user", "papertide", "--incoming-pass", "s3cret",
+        "--incoming-secure",
+        "--incoming-cert",
+        &cert,
+        "--incoming-key",
+        &key,
+        "--incoming-user",
+        "papertide",
+        "--incoming-pass",
+        "s3cret",
     ])
     .await;
     let url = format!("smtps://papertide:s3cret@127.0.0.1:{}", maildev.smtp_port);

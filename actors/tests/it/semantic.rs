@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use actors::Digester;
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use engine::account::Preferences;
 use engine::digest::{DigestKind, MIN_RELEVANCE};
 use engine::embedding::{embedding_text, text_hash};
 use engine::mail::MailContext;
 use engine::paper::{AbstractSection, Paper, Source};
 use index::PaperIndex;
-use engine::account::Preferences;
 use store::{NewAccount, Store, StoredVector, User};
 use uuid::Uuid;
 
@@ -81,9 +81,8 @@ fn world(papers: Vec<Paper>) -> World {
     user.is_email_verified = true;
     // A paid plan: the tests make more digests than the free plan's two.
     user.subscription_tier = engine::Tier::Pro;
-    let user = store
-        .create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now())
-        .expect("account");
+    let user =
+        store.create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now()).expect("account");
     let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
     World { store, index, user, mail }
 }
@@ -91,7 +90,8 @@ fn world(papers: Vec<Paper>) -> World {
 /// Embeds every indexed paper (what the background worker does) except those titled in `skip`.
 fn embed_papers(world: &World, model: &embed::Embedder, skip: &[&str]) {
     let ids = world.index.work_ids_newest_first().expect("ids");
-    let papers: Vec<_> = world.index.papers_by_id(&ids).expect("papers").into_iter().filter(|(_, paper)| !skip.contains(&paper.title.as_str())).collect();
+    let papers: Vec<_> =
+        world.index.papers_by_id(&ids).expect("papers").into_iter().filter(|(_, paper)| !skip.contains(&paper.title.as_str())).collect();
     let texts: Vec<String> = papers.iter().map(|(_, paper)| embedding_text(paper)).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vectors = model.embed_documents(&refs).expect("embedded");
@@ -110,7 +110,11 @@ fn a_paper_on_the_topic_in_other_words_ranks_above_one_that_only_shares_a_word()
     embed_papers(&world, &model, &[]);
     let semantic = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone()).with_embedder(Arc::clone(&model));
     assert!(semantic.is_semantic());
-    let digest = semantic.run(&world.user, "CAR-T cell exhaustion", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let digest = semantic
+        .run(&world.user, "CAR-T cell exhaustion", DigestKind::Immediate, now())
+        .expect("digest")
+        .into_sent()
+        .expect("the plan allows a digest");
     let titles: Vec<&str> = digest.papers_data.iter().map(|entry| entry.title.as_str()).collect();
     assert_eq!(titles.first().copied(), Some(week()[0].title.as_str()), "{:?}", digest.papers_data);
     let car_t = &digest.papers_data[0];
@@ -125,7 +129,8 @@ fn a_paper_on_the_topic_in_other_words_ranks_above_one_that_only_shares_a_word()
     let lexical = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone());
     let mut other = world.user.clone();
     other.id = engine::UserId(Uuid::new_v4());
-    let by_words = lexical.run(&other, "CAR-T cell exhaustion", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let by_words =
+        lexical.run(&other, "CAR-T cell exhaustion", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
     let car_t_by_words = by_words.papers_data.iter().find(|entry| entry.title == week()[0].title).map(|entry| entry.relevance_score);
     assert!(car_t_by_words.unwrap_or(0.0) < car_t.relevance_score, "meaning lifts the paper: {:?} vs {car_t:?}", by_words.papers_data);
 }
@@ -136,7 +141,11 @@ fn a_week_with_nothing_on_the_topic_sends_nothing_with_a_model() {
     let world = world(week().split_off(2));
     embed_papers(&world, &model, &[]);
     let digester = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone()).with_embedder(model);
-    let digest = digester.run(&world.user, "malaria vaccine trials in children", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let digest = digester
+        .run(&world.user, "malaria vaccine trials in children", DigestKind::Immediate, now())
+        .expect("digest")
+        .into_sent()
+        .expect("the plan allows a digest");
     assert!(digest.papers_data.is_empty(), "nearest vectors are not relevant papers: {:?}", digest.papers_data);
 }
 
@@ -146,7 +155,11 @@ fn a_paper_without_its_vector_yet_is_ranked_by_its_words() {
     let world = world(week());
     embed_papers(&world, &model, &["Dysfunction of chimeric antigen receptor T cells during chronic antigen stimulation"]);
     let digester = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone()).with_embedder(model);
-    let digest = digester.run(&world.user, "chimeric antigen receptor T cells", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let digest = digester
+        .run(&world.user, "chimeric antigen receptor T cells", DigestKind::Immediate, now())
+        .expect("digest")
+        .into_sent()
+        .expect("the plan allows a digest");
     assert_eq!(digest.papers_data.first().map(|entry| entry.title.as_str()), Some(week()[0].title.as_str()), "{:?}", digest.papers_data);
 }
 
@@ -159,13 +172,20 @@ fn aged(mut paper: Paper, days: i64) -> Paper {
 fn a_first_digest_of_a_quiet_week_looks_back_30_then_90_days_and_says_so_while_weekly_ones_stay_new() {
     let papers = vec![
         aged(paper("10.1000/p1", "Phthalate exposure raises liver enzymes in rats", "Diethylhexyl phthalate and hepatic toxicity in rats."), 20),
-        aged(paper("10.1000/p2", "Liver toxicity of phthalate plasticizers", "Phthalate plasticizers damage hepatocytes in a dose-dependent way."), 25),
+        aged(
+            paper("10.1000/p2", "Liver toxicity of phthalate plasticizers", "Phthalate plasticizers damage hepatocytes in a dose-dependent way."),
+            25,
+        ),
         aged(paper("10.1000/p3", "Phthalates and the liver: a review", "We review hepatic effects of phthalate exposure in animals and people."), 60),
         aged(paper("10.1000/p4", "Stellar winds of massive stars", "Mass-loss rates of O-type stars at low metallicity."), 1),
     ];
     let world = world(papers);
     let digester = Digester::new(world.store.clone(), world.index.clone(), world.mail.clone());
-    let digest = digester.run(&world.user, "phthalate liver toxicity", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let digest = digester
+        .run(&world.user, "phthalate liver toxicity", DigestKind::Immediate, now())
+        .expect("digest")
+        .into_sent()
+        .expect("the plan allows a digest");
     let widened = digest.widened.expect("widened");
     assert_eq!((widened.days, widened.new_this_week), (30, 0));
     assert_eq!(widened.note(), "Nothing new this week; the most relevant from the last 30 days.");
@@ -175,14 +195,23 @@ fn a_first_digest_of_a_quiet_week_looks_back_30_then_90_days_and_says_so_while_w
     assert!(mail.html.contains("Nothing new this week; the most relevant from the last 30 days."));
 
     // Another topic reaches back 90 days for its one paper; a weekly digest stays the week's.
-    let review = digester.run(&world.user, "hepatic effects of phthalates review", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let review = digester
+        .run(&world.user, "hepatic effects of phthalates review", DigestKind::Immediate, now())
+        .expect("digest")
+        .into_sent()
+        .expect("the plan allows a digest");
     assert_eq!(review.widened.map(|widened| widened.days), Some(90), "{:?}", review.papers_data);
     assert!(review.papers_data.iter().any(|entry| entry.title == "Phthalates and the liver: a review"), "{:?}", review.papers_data);
-    let weekly = digester.run(&world.user, "phthalate liver toxicity", DigestKind::Weekly, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let weekly = digester
+        .run(&world.user, "phthalate liver toxicity", DigestKind::Weekly, now())
+        .expect("digest")
+        .into_sent()
+        .expect("the plan allows a digest");
     assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
 
     // Nothing on the topic in 90 days: an empty digest that says how far it looked.
-    let nothing = digester.run(&world.user, "malaria vaccine", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
+    let nothing =
+        digester.run(&world.user, "malaria vaccine", DigestKind::Immediate, now()).expect("digest").into_sent().expect("the plan allows a digest");
     assert!(nothing.papers_data.is_empty());
     let mail = digester.render(&world.user, "ada@example.org", &nothing).expect("mail");
     assert!(mail.text.contains("Nothing published in the last 90 days matched \"malaria vaccine\""), "{}", mail.text);

@@ -108,12 +108,7 @@ fn check_user(store: &store::Store, user: &mut User, observed: &mut Observed) ->
     let settled = !user.plan_in_doubt && user.pending_event.is_none();
     let tier = stored.subscription_tier.as_str();
     if settled {
-        ensure!(
-            tier == user.plan.as_str(),
-            "lost plan change: {} was told {} and the database says {tier}",
-            user.email,
-            user.plan.as_str()
-        );
+        ensure!(tier == user.plan.as_str(), "lost plan change: {} was told {} and the database says {tier}", user.email, user.plan.as_str());
         observed.checks_passed += 1;
     }
     Ok(())
@@ -245,7 +240,8 @@ pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, obse
         let verification = count(&|subject| subject == VERIFY_SUBJECT);
         let welcome = count(&|subject| subject == "Welcome to Papertide");
         let digests = count(&|subject| subject.starts_with("Papertide: "));
-        let plans = count(&|subject| subject.starts_with("Your Papertide ") && (subject.ends_with("plan is active") || subject.ends_with("plan has ended")));
+        let plans =
+            count(&|subject| subject.starts_with("Your Papertide ") && (subject.ends_with("plan is active") || subject.ends_with("plan has ended")));
         let used_up = count(&|subject| subject == "Your free Papertide digests are used up");
         let email = &user.email;
         ensure!(verification == 1, "{email} got {verification} verification mails");

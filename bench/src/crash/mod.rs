@@ -374,8 +374,7 @@ async fn run_or_kill(mut child: Child, rng: &mut Rng, lifetime: &mut Lifetime, p
 /// killed at a random moment with probability 70%. `Some` when it was killed.
 async fn weekly_pass(binary: &Binary, rng: &mut Rng, week: i64, lifetime: &mut Lifetime) -> anyhow::Result<Option<KillPoint>> {
     let today = Utc::now().date_naive();
-    let first_monday =
-        (4..=11).map(|days| today + chrono::Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).unwrap_or(today);
+    let first_monday = (4..=11).map(|days| today + chrono::Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).unwrap_or(today);
     let day = first_monday + chrono::Duration::weeks(week);
     let at = Utc.from_utc_datetime(&day.and_hms_opt(9, 0, 0).unwrap_or_default()).to_rfc3339();
     let child = binary.spawn(&["weekly", "--at", &at])?;
@@ -464,7 +463,8 @@ fn server_env(port: u16, maildev: &Maildev, stripe: &LocalStripe, replay: &Repla
     .into_iter()
     .map(|(name, value)| (name.to_owned(), value))
     .collect();
-    for limit in ["LOGIN", "LOGIN_ACCOUNT", "SIGNUP", "FORGOT_PASSWORD", "RESEND", "RESET_PASSWORD", "IMMEDIATE_SEARCH", "RESEND_EMAIL", "TEST_EMAIL"] {
+    for limit in ["LOGIN", "LOGIN_ACCOUNT", "SIGNUP", "FORGOT_PASSWORD", "RESEND", "RESET_PASSWORD", "IMMEDIATE_SEARCH", "RESEND_EMAIL", "TEST_EMAIL"]
+    {
         env.push((format!("PAPERTIDE_RATE_LIMIT_{limit}"), generous.to_owned()));
     }
     env

@@ -42,18 +42,24 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_sequence_and_another_seed_another() {
-        let first: Vec<u64> = (0..8).map({
-            let mut rng = Rng::new(42);
-            move |_| rng.next_u64()
-        }).collect();
-        let again: Vec<u64> = (0..8).map({
-            let mut rng = Rng::new(42);
-            move |_| rng.next_u64()
-        }).collect();
-        let other: Vec<u64> = (0..8).map({
-            let mut rng = Rng::new(43);
-            move |_| rng.next_u64()
-        }).collect();
+        let first: Vec<u64> = (0..8)
+            .map({
+                let mut rng = Rng::new(42);
+                move |_| rng.next_u64()
+            })
+            .collect();
+        let again: Vec<u64> = (0..8)
+            .map({
+                let mut rng = Rng::new(42);
+                move |_| rng.next_u64()
+            })
+            .collect();
+        let other: Vec<u64> = (0..8)
+            .map({
+                let mut rng = Rng::new(43);
+                move |_| rng.next_u64()
+            })
+            .collect();
         assert_eq!(first, again);
         assert_ne!(first, other);
     }

@@ -125,15 +125,7 @@ pub struct Tally {
 
 /// The users' side of one server life: acts until the future is dropped (the server was killed)
 /// or `steps` actions are done.
-pub async fn act(
-    users: &mut [User],
-    rng: &mut Rng,
-    maildev: &Maildev,
-    stripe: &LocalStripe,
-    in_flight: &InFlight,
-    tally: &mut Tally,
-    steps: usize,
-) {
+pub async fn act(users: &mut [User], rng: &mut Rng, maildev: &Maildev, stripe: &LocalStripe, in_flight: &InFlight, tally: &mut Tally, steps: usize) {
     for _ in 0..steps {
         let index = rng.below(users.len() as u64) as usize;
         let user = &mut users[index];
@@ -370,8 +362,7 @@ async fn deliver_event(user: &mut User, event: &PendingEvent, in_flight: &InFlig
 fn event_body(kind: &str, subscription: &str) -> String {
     let id = format!("evt_crash_{}", uuid::Uuid::new_v4().simple());
     let object = json!({ "id": subscription, "object": "subscription" });
-    json!({ "id": id, "object": "event", "type": kind, "created": Utc::now().timestamp(), "data": { "object": object } })
-        .to_string()
+    json!({ "id": id, "object": "event", "type": kind, "created": Utc::now().timestamp(), "data": { "object": object } }).to_string()
 }
 
 /// Stripe's `Stripe-Signature` header: HMAC-SHA-256 of `timestamp.body` under the endpoint's

@@ -255,8 +255,12 @@ enum JudgmentLayout {
 }
 
 fn smart_judgments(text: &str) -> anyhow::Result<Judgments> {
-    let lines: Vec<(usize, Vec<&str>)> =
-        text.lines().enumerate().map(|(index, line)| (index + 1, line.split_whitespace().collect::<Vec<_>>())).filter(|(_, columns)| !columns.is_empty()).collect();
+    let lines: Vec<(usize, Vec<&str>)> = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line.split_whitespace().collect::<Vec<_>>()))
+        .filter(|(_, columns)| !columns.is_empty())
+        .collect();
     let layout = judgment_layout(&lines)?;
     let mut judgments = Judgments::new();
     for (number, columns) in &lines {

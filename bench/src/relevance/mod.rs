@@ -86,9 +86,12 @@ impl<'a> DocumentVectors<'a> {
     /// same model (kept in the system's temporary directory).
     pub fn of(collection: &Collection, embedder: &'a embed::Embedder) -> anyhow::Result<DocumentVectors<'a>> {
         let started = Instant::now();
-        let cache = std::env::temp_dir()
-            .join("papertide-bench-vectors")
-            .join(format!("{}-{}-{}.json", collection.name, collection.documents.len(), &embedder.fingerprint()[..16]));
+        let cache = std::env::temp_dir().join("papertide-bench-vectors").join(format!(
+            "{}-{}-{}.json",
+            collection.name,
+            collection.documents.len(),
+            &embedder.fingerprint()[..16]
+        ));
         if let Ok(bytes) = std::fs::read(&cache) {
             if let Ok(vectors) = serde_json::from_slice::<Vec<Vec<f32>>>(&bytes) {
                 return Ok(DocumentVectors { embedder, vectors, seconds: started.elapsed().as_secs_f64() });
@@ -277,13 +280,20 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
 fn digest_order(candidates: &[(usize, f32)], rest: &[usize], papers: &[Paper], relevance_of: impl Fn(usize) -> f64) -> Vec<usize> {
     let scored: Vec<Candidate> = candidates
         .iter()
-        .map(|&(position, score)| Candidate { paper: papers[position].clone(), score, relevance: relevance_of(position), reason: MatchReason::default() })
+        .map(|&(position, score)| Candidate {
+            paper: papers[position].clone(),
+            score,
+            relevance: relevance_of(position),
+            reason: MatchReason::default(),
+        })
         .collect();
     let today = chrono::Utc::now().date_naive();
     let position_of_key: HashMap<String, usize> =
         candidates.iter().filter_map(|&(position, _)| papers[position].ids.doi.clone().map(|doi| (format!("doi:{doi}"), position))).collect();
-    let mut order: Vec<usize> =
-        engine::digest::score(&scored, today).iter().filter_map(|entry| entry.keys.iter().find_map(|key| position_of_key.get(key).copied())).collect();
+    let mut order: Vec<usize> = engine::digest::score(&scored, today)
+        .iter()
+        .filter_map(|entry| entry.keys.iter().find_map(|key| position_of_key.get(key).copied()))
+        .collect();
     let chosen: std::collections::HashSet<usize> = order.iter().copied().collect();
     order.extend(rest.iter().filter(|position| !chosen.contains(position)));
     order

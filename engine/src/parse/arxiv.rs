@@ -71,8 +71,7 @@ pub enum ArxivError {
 }
 
 /// Lower-case particles that start a family name when they follow the first word of a name.
-const FAMILY_NAME_PARTICLES: &[&str] =
-    &["van", "von", "der", "den", "de", "del", "della", "di", "da", "dos", "das", "du", "le", "la", "ter", "ten"];
+const FAMILY_NAME_PARTICLES: &[&str] = &["van", "von", "der", "den", "de", "del", "della", "di", "da", "dos", "das", "du", "le", "la", "ter", "ten"];
 
 /// Generational suffixes that stay with the family name.
 const NAME_SUFFIXES: &[&str] = &["Jr.", "Jr", "Sr.", "Sr", "II", "III", "IV"];
@@ -107,8 +106,7 @@ fn author_from_display_name(display_name: &str) -> Option<Author> {
 /// normalizer alone accepts anything with a digit and a dot, such as `tag:example.org,2024:x`.
 fn arxiv_identifier(text: &str) -> Option<(String, Option<u32>)> {
     let (id, version) = normalize_arxiv_id(text)?;
-    let is_digits_of_length =
-        |part: &str, lengths: &[usize]| lengths.contains(&part.len()) && part.bytes().all(|byte| byte.is_ascii_digit());
+    let is_digits_of_length = |part: &str, lengths: &[usize]| lengths.contains(&part.len()) && part.bytes().all(|byte| byte.is_ascii_digit());
     let is_name = |part: &str, allowed: fn(&u8) -> bool| !part.is_empty() && part.bytes().all(|byte| allowed(&byte) || byte == b'-');
     let is_archive = |part: &str| match part.split_once('.') {
         Some((archive, subject)) => is_name(archive, u8::is_ascii_lowercase) && is_name(subject, u8::is_ascii_alphabetic),
@@ -434,9 +432,11 @@ mod tests {
 
     #[test]
     fn an_entry_without_title_or_with_a_foreign_id_is_a_warning() {
-        let broken = TESTING_10
-            .replacen("<title>Towards Explainable Test Case Prioritisation with Learning-to-Rank Models</title>", "", 1)
-            .replacen("<id>http://arxiv.org/abs/2202.12139v1</id>", "<id>tag:example.org,2024:entry</id>", 1);
+        let broken = TESTING_10.replacen("<title>Towards Explainable Test Case Prioritisation with Learning-to-Rank Models</title>", "", 1).replacen(
+            "<id>http://arxiv.org/abs/2202.12139v1</id>",
+            "<id>tag:example.org,2024:entry</id>",
+            1,
+        );
         let page = page(&broken);
         assert_eq!(page.papers.items.len(), 8);
         let records: Vec<_> = page.papers.warnings.iter().map(|warning| warning.record.as_deref().unwrap_or_default()).collect();
@@ -446,8 +446,7 @@ mod tests {
 
     #[test]
     fn primary_category_comes_first_even_when_listed_later() {
-        let reordered =
-            TWO_CATEGORIES.replace(r#"<arxiv:primary_category term="math.CO"/>"#, r#"<arxiv:primary_category term="math.ST"/>"#);
+        let reordered = TWO_CATEGORIES.replace(r#"<arxiv:primary_category term="math.CO"/>"#, r#"<arxiv:primary_category term="math.ST"/>"#);
         assert_eq!(page(&reordered).papers.items[0].categories, ["math.ST", "math.CO"]);
     }
 
@@ -473,8 +472,7 @@ mod tests {
 
     #[test]
     fn oai_pmh_record_without_id_is_a_warning() {
-        let without_id =
-            OAI_PMH_3.replacen("<identifier>oai:arXiv.org:2508.21012</identifier>", "", 1).replacen("<id>2508.21012</id>", "", 1);
+        let without_id = OAI_PMH_3.replacen("<identifier>oai:arXiv.org:2508.21012</identifier>", "", 1).replacen("<id>2508.21012</id>", "", 1);
         let parsed = parse_oai_pmh(&without_id);
         assert_eq!(parsed.items.len(), 2);
         let [warning] = parsed.warnings.as_slice() else { panic!("one warning expected") };
@@ -496,9 +494,8 @@ mod tests {
         let bad_token = parse_oai_pmh(&oai(r#"<error code="badResumptionToken">expired</error>"#));
         assert_eq!(bad_token.warnings[0].message, "OAI-PMH error badResumptionToken: expired");
 
-        let deleted = oai(
-            r#"<ListRecords><record><header status="deleted"><identifier>oai:arXiv.org:2101.00001</identifier></header></record></ListRecords>"#,
-        );
+        let deleted =
+            oai(r#"<ListRecords><record><header status="deleted"><identifier>oai:arXiv.org:2101.00001</identifier></header></record></ListRecords>"#);
         assert_eq!(parse_oai_pmh(&deleted), no_papers());
         for body in ["", "garbage", "<html><body>502 Bad Gateway</body></html>", TWO_CATEGORIES] {
             let parsed = parse_oai_pmh(body);
@@ -533,9 +530,7 @@ mod tests {
         assert_eq!(arxiv_identifier("0704.0001"), Some(("0704.0001".into(), None)));
         assert_eq!(arxiv_identifier("oai:arXiv.org:hep-ph/0301050"), Some(("hep-ph/0301050".into(), None)));
         assert_eq!(arxiv_identifier("math.GT/0309136v2"), Some(("math.GT/0309136".into(), Some(2))));
-        for not_arxiv in
-            ["tag:example.org,2024:entry", "https://arxiv.org/api/errors#incorrect_id_format_for_abc", "1234.5", "HEP/0301050", ""]
-        {
+        for not_arxiv in ["tag:example.org,2024:entry", "https://arxiv.org/api/errors#incorrect_id_format_for_abc", "1234.5", "HEP/0301050", ""] {
             assert_eq!(arxiv_identifier(not_arxiv), None, "{not_arxiv}");
         }
     }

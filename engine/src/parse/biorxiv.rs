@@ -142,11 +142,9 @@ fn message_number(message: Option<&Map<String, Value>>, field: &str) -> Result<O
             number.as_u64().map(Some).ok_or_else(|| DetailsError::Malformed(format!("messages[0].{field} is not a count: {number}")))
         }
         Value::String(text) if text.trim().is_empty() => Ok(None),
-        Value::String(text) => text
-            .trim()
-            .parse::<u64>()
-            .map(Some)
-            .map_err(|_| DetailsError::Malformed(format!("messages[0].{field} is not a count: {text:?}"))),
+        Value::String(text) => {
+            text.trim().parse::<u64>().map(Some).map_err(|_| DetailsError::Malformed(format!("messages[0].{field} is not a count: {text:?}")))
+        }
         other => Err(DetailsError::Malformed(format!("messages[0].{field} is not a count: {other}"))),
     }
 }
@@ -300,8 +298,7 @@ fn corresponding_author(authors: &[Author], corresponding: &str) -> Option<usize
         .iter()
         .enumerate()
         .filter_map(|(index, author)| {
-            let family_words: Vec<String> =
-                author.family.as_deref()?.split_whitespace().map(fold_text).filter(|word| !word.is_empty()).collect();
+            let family_words: Vec<String> = author.family.as_deref()?.split_whitespace().map(fold_text).filter(|word| !word.is_empty()).collect();
             if family_words.is_empty() || !name_words.ends_with(&family_words) {
                 return None;
             }
@@ -371,10 +368,8 @@ fn remove_figure_blocks(text: &str) -> String {
 mod tests {
     use super::*;
 
-    const BIORXIV_INTERVAL: &str =
-        include_str!("../../fixtures/biorxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json");
-    const MEDRXIV_INTERVAL: &str =
-        include_str!("../../fixtures/medrxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json");
+    const BIORXIV_INTERVAL: &str = include_str!("../../fixtures/biorxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json");
+    const MEDRXIV_INTERVAL: &str = include_str!("../../fixtures/medrxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json");
     const MEDRXIV_DOI_LOOKUP: &str = include_str!("../../fixtures/medrxiv/details_doi_2020.09.09.20191205_two_versions_published.json");
 
     fn date(text: &str) -> Option<NaiveDate> {
@@ -530,14 +525,8 @@ mod tests {
 
     #[test]
     fn garbage_is_malformed() {
-        for body in [
-            "",
-            "<html>502 Bad Gateway</html>",
-            "[1,2]",
-            "{}",
-            r#"{"collection":"x"}"#,
-            r#"{"messages":[{"total":"many"}],"collection":[]}"#,
-        ] {
+        for body in ["", "<html>502 Bad Gateway</html>", "[1,2]", "{}", r#"{"collection":"x"}"#, r#"{"messages":[{"total":"many"}],"collection":[]}"#]
+        {
             let result = parse_details(body, Source::Biorxiv);
             assert!(matches!(result, Err(DetailsError::Malformed(_))), "{body:?} gave {result:?}");
         }
@@ -545,13 +534,12 @@ mod tests {
 
     #[test]
     fn no_posts_found_is_an_empty_page_but_an_error_status_is_refused() {
-        let empty = parse_details(r#"{"messages":[{"status":"no posts found"}],"collection":[]}"#, Source::Medrxiv)
-            .expect("an empty window is not an error");
+        let empty =
+            parse_details(r#"{"messages":[{"status":"no posts found"}],"collection":[]}"#, Source::Medrxiv).expect("an empty window is not an error");
         assert!(empty.papers.items.is_empty() && empty.papers.warnings.is_empty());
         assert_eq!(next_cursor(&empty), None);
 
-        let refused =
-            parse_details(r#"{"messages":[{"status":"Both dates must be in yyyy-mm-dd format"}],"collection":[]}"#, Source::Biorxiv);
+        let refused = parse_details(r#"{"messages":[{"status":"Both dates must be in yyyy-mm-dd format"}],"collection":[]}"#, Source::Biorxiv);
         assert_eq!(refused, Err(DetailsError::Refused { status: "Both dates must be in yyyy-mm-dd format".into() }));
         assert_eq!(parse_details("{}", Source::Pubmed), Err(DetailsError::NotAPreprintServer(Source::Pubmed)));
     }
@@ -582,11 +570,8 @@ mod tests {
 
     #[test]
     fn author_strings_split_into_people_and_collectives() {
-        let authors = parse_authors(
-            "Tan, H.-X.; COVID-19 Genomics UK Consortium; Smith, Jr., J.; Plato",
-            Some("Hong Xia Tan"),
-            Some("Doherty Institute"),
-        );
+        let authors =
+            parse_authors("Tan, H.-X.; COVID-19 Genomics UK Consortium; Smith, Jr., J.; Plato", Some("Hong Xia Tan"), Some("Doherty Institute"));
         assert_eq!(authors[0].name, "H.-X. Tan");
         assert_eq!(authors[0].affiliations, ["Doherty Institute"]);
         assert!(authors[1].is_collective);

@@ -91,7 +91,11 @@ mod tests {
             (include_str!("../../fixtures/pubmed/efetch_batch_6_articles.xml"), Some(Format::PubmedXml), 6),
             (include_str!("../../fixtures/arxiv/api_idlist_1605.08386_two_categories.xml"), Some(Format::ArxivAtom), 1),
             (include_str!("../../fixtures/arxiv/oaipmh_listrecords_arxiv_metadataprefix_3_records.xml"), Some(Format::ArxivOaiPmh), 3),
-            (include_str!("../../fixtures/medrxiv/details_doi_2020.09.09.20191205_two_versions_published.json"), Some(Format::PreprintDetailsJson), 1),
+            (
+                include_str!("../../fixtures/medrxiv/details_doi_2020.09.09.20191205_two_versions_published.json"),
+                Some(Format::PreprintDetailsJson),
+                1,
+            ),
         ];
         for (body, format, papers) in cases {
             let (detected, parsed) = parse_any(body);

@@ -59,8 +59,7 @@ fn a_record_bringing_something_new_is_merged() -> TestResult {
 fn a_preprint_and_its_pubmed_record_become_one_paper_in_either_order() -> TestResult {
     for commit_between in [false, true] {
         for preprint_first in [true, false] {
-            let (first, second) =
-                if preprint_first { (biorxiv_preprint(), pubmed_record()) } else { (pubmed_record(), biorxiv_preprint()) };
+            let (first, second) = if preprint_first { (biorxiv_preprint(), pubmed_record()) } else { (pubmed_record(), biorxiv_preprint()) };
             let index = PaperIndex::create_in_ram()?;
             let mut writer = index.writer(HEAP)?;
             assert_eq!(writer.upsert(first)?, UpsertOutcome::Added);
@@ -119,10 +118,7 @@ fn duplicates_in_one_uncommitted_batch_become_one_document() -> TestResult {
         writer.upsert(biorxiv_preprint())?,
         writer.upsert(pubmed_record())?,
     ];
-    assert_eq!(
-        outcomes,
-        [UpsertOutcome::Added, UpsertOutcome::Added, UpsertOutcome::Merged, UpsertOutcome::Unchanged, UpsertOutcome::Unchanged]
-    );
+    assert_eq!(outcomes, [UpsertOutcome::Added, UpsertOutcome::Added, UpsertOutcome::Merged, UpsertOutcome::Unchanged, UpsertOutcome::Unchanged]);
     assert_eq!(writer.pending_count(), 2);
     writer.commit()?;
     assert_eq!(index.paper_count()?, 2);

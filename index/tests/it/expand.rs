@@ -25,7 +25,10 @@ fn feedback_words_find_papers_that_share_no_word_with_the_query() -> TestResult 
     let index = index_of(vec![
         with_abstract(paper(Source::Pubmed, "Lens opacity in aging eyes", "Ito", day), "cataract lens opacity crystallin aggregation"),
         with_abstract(paper(Source::Pubmed, "Crystallin chaperones and the lens", "Li", day), "cataract crystallin chaperone lens"),
-        with_abstract(paper(Source::Arxiv, "Surgery outcomes for cataract", "Ng", "2025-01-09"), "cataract extraction and phacoemulsification outcomes"),
+        with_abstract(
+            paper(Source::Arxiv, "Surgery outcomes for cataract", "Ng", "2025-01-09"),
+            "cataract extraction and phacoemulsification outcomes",
+        ),
         with_abstract(paper(Source::Arxiv, "Gravitational lensing of quasars", "Oh", day), "quasar light bent by galaxies"),
         with_abstract(paper(Source::Pubmed, "Phthalate exposure in rats", "Ko", day), "high dose effects on rat liver"),
         with_abstract(paper(Source::Pubmed, "Dietary fibre and the gut", "Ma", day), "fibre intake changes gut microbes"),

@@ -83,8 +83,7 @@ fn the_date_window_includes_both_of_its_days() -> TestResult {
     let papers = days.iter().map(|day| paper(Source::Pubmed, &format!("Enzyme kinetics report of {day}"), "Roe", day)).collect();
     let index = index_of(papers)?;
     let entered_days = |query: &PaperQuery| -> Result<Vec<String>, index::IndexError> {
-        let mut found: Vec<String> =
-            index.search(query)?.into_iter().filter_map(|hit| hit.paper.entered).map(|day| day.to_string()).collect();
+        let mut found: Vec<String> = index.search(query)?.into_iter().filter_map(|hit| hit.paper.entered).map(|day| day.to_string()).collect();
         found.sort();
         Ok(found)
     };

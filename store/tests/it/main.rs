@@ -15,14 +15,7 @@ fn now() -> DateTime<Utc> {
 }
 
 fn mail(to: &str, subject: &str) -> RenderedMail {
-    RenderedMail {
-        to: to.into(),
-        subject: subject.into(),
-        html: "<p>hi</p>".into(),
-        text: "hi".into(),
-        action_url: None,
-        list_unsubscribe: None,
-    }
+    RenderedMail { to: to.into(), subject: subject.into(), html: "<p>hi</p>".into(), text: "hi".into(), action_url: None, list_unsubscribe: None }
 }
 
 fn signup(store: &Store, email: &str, token: &str) -> Result<User, StoreError> {

@@ -4,8 +4,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{Duration, Utc};
 use engine::mail::{account_exists_mail, password_reset_mail, verification_mail, welcome_mail};
 use engine::validation::{
-    validate_combined_signup, validate_email_form, validate_login, validate_reset_password, validate_standalone_signup,
-    CombinedSignupForm, EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
+    validate_combined_signup, validate_email_form, validate_login, validate_reset_password, validate_standalone_signup, CombinedSignupForm,
+    EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
 };
 use engine::{Preferences, UserId};
 use serde::Deserialize;
@@ -16,8 +16,8 @@ use uuid::Uuid;
 use super::device::{device_cookie, trusted_device};
 use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
 use super::view::UserView;
-use crate::routes::ApiRoutes;
 use crate::error::{ApiError, ApiResult};
+use crate::routes::ApiRoutes;
 use crate::security::client_ip;
 use crate::state::AppState;
 
@@ -25,8 +25,7 @@ pub const VERIFICATION_TTL_HOURS: i64 = 48;
 pub const RESET_TTL_HOURS: i64 = 1;
 
 const MSG_INVALID_CREDENTIALS: &str = "Invalid email or password";
-const MSG_NOT_VERIFIED: &str =
-    "Please verify your email address before signing in. Check your inbox (and spam folder) for the verification link.";
+const MSG_NOT_VERIFIED: &str = "Please verify your email address before signing in. Check your inbox (and spam folder) for the verification link.";
 const MSG_DEACTIVATED: &str = "This account has been deactivated. Please contact support.";
 const MSG_VERIFY_NO_TOKEN: &str = "No verification token provided";
 const MSG_VERIFY_INVALID: &str = "The verification link is invalid or has expired.";
@@ -59,11 +58,7 @@ async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiRes
 }
 
 /// `POST /api/signup`: the combined form on /auth.
-async fn combined_signup(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    form: web::Json<CombinedSignupForm>,
-) -> ApiResult<HttpResponse> {
+async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<CombinedSignupForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
     let signup = validate_combined_signup(&form)?;
@@ -71,11 +66,7 @@ async fn combined_signup(
 }
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
-async fn standalone_signup(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    form: web::Json<StandaloneSignupForm>,
-) -> ApiResult<HttpResponse> {
+async fn standalone_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<StandaloneSignupForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
     let signup = validate_standalone_signup(&form)?;
@@ -158,11 +149,7 @@ struct VerifyQuery {
     token: Option<String>,
 }
 
-async fn verify_email(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    query: web::Query<VerifyQuery>,
-) -> ApiResult<HttpResponse> {
+async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: web::Query<VerifyQuery>) -> ApiResult<HttpResponse> {
     let token = query.token.as_deref().map(str::trim).unwrap_or_default();
     if token.is_empty() {
         return Err(ApiError::bad_request(MSG_VERIFY_NO_TOKEN).with("success", false));
@@ -170,8 +157,7 @@ async fn verify_email(
     let context = state.mail_context();
     let verified = state.store.verify_email(TokenHash::of(token), Utc::now(), |user| welcome_mail(&context, &user.email))?;
     let Some(user) = verified else {
-        return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_VERIFY_INVALID)
-            .with("success", false));
+        return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_VERIFY_INVALID).with("success", false));
     };
     let cookie = start_session(&state, &user, Some(client_ip(&request, state.settings.trust_proxy)))?;
     let device = device_cookie(&state, &user, Utc::now())?;
@@ -263,22 +249,14 @@ async fn logout(state: web::Data<AppState>, request: HttpRequest) -> ApiResult<H
 }
 
 /// `POST /api/forgot-password`: the same answer whether or not the account exists.
-async fn forgot_password(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    form: web::Json<EmailForm>,
-) -> ApiResult<HttpResponse> {
+async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailForm>) -> ApiResult<HttpResponse> {
     answer_link_request(state, &request, &form, TokenPurpose::PasswordReset).await
 }
 
 /// `POST /api/reset-password`: sets the new password and signs the user out everywhere. The
 /// cheap checks come first — the client's rate, the form, the token — and the password is hashed
 /// only for a token that can be used; using it is checked again in the write.
-async fn reset_password(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    form: web::Json<ResetPasswordForm>,
-) -> ApiResult<HttpResponse> {
+async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<ResetPasswordForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("reset-password", &ip, state.settings.rate_limits.reset_password)?;
     let reset = validate_reset_password(&form)?;
@@ -300,23 +278,14 @@ async fn reset_password(
 }
 
 /// `POST /api/auth/resend-verification`: a new link for an account still waiting for one.
-async fn resend_verification(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    form: web::Json<EmailForm>,
-) -> ApiResult<HttpResponse> {
+async fn resend_verification(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailForm>) -> ApiResult<HttpResponse> {
     answer_link_request(state, &request, &form, TokenPurpose::EmailVerification).await
 }
 
 /// Both "mail me a link" endpoints: rate limited per client address and, silently, per
 /// recipient (so nobody can flood an inbox from many addresses); the same answer whatever the
 /// account's state; the token is issued after answering.
-async fn answer_link_request(
-    state: web::Data<AppState>,
-    request: &HttpRequest,
-    form: &EmailForm,
-    purpose: TokenPurpose,
-) -> ApiResult<HttpResponse> {
+async fn answer_link_request(state: web::Data<AppState>, request: &HttpRequest, form: &EmailForm, purpose: TokenPurpose) -> ApiResult<HttpResponse> {
     let limits = &state.settings.rate_limits;
     let (action, recipient_action, rate, answer) = match purpose {
         TokenPurpose::PasswordReset => ("forgot-password", "forgot-password-recipient", limits.forgot_password, MSG_FORGOT_SENT),
@@ -350,9 +319,7 @@ async fn mail_token(state: &AppState, email: &str, purpose: TokenPurpose) -> Res
     let token = new_secret_token();
     let now = Utc::now();
     let (mail, expires_at) = match purpose {
-        TokenPurpose::PasswordReset => {
-            (password_reset_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(RESET_TTL_HOURS))
-        }
+        TokenPurpose::PasswordReset => (password_reset_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(RESET_TTL_HOURS)),
         TokenPurpose::EmailVerification => {
             (verification_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(VERIFICATION_TTL_HOURS))
         }

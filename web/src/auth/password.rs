@@ -91,8 +91,7 @@ impl PasswordHasher {
         for number in 0..workers {
             let queue = queue.clone();
             let stats = Arc::clone(&stats);
-            let spawned =
-                std::thread::Builder::new().name(format!("password-hash-{number}")).spawn(move || run_worker(&queue, &stats));
+            let spawned = std::thread::Builder::new().name(format!("password-hash-{number}")).spawn(move || run_worker(&queue, &stats));
             if let Err(error) = spawned {
                 tracing::error!(%error, "starting a password-hashing thread");
             }

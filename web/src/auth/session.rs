@@ -27,13 +27,8 @@ pub fn new_secret_token() -> String {
 pub fn start_session(state: &AppState, user: &User, ip_address: Option<String>) -> Result<Cookie<'static>, ApiError> {
     let token = new_secret_token();
     let now = Utc::now();
-    let session = Session {
-        user_id: user.id,
-        epoch: user.session_epoch,
-        created_at: now,
-        expires_at: now + Duration::days(SESSION_TTL_DAYS),
-        ip_address,
-    };
+    let session =
+        Session { user_id: user.id, epoch: user.session_epoch, created_at: now, expires_at: now + Duration::days(SESSION_TTL_DAYS), ip_address };
     state.store.create_session(TokenHash::of(&token), &session)?;
     Ok(session_cookie(state, token, time::Duration::days(SESSION_TTL_DAYS)))
 }
@@ -87,9 +82,7 @@ impl FromRequest for SignedIn {
 }
 
 fn signed_in(request: &HttpRequest) -> Result<SignedIn, ApiError> {
-    let state = request
-        .app_data::<web::Data<AppState>>()
-        .ok_or_else(|| ApiError::internal("application state missing"))?;
+    let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| ApiError::internal("application state missing"))?;
     let not_signed_in = || ApiError::unauthorized("Not authenticated");
     let hash = session_hash(request).ok_or_else(not_signed_in)?;
     let (_, user) = state.store.session_user(hash, Utc::now())?.ok_or_else(not_signed_in)?;

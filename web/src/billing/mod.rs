@@ -26,8 +26,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::routes::ApiRoutes;
 use crate::state::AppState;
 
-pub const MSG_BILLING_DISABLED: &str =
-    "Billing is not enabled on this server. Plans on this Papertide installation are set by its operator.";
+pub const MSG_BILLING_DISABLED: &str = "Billing is not enabled on this server. Plans on this Papertide installation are set by its operator.";
 const MSG_NOTHING_TO_CANCEL: &str = "You are on the Free plan: there is no subscription to cancel.";
 const MSG_BAD_TIER: &str = "Please select a valid subscription plan.";
 const MSG_UNAVAILABLE: &str = "The payment service could not be reached. Nothing was charged; please try again in a few minutes.";
@@ -61,9 +60,7 @@ fn gateway(state: &AppState) -> ApiResult<&StripeGateway> {
 impl From<StripeFailure> for ApiError {
     fn from(failure: StripeFailure) -> ApiError {
         match failure {
-            StripeFailure::Refused { message, card_error: true, .. } => {
-                ApiError::new(StatusCode::PAYMENT_REQUIRED, "card_declined", message)
-            }
+            StripeFailure::Refused { message, card_error: true, .. } => ApiError::new(StatusCode::PAYMENT_REQUIRED, "card_declined", message),
             StripeFailure::Refused { status: 404, .. } => ApiError::not_found(MSG_NO_SUBSCRIPTION),
             other => {
                 tracing::warn!(error = %other, "a Stripe call failed");
@@ -243,13 +240,9 @@ async fn create_checkout_session(state: web::Data<AppState>, signed_in: SignedIn
     let gateway = gateway(&state)?;
     let user = own_user(&state, &signed_in)?;
     if user.subscription_tier == tier {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "already_active",
-            format!("You already have an active {} subscription.", tier.as_str()),
-        )
-        .with("alreadyActive", true)
-        .with("tier", tier.as_str()));
+        return Err(ApiError::new(StatusCode::CONFLICT, "already_active", format!("You already have an active {} subscription.", tier.as_str()))
+            .with("alreadyActive", true)
+            .with("tier", tier.as_str()));
     }
     if user.subscription_tier > tier {
         return Err(downgrade_refused(user.subscription_tier, tier));

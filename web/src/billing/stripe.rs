@@ -12,10 +12,9 @@ use engine::{Tier, UserId};
 use stripe::{
     AttachPaymentMethod, CancelSubscription, CheckoutSession, CheckoutSessionMode, CheckoutSessionUiMode, Client, CreateCheckoutSession,
     CreateCheckoutSessionLineItems, CreateCustomer, CreateSetupIntent, CreateSubscription, CreateSubscriptionItems, Customer, CustomerId,
-    CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentIntentId,
-    PaymentMethod, PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError,
-    Subscription, SubscriptionId, SubscriptionStatus, SubscriptionStatusFilter, UpdateCustomer,
-    UpdateSubscription, UpdateSubscriptionItems,
+    CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentIntentId, PaymentMethod,
+    PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError, Subscription, SubscriptionId, SubscriptionStatus,
+    SubscriptionStatusFilter, UpdateCustomer, UpdateSubscription, UpdateSubscriptionItems,
 };
 
 use crate::config::StripeSettings;
@@ -182,7 +181,9 @@ impl StripeGateway {
         let attached_to = method.customer.as_ref().map(|owner| owner.id().to_string());
         match attached_to.as_deref() {
             Some(owner) if owner == customer => {}
-            Some(_) => return Err(StripeFailure::Refused { status: 404, message: format!("No such payment method: {payment_method}"), card_error: false }),
+            Some(_) => {
+                return Err(StripeFailure::Refused { status: 404, message: format!("No such payment method: {payment_method}"), card_error: false })
+            }
             None => {
                 within(PaymentMethod::attach(&self.client, &method_id, AttachPaymentMethod { customer: customer_id.clone() })).await?;
             }
@@ -325,9 +326,8 @@ impl StripeGateway {
     /// when they were not expanded.
     async fn state_of(&self, subscription: Subscription) -> StripeResult<SubscriptionState> {
         let item = subscription.items.data.first();
-        let price = item.and_then(|item| {
-            item.price.as_ref().map(|price| price.id.to_string()).or_else(|| item.plan.as_ref().map(|plan| plan.id.to_string()))
-        });
+        let price = item
+            .and_then(|item| item.price.as_ref().map(|price| price.id.to_string()).or_else(|| item.plan.as_ref().map(|plan| plan.id.to_string())));
         let tier = price.as_deref().and_then(|price| self.tier_of_price(price));
         let invoice = match &subscription.latest_invoice {
             Some(Expandable::Object(invoice)) if invoice.payment_intent.as_ref().is_none_or(|intent| matches!(intent, Expandable::Object(_))) => {
@@ -347,9 +347,10 @@ impl StripeGateway {
             tier,
             latest_invoice: invoice.as_ref().map(invoice_state),
             payment_status: intent.as_ref().map(|intent| intent.status.as_str().to_owned()),
-            payment_error: intent.as_ref().and_then(|intent| intent.last_payment_error.as_ref()).map(|error| {
-                error.message.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())
-            }),
+            payment_error: intent
+                .as_ref()
+                .and_then(|intent| intent.last_payment_error.as_ref())
+                .map(|error| error.message.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())),
         })
     }
 }

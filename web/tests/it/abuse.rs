@@ -57,9 +57,7 @@ async fn a_reset_flood_from_many_addresses_hashes_nothing_and_sign_in_still_answ
             client.post_raw("/api/reset-password", &headers, body).await.status
         }
     });
-    let sign_in = async {
-        server.client().post("/api/auth/login", json!({ "email": "ada@example.org", "password": PASSWORD })).await.status
-    };
+    let sign_in = async { server.client().post("/api/auth/login", json!({ "email": "ada@example.org", "password": PASSWORD })).await.status };
     let (statuses, sign_in_status) = futures_util::join!(join_all(flood), sign_in);
     assert!(statuses.iter().all(|status| *status == 400), "{statuses:?}");
     assert_eq!(sign_in_status, 200, "a real user's sign-in during the flood");

@@ -164,7 +164,8 @@ const RULES: &[Rule] = &[
         path: "/api/immediate-search",
         access: Access::Owner,
         requests: |target| {
-            let search = |email: &str| ("/api/immediate-search".to_owned(), Some(json!({ "email": email, "searchTerm": "kidney organoid maturation" })));
+            let search =
+                |email: &str| ("/api/immediate-search".to_owned(), Some(json!({ "email": email, "searchTerm": "kidney organoid maturation" })));
             vec![search(&target.email), search(&target.email.to_uppercase())]
         },
         owner_status: 200,
@@ -234,7 +235,13 @@ const RULES: &[Rule] = &[
         requests: |target| no_body(&format!("/api/subscriptions/{}/status", target.subscription_id)),
         owner_status: 200,
     },
-    Rule { method: "GET", path: "/api/debug-webhook-status", access: Access::Owner, requests: |_| no_body("/api/debug-webhook-status"), owner_status: 200 },
+    Rule {
+        method: "GET",
+        path: "/api/debug-webhook-status",
+        access: Access::Owner,
+        requests: |_| no_body("/api/debug-webhook-status"),
+        owner_status: 200,
+    },
     Rule { method: "POST", path: "/api/fix-subscription", access: Access::Owner, requests: |_| no_body("/api/fix-subscription"), owner_status: 200 },
     Rule {
         method: "POST",
@@ -253,7 +260,13 @@ const RULES: &[Rule] = &[
         requests: |target| no_body(&format!("/api/search-terms/{}", target.term_id)),
         owner_status: 200,
     },
-    Rule { method: "POST", path: "/api/cancel-subscription", access: Access::Owner, requests: |_| no_body("/api/cancel-subscription"), owner_status: 200 },
+    Rule {
+        method: "POST",
+        path: "/api/cancel-subscription",
+        access: Access::Owner,
+        requests: |_| no_body("/api/cancel-subscription"),
+        owner_status: 200,
+    },
     Rule {
         // Last: a reset ends the owner's sessions.
         method: "POST",
@@ -386,7 +399,9 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
             Access::Secret => {
                 let (path, body) = &requests[0];
                 let (forged_path, forged_body) = forged(rule, path, body.as_ref());
-                matrix.refused(rule, "a caller without the secret", &matrix.anonymous, &forged_path, forged_body.as_ref(), &[400, 401, 403, 404]).await;
+                matrix
+                    .refused(rule, "a caller without the secret", &matrix.anonymous, &forged_path, forged_body.as_ref(), &[400, 401, 403, 404])
+                    .await;
             }
             Access::Public => {}
         }

@@ -88,13 +88,14 @@ async fn serve_reads_the_file_then_the_environment_then_flags() {
     let data_dir = tempfile::tempdir().expect("data directory");
     let (file_port, flag_port) = (crate::common::free_port(), crate::common::free_port());
     let config = data_dir.path().join("papertide.toml");
-    let file_settings = format!(
-        "bind = \"127.0.0.1:{file_port}\"\npublic_url = \"http://file.example.org\"\nsupport_email = \"file@example.org\"\n"
-    );
+    let file_settings = format!("bind = \"127.0.0.1:{file_port}\"\npublic_url = \"http://file.example.org\"\nsupport_email = \"file@example.org\"\n");
     std::fs::write(&config, file_settings).expect("config file");
     let outbox = data_dir.path().join("outbox");
 
-    let runs = [(file_port, vec![]), (flag_port, vec!["--bind".to_owned(), format!("127.0.0.1:{flag_port}"), "--public-url".into(), "http://flag.example.org".into()])];
+    let runs = [
+        (file_port, vec![]),
+        (flag_port, vec!["--bind".to_owned(), format!("127.0.0.1:{flag_port}"), "--public-url".into(), "http://flag.example.org".into()]),
+    ];
     for (run, (port, flags)) in runs.iter().enumerate() {
         let mut server = Command::new(env!("CARGO_BIN_EXE_papertide"))
             .args(["--config", &config.display().to_string(), "--data-dir", &data_dir.path().display().to_string(), "serve"])
@@ -220,7 +221,10 @@ fn serve_refuses_to_start_with_an_embedding_model_that_does_not_load() {
     let empty = data_dir.path().join("not-a-model");
     std::fs::create_dir(&empty).expect("a folder");
     let error = serve(data_dir.path(), &["--embed-model-dir", &empty.display().to_string()]);
-    assert!(error.contains(&format!("the embedding model in {} does not load; fix the folder, or unset PAPERTIDE_EMBED_MODEL_DIR", empty.display())), "{error}");
+    assert!(
+        error.contains(&format!("the embedding model in {} does not load; fix the folder, or unset PAPERTIDE_EMBED_MODEL_DIR", empty.display())),
+        "{error}"
+    );
     assert!(error.contains("has no config.json"), "the cause is named: {error}");
     assert!(!data_dir.path().join("db").exists(), "nothing was written");
 

@@ -5,12 +5,8 @@ use crate::common::TestServer;
 
 fn built_asset() -> String {
     let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("client/dist/assets");
-    let entries = std::fs::read_dir(&assets)
-        .unwrap_or_else(|_| panic!("{} is missing: build the client first (make test does)", assets.display()));
-    entries
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .find(|name| name.ends_with(".js"))
-        .expect("a built script")
+    let entries = std::fs::read_dir(&assets).unwrap_or_else(|_| panic!("{} is missing: build the client first (make test does)", assets.display()));
+    entries.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).find(|name| name.ends_with(".js")).expect("a built script")
 }
 
 #[actix_web::test]
@@ -18,7 +14,9 @@ async fn client_routes_get_the_app_and_assets_are_cached_for_good() {
     let server = TestServer::start().await;
     let client = server.client();
     assert!(web::client::is_embedded(), "the client is not built: run make test");
-    for (route, status) in [("/", 200), ("/auth?tab=login", 200), ("/blog/how-to-write-review-article", 200), ("/no/such/page", 404), ("/dashboards", 404)] {
+    for (route, status) in
+        [("/", 200), ("/auth?tab=login", 200), ("/blog/how-to-write-review-article", 200), ("/no/such/page", 404), ("/dashboards", 404)]
+    {
         let page = client.get(route).await;
         assert_eq!(page.status, status, "{route}: the client's page, with the status crawlers and monitors read");
         assert!(page.body.as_str().is_some_and(|html| html.contains("<div id=\"root\">")), "{route}");

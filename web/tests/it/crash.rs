@@ -13,8 +13,8 @@ fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
         .args(["--data-dir", &data_dir.display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
         .args(["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
         .env("PAPERTIDE_LOG", "warn")
-            .env("PAPERTIDE_HARVEST_SOURCES", "none")
-            .env("PAPERTIDE_LIVE_SEARCH", "false")
+        .env("PAPERTIDE_HARVEST_SOURCES", "none")
+        .env("PAPERTIDE_LIVE_SEARCH", "false")
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
@@ -96,14 +96,18 @@ async fn sigterm_stops_gracefully_and_flushes() {
 /// keeps the data directory, and `papertide-bench crash --seed S --kills N` repeats the run.
 #[actix_web::test]
 async fn a_few_sigkills_during_harvest_weekly_pass_mail_and_webhooks_lose_nothing_and_repeat_no_mail() {
-    let seed = std::env::var("PAPERTIDE_TEST_CRASH_SEED").ok().and_then(|seed| seed.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64)
-    });
+    let seed = std::env::var("PAPERTIDE_TEST_CRASH_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64));
     let config = bench::crash::CrashConfig { binary: env!("CARGO_BIN_EXE_papertide").into(), kills: 4, seed, users: 4 };
     let mut progress = |line: &str| eprintln!("{line}");
     let report = bench::crash::run(&config, &mut progress).await.unwrap_or_else(|error| panic!("{error:#}"));
     assert_eq!(report.kills, 4, "{report:?}");
-    assert_eq!(report.restarts, report.kills_by_point.iter().filter(|(point, _)| !matches!(point.as_str(), "harvest" | "weekly")).map(|(_, count)| count).sum::<usize>() + 1);
+    assert_eq!(
+        report.restarts,
+        report.kills_by_point.iter().filter(|(point, _)| !matches!(point.as_str(), "harvest" | "weekly")).map(|(_, count)| count).sum::<usize>() + 1
+    );
     assert_eq!(report.mails_repeated, 0, "{report:?}");
     assert!(report.users > 0 && report.mails_delivered > 0 && report.checks_passed > 0, "{report:?}");
 }

@@ -248,7 +248,12 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     run(monday(0)).await;
     let bob_digests = store.digests(bob_user.id).expect("db");
     assert_eq!((bob_digests.len(), bob_digests[0].digest_type.as_str()), (2, "weekly"), "the weekly digest on his Monday");
-    let template = store.digests(ada_id.parse().map(engine::UserId).expect("an id")).expect("db").into_iter().find(|digest| !digest.papers_data.is_empty()).expect("ada's digest had papers");
+    let template = store
+        .digests(ada_id.parse().map(engine::UserId).expect("an id"))
+        .expect("db")
+        .into_iter()
+        .find(|digest| !digest.papers_data.is_empty())
+        .expect("ada's digest had papers");
     server.use_up_free_digests("bob@example.org", &template, monday(0));
     let received = store.digests(bob_user.id).expect("db").len();
     run(monday(1)).await;
@@ -354,7 +359,11 @@ impl ChatServer {
                         }
                         let model = body["model"].as_str().unwrap_or_default().to_owned();
                         seen.lock().expect("models").push(model.clone());
-                        let prompt = body["messages"].as_array().and_then(|messages| messages.last()).and_then(|message| message["content"].as_str()).unwrap_or_default();
+                        let prompt = body["messages"]
+                            .as_array()
+                            .and_then(|messages| messages.last())
+                            .and_then(|message| message["content"].as_str())
+                            .unwrap_or_default();
                         let content = if prompt.contains("Papers:") {
                             format!("- Digest point one by {model}.\n- Digest point two.")
                         } else if prompt.starts_with("Title:") {

@@ -34,8 +34,7 @@ fn hostile_paper(index: usize) -> Paper {
             "Zebrafish fin regeneration after amputation {payload} restores the fin.\u{0}\u{1b}[31m Fin regeneration in zebrafish needs blastema cells {payload}."
         ),
     }];
-    paper.authors =
-        vec![Author::person(Some("Ada"), &format!("Lovelace{payload}")), Author::person(Some("\u{202e}Bob"), "Smith\r\nX-Injected: yes")];
+    paper.authors = vec![Author::person(Some("Ada"), &format!("Lovelace{payload}")), Author::person(Some("\u{202e}Bob"), "Smith\r\nX-Injected: yes")];
     paper.journal = Some(format!("Journal of {payload} Regeneration"));
     paper.entered = Some(chrono::Utc::now().date_naive());
     paper.published = paper.entered;
@@ -62,8 +61,7 @@ fn markup_of(html: &str) -> (BTreeSet<String>, BTreeSet<String>, Vec<String>) {
         tags.insert(name.to_ascii_lowercase());
         while !attribute_text.trim().is_empty() {
             let trimmed = attribute_text.trim_start();
-            let (attribute, after_name) =
-                trimmed.split_once("=\"").unwrap_or_else(|| panic!("an attribute without a quoted value: <{tag}>"));
+            let (attribute, after_name) = trimmed.split_once("=\"").unwrap_or_else(|| panic!("an attribute without a quoted value: <{tag}>"));
             let value_end = after_name.find('"').unwrap_or_else(|| panic!("an unterminated attribute: <{tag}>"));
             attributes.insert(attribute.to_ascii_lowercase());
             if attribute.eq_ignore_ascii_case("href") {

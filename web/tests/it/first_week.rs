@@ -7,7 +7,7 @@ use chrono::{Datelike, Duration, TimeZone, Utc};
 use engine::Tier;
 use serde_json::{json, Value};
 
-use crate::common::{signup_body, token_of, link_in, Client, TestServer, PASSWORD};
+use crate::common::{link_in, signup_body, token_of, Client, TestServer, PASSWORD};
 
 /// A server whose index holds a week of phthalate toxicology, and Ada, verified and signed in.
 async fn ada_on_a_phthalate_week() -> (TestServer, Client) {
@@ -197,7 +197,16 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
     }
 
     // The weekly digest of the same topic stays the week's: nothing new, nothing resent.
-    let weekly = server.state.users.digest(server.state.store.user_by_email("ada@example.org").expect("db").expect("ada"), "phthalate liver toxicity".into(), engine::digest::DigestKind::Weekly, Utc::now()).await;
+    let weekly = server
+        .state
+        .users
+        .digest(
+            server.state.store.user_by_email("ada@example.org").expect("db").expect("ada"),
+            "phthalate liver toxicity".into(),
+            engine::digest::DigestKind::Weekly,
+            Utc::now(),
+        )
+        .await;
     let Ok(actors::DigestOutcome::Sent(weekly)) = weekly else { panic!("a weekly digest: {weekly:?}") };
     assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
 }

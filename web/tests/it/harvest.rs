@@ -23,8 +23,8 @@ const PUBLISHED_DOI: &str = "10.1038/s41467-021-21444-5";
 /// The four sources for `days`: PubMed finds one record (the journal version of the medRxiv
 /// preprint), arXiv 4 papers, bioRxiv 10 preprints and medRxiv the preprint, every day alike.
 fn serve_every_source(server: &ReplayServer, days: &[NaiveDate]) {
-    let esearch = Reply::fixture("pubmed/esearch_xml_usehistory_webenv_reldate60_edat_retmax100.xml")
-        .replace("<Count>42249</Count>", "<Count>1</Count>");
+    let esearch =
+        Reply::fixture("pubmed/esearch_xml_usehistory_webenv_reldate60_edat_retmax100.xml").replace("<Count>42249</Count>", "<Count>1</Count>");
     server.on(ESEARCH).reply(esearch);
     let efetch = Reply::fixture("pubmed/efetch_structured_abstract_21813367.xml").replace("10.1289/ehp.1103729", PUBLISHED_DOI);
     server.on(EFETCH).reply(efetch);

@@ -39,12 +39,7 @@ struct RouteInputs {
     query: &'static [&'static str],
 }
 
-const fn route(
-    method: &'static str,
-    path: &'static str,
-    fields: &'static [(&'static str, Kind)],
-    query: &'static [&'static str],
-) -> RouteInputs {
+const fn route(method: &'static str, path: &'static str, fields: &'static [(&'static str, Kind)], query: &'static [&'static str]) -> RouteInputs {
     RouteInputs { method, path, fields, query }
 }
 
@@ -470,9 +465,7 @@ async fn hostile_input_in_every_field_parameter_and_header_is_refused_cleanly_an
         ("content-type", b"application/json; charset=utf-16".to_vec()),
         ("origin", b"null".to_vec()),
     ];
-    for route in
-        INPUTS.iter().filter(|route| !matches!(route.path, "/api/auth/logout" | "/api/trigger-digest" | "/api/cancel-subscription"))
-    {
+    for route in INPUTS.iter().filter(|route| !matches!(route.path, "/api/auth/logout" | "/api/trigger-digest" | "/api/cancel-subscription")) {
         let path = own_path(route, &own);
         for (name, value) in &header_cases {
             let what = format!("{} {} with {name}: {}", route.method, route.path, String::from_utf8_lossy(&value[..value.len().min(40)]));

@@ -46,8 +46,19 @@ async fn login_signs_in_and_logout_signs_out() {
     let mut keys: Vec<&str> = user.body.as_object().expect("object").keys().map(String::as_str).collect();
     keys.sort();
     let expected = [
-        "createdAt", "email", "freeDigests", "id", "isActive", "isAdmin", "isEmailVerified", "isUnlimited", "lastDigestSentAt",
-        "pendingSearch", "planEnded", "researchField", "subscriptionTier",
+        "createdAt",
+        "email",
+        "freeDigests",
+        "id",
+        "isActive",
+        "isAdmin",
+        "isEmailVerified",
+        "isUnlimited",
+        "lastDigestSentAt",
+        "pendingSearch",
+        "planEnded",
+        "researchField",
+        "subscriptionTier",
     ];
     assert_eq!(keys, expected, "the user as the client sees it changed shape (and must never carry a hash or token)");
 
@@ -102,10 +113,7 @@ async fn each_session_sees_only_its_own_user() {
     server.verified_user(&bob, "bob@example.org").await;
     assert_eq!(ada.get("/api/auth/me").await.body["user"]["email"], "ada@example.org");
     assert_eq!(bob.get("/api/auth/me").await.body["user"]["email"], "bob@example.org");
-    let forged = server
-        .client()
-        .get_with("/api/auth/me", &[("cookie", "papertide_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")])
-        .await;
+    let forged = server.client().get_with("/api/auth/me", &[("cookie", "papertide_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")]).await;
     assert_eq!((forged.status, forged.message()), (401, "Not authenticated"));
 }
 

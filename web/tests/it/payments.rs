@@ -342,11 +342,21 @@ async fn a_paid_plan_ending_keeps_five_terms_and_an_upgrade_brings_them_back() {
     assert_eq!(notice.len(), 1);
     assert!(notice[0].contains("4 search terms are now inactive"), "{}", notice[0]);
     let me = kim.get("/api/auth/me").await;
-    assert_eq!((me.body["user"]["planEnded"]["inactiveTerms"].as_u64(), me.body["user"]["planEnded"]["tier"].as_str()), (Some(4), Some("team")), "{}", me.body);
+    assert_eq!(
+        (me.body["user"]["planEnded"]["inactiveTerms"].as_u64(), me.body["user"]["planEnded"]["tier"].as_str()),
+        (Some(4), Some("team")),
+        "{}",
+        me.body
+    );
     let list = kim.get(&format!("/api/users/{}/search-terms", user.id.0)).await;
     assert_eq!(list.body.as_array().map(|terms| terms.iter().filter(|term| term["isActive"] == true).count()), Some(1), "{}", list.body);
     let preferences = kim.get(&format!("/api/users/{}/preferences", user.id.0)).await;
-    assert_eq!((preferences.body["includeArxiv"].as_bool(), preferences.body["deliveryDay"].as_str()), (Some(false), Some("monday")), "{}", preferences.body);
+    assert_eq!(
+        (preferences.body["includeArxiv"].as_bool(), preferences.body["deliveryDay"].as_str()),
+        (Some(false), Some("monday")),
+        "{}",
+        preferences.body
+    );
 
     billing.stripe.register_webhook(&format!("{}/api/stripe/webhook", billing.server.base), WEBHOOK_SECRET).await;
     let back = billing.pay(&kim, "pro", CARD_OK).await;
@@ -395,7 +405,12 @@ async fn checkout_sessions_and_other_users_records() {
     let bad = ada.post("/api/create-checkout-session", json!({ "tier": "gold" })).await;
     assert_eq!((bad.status, bad.message()), (400, "Please select a valid subscription plan."));
     let visitor = billing.server.client();
-    for (method, path) in [("POST", "/api/create-subscription"), ("POST", "/api/create-checkout-session"), ("GET", "/api/debug-webhook-status"), ("POST", "/api/fix-subscription")] {
+    for (method, path) in [
+        ("POST", "/api/create-subscription"),
+        ("POST", "/api/create-checkout-session"),
+        ("GET", "/api/debug-webhook-status"),
+        ("POST", "/api/fix-subscription"),
+    ] {
         let answer = if method == "GET" { visitor.get(path).await } else { visitor.post(path, json!({ "tier": "pro" })).await };
         assert_eq!(answer.status, 401, "{method} {path}");
     }

@@ -80,10 +80,7 @@ async fn standalone_signup_uses_its_own_rules_and_the_server_floor() {
         (body("1234567", "Neuroscience"), "Password must be at least 8 characters long"),
         (body("12345678", ""), "Please enter your research field"),
         (json!({ "email": "ada@", "password": "12345678", "researchField": "x" }), "Please enter a valid email address"),
-        (
-            json!({ "email": "ada@example.org", "password": "12345678", "confirmPassword": "87654321", "researchField": "x" }),
-            "Passwords don't match",
-        ),
+        (json!({ "email": "ada@example.org", "password": "12345678", "confirmPassword": "87654321", "researchField": "x" }), "Passwords don't match"),
     ];
     for (request, message) in cases {
         let answer = client.post("/api/auth/signup", request.clone()).await;

@@ -7,13 +7,12 @@ use std::time::{Duration, Instant};
 
 use actix_web::{web as routes, App, HttpRequest, HttpResponse, HttpServer};
 use stripe::{
-    AttachPaymentMethod, CancelSubscription, CheckoutSession, CheckoutSessionId, CheckoutSessionMode, CheckoutSessionStatus,
-    CheckoutSessionUiMode, Client, CreateCheckoutSession, CreateCheckoutSessionLineItems, CreateCustomer, CreateSetupIntent,
-    CreateSubscription, CreateSubscriptionItems, Customer, CustomerInvoiceSettings, ErrorCode, ErrorType, Event,
-    EventObject, EventType, Expandable, Invoice, InvoiceStatus, ListEvents, ListInvoices, ListSubscriptions, PaymentIntent,
-    PaymentIntentStatus, PaymentMethod, PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentStatus, StripeError,
-    Subscription, SubscriptionId, SubscriptionStatus, SubscriptionStatusFilter, UpdateCustomer,
-    UpdateSubscription, UpdateSubscriptionItems, Webhook,
+    AttachPaymentMethod, CancelSubscription, CheckoutSession, CheckoutSessionId, CheckoutSessionMode, CheckoutSessionStatus, CheckoutSessionUiMode,
+    Client, CreateCheckoutSession, CreateCheckoutSessionLineItems, CreateCustomer, CreateSetupIntent, CreateSubscription, CreateSubscriptionItems,
+    Customer, CustomerInvoiceSettings, ErrorCode, ErrorType, Event, EventObject, EventType, Expandable, Invoice, InvoiceStatus, ListEvents,
+    ListInvoices, ListSubscriptions, PaymentIntent, PaymentIntentStatus, PaymentMethod, PaymentMethodId, RequestStrategy, SetupIntent,
+    SetupIntentStatus, StripeError, Subscription, SubscriptionId, SubscriptionStatus, SubscriptionStatusFilter, UpdateCustomer, UpdateSubscription,
+    UpdateSubscriptionItems, Webhook,
 };
 
 // Two enums of this name; the subscription's is the one UpdateSubscription takes.
@@ -47,9 +46,7 @@ async fn subscribe(stripe: &LocalStripe, client: &Client, customer: &Customer, c
     let attached = PaymentMethod::attach(client, &method_id, AttachPaymentMethod { customer: customer.id.clone() }).await.expect("attached");
     assert_eq!(attached.customer.map(|customer| customer.id()), Some(customer.id.clone()));
     let settings = CustomerInvoiceSettings { default_payment_method: Some(method), ..Default::default() };
-    Customer::update(client, &customer.id, UpdateCustomer { invoice_settings: Some(settings), ..UpdateCustomer::new() })
-        .await
-        .expect("default card");
+    Customer::update(client, &customer.id, UpdateCustomer { invoice_settings: Some(settings), ..UpdateCustomer::new() }).await.expect("default card");
 
     let mut create = CreateSubscription::new(customer.id.clone());
     create.items = Some(vec![CreateSubscriptionItems { plan: Some(stripe.plan_pro().into()), ..Default::default() }]);
@@ -133,7 +130,10 @@ async fn a_card_set_up_subscribed_upgraded_and_canceled_parses_with_async_stripe
     assert_eq!(
         types(&parsed_events(&client).await),
         vec![
-            ProductCreated, PlanCreated, ProductCreated, PlanCreated, // the plans, at start
+            ProductCreated,
+            PlanCreated,
+            ProductCreated,
+            PlanCreated, // the plans, at start
             CustomerCreated,
             CustomerUpdated,
             InvoiceCreated,
@@ -318,8 +318,7 @@ async fn an_embedded_checkout_session_is_paid_and_announced_by_a_signed_webhook(
     }
     let created: SubscriptionId = subscription.id.clone();
     wait_for_event(&deliveries, SECRET, |event| {
-        event.type_ == EventType::CustomerSubscriptionCreated
-            && matches!(&event.data.object, EventObject::Subscription(made) if made.id == created)
+        event.type_ == EventType::CustomerSubscriptionCreated && matches!(&event.data.object, EventObject::Subscription(made) if made.id == created)
     })
     .await;
 

@@ -56,7 +56,10 @@ async fn free_plans_are_locked_to_pubmed_on_mondays_and_paid_plans_choose() {
     let chosen = ada.patch(&path, json!({ "deliveryDay": "friday", "includeArxiv": true, "includePubmed": false })).await;
     assert_eq!(chosen.status, 200, "{}", chosen.body);
     let read = ada.get(&path).await.body;
-    assert_eq!((read["deliveryDay"].as_str(), read["includePubmed"].as_bool(), read["weeklyDigest"].as_bool()), (Some("friday"), Some(false), Some(false)));
+    assert_eq!(
+        (read["deliveryDay"].as_str(), read["includePubmed"].as_bool(), read["weeklyDigest"].as_bool()),
+        (Some("friday"), Some(false), Some(false))
+    );
     assert_eq!(read["locked"], json!([]));
     let stored = server.state.store.preferences(server.state.store.user_by_email("ada@example.org").expect("db").expect("ada").id);
     assert_eq!(stored.expect("stored").delivery_day, engine::DeliveryDay::Friday);

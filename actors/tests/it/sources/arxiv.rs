@@ -46,8 +46,7 @@ async fn two_pages_are_read_at_the_configured_interval() {
     let query = "submittedDate:[202401010000 TO 202401072359] AND (cat:q-bio.GN OR cat:cs.LG)";
     assert!(requests.iter().all(|request| request.param("search_query") == Some(query)), "{requests:?}");
     assert!(requests.iter().all(|request| request.param("sortBy") == Some("submittedDate")));
-    let pages: Vec<(Option<&str>, Option<&str>)> =
-        requests.iter().map(|request| (request.param("start"), request.param("max_results"))).collect();
+    let pages: Vec<(Option<&str>, Option<&str>)> = requests.iter().map(|request| (request.param("start"), request.param("max_results"))).collect();
     assert_eq!(pages, [(Some("0"), Some("10")), (Some("10"), Some("4"))]);
     assert_paced(&requests, interval);
     let last = progress.last().expect("progress was reported");

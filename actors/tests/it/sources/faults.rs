@@ -135,11 +135,9 @@ async fn garbage_and_cut_bodies_are_not_retried() {
     server.on("/api/query").reply(Reply::fixture("arxiv/api_query_testing_start0_max10.xml").truncated(0.5));
     server.on("/details/biorxiv/2026-08-01/2026-08-05/0/json").reply(Reply::text(200, "<html>502 Bad Gateway</html>"));
     let pubmed = pubmed_client(&server, |_| {});
-    let arxiv =
-        ArxivClient::new(ArxivConfig { base_url: server.url("/api/query"), http: quick_http(Duration::ZERO), ..ArxivConfig::default() })
-            .expect("arxiv client");
-    let biorxiv =
-        BiorxivClient::new(BiorxivConfig { base_url: server.url("/"), http: quick_http(Duration::ZERO) }).expect("biorxiv client");
+    let arxiv = ArxivClient::new(ArxivConfig { base_url: server.url("/api/query"), http: quick_http(Duration::ZERO), ..ArxivConfig::default() })
+        .expect("arxiv client");
+    let biorxiv = BiorxivClient::new(BiorxivConfig { base_url: server.url("/"), http: quick_http(Duration::ZERO) }).expect("biorxiv client");
 
     let garbage = pubmed.search_window("all", day("2024-01-01"), day("2024-01-07")).await.expect_err("garbage");
     let cut = pubmed.search_window("all", day("2024-02-01"), day("2024-02-07")).await.expect_err("cut short");

@@ -19,11 +19,9 @@ async fn a_failing_source_does_not_hold_up_the_others() {
     server.on("/details/biorxiv/2026-08-01/2026-08-05/0/json").reply(biorxiv_page);
 
     let pubmed = pubmed_client(&server, |config| config.http.min_interval = Duration::from_millis(300));
-    let arxiv =
-        ArxivClient::new(ArxivConfig { base_url: server.url("/api/query"), http: quick_http(Duration::ZERO), ..ArxivConfig::default() })
-            .expect("arxiv client");
-    let biorxiv =
-        BiorxivClient::new(BiorxivConfig { base_url: server.url("/"), http: quick_http(Duration::ZERO) }).expect("biorxiv client");
+    let arxiv = ArxivClient::new(ArxivConfig { base_url: server.url("/api/query"), http: quick_http(Duration::ZERO), ..ArxivConfig::default() })
+        .expect("arxiv client");
+    let biorxiv = BiorxivClient::new(BiorxivConfig { base_url: server.url("/"), http: quick_http(Duration::ZERO) }).expect("biorxiv client");
     let finished_at = |outcome| (outcome, Instant::now());
 
     let ((pubmed_outcome, pubmed_done), (arxiv_outcome, arxiv_done), (biorxiv_outcome, biorxiv_done)) = tokio::join!(

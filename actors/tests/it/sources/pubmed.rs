@@ -19,10 +19,7 @@ async fn a_window_is_searched_with_history_and_fetched_from_it() {
     let client = pubmed_client(&server, |_| {});
     let progress = ProgressLog::default();
 
-    let papers = client
-        .fetch_window("all", day("2024-01-01"), day("2024-01-07"), Some(&|update| progress.record(update)))
-        .await
-        .expect("the window");
+    let papers = client.fetch_window("all", day("2024-01-01"), day("2024-01-07"), Some(&|update| progress.record(update))).await.expect("the window");
 
     assert_eq!(papers.items.len(), 20, "{:?}", papers.warnings);
     assert!(papers.warnings.is_empty(), "{:?}", papers.warnings);
@@ -195,9 +192,7 @@ async fn an_ncbi_error_inside_http_200_is_permanent_and_not_retried() {
 async fn an_efetch_error_inside_http_200_is_permanent() {
     let server = ReplayServer::start().await;
     server.on(ESEARCH).reply(esearch_reply(20, RECORDED_WEB_ENV));
-    server
-        .on(EFETCH)
-        .reply(Reply::text(200, "<?xml version=\"1.0\"?>\n<eFetchResult>\n\t<ERROR>Unable to obtain query #1</ERROR>\n</eFetchResult>"));
+    server.on(EFETCH).reply(Reply::text(200, "<?xml version=\"1.0\"?>\n<eFetchResult>\n\t<ERROR>Unable to obtain query #1</ERROR>\n</eFetchResult>"));
     let client = pubmed_client(&server, |_| {});
 
     let error = client.fetch_window("all", day("2024-01-01"), day("2024-01-07"), None).await.expect_err("an NCBI error");

@@ -133,9 +133,7 @@ fn current_entry<'a>(extensions: &'a mut FeedExtensions, parents: &[ElementName]
 /// The author being read, when `parents` is exactly `[feed, entry, author]`.
 fn current_author<'a>(extensions: &'a mut FeedExtensions, parents: &[ElementName]) -> Option<&'a mut RawAuthor> {
     match parents {
-        [feed, entry, author]
-            if feed.is(Namespace::Atom, "feed") && entry.is(Namespace::Atom, "entry") && author.is(Namespace::Atom, "author") =>
-        {
+        [feed, entry, author] if feed.is(Namespace::Atom, "feed") && entry.is(Namespace::Atom, "entry") && author.is(Namespace::Atom, "author") => {
             extensions.entries.last_mut()?.authors.last_mut()
         }
         _ => None,

@@ -205,11 +205,8 @@ fn author_from_parts(raw: &RawAuthor) -> Option<Author> {
     if keyname.is_empty() {
         return None;
     }
-    let mut author = if forenames.is_empty() && is_collective_name(&keyname) {
-        Author::collective(&keyname)
-    } else {
-        Author::person(Some(&forenames), &keyname)
-    };
+    let mut author =
+        if forenames.is_empty() && is_collective_name(&keyname) { Author::collective(&keyname) } else { Author::person(Some(&forenames), &keyname) };
     if !suffix.is_empty() {
         author.name = format!("{} {suffix}", author.name);
     }

@@ -136,9 +136,7 @@ pub(super) fn walk_xml(xml: &str, mut visit: impl FnMut(Visit<'_, '_>)) -> Resul
         }
     }
     match open_elements.last() {
-        Some(unclosed) => {
-            Err(XmlFailure { position_bytes: xml.len() as u64, message: format!("the document ends inside <{}>", unclosed.local) })
-        }
+        Some(unclosed) => Err(XmlFailure { position_bytes: xml.len() as u64, message: format!("the document ends inside <{}>", unclosed.local) }),
         None => Ok(()),
     }
 }

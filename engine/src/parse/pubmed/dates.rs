@@ -43,8 +43,7 @@ fn parse_year(text: &str) -> Option<i32> {
 
 /// `1`..`12`, `01`, or an English month name or its first three letters, any case.
 fn parse_month(text: &str) -> Option<u32> {
-    const MONTH_ABBREVIATIONS: [&str; 12] =
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    const MONTH_ABBREVIATIONS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
     let trimmed = text.trim();
     if let Ok(number) = trimmed.parse::<u32>() {
         return (1..=12).contains(&number).then_some(number);

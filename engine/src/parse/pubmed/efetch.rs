@@ -10,9 +10,7 @@ use serde::Serialize;
 use super::dates::date_from_parts;
 use super::xml_tree::{find_root, parse_tree, parse_tree_pruned, Element};
 use super::{mark_notices, normalize_pmcid, pubmed_links, strip_translation_brackets};
-use crate::paper::{
-    collapse_whitespace, normalize_doi, AbstractSection, Author, Paper, PaperIds, ParseWarning, Parsed, Source,
-};
+use crate::paper::{collapse_whitespace, normalize_doi, AbstractSection, Author, Paper, PaperIds, ParseWarning, Parsed, Source};
 
 /// One EFetch record: the paper, plus what the shared model has no place for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -49,10 +47,9 @@ pub fn parse_efetch_records(xml: &str) -> Parsed<PubmedRecord> {
         last_record_was_complete = slice.is_complete;
         match read_record(slice.text) {
             Ok(record) => parsed.items.push(record),
-            Err(failure) => parsed.warnings.push(ParseWarning {
-                record: Some(failure.pmid.unwrap_or_else(|| format!("record {position}"))),
-                message: failure.message,
-            }),
+            Err(failure) => parsed
+                .warnings
+                .push(ParseWarning { record: Some(failure.pmid.unwrap_or_else(|| format!("record {position}"))), message: failure.message }),
         }
     }
 
@@ -60,9 +57,7 @@ pub fn parse_efetch_records(xml: &str) -> Parsed<PubmedRecord> {
     if last_record_was_complete && !set_is_closed {
         parsed.warnings.push(ParseWarning {
             record: None,
-            message: format!(
-                "the body ends before </PubmedArticleSet> after {position} records; it was probably cut short"
-            ),
+            message: format!("the body ends before </PubmedArticleSet> after {position} records; it was probably cut short"),
         });
     }
     parsed
@@ -94,9 +89,8 @@ struct RecordSlice<'a> {
 /// Where the set's content starts, `None` for an empty `<PubmedArticleSet/>`, or why the body is
 /// not an article set.
 fn find_article_set(xml: &str) -> Result<Option<usize>, String> {
-    let (root_name, content_start) = find_root(xml).map_err(|problem| {
-        format!("the body is not a PubmedArticleSet ({problem}); it starts with `{}`", super::body_excerpt(xml))
-    })?;
+    let (root_name, content_start) =
+        find_root(xml).map_err(|problem| format!("the body is not a PubmedArticleSet ({problem}); it starts with `{}`", super::body_excerpt(xml)))?;
     if root_name == "PubmedArticleSet" {
         return Ok(content_start);
     }
@@ -147,9 +141,9 @@ fn find_record_start(xml: &str, from: usize) -> Option<(usize, &'static str)> {
 /// followed by the end of the name.
 fn record_tag_at(after_bracket: &str) -> Option<&'static str> {
     RECORD_TAGS.into_iter().find(|tag| {
-        after_bracket.strip_prefix(tag).is_some_and(|rest| {
-            rest.starts_with(|character: char| character == '>' || character == '/' || character.is_whitespace())
-        })
+        after_bracket
+            .strip_prefix(tag)
+            .is_some_and(|rest| rest.starts_with(|character: char| character == '>' || character == '/' || character.is_whitespace()))
     })
 }
 
@@ -171,8 +165,7 @@ const UNREAD_PARTS: [(&str, &str); 11] = [
 ];
 
 fn read_record(record_xml: &str) -> Result<PubmedRecord, RecordFailure> {
-    let record = parse_tree_pruned(record_xml, &UNREAD_PARTS)
-        .map_err(|problem| RecordFailure::new(sniff_pmid(record_xml).as_deref(), problem))?;
+    let record = parse_tree_pruned(record_xml, &UNREAD_PARTS).map_err(|problem| RecordFailure::new(sniff_pmid(record_xml).as_deref(), problem))?;
     read_record_tree(&record)
 }
 
@@ -215,8 +208,7 @@ fn read_journal_article(record: &Element) -> Result<PubmedRecord, RecordFailure>
     paper.abstract_sections = abstract_sections(article.child("Abstract"));
     paper.authors = article.children_named("AuthorList").flat_map(authors).collect();
     paper.journal = article.descend(&["Journal", "Title"]).map(Element::text).filter(|title| !title.is_empty());
-    paper.publication_types =
-        texts(article.children_named("PublicationTypeList").flat_map(|list| list.children_named("PublicationType")));
+    paper.publication_types = texts(article.children_named("PublicationTypeList").flat_map(|list| list.children_named("PublicationType")));
     mark_notices(&mut paper);
     paper.categories = keywords(citation.children_named("KeywordList"));
     let electronic_date = article
@@ -250,15 +242,11 @@ fn read_book_article(record: &Element) -> Result<PubmedRecord, RecordFailure> {
     let mut paper = Paper::new(Source::Pubmed, title);
     paper.ids = record_ids(&pmid, book_data, document.children_named("ELocationID"));
     paper.abstract_sections = abstract_sections(document.child("Abstract"));
-    paper.authors = document
-        .children_named("AuthorList")
-        .filter(|list| list.attribute("Type").unwrap_or("authors") == "authors")
-        .flat_map(authors)
-        .collect();
+    paper.authors =
+        document.children_named("AuthorList").filter(|list| list.attribute("Type").unwrap_or("authors") == "authors").flat_map(authors).collect();
     let publisher = book.and_then(|book| book.descend(&["Publisher", "PublisherName"])).map(Element::text);
     paper.journal = book_title.or(publisher).filter(|name| !name.is_empty());
-    let listed_types =
-        document.children_named("PublicationTypeList").flat_map(|list| list.children_named("PublicationType"));
+    let listed_types = document.children_named("PublicationTypeList").flat_map(|list| list.children_named("PublicationType"));
     paper.publication_types = texts(document.children_named("PublicationType").chain(listed_types));
     mark_notices(&mut paper);
     paper.categories = keywords(document.children_named("KeywordList"));
@@ -272,20 +260,13 @@ fn read_book_article(record: &Element) -> Result<PubmedRecord, RecordFailure> {
 
 /// The English title without translation brackets; the vernacular one when there is no other.
 fn choose_title(article_title: Option<String>, vernacular_title: Option<&str>) -> Option<String> {
-    article_title
-        .map(|title| strip_translation_brackets(&title))
-        .filter(|title| !title.is_empty())
-        .or_else(|| vernacular_title.map(str::to_owned))
+    article_title.map(|title| strip_translation_brackets(&title)).filter(|title| !title.is_empty()).or_else(|| vernacular_title.map(str::to_owned))
 }
 
 /// The record's ids: the PMID, and the DOI and PMC id from the record's own `ArticleIdList`
 /// (the child of `PubmedData`/`PubmedBookData`, never a `Reference`'s), falling back to an
 /// `ELocationID` for the DOI.
-fn record_ids<'b, 'a: 'b>(
-    pmid: &str,
-    data: Option<&Element>,
-    elocation_ids: impl Iterator<Item = &'b Element<'a>>,
-) -> PaperIds {
+fn record_ids<'b, 'a: 'b>(pmid: &str, data: Option<&Element>, elocation_ids: impl Iterator<Item = &'b Element<'a>>) -> PaperIds {
     let listed_doi = data.and_then(|data| listed_id(data, "doi")).and_then(|doi| normalize_doi(&doi));
     let elocation_doi = || {
         elocation_ids
@@ -323,11 +304,7 @@ fn abstract_sections(abstract_element: Option<&Element>) -> Vec<AbstractSection>
 }
 
 fn authors(author_list: &Element) -> Vec<Author> {
-    author_list
-        .children_named("Author")
-        .filter(|author| author.attribute("ValidYN") != Some("N"))
-        .filter_map(author)
-        .collect()
+    author_list.children_named("Author").filter(|author| author.attribute("ValidYN") != Some("N")).filter_map(author).collect()
 }
 
 /// A person (`LastName` with `ForeName`, else `Initials`, and any `Suffix`) or a collective
@@ -345,8 +322,7 @@ fn author(author_element: &Element) -> Option<Author> {
             person
         }
     };
-    author.affiliations =
-        author_element.children_named("AffiliationInfo").filter_map(|info| info.child_text("Affiliation")).collect();
+    author.affiliations = author_element.children_named("AffiliationInfo").filter_map(|info| info.child_text("Affiliation")).collect();
     Some(author)
 }
 
@@ -368,12 +344,8 @@ fn texts<'b, 'a: 'b>(elements: impl Iterator<Item = &'b Element<'a>>) -> Vec<Str
 /// The Entrez date (when the record entered PubMed), else the `pubmed` date.
 fn entry_date(data: Option<&Element>) -> Option<chrono::NaiveDate> {
     let history = data?.child("History")?;
-    let dated = |status: &str| {
-        history
-            .children_named("PubMedPubDate")
-            .filter(|date| date.attribute("PubStatus") == Some(status))
-            .find_map(date_from_parts)
-    };
+    let dated =
+        |status: &str| history.children_named("PubMedPubDate").filter(|date| date.attribute("PubStatus") == Some(status)).find_map(date_from_parts);
     dated("entrez").or_else(|| dated("pubmed"))
 }
 
@@ -385,12 +357,9 @@ mod tests {
     use super::*;
     use crate::paper::LinkKind;
 
-    const TWO_WITH_CHARREF_AFFILIATION: &str =
-        include_str!("../../../fixtures/pubmed/efetch_2_articles_charref_affiliation_11748933_11700088.xml");
-    const TWO_ONE_WITHOUT_ABSTRACT: &str =
-        include_str!("../../../fixtures/pubmed/efetch_2_articles_one_without_abstract_12091962_9997.xml");
-    const INLINE_MARKUP_ABSTRACT: &str =
-        include_str!("../../../fixtures/pubmed/efetch_abstract_with_inline_markup_29186030.xml");
+    const TWO_WITH_CHARREF_AFFILIATION: &str = include_str!("../../../fixtures/pubmed/efetch_2_articles_charref_affiliation_11748933_11700088.xml");
+    const TWO_ONE_WITHOUT_ABSTRACT: &str = include_str!("../../../fixtures/pubmed/efetch_2_articles_one_without_abstract_12091962_9997.xml");
+    const INLINE_MARKUP_ABSTRACT: &str = include_str!("../../../fixtures/pubmed/efetch_abstract_with_inline_markup_29186030.xml");
     const BATCH_OF_20: &str = include_str!("../../../fixtures/pubmed/efetch_batch_20_articles.xml");
     const BATCH_OF_6: &str = include_str!("../../../fixtures/pubmed/efetch_batch_6_articles.xml");
 
@@ -417,35 +386,23 @@ mod tests {
                 cursor = slice.end;
                 let full = parse_tree(slice.text).expect("well-formed");
                 let pruned = parse_tree_pruned(slice.text, &UNREAD_PARTS).expect("well-formed");
-                pruned_elements += UNREAD_PARTS
-                    .iter()
-                    .filter(|(parent, child)| {
-                        full.descend(&[parent]).is_some_and(|parent| parent.child(child).is_some())
-                    })
-                    .count();
+                pruned_elements +=
+                    UNREAD_PARTS.iter().filter(|(parent, child)| full.descend(&[parent]).is_some_and(|parent| parent.child(child).is_some())).count();
                 assert_eq!(read_record_tree(&pruned).ok(), read_record_tree(&full).ok());
             }
         }
         assert!(pruned_elements > 0, "the fixtures have parts to prune");
     }
-    const BOOK_CHAPTER: &str =
-        include_str!("../../../fixtures/pubmed/efetch_book_chapter_pubmedbookarticle_20301382.xml");
-    const CHARREF_IN_ITALIC_TITLE: &str =
-        include_str!("../../../fixtures/pubmed/efetch_charref_inside_italic_title_37167981.xml");
-    const COLLECTIVE_NO_ABSTRACT: &str =
-        include_str!("../../../fixtures/pubmed/efetch_collective_author_no_abstract_21860499.xml");
-    const COLLECTIVE_RAW_UTF8: &str =
-        include_str!("../../../fixtures/pubmed/efetch_collective_author_raw_utf8_29963580.xml");
-    const COLLECTIVE_STRUCTURED: &str =
-        include_str!("../../../fixtures/pubmed/efetch_collective_author_structured_abstract_38534005.xml");
+    const BOOK_CHAPTER: &str = include_str!("../../../fixtures/pubmed/efetch_book_chapter_pubmedbookarticle_20301382.xml");
+    const CHARREF_IN_ITALIC_TITLE: &str = include_str!("../../../fixtures/pubmed/efetch_charref_inside_italic_title_37167981.xml");
+    const COLLECTIVE_NO_ABSTRACT: &str = include_str!("../../../fixtures/pubmed/efetch_collective_author_no_abstract_21860499.xml");
+    const COLLECTIVE_RAW_UTF8: &str = include_str!("../../../fixtures/pubmed/efetch_collective_author_raw_utf8_29963580.xml");
+    const COLLECTIVE_STRUCTURED: &str = include_str!("../../../fixtures/pubmed/efetch_collective_author_structured_abstract_38534005.xml");
     const NO_ABSTRACT: &str = include_str!("../../../fixtures/pubmed/efetch_no_abstract_11618220.xml");
-    const CITES_PREPRINTS: &str =
-        include_str!("../../../fixtures/pubmed/efetch_reference_list_cites_preprint_dois_36156117.xml");
+    const CITES_PREPRINTS: &str = include_str!("../../../fixtures/pubmed/efetch_reference_list_cites_preprint_dois_36156117.xml");
     const STRUCTURED: &str = include_str!("../../../fixtures/pubmed/efetch_structured_abstract_21813367.xml");
-    const STRUCTURED_ITALIC_TITLE: &str =
-        include_str!("../../../fixtures/pubmed/efetch_structured_abstract_italic_in_title_27797938.xml");
-    const VERNACULAR_TITLE: &str =
-        include_str!("../../../fixtures/pubmed/efetch_vernacular_title_norwegian_structured_abstract_36987902.xml");
+    const STRUCTURED_ITALIC_TITLE: &str = include_str!("../../../fixtures/pubmed/efetch_structured_abstract_italic_in_title_27797938.xml");
+    const VERNACULAR_TITLE: &str = include_str!("../../../fixtures/pubmed/efetch_vernacular_title_norwegian_structured_abstract_36987902.xml");
 
     const BATCH_OF_6_PMIDS: [&str; 6] = ["19008416", "18927361", "18787170", "18487186", "18239126", "18239125"];
 
@@ -489,10 +446,7 @@ mod tests {
         assert_eq!(first.ids.doi.as_deref(), Some("10.1006/cryo.2001.2328"));
         assert_eq!(first.journal.as_deref(), Some("Cryobiology"));
         assert_eq!(first.authors[0].name, "A R Taddei");
-        assert_eq!(
-            first.authors[0].affiliations,
-            ["Dipartimento di Scienze Ambientali, Università degli Studi della Tuscia, 01100 Viterbo, Italy."]
-        );
+        assert_eq!(first.authors[0].affiliations, ["Dipartimento di Scienze Ambientali, Università degli Studi della Tuscia, 01100 Viterbo, Italy."]);
         assert_eq!(first.authors.len(), 8);
         let abstract_text = first.abstract_text();
         assert!(abstract_text.contains("(P < 0.001)"), "{abstract_text}");
@@ -528,9 +482,7 @@ mod tests {
         assert_eq!(paper.ids.doi.as_deref(), Some("10.3390/ijms18122564"));
         let abstract_text = paper.abstract_text();
         assert!(no_markup_left(&abstract_text), "{abstract_text}");
-        assert!(abstract_text.starts_with(
-            "CYP353D1v2 is a cytochrome P450 related to imidacloprid resistance in Laodelphax striatellus."
-        ));
+        assert!(abstract_text.starts_with("CYP353D1v2 is a cytochrome P450 related to imidacloprid resistance in Laodelphax striatellus."));
         assert!(abstract_text.contains("the model substrate p-nitroanisole") && abstract_text.contains("Km = 6.21 µM"));
         assert!(no_markup_left(&paper.title));
         assert_paper_snapshot("abstract_with_inline_markup_29186030", &paper);
@@ -545,13 +497,9 @@ mod tests {
         assert_eq!(count(|paper| paper.abstract_sections.is_empty()), 1);
         assert_eq!(count(|paper| paper.ids.doi.is_none()), 3);
         assert_eq!(count(|paper| paper.ids.pmcid.is_some()), 1);
-        assert!(parsed
-            .items
-            .iter()
-            .all(|paper| paper.ids.pmid.is_some() && paper.entered.is_some() && paper.published.is_some()));
+        assert!(parsed.items.iter().all(|paper| paper.ids.pmid.is_some() && paper.entered.is_some() && paper.published.is_some()));
         assert!(parsed.items.iter().all(|paper| paper.links[0].kind == LinkKind::Abstract));
-        let suffixed =
-            parsed.items.iter().flat_map(|paper| &paper.authors).filter(|author| author.name.ends_with(" Jr")).count();
+        let suffixed = parsed.items.iter().flat_map(|paper| &paper.authors).filter(|author| author.name.ends_with(" Jr")).count();
         assert_eq!(suffixed, 2);
     }
 
@@ -563,11 +511,7 @@ mod tests {
         assert_eq!(parsed.items.iter().filter(|paper| paper.ids.pmcid.is_some()).count(), 5);
         assert_eq!(parsed.items.iter().filter(|paper| paper.abstract_sections.is_empty()).count(), 1);
         assert!(parsed.items.iter().all(|paper| paper.journal.as_deref() == Some("Science (New York, N.Y.)")));
-        assert!(parsed.items.iter().all(|paper| paper
-            .ids
-            .doi
-            .as_deref()
-            .is_some_and(|doi| doi.starts_with("10.1126/science."))));
+        assert!(parsed.items.iter().all(|paper| paper.ids.doi.as_deref().is_some_and(|doi| doi.starts_with("10.1126/science."))));
         assert_paper_snapshot("batch_of_6_articles", &parsed.items);
     }
 
@@ -579,10 +523,7 @@ mod tests {
         assert_eq!(paper.ids.pmid.as_deref(), Some("20301382"));
         assert_eq!(paper.title, "Single Large-Scale Mitochondrial DNA Deletion Syndromes");
         assert_eq!(paper.journal.as_deref(), Some("GeneReviews®"));
-        assert_eq!(
-            labels(paper),
-            ["CLINICAL CHARACTERISTICS", "DIAGNOSIS/TESTING", "MANAGEMENT", "GENETIC COUNSELING"]
-        );
+        assert_eq!(labels(paper), ["CLINICAL CHARACTERISTICS", "DIAGNOSIS/TESTING", "MANAGEMENT", "GENETIC COUNSELING"]);
         let names: Vec<&str> = paper.authors.iter().map(|author| author.name.as_str()).collect();
         assert_eq!(names, ["Amy Goldstein", "Marni J Falk"], "editors are not authors");
         assert_eq!(paper.publication_types, ["Review"]);
@@ -637,23 +578,11 @@ mod tests {
     fn collective_author_with_structured_abstract() {
         let paper = single_paper(COLLECTIVE_STRUCTURED);
         let collective = paper.authors.iter().find(|author| author.is_collective).expect("a collective author");
-        assert!(
-            collective.name.starts_with("Task and Finish Group for Urinalysis (TFG-U), European Federation"),
-            "{}",
-            collective.name
-        );
+        assert!(collective.name.starts_with("Task and Finish Group for Urinalysis (TFG-U), European Federation"), "{}", collective.name);
         assert!(paper.authors.iter().any(|author| author.name == "Sören Schubert"));
         assert_eq!(
             labels(&paper),
-            [
-                "BACKGROUND",
-                "RECOMMENDATIONS",
-                "MEDICAL NEEDS AND TEST REQUISITION",
-                "SPECIMEN COLLECTION",
-                "CHEMISTRY",
-                "PARTICLES",
-                "BACTERIOLOGY"
-            ]
+            ["BACKGROUND", "RECOMMENDATIONS", "MEDICAL NEEDS AND TEST REQUISITION", "SPECIMEN COLLECTION", "CHEMISTRY", "PARTICLES", "BACTERIOLOGY"]
         );
         assert!(paper.abstract_text().contains("α1-microglobulin"));
         assert_eq!(paper.published, date(2024, 6, 5), "the electronic ArticleDate comes first");
@@ -663,10 +592,7 @@ mod tests {
     #[test]
     fn minimal_record_without_abstract() {
         let paper = single_paper(NO_ABSTRACT);
-        assert_eq!(
-            paper.title,
-            "Eroticism in late Ming, early Qing fiction: the beauteous realm and the sexual battlefield."
-        );
+        assert_eq!(paper.title, "Eroticism in late Ming, early Qing fiction: the beauteous realm and the sexual battlefield.");
         assert_eq!(paper.ids.doi.as_deref(), Some("10.1163/156853287x00032"));
         assert_eq!(paper.authors, [Author::person(Some("K"), "McMahon")]);
         assert_eq!(paper.journal.as_deref(), Some("T'ung pao. T'oung pao"));
@@ -699,10 +625,7 @@ mod tests {
     #[test]
     fn structured_abstract_and_italic_title_in_indented_output() {
         let paper = single_paper(STRUCTURED_ITALIC_TITLE);
-        assert_eq!(
-            paper.title,
-            "Leucocyte telomere length, genetic variants at the TERT gene region and risk of pancreatic cancer."
-        );
+        assert_eq!(paper.title, "Leucocyte telomere length, genetic variants at the TERT gene region and risk of pancreatic cancer.");
         assert_eq!(labels(&paper), ["OBJECTIVE", "DESIGN", "RESULTS", "CONCLUSIONS"]);
         let results = &paper.abstract_sections[2].text;
         assert!(results.contains("ptrend=0.048") && results.contains("r2<0.25"), "{results}");
@@ -717,10 +640,7 @@ mod tests {
         let parsed = parse_efetch_records(VERNACULAR_TITLE);
         assert!(parsed.warnings.is_empty());
         let record = &parsed.items[0];
-        assert_eq!(
-            record.paper.title,
-            "Patients over 75 years admitted to the National Burn Centre, Haukeland University Hospital, 2000-19."
-        );
+        assert_eq!(record.paper.title, "Patients over 75 years admitted to the National Burn Centre, Haukeland University Hospital, 2000-19.");
         assert_eq!(
             record.vernacular_title.as_deref(),
             Some("Pasienter over 75 år innlagt ved Brannskadeavdelinga, Haukeland universitetssjukehus 2000–19.")
@@ -757,11 +677,7 @@ mod tests {
         assert_eq!(parsed.warnings[0].record.as_deref(), Some("18927361"));
 
         let third_start = BATCH_OF_6.match_indices("<PubmedArticle>").nth(2).expect("third record").0;
-        let junk_in_the_middle = format!(
-            "{}<PubmedArticle>%PDF-1.4 \u{0} garbage & more{}",
-            &BATCH_OF_6[..third_start],
-            &BATCH_OF_6[third_start..]
-        );
+        let junk_in_the_middle = format!("{}<PubmedArticle>%PDF-1.4 \u{0} garbage & more{}", &BATCH_OF_6[..third_start], &BATCH_OF_6[third_start..]);
         let parsed = parse_efetch(&junk_in_the_middle);
         assert_eq!(pmids(&parsed.items), BATCH_OF_6_PMIDS);
         assert_eq!(parsed.warnings.len(), 1);
@@ -811,14 +727,8 @@ mod tests {
 
     #[test]
     fn an_empty_article_set_is_no_papers_and_no_warnings() {
-        assert_eq!(
-            parse_efetch("<PubmedArticleSet></PubmedArticleSet>"),
-            Parsed { items: Vec::new(), warnings: Vec::new() }
-        );
-        assert_eq!(
-            parse_efetch("<?xml version=\"1.0\" ?>\n<PubmedArticleSet/>"),
-            Parsed { items: Vec::new(), warnings: Vec::new() }
-        );
+        assert_eq!(parse_efetch("<PubmedArticleSet></PubmedArticleSet>"), Parsed { items: Vec::new(), warnings: Vec::new() });
+        assert_eq!(parse_efetch("<?xml version=\"1.0\" ?>\n<PubmedArticleSet/>"), Parsed { items: Vec::new(), warnings: Vec::new() });
     }
 
     /// A hand-made minimal record for behaviour no recording shows.
@@ -847,11 +757,11 @@ mod tests {
 
     #[test]
     fn bracketed_translations_and_vernacular_only_titles() {
-        let translated = single_paper(&minimal_record("<ArticleTitle>[Burns in the elderly].</ArticleTitle><VernacularTitle>Brannskader hos eldre.</VernacularTitle>"));
-        assert_eq!(translated.title, "Burns in the elderly.");
-        let vernacular_only = single_paper(&minimal_record(
-            "<ArticleTitle></ArticleTitle><VernacularTitle>Brannskader hos eldre.</VernacularTitle>",
+        let translated = single_paper(&minimal_record(
+            "<ArticleTitle>[Burns in the elderly].</ArticleTitle><VernacularTitle>Brannskader hos eldre.</VernacularTitle>",
         ));
+        assert_eq!(translated.title, "Burns in the elderly.");
+        let vernacular_only = single_paper(&minimal_record("<ArticleTitle></ArticleTitle><VernacularTitle>Brannskader hos eldre.</VernacularTitle>"));
         assert_eq!(vernacular_only.title, "Brannskader hos eldre.");
     }
 

@@ -34,22 +34,15 @@ pub struct SearchResult {
 
 /// Reads an XML ESearch answer (`retmode=xml`, the default).
 pub fn parse_esearch_xml(xml: &str) -> Result<SearchResult, EutilsError> {
-    let root = parse_tree(xml)
-        .map_err(|problem| EutilsError::Malformed(format!("{problem} (body starts with `{}`)", body_excerpt(xml))))?;
+    let root = parse_tree(xml).map_err(|problem| EutilsError::Malformed(format!("{problem} (body starts with `{}`)", body_excerpt(xml))))?;
     if let Some(message) = root.child_text("ERROR") {
         return Err(EutilsError::Api(message));
     }
     if root.name != "eSearchResult" {
         return Err(EutilsError::Malformed(format!("expected <eSearchResult>, found <{}>", root.name)));
     }
-    let count =
-        xml_number(&root, "Count")?.ok_or_else(|| EutilsError::Malformed("<eSearchResult> has no <Count>".into()))?;
-    let ids = root
-        .children_named("IdList")
-        .flat_map(|list| list.children_named("Id"))
-        .map(Element::text)
-        .filter(|id| !id.is_empty())
-        .collect();
+    let count = xml_number(&root, "Count")?.ok_or_else(|| EutilsError::Malformed("<eSearchResult> has no <Count>".into()))?;
+    let ids = root.children_named("IdList").flat_map(|list| list.children_named("Id")).map(Element::text).filter(|id| !id.is_empty()).collect();
     Ok(SearchResult {
         count,
         ret_max: xml_number(&root, "RetMax")?.unwrap_or(0),
@@ -75,13 +68,8 @@ pub fn parse_esearch_json(json: &str) -> Result<SearchResult, EutilsError> {
     if let Some(message) = result.get("ERROR").and_then(Value::as_str).filter(|message| !message.trim().is_empty()) {
         return Err(EutilsError::Api(crate::paper::collapse_whitespace(message)));
     }
-    let count =
-        json_number(result, "count")?.ok_or_else(|| EutilsError::Malformed("esearchresult has no count".into()))?;
-    let ids = result
-        .get("idlist")
-        .and_then(Value::as_array)
-        .map(|ids| ids.iter().filter_map(json_scalar_text).collect())
-        .unwrap_or_default();
+    let count = json_number(result, "count")?.ok_or_else(|| EutilsError::Malformed("esearchresult has no count".into()))?;
+    let ids = result.get("idlist").and_then(Value::as_array).map(|ids| ids.iter().filter_map(json_scalar_text).collect()).unwrap_or_default();
     Ok(SearchResult {
         count,
         ret_max: json_number(result, "retmax")?.unwrap_or(0),
@@ -96,11 +84,7 @@ pub fn parse_esearch_json(json: &str) -> Result<SearchResult, EutilsError> {
 
 /// A number child (`<Count>42</Count>`), `None` when absent, an error when not a number.
 fn xml_number(root: &Element, name: &str) -> Result<Option<u64>, EutilsError> {
-    root.child_text(name)
-        .map(|text| {
-            text.parse::<u64>().map_err(|_| EutilsError::Malformed(format!("<{name}> is not a number: {text}")))
-        })
-        .transpose()
+    root.child_text(name).map(|text| text.parse::<u64>().map_err(|_| EutilsError::Malformed(format!("<{name}> is not a number: {text}")))).transpose()
 }
 
 /// `<OutputMessage>` texts as they are, anything else in `ErrorList`/`WarningList` as
@@ -171,8 +155,7 @@ mod tests {
     const XML_RETMAX_5000: &str = include_str!("../../../fixtures/pubmed/esearch_xml_retmax5000_idlist.xml");
     const XML_COUNT_ONLY: &str = include_str!("../../../fixtures/pubmed/esearch_xml_rettype_count.xml");
     const XML_SIMPLE: &str = include_str!("../../../fixtures/pubmed/esearch_xml_simple_biopython.xml");
-    const XML_WITH_HISTORY: &str =
-        include_str!("../../../fixtures/pubmed/esearch_xml_usehistory_webenv_reldate60_edat_retmax100.xml");
+    const XML_WITH_HISTORY: &str = include_str!("../../../fixtures/pubmed/esearch_xml_usehistory_webenv_reldate60_edat_retmax100.xml");
 
     #[test]
     fn json_numbers_are_strings() {
@@ -180,9 +163,7 @@ mod tests {
         assert_eq!((result.count, result.ret_max, result.ret_start), (504_475, 5, 0));
         assert_eq!(result.ids, ["41730216", "41730214", "41730213", "41730209", "41730197"]);
         assert_eq!((result.web_env, result.query_key), (None, None));
-        assert!(result
-            .query_translation
-            .is_some_and(|translation| translation.starts_with("\"covid 19\"[All Fields]")));
+        assert!(result.query_translation.is_some_and(|translation| translation.starts_with("\"covid 19\"[All Fields]")));
         assert!(result.warnings.is_empty());
     }
 
@@ -251,10 +232,10 @@ mod tests {
 
     #[test]
     fn errors_inside_a_200_body_are_api_errors() {
-        let xml =
-            "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<eSearchResult><ERROR>Invalid query</ERROR></eSearchResult>";
+        let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<eSearchResult><ERROR>Invalid query</ERROR></eSearchResult>";
         assert_eq!(parse_esearch_xml(xml), Err(EutilsError::Api("Invalid query".into())));
-        let json_with_raw_line_break = "{\"esearchresult\":{\"ERROR\":\"Search Backend failed: Exception:\n'retstart' cannot be larger than 9998.\"}}";
+        let json_with_raw_line_break =
+            "{\"esearchresult\":{\"ERROR\":\"Search Backend failed: Exception:\n'retstart' cannot be larger than 9998.\"}}";
         assert_eq!(
             parse_esearch_json(json_with_raw_line_break),
             Err(EutilsError::Api("Search Backend failed: Exception: 'retstart' cannot be larger than 9998.".into()))
@@ -275,8 +256,7 @@ mod tests {
         for body in malformed_xml {
             assert!(matches!(parse_esearch_xml(body), Err(EutilsError::Malformed(_))), "{body}");
         }
-        let malformed_json =
-            ["", "<eSearchResult/>", "{}", r#"{"esearchresult":{"count":"many"}}"#, r#"{"esearchresult":{}}"#];
+        let malformed_json = ["", "<eSearchResult/>", "{}", r#"{"esearchresult":{"count":"many"}}"#, r#"{"esearchresult":{}}"#];
         for body in malformed_json {
             assert!(matches!(parse_esearch_json(body), Err(EutilsError::Malformed(_))), "{body}");
         }

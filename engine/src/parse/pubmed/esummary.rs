@@ -9,16 +9,12 @@ use serde_json::Value;
 
 use super::dates::date_from_free_text;
 use super::xml_tree::{parse_tree, Element};
-use super::{
-    body_excerpt, mark_notices, normalize_pmcid, parse_json_leniently, pubmed_links, strip_translation_brackets,
-    EutilsError,
-};
+use super::{body_excerpt, mark_notices, normalize_pmcid, parse_json_leniently, pubmed_links, strip_translation_brackets, EutilsError};
 use crate::paper::{collapse_whitespace, normalize_doi, Author, Paper, PaperIds, ParseWarning, Parsed, Source};
 
 /// Reads an XML (v1) ESummary answer.
 pub fn parse_esummary_xml(xml: &str) -> Result<Parsed<Paper>, EutilsError> {
-    let root = parse_tree(xml)
-        .map_err(|problem| EutilsError::Malformed(format!("{problem} (body starts with `{}`)", body_excerpt(xml))))?;
+    let root = parse_tree(xml).map_err(|problem| EutilsError::Malformed(format!("{problem} (body starts with `{}`)", body_excerpt(xml))))?;
     if let Some(message) = root.child_text("ERROR") {
         return Err(EutilsError::Api(message));
     }
@@ -42,20 +38,13 @@ pub fn parse_esummary_json(json: &str) -> Result<Parsed<Paper>, EutilsError> {
     if let Some(message) = result.get("ERROR").and_then(Value::as_str) {
         return Err(EutilsError::Api(message.to_owned()));
     }
-    let uids = result
-        .get("uids")
-        .and_then(Value::as_array)
-        .ok_or_else(|| EutilsError::Malformed("result has no \"uids\" list".into()))?;
+    let uids = result.get("uids").and_then(Value::as_array).ok_or_else(|| EutilsError::Malformed("result has no \"uids\" list".into()))?;
     let summaries = uids
         .iter()
         .filter_map(Value::as_str)
         .map(|uid| match result.get(uid) {
             Some(entry) => summary_from_json(uid, entry),
-            None => DocumentSummary {
-                pmid: Some(uid.to_owned()),
-                error: Some("listed in uids but absent".into()),
-                ..DocumentSummary::default()
-            },
+            None => DocumentSummary { pmid: Some(uid.to_owned()), error: Some("listed in uids but absent".into()), ..DocumentSummary::default() },
         })
         .collect();
     Ok(papers_from_summaries(summaries))
@@ -86,9 +75,9 @@ fn papers_from_summaries(summaries: Vec<DocumentSummary>) -> Parsed<Paper> {
     for (index, summary) in summaries.into_iter().enumerate() {
         match paper_from_summary(summary) {
             Ok(paper) => parsed.items.push(paper),
-            Err((pmid, message)) => parsed
-                .warnings
-                .push(ParseWarning { record: Some(pmid.unwrap_or_else(|| format!("record {}", index + 1))), message }),
+            Err((pmid, message)) => {
+                parsed.warnings.push(ParseWarning { record: Some(pmid.unwrap_or_else(|| format!("record {}", index + 1))), message })
+            }
         }
     }
     parsed
@@ -104,21 +93,14 @@ fn paper_from_summary(summary: DocumentSummary) -> Result<Paper, (Option<String>
     let Some(title) = summary.title.map(|title| strip_translation_brackets(&title)) else {
         return Err((Some(pmid), "no title".into()));
     };
-    let listed_id = |wanted: &str| {
-        summary
-            .article_ids
-            .iter()
-            .find(|(kind, value)| kind == wanted && !value.is_empty())
-            .map(|(_, value)| value.as_str())
-    };
+    let listed_id =
+        |wanted: &str| summary.article_ids.iter().find(|(kind, value)| kind == wanted && !value.is_empty()).map(|(_, value)| value.as_str());
     let elocation_doi = summary
         .elocation_id
         .as_deref()
         .and_then(|elocation| elocation.split_whitespace().skip_while(|part| *part != "doi:").nth(1))
         .and_then(normalize_doi);
-    let dated = |status: &str| {
-        summary.history.iter().find(|(kind, _)| kind == status).and_then(|(_, date)| date_from_free_text(date))
-    };
+    let dated = |status: &str| summary.history.iter().find(|(kind, _)| kind == status).and_then(|(_, date)| date_from_free_text(date));
 
     let mut paper = Paper::new(Source::Pubmed, title);
     paper.ids = PaperIds {
@@ -127,8 +109,7 @@ fn paper_from_summary(summary: DocumentSummary) -> Result<Paper, (Option<String>
         pmid: Some(pmid),
         ..PaperIds::default()
     };
-    paper.authors =
-        summary.authors.iter().map(|(name, is_collective)| author_from_summary_name(name, *is_collective)).collect();
+    paper.authors = summary.authors.iter().map(|(name, is_collective)| author_from_summary_name(name, *is_collective)).collect();
     paper.journal = summary.journal;
     paper.publication_types = summary.publication_types;
     mark_notices(&mut paper);
@@ -151,8 +132,7 @@ fn author_from_summary_name(name: &str, is_collective: bool) -> Author {
     if suffix.is_some() {
         parts.pop();
     }
-    let initials =
-        parts.last().copied().filter(|last| parts.len() > 1 && last.chars().all(|character| character.is_uppercase()));
+    let initials = parts.last().copied().filter(|last| parts.len() > 1 && last.chars().all(|character| character.is_uppercase()));
     if initials.is_some() {
         parts.pop();
     }
@@ -179,9 +159,7 @@ fn item_text(parent: &Element, name: &str) -> Option<String> {
 fn summary_from_docsum(docsum: &Element) -> DocumentSummary {
     let list = |name: &str| -> Vec<(String, String)> {
         item(docsum, name)
-            .map(|list| {
-                items(list).filter_map(|entry| Some((entry.attribute("Name")?.to_owned(), entry.text()))).collect()
-            })
+            .map(|list| items(list).filter_map(|entry| Some((entry.attribute("Name")?.to_owned(), entry.text()))).collect())
             .unwrap_or_default()
     };
     DocumentSummary {
@@ -200,8 +178,7 @@ fn summary_from_docsum(docsum: &Element) -> DocumentSummary {
 }
 
 fn summary_from_json(uid: &str, entry: &Value) -> DocumentSummary {
-    let text =
-        |key: &str| entry.get(key).and_then(Value::as_str).map(collapse_whitespace).filter(|text| !text.is_empty());
+    let text = |key: &str| entry.get(key).and_then(Value::as_str).map(collapse_whitespace).filter(|text| !text.is_empty());
     let array = |key: &str| entry.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let pairs = |key: &str, kind_key: &str, value_key: &str| -> Vec<(String, String)> {
         array(key)
@@ -216,10 +193,7 @@ fn summary_from_json(uid: &str, entry: &Value) -> DocumentSummary {
     DocumentSummary {
         pmid: Some(uid.to_owned()),
         title: text("title"),
-        authors: pairs("authors", "authtype", "name")
-            .into_iter()
-            .map(|(kind, name)| (name, kind.eq_ignore_ascii_case("CollectiveName")))
-            .collect(),
+        authors: pairs("authors", "authtype", "name").into_iter().map(|(kind, name)| (name, kind.eq_ignore_ascii_case("CollectiveName"))).collect(),
         journal: text("fulljournalname").or_else(|| text("source")),
         publication_types: array("pubtype").iter().filter_map(Value::as_str).map(collapse_whitespace).collect(),
         article_ids: pairs("articleids", "idtype", "value"),
@@ -265,10 +239,7 @@ mod tests {
 
     #[test]
     fn xml_error_is_an_api_error() {
-        assert_eq!(
-            parse_esummary_xml(XML_ERROR_NO_ID),
-            Err(EutilsError::Api("Neither query_key nor id specified".into()))
-        );
+        assert_eq!(parse_esummary_xml(XML_ERROR_NO_ID), Err(EutilsError::Api("Neither query_key nor id specified".into())));
     }
 
     #[test]
@@ -300,18 +271,14 @@ mod tests {
         let json = r#"{"result":{"uids":["1","2"],"1":{"uid":"1","title":"Kept."},"2":{"uid":"2","error":"cannot get document summary"}}}"#;
         let parsed = parse_esummary_json(json).expect("summaries");
         assert_eq!(parsed.items.len(), 1);
-        assert_eq!(
-            parsed.warnings,
-            [ParseWarning { record: Some("2".into()), message: "cannot get document summary".into() }]
-        );
+        assert_eq!(parsed.warnings, [ParseWarning { record: Some("2".into()), message: "cannot get document summary".into() }]);
         assert!(matches!(parse_esummary_json("{}"), Err(EutilsError::Malformed(_))));
         assert!(matches!(parse_esummary_xml("<eSearchResult/>"), Err(EutilsError::Malformed(_))));
     }
 
     #[test]
     fn summary_author_names() {
-        let check =
-            |name: &str, expected: Author| assert_eq!(author_from_summary_name(name, false), expected, "{name}");
+        let check = |name: &str, expected: Author| assert_eq!(author_from_summary_name(name, false), expected, "{name}");
         check("LoPresti PJ", Author::person(Some("PJ"), "LoPresti"));
         check("De Luca F", Author::person(Some("F"), "De Luca"));
         check("Madonna", Author::person(None, "Madonna"));

@@ -49,18 +49,10 @@ pub enum EutilsError {
 
 /// The landing page, the DOI resolver and the PMC full text, for whichever ids are known.
 fn pubmed_links(ids: &PaperIds) -> Vec<Link> {
-    let abstract_page = ids
-        .pmid
-        .as_ref()
-        .map(|pmid| Link { kind: LinkKind::Abstract, url: format!("https://pubmed.ncbi.nlm.nih.gov/{pmid}/") });
-    let doi_resolver = ids
-        .doi
-        .as_ref()
-        .map(|doi| Link { kind: LinkKind::Doi, url: format!("https://doi.org/{}", percent_encode_doi(doi)) });
-    let pmc_full_text = ids.pmcid.as_ref().map(|pmcid| Link {
-        kind: LinkKind::FullText,
-        url: format!("https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/"),
-    });
+    let abstract_page = ids.pmid.as_ref().map(|pmid| Link { kind: LinkKind::Abstract, url: format!("https://pubmed.ncbi.nlm.nih.gov/{pmid}/") });
+    let doi_resolver = ids.doi.as_ref().map(|doi| Link { kind: LinkKind::Doi, url: format!("https://doi.org/{}", percent_encode_doi(doi)) });
+    let pmc_full_text =
+        ids.pmcid.as_ref().map(|pmcid| Link { kind: LinkKind::FullText, url: format!("https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}/") });
     [abstract_page, doi_resolver, pmc_full_text].into_iter().flatten().collect()
 }
 
@@ -74,8 +66,7 @@ fn mark_notices(paper: &mut Paper) {
 /// A PMC id as `PMC1234567`, from `PMC1234567`, `pmc1234567` or the bare number.
 fn normalize_pmcid(text: &str) -> Option<String> {
     let trimmed = text.trim();
-    let digits =
-        trimmed.get(..3).filter(|prefix| prefix.eq_ignore_ascii_case("pmc")).map_or(trimmed, |_| &trimmed[3..]);
+    let digits = trimmed.get(..3).filter(|prefix| prefix.eq_ignore_ascii_case("pmc")).map_or(trimmed, |_| &trimmed[3..]);
     let is_number = !digits.is_empty() && digits.chars().all(|character| character.is_ascii_digit());
     is_number.then(|| format!("PMC{digits}"))
 }

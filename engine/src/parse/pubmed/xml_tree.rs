@@ -111,9 +111,7 @@ pub(super) fn parse_tree_pruned<'a>(xml: &'a str, pruned: &[(&str, &str)]) -> Re
     // While inside a pruned element: the names of the elements open inside it, innermost last.
     let mut pruning: Option<NameStack> = None;
     loop {
-        let event = reader
-            .read_event()
-            .map_err(|error| format!("not well-formed XML at byte {}: {error}", reader.error_position()))?;
+        let event = reader.read_event().map_err(|error| format!("not well-formed XML at byte {}: {error}", reader.error_position()))?;
         if let Some(inside) = &mut pruning {
             match event {
                 Event::Start(start) => inside.push(check_start(&start)?),
@@ -139,10 +137,7 @@ pub(super) fn parse_tree_pruned<'a>(xml: &'a str, pruned: &[(&str, &str)]) -> Re
                 }
                 Event::Eof => {
                     let innermost = inside.last().or(open_elements.last().map(|element| element.name.as_ref()));
-                    return Err(innermost.map_or_else(
-                        || "no XML element found".to_owned(),
-                        |name| format!("the body ends inside <{name}>"),
-                    ));
+                    return Err(innermost.map_or_else(|| "no XML element found".to_owned(), |name| format!("the body ends inside <{name}>")));
                 }
                 Event::Decl(_) | Event::PI(_) | Event::DocType(_) | Event::Comment(_) => {}
             }
@@ -241,9 +236,7 @@ pub(super) fn find_root(xml: &str) -> Result<(String, Option<usize>), String> {
                 return Ok((local_name(&start)?, Some(content_start)));
             }
             Event::Empty(start) => return Ok((local_name(&start)?, None)),
-            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => {
-                return Err("not XML: text before any element".to_owned())
-            }
+            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => return Err("not XML: text before any element".to_owned()),
             Event::Eof => return Err("no XML element found".to_owned()),
             _ => {}
         }
@@ -277,11 +270,8 @@ fn element_from_start<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usi
 /// checked against the tag); an owned copy should the slice not match.
 fn local_name_in<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usize) -> Result<Cow<'a, str>, String> {
     let local = start.local_name();
-    let name_end =
-        tag_content_end.checked_sub(start.len()).map(|content_start| content_start + start.name().as_ref().len());
-    let in_xml = name_end
-        .and_then(|end| xml.get(end.checked_sub(local.as_ref().len())?..end))
-        .filter(|name| name.as_bytes() == local.as_ref());
+    let name_end = tag_content_end.checked_sub(start.len()).map(|content_start| content_start + start.name().as_ref().len());
+    let in_xml = name_end.and_then(|end| xml.get(end.checked_sub(local.as_ref().len())?..end)).filter(|name| name.as_bytes() == local.as_ref());
     match in_xml {
         Some(name) => Ok(Cow::Borrowed(name)),
         None => local_name(start).map(Cow::Owned),
@@ -410,10 +400,7 @@ mod tests {
 
     #[test]
     fn inline_markup_is_flattened_without_losing_words() {
-        assert_eq!(
-            text_of("<T>risk at the <i>TERT</i> gene, r<sup>2</sup>&lt;0.25</T>"),
-            "risk at the TERT gene, r2<0.25"
-        );
+        assert_eq!(text_of("<T>risk at the <i>TERT</i> gene, r<sup>2</sup>&lt;0.25</T>"), "risk at the TERT gene, r2<0.25");
         assert_eq!(text_of("<T>(<i>&#x3bc;</i>-XRF) Universit&#xe0; &amp; co</T>"), "(μ-XRF) Università & co");
         assert_eq!(text_of("<T>\n   line\n   broken  </T>"), "line broken");
     }
@@ -452,8 +439,7 @@ mod tests {
 
     #[test]
     fn whitespace_collapses_as_the_shared_rule_does() {
-        let ascii_whitespace: String =
-            (0u8..=0x7f).map(char::from).filter(|character| character.is_whitespace()).collect();
+        let ascii_whitespace: String = (0u8..=0x7f).map(char::from).filter(|character| character.is_whitespace()).collect();
         let texts = [
             String::new(),
             "   ".to_owned(),
@@ -470,8 +456,7 @@ mod tests {
 
     #[test]
     fn pruned_parts_are_checked_but_not_kept() {
-        let xml =
-            r#"<R><P><L kind="x"><I a="1">one &amp; <b>two</b></I><I/></L><K>kept</K></P><L><I>elsewhere</I></L></R>"#;
+        let xml = r#"<R><P><L kind="x"><I a="1">one &amp; <b>two</b></I><I/></L><K>kept</K></P><L><I>elsewhere</I></L></R>"#;
         let pruned = parse_tree_pruned(xml, &[("P", "L")]).expect("well-formed");
         let list = pruned.descend(&["P", "L"]).expect("the pruned element stays");
         assert_eq!(list.attribute("kind"), Some("x"));
