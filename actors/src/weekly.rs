@@ -123,6 +123,7 @@ fn serve_batch(store: &Store, digester: &Digester, mail: &MailContext, batch: &[
             return 0;
         }
     };
+    tracing::debug!(users = parts.len(), "a batch of weekly digests recorded");
     let mut sent = 0;
     for (part, commit) in parts.iter().zip(commits) {
         match commit {

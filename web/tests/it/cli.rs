@@ -262,3 +262,98 @@ async fn serve_embeds_with_the_model_fetched_into_the_data_directory() {
     assert_eq!(health["embeddings"]["model"], "all-minilm-l6-v2", "{health}");
     assert_eq!(health["embeddings"]["papersWaiting"], 0, "an empty index waits for nothing");
 }
+
+/// `papertide weekly` killed with SIGKILL once its first batch is recorded, then run again: every
+/// user gets each term's digest once, no user gets a paper twice, and each digest has one mail.
+#[test]
+fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
+    use std::io::{BufRead, BufReader};
+
+    use chrono::{Datelike, Duration, TimeZone};
+    use engine::search_term::{SearchTerm, TermId};
+
+    const USERS: usize = 700;
+    const TERMS: [&str; 4] = ["cancer", "gene expression", "protein folding", "deep learning"];
+    let data_dir = tempfile::tempdir().expect("data directory");
+    let today = Utc::now().date_naive();
+    let monday = (1..=7).map(|days| today + Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).expect("a Monday");
+    let at = Utc.from_utc_datetime(&monday.and_hms_opt(9, 0, 0).expect("a time"));
+    {
+        // A week of papers entered the day before, and pro users with three terms each.
+        let index = index::PaperIndex::open_or_create(&data_dir.path().join("index")).expect("index");
+        let mut writer = index.writer(index::MIN_WRITER_HEAP_BYTES).expect("writer");
+        for body in bench::workload::build_week_part(0, 3_000).bodies {
+            for mut paper in engine::parse::parse_any(&body).1.items {
+                paper.entered = Some(monday - Duration::days(1));
+                writer.upsert(paper).expect("indexed");
+            }
+        }
+        writer.commit().expect("committed");
+        let store = Store::open(&data_dir.path().join("db")).expect("database");
+        for number in 0..USERS {
+            let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@example.org"), "hash".into(), at - Duration::days(30));
+            user.is_email_verified = true;
+            user.subscription_tier = engine::Tier::Pro;
+            let user =
+                store.create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, at).expect("account");
+            for offset in 0..3 {
+                let text = TERMS[(number + offset) % TERMS.len()];
+                let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.into(), engine::Tier::Pro, at - Duration::days(30));
+                store.add_search_term(&term, engine::Tier::Pro, false).expect("a term");
+            }
+        }
+        store.flush().expect("flush");
+    }
+    let when = at.to_rfc3339();
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
+        .args(["--data-dir", &data_dir.path().display().to_string(), "weekly", "--at", &when])
+        .env("PAPERTIDE_LOG", "warn,actors::weekly=debug")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("papertide starts");
+    let stderr = BufReader::new(first.stderr.take().expect("stderr"));
+    let mut seen = Vec::new();
+    for line in stderr.lines() {
+        let line = line.expect("a line");
+        let recorded = line.contains("a batch of weekly digests recorded");
+        seen.push(line);
+        if recorded {
+            break;
+        }
+    }
+    assert!(seen.last().is_some_and(|line| line.contains("recorded")), "no batch was recorded: {seen:?}");
+    first.kill().expect("SIGKILL");
+    let status = first.wait().expect("reaped");
+    assert!(!status.success(), "killed mid-pass, not finished: {status}");
+
+    let again = papertide(data_dir.path(), &["weekly", "--at", &when]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(!text(&again.stdout).contains(": 0 digest(s) built"), "the kill left users to serve: {}", text(&again.stdout));
+    let once_more = papertide(data_dir.path(), &["weekly", "--at", &when]);
+    assert!(text(&once_more.stdout).contains(": 0 digest(s) built"), "every user was served: {}", text(&once_more.stdout));
+
+    let store = Store::open(&data_dir.path().join("db")).expect("database");
+    let mut referenced = std::collections::HashMap::new();
+    for queued in store.queued_mail().expect("queue") {
+        let reference = queued.digest.expect("a digest mail");
+        *referenced.entry(reference.digest_key).or_insert(0) += 1;
+    }
+    assert_eq!(referenced.len(), USERS * 3, "one mail per digest");
+    assert!(referenced.values().all(|&mails| mails == 1), "a digest's mail was queued twice");
+    let mut papers_sent = 0;
+    for user in store.users().expect("users") {
+        let digests = store.digests(user.id).expect("digests");
+        assert_eq!(digests.len(), 3, "{}: one weekly digest per term", user.email);
+        let mut keys: Vec<&str> =
+            digests.iter().flat_map(|digest| &digest.papers_data).filter_map(|paper| paper.keys.first()).map(String::as_str).collect();
+        papers_sent += keys.len();
+        let sent = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), sent, "{}: a paper went twice", user.email);
+        let ledger = store.ledger(user.id).expect("ledger");
+        assert_eq!((ledger.version, ledger.received, ledger.last_weekly), (1, 3, Some(at)), "{}: one commit of three digests", user.email);
+    }
+    assert!(papers_sent > USERS, "the digests had papers: {papers_sent}");
+}
