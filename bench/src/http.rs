@@ -54,6 +54,8 @@ pub struct HttpConfig {
     pub login_storm: usize,
     /// The load generator's threads.
     pub client_threads: usize,
+    /// The calls of the mix, with their weights; empty: every call ([`Call::ALL`]).
+    pub only: Vec<Call>,
 }
 
 /// One call of the mix: its name in the figures, and how often it is sent (out of 100).
@@ -94,18 +96,29 @@ impl Call {
         }
     }
 
+    /// The call named `name` (as in the figures).
+    pub fn named(name: &str) -> Option<Call> {
+        Call::ALL.into_iter().find(|call| call.name() == name)
+    }
+
     /// The call of the `draw`-th request (any number): the mix's weights, interleaved.
     pub fn of_draw(draw: u64) -> Call {
-        let total: u32 = Call::ALL.iter().map(|call| call.weight()).sum();
+        Call::of_draw_among(draw, &Call::ALL)
+    }
+
+    /// The call of the `draw`-th request among `calls` (every call when empty), by their weights.
+    pub fn of_draw_among(draw: u64, calls: &[Call]) -> Call {
+        let calls = if calls.is_empty() { &Call::ALL[..] } else { calls };
+        let total: u32 = calls.iter().map(|call| call.weight()).sum();
         // A fixed odd multiplier spreads consecutive draws over the whole mix.
         let mut slot = (draw.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32 % total;
-        for call in Call::ALL {
+        for &call in calls {
             if slot < call.weight() {
                 return call;
             }
             slot -= call.weight();
         }
-        Call::Me
+        calls[0]
     }
 }
 
@@ -173,8 +186,8 @@ async fn drive(config: &HttpConfig, server: &Server) -> anyhow::Result<Value> {
     let users = Arc::new(users);
     let mut tasks = Vec::with_capacity(config.connections);
     for worker in 0..config.connections {
-        let (ready, stop, users) = (ready.clone(), stop.clone(), users.clone());
-        tasks.push(tokio::spawn(async move { user_worker(address, worker, &users, ready, stop).await }));
+        let (ready, stop, users, only) = (ready.clone(), stop.clone(), users.clone(), config.only.clone());
+        tasks.push(tokio::spawn(async move { user_worker(address, worker, &users, &only, ready, stop).await }));
     }
     let mut storm_tasks = Vec::with_capacity(config.login_storm);
     let storm_email = users[0].email.clone();
@@ -232,6 +245,7 @@ async fn drive(config: &HttpConfig, server: &Server) -> anyhow::Result<Value> {
         "connections": config.connections,
         "users": users.len(),
         "clientThreads": config.client_threads,
+        "only": config.only.iter().map(|call| call.name()).collect::<Vec<_>>(),
         "setupSeconds": round(setup_seconds),
         "requests": requests,
         "requestsPerSecond": round(requests as f64 / elapsed),
@@ -275,7 +289,14 @@ struct WorkerOutcome {
 /// One connection of one user: connects (before the clock starts), then sends the mix until
 /// told to stop. A connection the server closed while idle is opened again (counted in
 /// `reconnects`); any other failure, an unexpected status or a timeout is an error of its call.
-async fn user_worker(address: SocketAddr, worker: usize, users: &[BenchUser], ready: Arc<Barrier>, stop: Arc<AtomicBool>) -> WorkerOutcome {
+async fn user_worker(
+    address: SocketAddr,
+    worker: usize,
+    users: &[BenchUser],
+    only: &[Call],
+    ready: Arc<Barrier>,
+    stop: Arc<AtomicBool>,
+) -> WorkerOutcome {
     let user = &users[worker % users.len()];
     let mut outcome = WorkerOutcome { calls: vec![CallFigures::default(); Call::ALL.len()], ..WorkerOutcome::default() };
     let mut connection = connect_with_retries(address, &mut outcome).await;
@@ -293,7 +314,7 @@ async fn user_worker(address: SocketAddr, worker: usize, users: &[BenchUser], re
         };
         draw += 1;
         toggle = !toggle;
-        let call = Call::of_draw(draw);
+        let call = Call::of_draw_among(draw, only);
         let request = user_request(call, user, toggle, address);
         let started = Instant::now();
         let answer = tokio::time::timeout(REQUEST_TIMEOUT, send(sender, request)).await;
@@ -752,6 +773,21 @@ mod tests {
             let share = f64::from(counts[call as usize]) / 1000.0;
             assert!((share - f64::from(call.weight())).abs() < 1.0, "{}: {share}% for a weight of {}", call.name(), call.weight());
         }
+    }
+
+    #[test]
+    fn a_mix_of_some_calls_sends_only_those_by_their_weights() {
+        let only = [Call::Me, Call::Index];
+        let mut counts = [0u32; Call::ALL.len()];
+        for draw in 0..40_000 {
+            counts[Call::of_draw_among(draw, &only) as usize] += 1;
+        }
+        assert_eq!(counts.iter().sum::<u32>(), counts[Call::Me as usize] + counts[Call::Index as usize]);
+        let me_share = f64::from(counts[Call::Me as usize]) / 40_000.0;
+        assert!((me_share - 0.75).abs() < 0.01, "me is 30 of 40: {me_share}");
+        assert!((0..100).all(|draw| Call::of_draw_among(draw, &[Call::Me]) == Call::Me));
+        assert_eq!(Call::named("searchTerms"), Some(Call::SearchTerms));
+        assert_eq!(Call::named("nothing"), None);
     }
 
     #[test]

@@ -105,6 +105,11 @@ enum Scenario {
         /// The papertide binary [default: the one beside papertide-bench].
         #[arg(long, value_name = "PATH")]
         server: Option<std::path::PathBuf>,
+        /// Send only these calls (by their names in the figures: me, searchTerms, digests,
+        /// preferences, index, editTerm, setPreferences), in their shares of the mix; repeat
+        /// or separate with commas [default: the whole mix].
+        #[arg(long, value_name = "CALL", value_delimiter = ',', value_parser = parse_call)]
+        only: Vec<bench::http::Call>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
@@ -218,7 +223,7 @@ fn main() -> anyhow::Result<()> {
             figures["scenario"] = json!("crash");
             figures
         }
-        Scenario::Http { seconds, connections, users, login_storm, client_threads, server } => {
+        Scenario::Http { seconds, connections, users, login_storm, client_threads, server, only } => {
             let config = bench::http::HttpConfig {
                 server: bench::http::find_server_binary(server.as_deref())?,
                 seconds,
@@ -226,6 +231,7 @@ fn main() -> anyhow::Result<()> {
                 users: users.unwrap_or(connections.min(200)),
                 login_storm,
                 client_threads,
+                only,
             };
             bench::http::run(&config)?
         }
@@ -497,5 +503,13 @@ fn machine() -> serde_json::Value {
         "cores": cores().get(),
         "cpu": cpu,
         "os": std::env::consts::OS,
+    })
+}
+
+/// A call of the `http` mix, by its name in the figures.
+fn parse_call(name: &str) -> Result<bench::http::Call, String> {
+    bench::http::Call::named(name).ok_or_else(|| {
+        let names: Vec<&str> = bench::http::Call::ALL.iter().map(|call| call.name()).collect();
+        format!("no call named {name:?}; the calls are {}", names.join(", "))
     })
 }
