@@ -49,7 +49,7 @@ pub enum DigestError {
     #[error("{0}")]
     Stopped(String),
     #[error("embedding the topic: {0}")]
-    Embedding(String),
+    Embedding(#[from] embed::EmbedError),
     #[error("the user's digests kept changing while this one was chosen ({0} tries)")]
     Busy(usize),
 }

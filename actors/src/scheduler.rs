@@ -27,7 +27,7 @@ pub struct ScheduleConfig {
 
 /// Serve every user whose weekly digest is due at `now`; answers how many digests went out.
 #[derive(Debug, Clone, Copy, Message)]
-#[rtype(result = "Result<usize, String>")]
+#[rtype(result = "Result<usize, WeeklyError>")]
 pub struct RunDue {
     pub now: DateTime<Utc>,
 }
@@ -69,7 +69,7 @@ impl Supervised for Scheduler {
 }
 
 impl Handler<RunDue> for Scheduler {
-    type Result = ResponseActFuture<Self, Result<usize, String>>;
+    type Result = ResponseActFuture<Self, Result<usize, WeeklyError>>;
 
     fn handle(&mut self, RunDue { now }: RunDue, _: &mut Self::Context) -> Self::Result {
         if self.running {
@@ -77,7 +77,7 @@ impl Handler<RunDue> for Scheduler {
         }
         self.running = true;
         let (store, users, hour) = (self.store.clone(), self.users.clone(), self.config.hour);
-        let pass = async move { serve_due_users(&store, &users, now, hour).await.map_err(|error| error.to_string()) };
+        let pass = async move { serve_due_users(&store, &users, now, hour).await };
         Box::pin(pass.into_actor(self).map(|outcome, scheduler, _| {
             scheduler.running = false;
             scheduler.board.update(ACTOR_NAME, |status| match &outcome {
@@ -88,7 +88,7 @@ impl Handler<RunDue> for Scheduler {
                 Err(error) => {
                     status.failed_total += 1;
                     status.last_error_at = Some(Utc::now());
-                    status.last_error = Some(error.clone());
+                    status.last_error = Some(error.to_string());
                 }
             });
             outcome

@@ -83,7 +83,7 @@ impl Semantic {
         if let Some(vector) = lock(&self.terms).get(&key) {
             return Ok(Arc::clone(vector));
         }
-        let vector: Arc<[f32]> = self.embedder.embed_query(&key).map_err(|error| DigestError::Embedding(error.to_string()))?.into();
+        let vector: Arc<[f32]> = self.embedder.embed_query(&key).map_err(DigestError::Embedding)?.into();
         let mut terms = lock(&self.terms);
         if terms.len() >= TERMS_CACHED {
             terms.clear();
