@@ -138,7 +138,7 @@ fn next_monday(from: DateTime<Utc>) -> DateTime<Utc> {
     Utc.from_utc_datetime(&monday.and_hms_opt(HOUR, 0, 0).unwrap_or_default())
 }
 
-fn build_index(index: &PaperIndex, papers: usize, entered: chrono::NaiveDate) -> anyhow::Result<()> {
+pub(crate) fn build_index(index: &PaperIndex, papers: usize, entered: chrono::NaiveDate) -> anyhow::Result<()> {
     let threads = std::thread::available_parallelism().unwrap_or(std::num::NonZeroUsize::MIN);
     let mut writer = index.writer_with_threads(256 * 1024 * 1024, threads)?;
     for first in (0..papers).step_by(INDEX_PART) {
@@ -156,7 +156,7 @@ fn build_index(index: &PaperIndex, papers: usize, entered: chrono::NaiveDate) ->
 /// Pro users (3 terms fit their plan), three in four reading PubMed only and the rest every
 /// source, all delivered on Monday, signed up a month before (a new account's first weekly
 /// digest waits a few days).
-fn create_users(store: &Store, users: usize, now: DateTime<Utc>) -> anyhow::Result<()> {
+pub(crate) fn create_users(store: &Store, users: usize, now: DateTime<Utc>) -> anyhow::Result<()> {
     let signed_up = now - Duration::days(30);
     for number in 0..users {
         let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@bench.example.org"), String::new(), signed_up);

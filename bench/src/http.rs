@@ -615,8 +615,9 @@ fn build_request(method: Method, path: &str, address: SocketAddr, cookie: Option
     builder.body(Full::new(bytes)).unwrap_or_else(|_| Request::new(Full::new(Bytes::new())))
 }
 
-/// The `papertide` binary, started on a data directory of its own.
-struct Server {
+/// The `papertide` binary, started on a data directory of its own (`data/` inside the run's
+/// directory).
+pub(crate) struct Server {
     child: Child,
     address: SocketAddr,
     data_dir: PathBuf,
@@ -624,7 +625,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(binary: &Path, data_dir: &Path) -> anyhow::Result<Server> {
+    pub(crate) fn start(binary: &Path, data_dir: &Path) -> anyhow::Result<Server> {
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).context("a free port")?.port();
         let address = SocketAddr::from(([127, 0, 0, 1], port));
         let log = data_dir.join("server.log");
@@ -676,8 +677,12 @@ impl Server {
         }
     }
 
+    pub(crate) fn address(&self) -> SocketAddr {
+        self.address
+    }
+
     /// The server's peak resident memory (`VmHWM`), in MiB.
-    fn peak_rss_mib(&self) -> Option<f64> {
+    pub(crate) fn peak_rss_mib(&self) -> Option<f64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
         crate::vm_hwm_mib(&status)
     }
@@ -689,7 +694,7 @@ impl Server {
     }
 
     /// SIGTERM, then waits (at most 20 s) for a clean stop.
-    fn stop(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn stop(&mut self) -> anyhow::Result<()> {
         let pid = rustix::process::Pid::from_raw(i32::try_from(self.child.id()).unwrap_or(i32::MAX)).context("the server's pid")?;
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).context("stopping the server")?;
         let deadline = Instant::now() + Duration::from_secs(20);

@@ -4,6 +4,7 @@
 //! the `http` load on the real binary.
 //! The `papertide-bench` binary (`main.rs`) runs them.
 
+pub mod coldstart;
 pub mod crash;
 pub mod digest;
 pub mod embedding;

@@ -12,6 +12,8 @@
 //!   restarted, its data checked after each kill (see `crash`).
 //! - `http`: the real `papertide` binary under load from many signed-in connections, with an
 //!   optional login storm (see `http`).
+//! - `coldstart`: the real `papertide` binary's start to a healthy `/healthz` on a data directory
+//!   of many papers and users (see `coldstart`).
 
 use bench::relevance::{self, Collection, Format};
 use bench::{embedding, peak_rss_mib, workload};
@@ -55,6 +57,20 @@ enum Scenario {
         users: usize,
         #[arg(long, default_value_t = 35_000)]
         papers: usize,
+    },
+    /// Time the real `papertide` binary's start to a healthy /healthz on a data directory of M
+    /// papers and N users (built first, not timed).
+    Coldstart {
+        #[arg(long, default_value_t = 100_000)]
+        users: usize,
+        #[arg(long, default_value_t = 1_000_000)]
+        papers: usize,
+        /// Starts timed (the page cache dropped before each when the process may).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// The papertide binary [default: the one beside papertide-bench].
+        #[arg(long, value_name = "PATH")]
+        server: Option<std::path::PathBuf>,
     },
     /// Embed N papers with the sentence-embedding model; time a term's vector and its ranking.
     Embed {
@@ -234,6 +250,20 @@ fn main() -> anyhow::Result<()> {
                 only,
             };
             bench::http::run(&config)?
+        }
+        Scenario::Coldstart { users, papers, runs, server } => {
+            let run = bench::coldstart::run(&bench::http::find_server_binary(server.as_deref())?, users, papers, runs)?;
+            json!({
+                "scenario": "coldstart",
+                "users": run.users,
+                "papersInIndex": run.papers,
+                "buildSeconds": round(run.build_seconds),
+                "startSeconds": run.starts.iter().map(|seconds| round(*seconds)).collect::<Vec<_>>(),
+                "medianStartSeconds": round(run.median()),
+                "pageCacheDropped": run.page_cache_dropped,
+                "peakRssMib": run.peak_rss_mib,
+                "target": "100,000 users and 1,000,000 papers: < 1 s to a healthy /healthz",
+            })
         }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
