@@ -215,6 +215,7 @@ impl Store {
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
+        store.count_users_once()?;
         Ok(store)
     }
 
@@ -346,6 +347,20 @@ mod tests {
         let written: Vec<RawEntry> = store.raw_entries()?.into_iter().filter(|entry| !empty.contains(entry)).collect();
         let expected = |tree: &str, value: &[u8]| (tree.to_owned(), b"k".to_vec(), value.to_vec());
         assert_eq!(written, vec![expected("user_preferences", b"w"), expected("users", b"v")]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_database_made_before_accounts_were_counted_counts_them_once() -> Result<()> {
+        let store = Store::temporary()?;
+        store.users.insert(b"a", b"1")?;
+        store.users.insert(b"b", b"2")?;
+        store.meta.remove(b"user_count")?;
+        store.count_users_once()?;
+        assert_eq!(store.user_count(), 2);
+        store.users.insert(b"c", b"3")?;
+        store.count_users_once()?;
+        assert_eq!(store.user_count(), 2, "counted once, then kept by each signup");
         Ok(())
     }
 

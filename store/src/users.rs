@@ -106,6 +106,13 @@ pub struct NewAccount {
     pub mail: Option<RenderedMail>,
 }
 
+/// The meta key of the number of accounts (u64, big-endian).
+const USER_COUNT_KEY: &[u8] = b"user_count";
+
+fn count_of(bytes: &[u8]) -> u64 {
+    <[u8; 8]>::try_from(bytes).map_or(0, u64::from_be_bytes)
+}
+
 impl Store {
     /// Creates an account, its preferences, its verification token and its queued mail at once.
     /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
@@ -118,11 +125,13 @@ impl Store {
             user.email_verification_token = Some(hash.to_hex());
         }
         let user_key = *user.id.as_bytes();
-        let trees = (&self.users, &self.users_by_email, &self.preferences, &self.tokens, &self.mail_queue);
-        trees.transaction(|(users, emails, preferences, tokens, queue)| {
+        let trees = (&self.users, &self.users_by_email, &self.preferences, &self.tokens, &self.mail_queue, &self.meta);
+        trees.transaction(|(users, emails, preferences, tokens, queue, meta)| {
             if emails.get(user.email.as_bytes())?.is_some() {
                 return Err(abort(StoreError::DuplicateEmail));
             }
+            let count = meta.get(USER_COUNT_KEY)?.as_deref().map_or(0, count_of);
+            meta.insert(USER_COUNT_KEY, &(count + 1).to_be_bytes())?;
             emails.insert(user.email.as_bytes(), &user_key)?;
             users.insert(&user_key, tx_encode("user", &user)?)?;
             preferences.insert(&user_key, tx_encode("preferences", &account.preferences)?)?;
@@ -161,8 +170,23 @@ impl Store {
         Ok(users)
     }
 
+    /// How many accounts there are: kept with every account made (in the same transaction), so
+    /// reading it reads one record, not every account.
     pub fn user_count(&self) -> usize {
-        self.users.len()
+        match self.meta.get(USER_COUNT_KEY) {
+            Ok(Some(bytes)) => usize::try_from(count_of(&bytes)).unwrap_or(usize::MAX),
+            _ => self.users.len(),
+        }
+    }
+
+    /// Stores the number of accounts once, for a database made before it was kept.
+    pub(crate) fn count_users_once(&self) -> Result<()> {
+        if self.meta.get(USER_COUNT_KEY)?.is_none() {
+            let count = self.users.len() as u64;
+            // Two opens at once store the same count; an account made meanwhile waits for it.
+            let _ = self.meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
+        }
+        Ok(())
     }
 
     /// Changes a user with `change` atomically and returns the new record. The email, id and

@@ -320,3 +320,21 @@ fn a_flush_empties_the_journal_and_an_unsent_mail_survives_a_reopen() -> TestRes
     assert_eq!(queued_ids(&store)?, [kept]);
     Ok(())
 }
+
+#[test]
+fn the_number_of_accounts_is_kept_with_each_account_and_survives_a_reopen() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("db");
+    {
+        let store = Store::open(&path)?;
+        assert_eq!(store.user_count(), 0);
+        signup(&store, "ada@example.org", "t1")?;
+        signup(&store, "bob@example.org", "t2")?;
+        assert!(matches!(signup(&store, "ADA@example.org", "t3"), Err(StoreError::DuplicateEmail)));
+        assert_eq!(store.user_count(), 2, "a refused signup is not counted");
+        store.flush()?;
+    }
+    let store = Store::open(&path)?;
+    assert_eq!(store.user_count(), 2);
+    Ok(())
+}
