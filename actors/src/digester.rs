@@ -74,7 +74,7 @@ impl DigestOutcome {
 }
 
 /// How many times a digest is chosen again when the user's digests changed meanwhile.
-const COMMIT_TRIES: usize = 16;
+pub(crate) const COMMIT_TRIES: usize = 16;
 
 /// Builds and stores digests. Cheap to clone; clones share the ranking cache.
 #[derive(Clone)]

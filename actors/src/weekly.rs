@@ -25,7 +25,7 @@ use engine::search_term::TermStatus;
 use engine::UserId;
 use store::{Commit, Store, UserDigests};
 
-use crate::digester::{DigestError, Digester};
+use crate::digester::{DigestError, Digester, COMMIT_TRIES};
 
 /// Users per transaction of the pass: large enough that a commit's fixed costs are spread
 /// thin, small enough that a commit holds other writers off for a few milliseconds only.
@@ -40,6 +40,16 @@ pub enum WeeklyError {
     Stopped(String),
 }
 
+/// What every step of one pass shares: where it reads and writes, and the time it serves.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    store: &'a Store,
+    digester: &'a Digester,
+    mail: &'a MailContext,
+    now: DateTime<Utc>,
+    hour: u32,
+}
+
 /// Serves every user due at `now` (from `hour` UTC on their delivery day) on `workers` threads;
 /// answers how many digests were recorded. A user whose digests fail is logged and the others
 /// go on. Blocking: run it on a thread of its own or tokio's blocking pool.
@@ -51,6 +61,7 @@ pub fn serve_due(
     hour: u32,
     workers: usize,
 ) -> Result<usize, WeeklyError> {
+    let pass = Pass { store, digester, mail, now, hour };
     let due = Arc::new(maybe_due(store, now, hour)?);
     let next = Arc::new(AtomicUsize::new(0));
     let sent = std::thread::scope(|scope| {
@@ -62,7 +73,7 @@ pub fn serve_due(
                     loop {
                         let first = next.fetch_add(BATCH, Ordering::Relaxed);
                         let Some(batch) = due.get(first..due.len().min(first + BATCH)).filter(|batch| !batch.is_empty()) else { break };
-                        sent += serve_batch(store, digester, mail, batch, now, hour);
+                        sent += pass.serve_batch(batch);
                     }
                     sent
                 })
@@ -88,109 +99,106 @@ pub fn serve_user(
     now: DateTime<Utc>,
     hour: u32,
 ) -> Result<usize, DigestError> {
-    let mut tries = 0;
-    loop {
-        let Some(part) = user_week(store, digester, mail, user_id, now, hour)? else { return Ok(0) };
-        let count = part.digests.len();
-        if let [Commit::Written { .. }] = store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
-            return Ok(count);
-        }
-        tries += 1;
-        if tries == 16 {
-            return Err(DigestError::Busy(tries));
-        }
-    }
+    Pass { store, digester, mail, now, hour }.serve_user(user_id)
 }
 
-/// One batch: each user's week chosen, then recorded in one transaction; users whose digests
-/// changed meanwhile are served again on their own. Answers how many digests were recorded.
-fn serve_batch(store: &Store, digester: &Digester, mail: &MailContext, batch: &[UserId], now: DateTime<Utc>, hour: u32) -> usize {
-    let mut parts = Vec::with_capacity(batch.len());
-    for &user_id in batch {
-        match user_week(store, digester, mail, user_id, now, hour) {
-            Ok(Some(part)) => parts.push(part),
-            Ok(None) => {}
-            Err(error) => tracing::error!(user = %user_id, %error, "a weekly digest failed; the others go on"),
+impl Pass<'_> {
+    /// [`serve_user`]: chosen again while the user's ledger moves on under the choice.
+    fn serve_user(self, user_id: UserId) -> Result<usize, DigestError> {
+        for _ in 0..COMMIT_TRIES {
+            let Some(part) = self.user_week(user_id)? else { return Ok(0) };
+            let count = part.digests.len();
+            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
+                return Ok(count);
+            }
         }
+        Err(DigestError::Busy(COMMIT_TRIES))
     }
-    if parts.is_empty() {
-        return 0;
-    }
-    let commits = match store.commit_digests(&parts, Utc::now()) {
-        Ok(commits) => commits,
-        Err(error) => {
-            tracing::error!(%error, users = parts.len(), "recording a batch of weekly digests failed; its users are served again next pass");
+
+    /// One batch: each user's week chosen, then recorded in one transaction; users whose digests
+    /// changed meanwhile are served again on their own. Answers how many digests were recorded.
+    fn serve_batch(self, batch: &[UserId]) -> usize {
+        let mut parts = Vec::with_capacity(batch.len());
+        for &user_id in batch {
+            match self.user_week(user_id) {
+                Ok(Some(part)) => parts.push(part),
+                Ok(None) => {}
+                Err(error) => tracing::error!(user = %user_id, %error, "a weekly digest failed; the others go on"),
+            }
+        }
+        if parts.is_empty() {
             return 0;
         }
-    };
-    tracing::debug!(users = parts.len(), "a batch of weekly digests recorded");
-    let mut sent = 0;
-    for (part, commit) in parts.iter().zip(commits) {
-        match commit {
-            Commit::Written { .. } => sent += part.digests.len(),
-            Commit::Stale => match serve_user(store, digester, mail, part.user_id, now, hour) {
-                Ok(count) => sent += count,
-                Err(error) => tracing::error!(user = %part.user_id, %error, "a weekly digest failed; the others go on"),
-            },
+        let commits = match self.store.commit_digests(&parts, Utc::now()) {
+            Ok(commits) => commits,
+            Err(error) => {
+                tracing::error!(%error, users = parts.len(), "recording a batch of weekly digests failed; its users are served again next pass");
+                return 0;
+            }
+        };
+        tracing::debug!(users = parts.len(), "a batch of weekly digests recorded");
+        let mut sent = 0;
+        for (part, commit) in parts.iter().zip(commits) {
+            match commit {
+                Commit::Written { .. } => sent += part.digests.len(),
+                Commit::Stale => match self.serve_user(part.user_id) {
+                    Ok(count) => sent += count,
+                    Err(error) => tracing::error!(user = %part.user_id, %error, "a weekly digest failed; the others go on"),
+                },
+            }
         }
+        sent
     }
-    sent
-}
 
-/// What the weekly rule does for `user_id` at `now`, ready to record: their digests (one per
-/// active term while their plan allows), the upgrade invitation, or nothing. Read fresh from the
-/// store, so a change made while the user waited for their turn counts.
-fn user_week(
-    store: &Store,
-    digester: &Digester,
-    mail: &MailContext,
-    user_id: UserId,
-    now: DateTime<Utc>,
-    hour: u32,
-) -> Result<Option<UserDigests>, DigestError> {
-    let Some(user) = store.user(user_id)? else { return Ok(None) };
-    if !(user.is_active && user.is_email_verified) {
-        return Ok(None);
-    }
-    let preferences = store.preferences(user.id)?;
-    let read = store.ledger(user.id)?;
-    let history = read.history(user.created_at);
-    let inputs = WeeklyInputs { preferences: &preferences, tier: user.subscription_tier, history: &history, now, hour };
-    let mut part = UserDigests { user_id, read: read.clone(), ledger: read, digests: Vec::new(), invite: None, completed_terms: Vec::new() };
-    match weekly_action(&inputs) {
-        WeeklyAction::Wait | WeeklyAction::Done => Ok(None),
-        WeeklyAction::InviteUpgrade => {
-            part.invite = Some(upgrade_invite_mail(mail, &user.email));
-            part.ledger.invited = true;
-            Ok(Some(part))
+    /// What the weekly rule does for `user_id` at `now`, ready to record: their digests (one per
+    /// active term while their plan allows), the upgrade invitation, or nothing. Read fresh from the
+    /// store, so a change made while the user waited for their turn counts.
+    fn user_week(self, user_id: UserId) -> Result<Option<UserDigests>, DigestError> {
+        let Pass { store, digester, mail, now, hour } = self;
+        let Some(user) = store.user(user_id)? else { return Ok(None) };
+        if !(user.is_active && user.is_email_verified) {
+            return Ok(None);
         }
-        WeeklyAction::Send => {
-            let terms = store.search_terms(user.id)?;
-            let sources = preferences.effective(user.subscription_tier).sources();
-            let mut sent = store.sent_papers(user.id)?;
-            let list_unsubscribe = digester.renderer().one_click_url(user.id)?;
-            let mut served = Vec::new();
-            for term in terms.iter().filter(|term| term.is_active) {
-                // A free plan's allowance is checked before each term's digest, so a plan with
-                // more terms than digests left stops when they are used.
-                if !may_send_digest(user.subscription_tier, &part.ledger.history(user.created_at)) {
-                    break;
-                }
-                let chosen = digester.choose(user.subscription_tier, &sources, &term.term, DigestKind::Weekly, now, &sent)?;
-                let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
-                sent.extend(&digest.sent);
-                part.ledger.record(DigestKind::Weekly, !chosen.is_empty(), now);
-                part.digests.push(digest);
-                served.push(term.id);
-                if term.status != TermStatus::Completed {
-                    part.completed_terms.push((term.id, now));
-                }
+        let preferences = store.preferences(user.id)?;
+        let read = store.ledger(user.id)?;
+        let history = read.history(user.created_at);
+        let inputs = WeeklyInputs { preferences: &preferences, tier: user.subscription_tier, history: &history, now, hour };
+        let mut part = UserDigests { user_id, read: read.clone(), ledger: read, digests: Vec::new(), invite: None, completed_terms: Vec::new() };
+        match weekly_action(&inputs) {
+            WeeklyAction::Wait | WeeklyAction::Done => Ok(None),
+            WeeklyAction::InviteUpgrade => {
+                part.invite = Some(upgrade_invite_mail(mail, &user.email));
+                part.ledger.invited = true;
+                Ok(Some(part))
             }
-            if part.digests.is_empty() {
-                return Ok(None);
+            WeeklyAction::Send => {
+                let terms = store.search_terms(user.id)?;
+                let sources = preferences.effective(user.subscription_tier).sources();
+                let mut sent = store.sent_papers(user.id)?;
+                let list_unsubscribe = digester.renderer().one_click_url(user.id)?;
+                let mut served = Vec::new();
+                for term in terms.iter().filter(|term| term.is_active) {
+                    // A free plan's allowance is checked before each term's digest, so a plan with
+                    // more terms than digests left stops when they are used.
+                    if !may_send_digest(user.subscription_tier, &part.ledger.history(user.created_at)) {
+                        break;
+                    }
+                    let chosen = digester.choose(user.subscription_tier, &sources, &term.term, DigestKind::Weekly, now, &sent)?;
+                    let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
+                    sent.extend(&digest.sent);
+                    part.ledger.record(DigestKind::Weekly, !chosen.is_empty(), now);
+                    part.digests.push(digest);
+                    served.push(term.id);
+                    if term.status != TermStatus::Completed {
+                        part.completed_terms.push((term.id, now));
+                    }
+                }
+                if part.digests.is_empty() {
+                    return Ok(None);
+                }
+                part.ledger.weekly_terms = served;
+                Ok(Some(part))
             }
-            part.ledger.weekly_terms = served;
-            Ok(Some(part))
         }
     }
 }
