@@ -157,8 +157,16 @@ pub(crate) fn build_index(index: &PaperIndex, papers: usize, entered: chrono::Na
 /// source, all delivered on Monday, signed up a month before (a new account's first weekly
 /// digest waits a few days).
 pub(crate) fn create_users(store: &Store, users: usize, now: DateTime<Utc>) -> anyhow::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = (0..threads).map(|part| scope.spawn(move || create_user_range(store, (part..users).step_by(threads), now))).collect();
+        parts.into_iter().try_for_each(|part| part.join().map_err(|_| anyhow::anyhow!("a signup thread panicked"))?)
+    })
+}
+
+fn create_user_range(store: &Store, numbers: impl Iterator<Item = usize>, now: DateTime<Utc>) -> anyhow::Result<()> {
     let signed_up = now - Duration::days(30);
-    for number in 0..users {
+    for number in numbers {
         let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@bench.example.org"), String::new(), signed_up);
         user.is_email_verified = true;
         user.subscription_tier = Tier::Pro;
@@ -174,26 +182,35 @@ pub(crate) fn create_users(store: &Store, users: usize, now: DateTime<Utc>) -> a
     Ok(())
 }
 
-/// Renders every queued digest mail, as the mailer does when it sends, on `workers` threads;
-/// returns the papers the digests hold.
+/// Renders every queued digest mail, as the mailer does when it sends, on `workers` threads that
+/// take the queue in chunks as they read it (a million users' queue is never held whole); returns
+/// the papers the digests hold.
 fn render_queue(store: &Store, digester: &Digester, workers: usize) -> anyhow::Result<usize> {
-    let queued = store.queued_mail()?;
-    let chunk = queued.len().div_ceil(workers.max(1)).max(1);
+    const CHUNK: usize = 256;
+    let queue = std::sync::Mutex::new(store.queued_mail_iter());
+    let next_chunk = || -> anyhow::Result<Vec<store::QueuedMail>> {
+        let mut queue = queue.lock().map_err(|_| anyhow::anyhow!("a render thread panicked"))?;
+        Ok(queue.by_ref().take(CHUNK).collect::<Result<_, _>>()?)
+    };
     std::thread::scope(|scope| {
-        let parts: Vec<_> = queued
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || -> anyhow::Result<usize> {
+        let parts: Vec<_> = (0..workers.max(1))
+            .map(|_| {
+                scope.spawn(|| -> anyhow::Result<usize> {
                     let mut papers = 0;
-                    for mail in part {
-                        let reference = mail.digest.as_ref().context("a digest mail")?;
-                        let digest = store.digest_at(&reference.digest_key)?.context("the queued digest")?;
-                        let user = store.user(reference.user_id)?.context("the digest's user")?;
-                        let rendered = digester.render(&user, &mail.mail.to, &digest)?;
-                        anyhow::ensure!(!rendered.html.is_empty() && !rendered.text.is_empty(), "an empty mail");
-                        papers += digest.papers_data.len();
+                    loop {
+                        let chunk = next_chunk()?;
+                        if chunk.is_empty() {
+                            return Ok(papers);
+                        }
+                        for mail in chunk {
+                            let reference = mail.digest.as_ref().context("a digest mail")?;
+                            let digest = store.digest_at(&reference.digest_key)?.context("the queued digest")?;
+                            let user = store.user(reference.user_id)?.context("the digest's user")?;
+                            let rendered = digester.render(&user, &mail.mail.to, &digest)?;
+                            anyhow::ensure!(!rendered.html.is_empty() && !rendered.text.is_empty(), "an empty mail");
+                            papers += digest.papers_data.len();
+                        }
                     }
-                    Ok(papers)
                 })
             })
             .collect();

@@ -71,7 +71,8 @@ impl Store {
     pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
         self.room.ensure()?;
         let mut deferred = 0;
-        for mut queued in self.queued_mail()? {
+        for queued in self.queued_mail_iter() {
+            let mut queued = queued?;
             if queued.next_attempt_at > now {
                 queued.next_attempt_at = now;
                 self.mail_queue.insert(queued.id.to_be_bytes(), encode("queued mail", &queued)?)?;
@@ -83,7 +84,13 @@ impl Store {
 
     /// Every queued mail, oldest first.
     pub fn queued_mail(&self) -> Result<Vec<QueuedMail>> {
-        self.mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
+        self.queued_mail_iter().collect()
+    }
+
+    /// Every queued mail, oldest first, read as it is consumed: a queue of millions (a large
+    /// weekly pass) is walked without being held in memory.
+    pub fn queued_mail_iter(&self) -> impl Iterator<Item = Result<QueuedMail>> + Send + '_ {
+        self.mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?))
     }
 
     /// Queued mail whose next attempt is due, oldest first, at most `limit`.
@@ -103,7 +110,10 @@ impl Store {
 
     /// The earliest next attempt among queued mail, for the mailer's timer.
     pub fn next_mail_attempt_at(&self) -> Result<Option<DateTime<Utc>>> {
-        Ok(self.queued_mail()?.into_iter().map(|queued| queued.next_attempt_at).min())
+        self.queued_mail_iter().try_fold(None, |earliest: Option<DateTime<Utc>>, queued| {
+            let next = queued?.next_attempt_at;
+            Ok(Some(earliest.map_or(next, |earliest| earliest.min(next))))
+        })
     }
 
     pub fn mail_queue_len(&self) -> usize {
