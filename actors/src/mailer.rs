@@ -142,10 +142,14 @@ impl Mailer {
         Supervisor::start(move |_| self)
     }
 
-    fn record(&self, report: &DrainReport) {
-        let queue_depth = self.store.mail_queue_len() as u64;
+    /// Records a drain. The queue is counted again (a walk of the whole queue) only when the
+    /// drain emptied it of due mail: while a burst of millions of digest mails goes out batch
+    /// by batch, the depth is the last count less what left the queue, so sending stays linear
+    /// in the queue's length.
+    fn record(&self, report: &DrainReport, burst_goes_on: bool) {
+        let recounted = (!burst_goes_on).then(|| self.store.mail_queue_len() as u64);
         self.board.update(ACTOR_NAME, |status| {
-            status.queue_depth = queue_depth;
+            status.queue_depth = recounted.unwrap_or_else(|| status.queue_depth.saturating_sub(report.sent + report.dead));
             status.processed_total += report.sent;
             status.failed_total += report.retried + report.dead;
             if report.sent > 0 {
@@ -189,9 +193,10 @@ impl Handler<DrainQueue> for Mailer {
         let drain = async move { drain_due_mail(&store, &transport, &config).await };
         let batch_size = self.config.batch_size as u64;
         AtomicResponse::new(Box::pin(drain.into_actor(self).map(move |report, mailer, ctx| {
-            mailer.record(&report);
             // A full batch means more may be due: go on at once instead of waiting for the timer.
-            if report.sent + report.retried + report.dead >= batch_size {
+            let burst_goes_on = report.sent + report.retried + report.dead >= batch_size;
+            mailer.record(&report, burst_goes_on);
+            if burst_goes_on {
                 ctx.notify(DrainQueue);
             }
         })))
