@@ -148,8 +148,9 @@ pub(crate) fn build_index(index: &PaperIndex, papers: usize, entered: chrono::Na
                 writer.upsert(paper)?;
             }
         }
+        // A commit per part: the writer holds its uncommitted works in memory.
+        writer.commit()?;
     }
-    writer.commit()?;
     Ok(())
 }
 
