@@ -50,6 +50,9 @@ enum Scenario {
         /// Index writer threads (the machine's cores by default).
         #[arg(long)]
         writer_threads: Option<NonZeroUsize>,
+        /// Papers upserted between index commits [default: the whole week, one commit].
+        #[arg(long)]
+        batch: Option<NonZeroUsize>,
     },
     /// Build every user's weekly digests: N users x 3 terms over an index of M papers.
     Digest {
@@ -169,9 +172,9 @@ enum Scenario {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let figures = match cli.scenario {
-        Scenario::Ingest { records, writer_heap_mib, writer_threads } => {
+        Scenario::Ingest { records, writer_heap_mib, writer_threads, batch } => {
             let threads = writer_threads.unwrap_or_else(cores);
-            ingest(records, writer_heap_mib, threads)?
+            ingest(records, writer_heap_mib, threads, batch)?
         }
         Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, lexical, fusion } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
@@ -304,17 +307,23 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) -> anyhow::Result<serde_json::Value> {
+/// Parses, deduplicates and indexes a week of `records`, committing after every `batch` papers
+/// (once, at the end, without one).
+fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize, batch: Option<NonZeroUsize>) -> anyhow::Result<serde_json::Value> {
     let week = workload::build_week(records);
     let dir = tempfile::tempdir().context("temporary index directory")?;
     let index = PaperIndex::open_or_create(dir.path()).context("creating the index")?;
     let mut writer = index.writer_with_threads(writer_heap_mib * 1024 * 1024, writer_threads).context("index writer")?;
+    let papers_per_commit = batch.map_or(usize::MAX, NonZeroUsize::get);
 
     let started = Instant::now();
     let mut parsed_records = 0usize;
     let mut rejected = 0usize;
     let mut parse_secs = 0.0;
     let mut upsert_secs = 0.0;
+    let mut commit_secs = 0.0;
+    let mut commits = 0usize;
+    let mut uncommitted = 0usize;
     for body in &week.bodies {
         let parse_started = Instant::now();
         let (_, parsed) = parse_any(body);
@@ -322,14 +331,27 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
         parsed_records += parsed.items.len();
         rejected += parsed.warnings.len();
         let upsert_started = Instant::now();
+        let mut batch_commit_secs = 0.0;
         for paper in parsed.items {
             writer.upsert(paper)?;
+            uncommitted += 1;
+            if uncommitted == papers_per_commit {
+                let commit_started = Instant::now();
+                writer.commit()?;
+                batch_commit_secs += commit_started.elapsed().as_secs_f64();
+                commits += 1;
+                uncommitted = 0;
+            }
         }
-        upsert_secs += upsert_started.elapsed().as_secs_f64();
+        upsert_secs += upsert_started.elapsed().as_secs_f64() - batch_commit_secs;
+        commit_secs += batch_commit_secs;
     }
-    let commit_started = Instant::now();
-    writer.commit()?;
-    let commit_secs = commit_started.elapsed().as_secs_f64();
+    if uncommitted > 0 || commits == 0 {
+        let commit_started = Instant::now();
+        writer.commit()?;
+        commit_secs += commit_started.elapsed().as_secs_f64();
+        commits += 1;
+    }
     let elapsed_secs = started.elapsed().as_secs_f64();
     let papers_in_index = index.paper_count()?;
 
@@ -348,6 +370,8 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
         "megabytesPerSecond": round(week.bytes as f64 / 1_000_000.0 / elapsed_secs),
         "peakRssMib": peak_rss_mib(),
         "writerThreads": writer_threads.get(),
+        "batch": batch.map_or(week.records, NonZeroUsize::get),
+        "commits": commits,
         "targetPapersPerSecond": 10_000,
     }))
 }
