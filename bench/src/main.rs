@@ -14,6 +14,8 @@
 //!   optional login storm (see `http`).
 //! - `coldstart`: the real `papertide` binary's start to a healthy `/healthz` on a data directory
 //!   of many papers and users (see `coldstart`).
+//! - `report`: `digest`, `ingest`, `http` and `coldstart` at a few sizes, each run in a process of
+//!   its own, written out as figures, plots and a summary against the targets (see `report`).
 
 use bench::relevance::{self, Collection, Format};
 use bench::{embedding, peak_rss_mib, workload};
@@ -129,6 +131,23 @@ enum Scenario {
         /// or separate with commas [default: the whole mix].
         #[arg(long, value_name = "CALL", value_delimiter = ',', value_parser = parse_call)]
         only: Vec<bench::http::Call>,
+    },
+    /// Run digest, ingest, http and coldstart at a few sizes, each in a process of its own, and
+    /// write their figures (figures.json), plots (SVG) and a summary against the targets
+    /// (README.md).
+    Report {
+        /// The report's directory.
+        #[arg(long, value_name = "DIR", default_value = "bench/report")]
+        out: std::path::PathBuf,
+        /// Tiny sizes, to check the report itself (its figures say nothing about the targets).
+        #[arg(long)]
+        quick: bool,
+        /// Scenarios not to run; repeat or separate with commas.
+        #[arg(long, value_name = "SCENARIO", value_enum, value_delimiter = ',')]
+        skip: Vec<bench::report::Part>,
+        /// The papertide binary of http and coldstart [default: the one beside papertide-bench].
+        #[arg(long, value_name = "PATH")]
+        server: Option<std::path::PathBuf>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
@@ -266,6 +285,19 @@ fn main() -> anyhow::Result<()> {
                 "pageCacheDropped": run.page_cache_dropped,
                 "peakRssMib": run.peak_rss_mib,
                 "target": "100,000 users and 1,000,000 papers: < 1 s to a healthy /healthz",
+            })
+        }
+        Scenario::Report { out, quick, skip, server } => {
+            let sizes = if quick { bench::report::Sizes::Quick } else { bench::report::Sizes::Full };
+            let bench = std::env::current_exe().context("the papertide-bench executable")?;
+            let report = bench::report::run(&bench::report::ReportConfig { bench, out, sizes, skip, server })?;
+            eprintln!("report: written to {}", report.dir.display());
+            json!({
+                "scenario": "report",
+                "dir": report.dir,
+                "runs": report.measured.len(),
+                "skipped": report.skipped.iter().map(|part| part.name()).collect::<Vec<_>>(),
+                "plots": report.plots,
             })
         }
         Scenario::Digest { users, papers } => {
