@@ -20,8 +20,6 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 
-pub use summary::{format_number, Goal, Verdict};
-
 /// The file names a report writes besides its plots.
 pub const FIGURES_FILE: &str = "figures.json";
 pub const SUMMARY_FILE: &str = "README.md";

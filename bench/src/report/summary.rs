@@ -92,8 +92,8 @@ impl Verdict {
 }
 
 /// Judges `measured` (in `unit`) against `goal`, with its distance from the limit: "0.86 s,
-/// 0.14 s under the limit", "52.3 s, 42.3 s over the limit (5.2×)", "5,170 papers/s, 24,830
-/// short of the target (17% of it)".
+/// 0.14 s under the limit", "52.3 s, 42.3 s over the limit (5.23×)", "5,170 papers/s, 24,830
+/// papers/s short of the target (17.2% of it)".
 pub fn judge(measured: f64, goal: Goal, unit: &str) -> Verdict {
     let with_unit = |value: f64| if unit.is_empty() { format_number(value) } else { format!("{} {unit}", format_number(value)) };
     let figure = with_unit(measured);
