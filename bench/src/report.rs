@@ -308,7 +308,11 @@ pub fn run(config: &ReportConfig) -> anyhow::Result<Report> {
     for (number, run) in runs.iter().enumerate() {
         eprintln!("report: {} ... ({} of {})", run.command_line(), number + 1, runs.len());
         let started = Instant::now();
-        let raw = measure(&config.bench, run, server.as_deref())?;
+        let raw = measure(&config.bench, run, server.as_deref()).with_context(|| {
+            let kept =
+                if measured.is_empty() { String::new() } else { format!("; the runs before it are in {}", config.out.join(FIGURES_FILE).display()) };
+            format!("the report stopped at run {} of {}{kept}", number + 1, runs.len())
+        })?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let figures: Figures = serde_json::from_value(raw.clone()).with_context(|| format!("reading the figures of `{}`", run.command_line()))?;
         measured.push(Measured { run: run.clone(), raw, figures, wall_seconds });
@@ -371,7 +375,7 @@ fn measure(bench: &Path, run: &Run, server: Option<&Path>) -> anyhow::Result<Val
         .output()
         .with_context(|| format!("starting `{} --json {command_line}`", bench.display()))?;
     if !output.status.success() {
-        bail!("the run `papertide-bench --json {command_line}` failed ({}); the report stops there", output.status);
+        bail!("the run `papertide-bench --json {command_line}` failed ({})", output.status);
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last_line = stdout.lines().rev().find(|line| !line.trim().is_empty()).with_context(|| format!("the run `{command_line}` printed nothing"))?;
