@@ -1,5 +1,5 @@
 # The two commands of the README, and their parts.
-.PHONY: run test client test-tools build
+.PHONY: run test client test-tools build bench-report
 
 # Build the web client, then build and start the service on its embedded defaults
 # (port 8080, data in ./papertide-data, mail to the outbox), fetching the embedding model into
@@ -23,3 +23,10 @@ test-tools:
 
 build: client
 	cargo build --release --locked -p web --bin papertide
+
+# The benchmark report (bench/README.md, "report"): release builds of the service and the bench,
+# then digest, ingest, http and coldstart at several sizes into bench/report/ (about 15 minutes
+# on 2 cores; pass options with ARGS, e.g. make bench-report ARGS="--skip coldstart").
+bench-report:
+	cargo build --release --locked -p web -p bench
+	"$${CARGO_TARGET_DIR:-target}/release/papertide-bench" report $(ARGS)

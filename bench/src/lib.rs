@@ -1,7 +1,8 @@
 //! Papertide's benchmark harness as a library, so that its scenarios are tested: the `ingest`
 //! workload, the `relevance` evaluation, the `digest` run, the `embed` costs (`embedding`) and
 //! the `crash` loop (the real binary killed and restarted, its data checked after each kill) and
-//! the `http` load on the real binary.
+//! the `http` load on the real binary; the `report` runs several of them at a few sizes and
+//! writes their figures, plots and a summary against the targets.
 //! The `papertide-bench` binary (`main.rs`) runs them.
 
 pub mod coldstart;
@@ -10,6 +11,7 @@ pub mod digest;
 pub mod embedding;
 pub mod http;
 pub mod relevance;
+pub mod report;
 pub mod workload;
 
 /// The process's peak resident memory so far (Linux `VmHWM`), in MiB.

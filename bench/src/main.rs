@@ -14,6 +14,8 @@
 //!   optional login storm (see `http`).
 //! - `coldstart`: the real `papertide` binary's start to a healthy `/healthz` on a data directory
 //!   of many papers and users (see `coldstart`).
+//! - `report`: `digest`, `ingest`, `http` and `coldstart` at a few sizes, each run in a process of
+//!   its own, written out as figures, plots and a summary against the targets (see `report`).
 
 use bench::relevance::{self, Collection, Format};
 use bench::{embedding, peak_rss_mib, workload};
@@ -50,6 +52,9 @@ enum Scenario {
         /// Index writer threads (the machine's cores by default).
         #[arg(long)]
         writer_threads: Option<NonZeroUsize>,
+        /// Papers upserted between index commits [default: the whole week, one commit].
+        #[arg(long)]
+        batch: Option<NonZeroUsize>,
     },
     /// Build every user's weekly digests: N users x 3 terms over an index of M papers.
     Digest {
@@ -127,6 +132,23 @@ enum Scenario {
         #[arg(long, value_name = "CALL", value_delimiter = ',', value_parser = parse_call)]
         only: Vec<bench::http::Call>,
     },
+    /// Run digest, ingest, http and coldstart at a few sizes, each in a process of its own, and
+    /// write their figures (figures.json), plots (SVG) and a summary against the targets
+    /// (README.md).
+    Report {
+        /// The report's directory.
+        #[arg(long, value_name = "DIR", default_value = "bench/report")]
+        out: std::path::PathBuf,
+        /// Tiny sizes, to check the report itself (its figures say nothing about the targets).
+        #[arg(long)]
+        quick: bool,
+        /// Scenarios not to run; repeat or separate with commas.
+        #[arg(long, value_name = "SCENARIO", value_enum, value_delimiter = ',')]
+        skip: Vec<bench::report::Part>,
+        /// The papertide binary of http and coldstart [default: the one beside papertide-bench].
+        #[arg(long, value_name = "PATH")]
+        server: Option<std::path::PathBuf>,
+    },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
         /// The collection's directory, e.g. bench/collections/med; repeat for several.
@@ -169,9 +191,9 @@ enum Scenario {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let figures = match cli.scenario {
-        Scenario::Ingest { records, writer_heap_mib, writer_threads } => {
+        Scenario::Ingest { records, writer_heap_mib, writer_threads, batch } => {
             let threads = writer_threads.unwrap_or_else(cores);
-            ingest(records, writer_heap_mib, threads)?
+            ingest(records, writer_heap_mib, threads, batch)?
         }
         Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, lexical, fusion } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
@@ -265,6 +287,19 @@ fn main() -> anyhow::Result<()> {
                 "target": "100,000 users and 1,000,000 papers: < 1 s to a healthy /healthz",
             })
         }
+        Scenario::Report { out, quick, skip, server } => {
+            let sizes = if quick { bench::report::Sizes::Quick } else { bench::report::Sizes::Full };
+            let bench = std::env::current_exe().context("the papertide-bench executable")?;
+            let report = bench::report::run(&bench::report::ReportConfig { bench, out, sizes, skip, server })?;
+            eprintln!("report: written to {}", report.dir.display());
+            json!({
+                "scenario": "report",
+                "dir": report.dir,
+                "runs": report.measured.len(),
+                "skipped": report.skipped.iter().map(|part| part.name()).collect::<Vec<_>>(),
+                "plots": report.plots,
+            })
+        }
         Scenario::Digest { users, papers } => {
             let run = bench::digest::run(users, papers)?;
             json!({
@@ -304,17 +339,23 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) -> anyhow::Result<serde_json::Value> {
+/// Parses, deduplicates and indexes a week of `records`, committing after every `batch` papers
+/// (once, at the end, without one).
+fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize, batch: Option<NonZeroUsize>) -> anyhow::Result<serde_json::Value> {
     let week = workload::build_week(records);
     let dir = tempfile::tempdir().context("temporary index directory")?;
     let index = PaperIndex::open_or_create(dir.path()).context("creating the index")?;
     let mut writer = index.writer_with_threads(writer_heap_mib * 1024 * 1024, writer_threads).context("index writer")?;
+    let papers_per_commit = batch.map_or(usize::MAX, NonZeroUsize::get);
 
     let started = Instant::now();
     let mut parsed_records = 0usize;
     let mut rejected = 0usize;
     let mut parse_secs = 0.0;
     let mut upsert_secs = 0.0;
+    let mut commit_secs = 0.0;
+    let mut commits = 0usize;
+    let mut uncommitted = 0usize;
     for body in &week.bodies {
         let parse_started = Instant::now();
         let (_, parsed) = parse_any(body);
@@ -322,14 +363,27 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
         parsed_records += parsed.items.len();
         rejected += parsed.warnings.len();
         let upsert_started = Instant::now();
+        let mut batch_commit_secs = 0.0;
         for paper in parsed.items {
             writer.upsert(paper)?;
+            uncommitted += 1;
+            if uncommitted == papers_per_commit {
+                let commit_started = Instant::now();
+                writer.commit()?;
+                batch_commit_secs += commit_started.elapsed().as_secs_f64();
+                commits += 1;
+                uncommitted = 0;
+            }
         }
-        upsert_secs += upsert_started.elapsed().as_secs_f64();
+        upsert_secs += upsert_started.elapsed().as_secs_f64() - batch_commit_secs;
+        commit_secs += batch_commit_secs;
     }
-    let commit_started = Instant::now();
-    writer.commit()?;
-    let commit_secs = commit_started.elapsed().as_secs_f64();
+    if uncommitted > 0 || commits == 0 {
+        let commit_started = Instant::now();
+        writer.commit()?;
+        commit_secs += commit_started.elapsed().as_secs_f64();
+        commits += 1;
+    }
     let elapsed_secs = started.elapsed().as_secs_f64();
     let papers_in_index = index.paper_count()?;
 
@@ -348,6 +402,8 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize) 
         "megabytesPerSecond": round(week.bytes as f64 / 1_000_000.0 / elapsed_secs),
         "peakRssMib": peak_rss_mib(),
         "writerThreads": writer_threads.get(),
+        "batch": batch.map_or(week.records, NonZeroUsize::get),
+        "commits": commits,
         "targetPapersPerSecond": 10_000,
     }))
 }
