@@ -404,7 +404,7 @@ fn ingest(records: usize, writer_heap_mib: usize, writer_threads: NonZeroUsize, 
         "writerThreads": writer_threads.get(),
         "batch": batch.map_or(week.records, NonZeroUsize::get),
         "commits": commits,
-        "targetPapersPerSecond": 10_000,
+        "targetPapersPerSecond": 30_000,
     }))
 }
 
