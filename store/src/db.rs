@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use crate::decoded::Decoded;
 use crate::error::StoreError;
 use crate::mail_queue::MSG_HAND_OVER_INTERRUPTED;
 use crate::room::{DiskRoom, RoomStatus};
@@ -93,6 +94,21 @@ pub struct Store {
     /// The ids of mail handed over and not yet durably out of the queue (see
     /// [`crate::sent_journal`]); `None` for a temporary store.
     pub(crate) sent_journal: Option<std::sync::Arc<SentJournal>>,
+    /// Signed-in users' sessions, accounts and ledgers, kept decoded (see [`crate::decoded`]).
+    pub(crate) signed_in: std::sync::Arc<SignedInRecords>,
+}
+
+/// The records every signed-in request reads, kept decoded beside their bytes.
+pub(crate) struct SignedInRecords {
+    pub sessions: Decoded<crate::Session>,
+    pub users: Decoded<crate::User>,
+    pub ledgers: Decoded<crate::Ledger>,
+}
+
+impl Default for SignedInRecords {
+    fn default() -> SignedInRecords {
+        SignedInRecords { sessions: Decoded::new("session"), users: Decoded::new("user"), ledgers: Decoded::new("digest ledger") }
+    }
 }
 
 /// One stored entry: its tree's name, its key and its value.
@@ -212,6 +228,7 @@ impl Store {
             room: DiskRoom::default(),
             path: None,
             sent_journal: None,
+            signed_in: Default::default(),
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;

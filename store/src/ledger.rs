@@ -171,6 +171,16 @@ impl Store {
         }
     }
 
+    /// [`Store::ledger`] for a signed-in user's requests: decoded only when it changed since it
+    /// was last read this way ([`crate::decoded`]). The weekly pass reads every user's ledger
+    /// once and uses [`Store::ledger`], so it does not sweep the signed-in users out.
+    pub fn signed_in_ledger(&self, user_id: UserId) -> Result<Ledger> {
+        match self.digest_ledgers.get(user_id.as_bytes())? {
+            Some(bytes) => Ok(Ledger::clone(&*self.signed_in.ledgers.get(user_id.as_bytes(), bytes)?)),
+            None => Ok(Ledger::default()),
+        }
+    }
+
     /// What the free-plan rules (`engine::digest`) need to know of `user`'s digests.
     pub fn digest_history(&self, user: &User) -> Result<DigestHistory> {
         Ok(self.ledger(user.id)?.history(user.created_at))

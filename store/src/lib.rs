@@ -11,6 +11,7 @@
 pub mod billing;
 mod codec;
 mod db;
+mod decoded;
 pub mod digests;
 mod error;
 pub mod harvest;

@@ -54,23 +54,27 @@ impl Store {
     }
 
     /// The signed-in user of a session cookie, if the session is still valid.
+    ///
+    /// Read on every signed-in request: the session and the user are read from the database each
+    /// time and decoded only when their bytes changed since the last read ([`crate::decoded`]).
     pub fn session_user(&self, hash: TokenHash, now: DateTime<Utc>) -> Result<Option<(Session, User)>> {
         let Some(bytes) = self.sessions.get(hash.as_bytes())? else {
             return Ok(None);
         };
-        let session: Session = decode("session", &bytes)?;
+        let session = self.signed_in.sessions.get(hash.as_bytes(), bytes)?;
         if session.expires_at <= now {
             self.forget_session(hash)?;
             return Ok(None);
         }
-        let Some(user) = self.user(session.user_id)? else {
+        let Some(bytes) = self.users.get(session.user_id.as_bytes())? else {
             return Ok(None);
         };
+        let user = self.signed_in.users.get(session.user_id.as_bytes(), bytes)?;
         if user.session_epoch != session.epoch || !user.is_active {
             self.forget_session(hash)?;
             return Ok(None);
         }
-        Ok(Some((session, user)))
+        Ok(Some((Session::clone(&session), User::clone(&user))))
     }
 
     pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
@@ -78,6 +82,7 @@ impl Store {
         let Some(bytes) = self.sessions.remove(hash.as_bytes())? else {
             return Ok(());
         };
+        self.signed_in.sessions.forget(hash.as_bytes());
         let session: Session = decode("session", &bytes)?;
         self.sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
         Ok(())

@@ -158,6 +158,29 @@ fn a_reset_token_cannot_verify_and_a_reset_ends_every_session() -> TestResult {
 }
 
 #[test]
+fn a_signed_in_read_sees_every_change_to_the_user_at_once() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "verify")?;
+    store.create_session(TokenHash::of("cookie"), &session_for(&user, now()))?;
+    let (_, read) = store.session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
+    assert_eq!(read.subscription_tier, Tier::Free);
+    // Read twice, so the decoded records are kept; each change must still show on the next read.
+    store.session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
+    store.set_plan(user.id, Tier::Pro)?;
+    let (_, read) = store.session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
+    assert_eq!(read.subscription_tier, Tier::Pro, "a plan change shows on the next request");
+    store.update_user(user.id, |user| user.session_epoch += 1)?;
+    assert!(store.session_user(TokenHash::of("cookie"), now())?.is_none(), "a new epoch ends the session");
+    let fresh = store.user(user.id)?.ok_or("user gone")?;
+    store.create_session(TokenHash::of("again"), &session_for(&fresh, now()))?;
+    store.session_user(TokenHash::of("again"), now())?.ok_or("signed out")?;
+    store.update_user(user.id, |user| user.is_active = false)?;
+    assert!(store.session_user(TokenHash::of("again"), now())?.is_none(), "a deactivated account is signed out");
+    assert_eq!(store.signed_in_ledger(user.id)?, store.ledger(user.id)?);
+    Ok(())
+}
+
+#[test]
 fn sessions_expire_and_purge() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "verify")?;

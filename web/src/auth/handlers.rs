@@ -49,7 +49,12 @@ pub fn configure(routes: &mut ApiRoutes) {
 
 /// `GET /api/auth/me` → `{ user }`.
 async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(json!({ "user": UserView::of_account(&signed_in.user, &state)? })))
+    /// `{"user": …}`, serialized straight from the view.
+    #[derive(serde::Serialize)]
+    struct Me {
+        user: UserView,
+    }
+    Ok(HttpResponse::Ok().json(Me { user: UserView::of_account(&signed_in.user, &state)? }))
 }
 
 /// `GET /api/auth/user` → the user itself.
