@@ -21,10 +21,13 @@ use crate::Result;
 /// Entries a cache holds at most: about the users signed in at once on a busy node.
 pub const CAPACITY: usize = 16_384;
 
+/// A record's key → the bytes last read under it and their value.
+type Entries<T> = HashMap<Box<[u8]>, (sled::IVec, Arc<T>)>;
+
 /// One kind of record, by key (see the module docs).
 pub(crate) struct Decoded<T> {
     what: &'static str,
-    entries: Mutex<HashMap<Box<[u8]>, (sled::IVec, Arc<T>)>>,
+    entries: Mutex<Entries<T>>,
 }
 
 impl<T: DeserializeOwned> Decoded<T> {
@@ -59,7 +62,7 @@ impl<T: DeserializeOwned> Decoded<T> {
         self.lock().len()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<[u8]>, (sled::IVec, Arc<T>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries<T>> {
         // A panic while the map was held leaves it whole (every change is one call), so a
         // poisoned lock is still a usable cache.
         self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
