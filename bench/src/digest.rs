@@ -21,7 +21,7 @@ use uuid::Uuid;
 use crate::workload;
 
 /// Topics the simulated users follow: words and phrases the generated week's papers use.
-const TOPICS: &[&str] = &[
+pub(crate) const TOPICS: &[&str] = &[
     "cancer",
     "tumor suppression",
     "gene expression",
@@ -49,7 +49,7 @@ const TOPICS: &[&str] = &[
     "Alzheimer's disease",
 ];
 /// The UTC hour the simulated schedule runs at.
-const HOUR: u32 = 9;
+pub(crate) const HOUR: u32 = 9;
 /// Records generated and indexed at a time, so a large index never holds its week in memory.
 const INDEX_PART: usize = 50_000;
 
@@ -132,17 +132,23 @@ fn written_bytes() -> Option<u64> {
 }
 
 /// Monday (every plan's possible delivery day) at [`HOUR`], on or after `from`'s date.
-fn next_monday(from: DateTime<Utc>) -> DateTime<Utc> {
+pub(crate) fn next_monday(from: DateTime<Utc>) -> DateTime<Utc> {
     let today = from.date_naive();
     let monday = today + Duration::days(i64::from((7 - today.weekday().num_days_from_monday()) % 7));
     Utc.from_utc_datetime(&monday.and_hms_opt(HOUR, 0, 0).unwrap_or_default())
 }
 
 pub(crate) fn build_index(index: &PaperIndex, papers: usize, entered: chrono::NaiveDate) -> anyhow::Result<()> {
+    build_index_range(index, 0..papers, entered)
+}
+
+/// Indexes the generated papers numbered `numbers` (each number one distinct work), all
+/// entered on `entered`.
+pub(crate) fn build_index_range(index: &PaperIndex, numbers: std::ops::Range<usize>, entered: chrono::NaiveDate) -> anyhow::Result<()> {
     let threads = std::thread::available_parallelism().unwrap_or(std::num::NonZeroUsize::MIN);
     let mut writer = index.writer_with_threads(256 * 1024 * 1024, threads)?;
-    for first in (0..papers).step_by(INDEX_PART) {
-        for body in workload::build_week_part(first, INDEX_PART.min(papers - first)).bodies {
+    for first in numbers.clone().step_by(INDEX_PART) {
+        for body in workload::build_week_part(first, INDEX_PART.min(numbers.end - first)).bodies {
             for mut paper in parse_any(&body).1.items {
                 paper.entered = Some(entered);
                 writer.upsert(paper)?;

@@ -9,7 +9,10 @@
 //!
 //! Setup is not timed: users sign up (the combined form), are verified through the link of the
 //! mail in the outbox (which signs them in: the session cookie) and add a term through the
-//! immediate search. The bench's server raises the signup, immediate-search and login limits
+//! immediate search. The server is then stopped while each user is given a dashboard of real
+//! size (`crate::dashboard`: the Pro plan, 5 terms, 4 weeks of weekly digests over generated
+//! papers, 21 digests in all), and started again; the run begins once the mail those digests
+//! queued has gone to the outbox. The bench's server raises the signup, immediate-search and login limits
 //! (`PAPERTIDE_RATE_LIMIT_*`, see [`BENCH_RATE`]) so that setup and the storm are not refused;
 //! the storm's attempts therefore all reach password hashing, its costliest path.
 
@@ -156,8 +159,32 @@ pub fn run(config: &HttpConfig) -> anyhow::Result<Value> {
         .build()
         .context("the load generator's runtime")?;
     let data_dir = tempfile::tempdir().context("temporary data directory")?;
+    let setup_started = Instant::now();
+    let (users, filled, setup_seconds) = {
+        let mut server = Server::start(&config.server, data_dir.path())?;
+        eprintln!("http: signing up and verifying {} users (not timed)", config.users.max(1));
+        let users = runtime.block_on(set_up_users(server.address, server.data_dir(), config.users.max(1)));
+        let stopped = server.stop();
+        let users = users.map_err(|error| error.context(format!("the server's log ends:\n{}", server.log_tail())))?;
+        stopped?;
+        eprintln!(
+            "http: {} terms and {} weeks of digests for each user (not timed)",
+            crate::dashboard::TERMS_PER_USER,
+            crate::dashboard::WEEKS
+        );
+        let ids: Vec<String> = users.iter().map(|user| user.id.clone()).collect();
+        let filled = crate::dashboard::fill(server.data_dir(), &ids).context("the users' dashboards")?;
+        (users, filled, setup_started.elapsed().as_secs_f64())
+    };
+    let digests_per_user = filled.weekly_digests / users.len().max(1) + 1;
     let mut server = Server::start(&config.server, data_dir.path())?;
-    let figures = runtime.block_on(drive(config, &server));
+    let figures = runtime.block_on(async {
+        server.wait_for_empty_queue().await?;
+        let dashboard_bytes = check_dashboard(server.address, &users[0], digests_per_user).await?;
+        let mut figures = drive(config, &server, users, setup_seconds).await?;
+        figures["digestsAnswerBytes"] = json!(dashboard_bytes);
+        Ok::<_, anyhow::Error>(figures)
+    });
     let peak_rss_mib = server.peak_rss_mib();
     let stopped = server.stop();
     let mut figures = match figures {
@@ -169,15 +196,16 @@ pub fn run(config: &HttpConfig) -> anyhow::Result<Value> {
     stopped?;
     figures["rssMib"] = json!(peak_rss_mib);
     figures["openFilesLimit"] = json!(open_files);
+    figures["termsPerUser"] = json!(crate::dashboard::TERMS_PER_USER);
+    // The weekly digests and the immediate search's.
+    figures["digestsPerUser"] = json!(digests_per_user);
+    figures["papers"] = json!(filled.papers);
     Ok(figures)
 }
 
-async fn drive(config: &HttpConfig, server: &Server) -> anyhow::Result<Value> {
+/// The timed run: `users` signed in, their dashboards filled, the server started again on them.
+async fn drive(config: &HttpConfig, server: &Server, users: Vec<BenchUser>, setup_seconds: f64) -> anyhow::Result<Value> {
     let address = server.address;
-    let setup_started = Instant::now();
-    eprintln!("http: signing up and verifying {} users (not timed)", config.users.max(1));
-    let users = set_up_users(address, server.data_dir(), config.users.max(1)).await?;
-    let setup_seconds = setup_started.elapsed().as_secs_f64();
     eprintln!("http: set up in {setup_seconds:.1} s; {} connections for {} s", config.connections + config.login_storm, config.seconds);
 
     let workers = config.connections + config.login_storm;
@@ -476,6 +504,27 @@ async fn futures_join<T>(tasks: impl Iterator<Item = tokio::task::JoinHandle<T>>
     results
 }
 
+/// Checks that `user`'s dashboard holds what the setup gave it, as the server answers it: the
+/// plan's terms, and `digests` digests of which some have papers. Answers the size of the
+/// digests' answer.
+async fn check_dashboard(address: SocketAddr, user: &BenchUser, digests: usize) -> anyhow::Result<usize> {
+    let path = |rest: &str| format!("/api/users/{}/{rest}", user.id);
+    let (status, body) = one_request(address, Method::GET, &path("search-terms"), Some(&user.session_cookie), None).await?;
+    let terms: Value = serde_json::from_slice(&body).with_context(|| format!("the search terms' answer ({status})"))?;
+    let listed = terms.as_array().map_or(0, Vec::len);
+    if listed != crate::dashboard::TERMS_PER_USER {
+        bail!("{} has {listed} search terms after setup, not {}", user.email, crate::dashboard::TERMS_PER_USER);
+    }
+    let (status, body) = one_request(address, Method::GET, &path("digests"), Some(&user.session_cookie), None).await?;
+    let answer: Value = serde_json::from_slice(&body).with_context(|| format!("the digests' answer ({status})"))?;
+    let listed = answer.as_array().cloned().unwrap_or_default();
+    let with_papers = listed.iter().filter(|digest| digest["papersData"].as_array().is_some_and(|papers| !papers.is_empty())).count();
+    if listed.len() != digests || with_papers == 0 {
+        bail!("{} has {} digests after setup ({with_papers} with papers), not {digests}", user.email, listed.len());
+    }
+    Ok(body.len())
+}
+
 /// Verifies `email` with its token (which signs in), then adds its term.
 async fn sign_in_by_link(address: SocketAddr, email: String, token: String) -> anyhow::Result<BenchUser> {
     let mut sender = connect(address).await?;
@@ -629,7 +678,8 @@ impl Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).context("a free port")?.port();
         let address = SocketAddr::from(([127, 0, 0, 1], port));
         let log = data_dir.join("server.log");
-        let log_file = std::fs::File::create(&log).context("the server's log file")?;
+        // Appended to: a server started again on the same directory keeps the earlier log.
+        let log_file = std::fs::OpenOptions::new().create(true).append(true).open(&log).context("the server's log file")?;
         let child = Command::new(binary)
             .arg("serve")
             .env("PAPERTIDE_DATA_DIR", data_dir.join("data"))
@@ -679,6 +729,24 @@ impl Server {
 
     pub(crate) fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// Waits (at most two minutes) until the server's mail queue is empty (`/healthz`), so the
+    /// mail a setup queued is not sent during the timed run.
+    async fn wait_for_empty_queue(&self) -> anyhow::Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let (status, body) = one_request(self.address, Method::GET, "/healthz", None, None).await?;
+            let health: Value = serde_json::from_slice(&body).context("the health answer")?;
+            let queued = health["mail"]["queued"].as_u64();
+            if status == StatusCode::OK && queued == Some(0) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!("the server's mail queue still held {queued:?} mails after two minutes");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 
     /// The server's peak resident memory (`VmHWM`), in MiB.

@@ -7,6 +7,7 @@
 
 pub mod coldstart;
 pub mod crash;
+pub mod dashboard;
 pub mod digest;
 pub mod embedding;
 pub mod http;

@@ -1,0 +1,72 @@
+//! The `http` scenario's users made the size of a real dashboard: each on the Pro plan with
+//! [`TERMS_PER_USER`] search terms and [`WEEKS`] weeks of weekly digests (one per term and week,
+//! on top of the immediate search's), over papers generated for each of those weeks.
+//!
+//! The server is stopped meanwhile (the database is one process's): the papers are indexed,
+//! the plans set and the terms added in this process, and the weeks served by the production
+//! weekly pass (`actors::weekly::serve_due`) on the Mondays after signup. The digests' mails are
+//! queued as a pass queues them, and the server sends them to its outbox when it starts again.
+
+use std::path::Path;
+
+use actors::Digester;
+use anyhow::{bail, Context};
+use chrono::{Duration, Utc};
+use engine::mail::MailContext;
+use engine::search_term::{SearchTerm, TermId};
+use engine::{Tier, UserId};
+use index::PaperIndex;
+use store::Store;
+use uuid::Uuid;
+
+use crate::digest::{build_index_range, next_monday, HOUR, TOPICS};
+
+/// Search terms each user has: the Pro plan's limit.
+pub const TERMS_PER_USER: usize = 5;
+/// Weeks of weekly digests each user has: with the terms, 20 digests.
+pub const WEEKS: usize = 4;
+/// Papers generated for each week.
+pub const PAPERS_PER_WEEK: usize = 500;
+
+/// What the users were given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Filled {
+    /// Weekly digests recorded, for every user together.
+    pub weekly_digests: usize,
+    pub papers: u64,
+}
+
+/// Gives each of `users` (ids as the server answered them) the Pro plan, terms up to
+/// [`TERMS_PER_USER`] and [`WEEKS`] weeks of digests, in the data directory of a stopped server.
+pub fn fill(data_dir: &Path, users: &[String]) -> anyhow::Result<Filled> {
+    let store = Store::open(&data_dir.join("db")).context("the server's database")?;
+    let index = PaperIndex::open_or_create(&data_dir.join("index")).context("the server's paper index")?;
+    let now = Utc::now();
+    for id in users {
+        let user_id: UserId = id.parse().map_err(|_| anyhow::anyhow!("a user id the server answered: {id}"))?;
+        store.set_plan(user_id, Tier::Pro)?;
+        let has = store.search_terms(user_id)?.len();
+        for (offset, text) in TOPICS.iter().cycle().skip(has * 7 % TOPICS.len()).take(TERMS_PER_USER.saturating_sub(has)).enumerate() {
+            let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, (*text).to_owned(), Tier::Pro, now + Duration::seconds(offset as i64));
+            store.add_search_term(&term, Tier::Pro, false)?;
+        }
+    }
+    // The first Monday that may carry a weekly digest after signup, then one a week.
+    let first = next_monday(now + Duration::days(engine::digest::WEEKLY_GAP_DAYS + 1));
+    let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+    let digester = Digester::new(store.clone(), index.clone(), mail.clone());
+    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let mut weekly_digests = 0;
+    for week in 0..WEEKS {
+        let monday = first + Duration::weeks(week as i64);
+        let numbers = week * PAPERS_PER_WEEK..(week + 1) * PAPERS_PER_WEEK;
+        build_index_range(&index, numbers, monday.date_naive() - Duration::days(1))?;
+        let served = actors::weekly::serve_due(&store, &digester, &mail, monday, HOUR, workers)?;
+        if served != users.len() * TERMS_PER_USER {
+            bail!("week {} of the dashboards served {served} digests, not {}", week + 1, users.len() * TERMS_PER_USER);
+        }
+        weekly_digests += served;
+    }
+    store.flush()?;
+    Ok(Filled { weekly_digests, papers: index.paper_count()? })
+}
