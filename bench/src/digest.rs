@@ -64,6 +64,8 @@ pub struct DigestRun {
     pub index_seconds: f64,
     /// Peak memory while the index was built; the process's peak at the end is the run's.
     pub index_peak_rss_mib: Option<f64>,
+    /// Peak memory while the users signed up (after the index was built).
+    pub signup_peak_rss_mib: Option<f64>,
     /// The scheduler's pass: digests built, stored and queued.
     pub digest_seconds: f64,
     /// Every queued digest mail rendered.
@@ -84,17 +86,18 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     build_index(&index, papers, now.date_naive() - Duration::days(1))?;
     let index_seconds = started.elapsed().as_secs_f64();
     let index_peak_rss_mib = crate::peak_rss_mib();
-    // From here on the peak is the weekly run's own.
     crate::reset_peak_rss();
 
     let store = Store::open(&dir.path().join("db")).context("the database")?;
     create_users(&store, users, now)?;
+    store.flush()?;
+    let signup_peak_rss_mib = crate::peak_rss_mib();
+    // From here on the peak is the weekly run's own (what the signups left resident included).
+    crate::reset_peak_rss();
 
     let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
     let digester = Digester::new(store.clone(), index.clone(), mail.clone());
     let workers = UserActors::default_workers();
-    // What the setup wrote is on disk before the pass starts.
-    store.flush()?;
     let written_before = written_bytes();
     let started = Instant::now();
     let digests = actix_rt::System::new().block_on(async {
@@ -118,6 +121,7 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         workers,
         index_seconds,
         index_peak_rss_mib,
+        signup_peak_rss_mib,
         digest_seconds,
         render_seconds,
         disk_bytes_per_digest,

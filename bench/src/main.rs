@@ -315,6 +315,7 @@ fn main() -> anyhow::Result<()> {
                 "totalSeconds": round(run.digest_seconds + run.render_seconds),
                 "usersPerSecond": round(run.users as f64 / (run.digest_seconds + run.render_seconds)),
                 "indexPeakRssMib": run.index_peak_rss_mib,
+                "signupPeakRssMib": run.signup_peak_rss_mib,
                 "peakRssMib": peak_rss_mib(),
                 "diskBytesPerDigest": run.disk_bytes_per_digest.map(|bytes| bytes.round()),
                 "databaseBytesPerUser": run.database_bytes_per_user.round(),
