@@ -167,11 +167,7 @@ pub fn run(config: &HttpConfig) -> anyhow::Result<Value> {
         let stopped = server.stop();
         let users = users.map_err(|error| error.context(format!("the server's log ends:\n{}", server.log_tail())))?;
         stopped?;
-        eprintln!(
-            "http: {} terms and {} weeks of digests for each user (not timed)",
-            crate::dashboard::TERMS_PER_USER,
-            crate::dashboard::WEEKS
-        );
+        eprintln!("http: {} terms and {} weeks of digests for each user (not timed)", crate::dashboard::TERMS_PER_USER, crate::dashboard::WEEKS);
         let ids: Vec<String> = users.iter().map(|user| user.id.clone()).collect();
         let filled = crate::dashboard::fill(server.data_dir(), &ids).context("the users' dashboards")?;
         (users, filled, setup_started.elapsed().as_secs_f64())
