@@ -146,9 +146,13 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
         store.add_search_term(&term, ada.subscription_tier, false).expect("a term");
         store.flush().expect("flush");
     }
-    // Free plans: Mondays, and not within three days of signup.
+    // Free plans: Mondays, and not within three days of signup. The Monday is at least four days
+    // ahead, so its slot is past the gap whatever the time of day the test runs (three days ahead,
+    // a signup after the slot's hour would still be within it).
     let today = Utc::now().date_naive();
-    let first_monday = (3..=10).map(|days| today + Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).expect("a Monday");
+    let gap = engine::digest::WEEKLY_GAP_DAYS;
+    let first_monday =
+        (gap + 1..=gap + 7).map(|days| today + Duration::days(days)).find(|day| day.weekday() == chrono::Weekday::Mon).expect("a Monday");
     let at = |day: chrono::NaiveDate, hour: u32| Utc.from_utc_datetime(&day.and_hms_opt(hour, 0, 0).expect("a time")).to_rfc3339();
     let early = papertide(data_dir.path(), &["weekly", "--at", &at(first_monday, 7)]);
     assert!(early.status.success(), "{}", text(&early.stderr));

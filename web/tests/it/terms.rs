@@ -32,11 +32,13 @@ async fn terms_are_listed_renamed_and_deleted_by_their_owner() {
     assert_eq!(listed.body[0]["term"], "CRISPR base editing");
     assert_eq!((listed.body[0]["status"].as_str(), listed.body[0]["isActive"].as_bool()), (Some("completed"), Some(true)));
     assert_eq!(listed.body[0]["id"], term.id.to_string().as_str());
-    // A free plan's next weekly digest: a Monday at the digest hour (8 UTC), within a week.
+    // A free plan's next weekly digest: a Monday at the digest hour (8 UTC), not within three days
+    // of signup, and within the week after those three days.
     let next = listed.body[0]["nextScheduledRun"].as_str().expect("the next weekly run");
     let next: chrono::DateTime<chrono::Utc> = next.parse().expect("a time");
     let now = chrono::Utc::now();
-    assert!(next >= now - chrono::Duration::minutes(1) && next <= now + chrono::Duration::days(7), "{next}");
+    let gap = chrono::Duration::days(engine::digest::WEEKLY_GAP_DAYS);
+    assert!(next >= now + gap - chrono::Duration::minutes(1) && next <= now + gap + chrono::Duration::days(7), "{next}");
     assert!(next.weekday() == chrono::Weekday::Mon || next <= now + chrono::Duration::minutes(1), "{next}");
 
     let path = format!("/api/search-terms/{}", term.id);
