@@ -28,9 +28,11 @@ const api = (page, path) => page.evaluate(async (address) => (await fetch(addres
 
 /** The first Monday, 09:00 UTC, at least three days after now: a new free account's first weekly slot. */
 function firstWeeklySlot() {
-  const slot = new Date(Date.now() + 3 * 24 * 3600 * 1000);
+  const earliest = Date.now() + 3 * 24 * 3600 * 1000;
+  const slot = new Date(earliest);
   slot.setUTCHours(9, 0, 0, 0);
-  while (slot.getUTCDay() !== 1) slot.setUTCDate(slot.getUTCDate() + 1);
+  // Past 09:00 on the third day the slot that day is still within the three days: the next one.
+  while (slot.getUTCDay() !== 1 || slot.getTime() < earliest) slot.setUTCDate(slot.getUTCDate() + 1);
   return slot;
 }
 
