@@ -513,7 +513,7 @@ async fn check_dashboard(address: SocketAddr, user: &BenchUser, digests: usize) 
     }
     let (status, body) = one_request(address, Method::GET, &path("digests"), Some(&user.session_cookie), None).await?;
     let answer: Value = serde_json::from_slice(&body).with_context(|| format!("the digests' answer ({status})"))?;
-    let listed = answer.as_array().cloned().unwrap_or_default();
+    let listed = answer.as_array().map_or(&[][..], Vec::as_slice);
     let with_papers = listed.iter().filter(|digest| digest["papersData"].as_array().is_some_and(|papers| !papers.is_empty())).count();
     if listed.len() != digests || with_papers == 0 {
         bail!("{} has {} digests after setup ({with_papers} with papers), not {digests}", user.email, listed.len());
