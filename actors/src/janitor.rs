@@ -1,5 +1,6 @@
-//! The janitor: drops expired sessions and one-time tokens every hour, so the database does not
-//! grow with abandoned sign-ins.
+//! The janitor: drops expired sessions and one-time tokens every hour, and the accounts never
+//! verified within their verification window, so the database does not grow with abandoned
+//! sign-ins and no signup made in someone else's name waits for its owner.
 
 use std::time::Duration;
 
@@ -55,7 +56,11 @@ impl Handler<PurgeExpired> for Janitor {
         let now = Utc::now();
         let purged = self.store.purge_expired_sessions(now).and_then(|sessions| {
             let tokens = self.store.purge_expired_tokens(now)?;
-            Ok(sessions + tokens)
+            let unverified = self.store.remove_expired_unverified(now)?;
+            if unverified > 0 {
+                tracing::info!(accounts = unverified, "unverified accounts removed at the end of their verification window");
+            }
+            Ok(sessions + tokens + unverified)
         });
         match purged {
             Ok(count) => self.board.update(ACTOR_NAME, |status| {

@@ -206,6 +206,23 @@ pub struct ServeArgs {
     /// Test mails and triggered digests of the test-email page per user [default: 10/1h].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_TEST_EMAIL")]
     pub rate_limit_test_email: Option<String>,
+    /// Mails anyone can have sent to one address, together: verification links (signups and
+    /// re-sends), reset links and the note that an account exists [default: 5/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_RECIPIENT")]
+    pub rate_limit_recipient: Option<String>,
+    /// Signups from every client together [default: 200/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_SIGNUP_GLOBAL")]
+    pub rate_limit_signup_global: Option<String>,
+    /// Wrong verification and unsubscribe links per client address [default: 30/1h].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LINK_GUESSES")]
+    pub rate_limit_link_guesses: Option<String>,
+    /// Connections served at once; past it a new connection is answered 503 and closed
+    /// [default: three quarters of the open-files limit].
+    #[arg(long, env = "PAPERTIDE_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+    /// Bearer token `/metrics` asks for (`Authorization: Bearer TOKEN`) [default: none, public].
+    #[arg(long, env = "PAPERTIDE_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
     #[command(flatten)]
     pub llm: LlmArgs,
     #[command(flatten)]
@@ -228,6 +245,8 @@ pub struct FileConfig {
     pub trust_proxy: Option<bool>,
     pub log: Option<String>,
     pub rate_limits: Option<FileRateLimits>,
+    pub max_connections: Option<usize>,
+    pub metrics_token: Option<String>,
     pub analytics: Option<FileAnalytics>,
     pub sources: Option<FileSources>,
     pub harvest: Option<FileHarvest>,
@@ -299,6 +318,9 @@ pub struct FileRateLimits {
     pub immediate_search: Option<String>,
     pub resend_email: Option<String>,
     pub test_email: Option<String>,
+    pub recipient: Option<String>,
+    pub signup_global: Option<String>,
+    pub link_guesses: Option<String>,
 }
 
 /// At most `max` events per `window`.
@@ -349,6 +371,12 @@ pub struct RateLimits {
     pub resend_email: Rate,
     /// Per user: test mails and triggered digests together.
     pub test_email: Rate,
+    /// Per recipient: every mail a stranger can cause (verification, reset, account-exists).
+    pub recipient: Rate,
+    /// Every signup together.
+    pub signup_global: Rate,
+    /// Per client address: verification and unsubscribe links that were wrong.
+    pub link_guesses: Rate,
 }
 
 /// A web-analytics provider, loaded by the client only after the visitor consents.
@@ -476,6 +504,10 @@ pub struct Settings {
     pub trust_proxy: bool,
     pub log: String,
     pub rate_limits: RateLimits,
+    /// Connections served at once; none: three quarters of the open-files limit.
+    pub max_connections: Option<usize>,
+    /// The bearer token `/metrics` asks for; none: it is public.
+    pub metrics_token: Option<String>,
     /// None unless configured: then nothing is ever loaded.
     pub analytics: Option<Analytics>,
     pub sources: SourceSettings,
@@ -507,6 +539,9 @@ pub const DEFAULT_RATE_RESET_PASSWORD: &str = "10/1h";
 pub const DEFAULT_RATE_IMMEDIATE_SEARCH: &str = "20/1h";
 pub const DEFAULT_RATE_RESEND_EMAIL: &str = "10/1h";
 pub const DEFAULT_RATE_TEST_EMAIL: &str = "10/1h";
+pub const DEFAULT_RATE_RECIPIENT: &str = "5/1h";
+pub const DEFAULT_RATE_SIGNUP_GLOBAL: &str = "200/1h";
+pub const DEFAULT_RATE_LINK_GUESSES: &str = "30/1h";
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
@@ -608,7 +643,16 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         immediate_search: rate(&serve.rate_limit_immediate_search, file_rates.immediate_search, DEFAULT_RATE_IMMEDIATE_SEARCH)?,
         resend_email: rate(&serve.rate_limit_resend_email, file_rates.resend_email, DEFAULT_RATE_RESEND_EMAIL)?,
         test_email: rate(&serve.rate_limit_test_email, file_rates.test_email, DEFAULT_RATE_TEST_EMAIL)?,
+        recipient: rate(&serve.rate_limit_recipient, file_rates.recipient, DEFAULT_RATE_RECIPIENT)?,
+        signup_global: rate(&serve.rate_limit_signup_global, file_rates.signup_global, DEFAULT_RATE_SIGNUP_GLOBAL)?,
+        link_guesses: rate(&serve.rate_limit_link_guesses, file_rates.link_guesses, DEFAULT_RATE_LINK_GUESSES)?,
     };
+    let max_connections = serve.max_connections.or(file.max_connections);
+    if max_connections == Some(0) {
+        bail!("max_connections must be at least 1");
+    }
+    // An empty token is no token: `/metrics` stays public.
+    let metrics_token = pick(&serve.metrics_token, file.metrics_token.clone()).map(|token| token.trim().to_owned()).filter(|token| !token.is_empty());
     let file_analytics = file.analytics.clone().unwrap_or_default();
     let analytics = resolve_analytics(
         pick(&serve.analytics_provider, file_analytics.provider),
@@ -653,6 +697,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         trust_proxy: serve.trust_proxy.or(file.trust_proxy).unwrap_or(false),
         log: pick(&serve.log, file.log).unwrap_or_else(|| DEFAULT_LOG.to_owned()),
         rate_limits,
+        max_connections,
+        metrics_token,
         analytics,
         llm,
         stripe,
@@ -1153,7 +1199,12 @@ mod tests {
                 immediate_search: Some(String::new()),
                 resend_email: Some(String::new()),
                 test_email: Some(String::new()),
+                recipient: Some(String::new()),
+                signup_global: Some(String::new()),
+                link_guesses: Some(String::new()),
             }),
+            max_connections: Some(0),
+            metrics_token: Some(String::new()),
             analytics: Some(FileAnalytics { provider: Some(String::new()), site_id: Some(String::new()), script_url: Some(String::new()) }),
             sources: Some(FileSources {
                 pubmed_url: Some(String::new()),

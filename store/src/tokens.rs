@@ -45,7 +45,7 @@ fn current_token_field(user: &mut User, purpose: TokenPurpose) -> &mut Option<St
     }
 }
 
-fn previous_token_hash(user: &User, purpose: TokenPurpose) -> Option<TokenHash> {
+pub(crate) fn previous_token_hash(user: &User, purpose: TokenPurpose) -> Option<TokenHash> {
     let hex = match purpose {
         TokenPurpose::EmailVerification => user.email_verification_token.as_deref(),
         TokenPurpose::PasswordReset => user.password_reset_token.as_deref(),
@@ -78,8 +78,9 @@ impl Store {
                 tokens.remove(previous.as_bytes().as_slice())?;
             }
             *current_token_field(&mut user, purpose) = Some(hash.to_hex());
-            if purpose == TokenPurpose::PasswordReset {
-                user.password_reset_token_expiry = Some(expires_at);
+            match purpose {
+                TokenPurpose::PasswordReset => user.password_reset_token_expiry = Some(expires_at),
+                TokenPurpose::EmailVerification => user.verification_expires_at = Some(expires_at),
             }
             let record = TokenRecord { purpose, user_id, created_at: now, expires_at };
             tx_put_token(tokens, &hash, &record)?;

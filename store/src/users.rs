@@ -64,6 +64,10 @@ pub struct User {
     /// The paid plan that ended, until the next upgrade: the dashboard says what happened.
     #[serde(default)]
     pub plan_ended: Option<engine::billing::PlanEnded>,
+    /// When the last verification link mailed expires: an account still unverified then is
+    /// removed.
+    #[serde(default)]
+    pub verification_expires_at: Option<DateTime<Utc>>,
 }
 
 impl User {
@@ -91,6 +95,7 @@ impl User {
             session_epoch: 0,
             pending_search: None,
             plan_ended: None,
+            verification_expires_at: None,
         }
     }
 }
@@ -107,7 +112,7 @@ pub struct NewAccount {
 }
 
 /// The meta key of the number of accounts (u64, big-endian).
-const USER_COUNT_KEY: &[u8] = b"user_count";
+pub(crate) const USER_COUNT_KEY: &[u8] = b"user_count";
 
 fn count_of(bytes: &[u8]) -> u64 {
     <[u8; 8]>::try_from(bytes).map_or(0, u64::from_be_bytes)
@@ -121,8 +126,9 @@ impl Store {
         self.room.ensure()?;
         let mut user = account.user;
         user.email = normalize_email(&user.email);
-        if let Some((hash, _)) = &account.verification {
+        if let Some((hash, expires_at)) = &account.verification {
             user.email_verification_token = Some(hash.to_hex());
+            user.verification_expires_at = Some(*expires_at);
         }
         let user_key = *user.id.as_bytes();
         let trees = (&self.users, &self.users_by_email, &self.preferences, &self.tokens, &self.mail_queue, &self.meta);

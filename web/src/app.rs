@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::error::{json_error_bodies, json_payload_error, path_error, query_error};
 use crate::routes::{unmatched, ApiRoutes, RouteTable};
+use crate::connections::body_deadline;
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::{auth, billing, client, digests, headers, health, terms, users};
@@ -28,6 +29,7 @@ pub fn create_app(
         .app_data(web::JsonConfig::default().limit(MAX_JSON_BODY_BYTES).error_handler(json_payload_error))
         .app_data(web::QueryConfig::default().error_handler(query_error))
         .app_data(web::PathConfig::default().error_handler(path_error))
+        .wrap(from_fn(body_deadline))
         .wrap(from_fn(json_error_bodies))
         .wrap(every_answer)
         .service(web::resource("/healthz").wrap(not_stored()).route(web::get().to(health::healthz)))

@@ -8,7 +8,7 @@
 //! `POST /api/trigger-digest` serve the test-email page (own address only, operators any; rate
 //! limited).
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use actors::DigestOutcome;
 use chrono::Utc;
 use engine::account::normalize_email;
@@ -275,8 +275,16 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
 }
 
 /// `GET` or `POST /api/unsubscribe/{token}`: weekly digests off for the token's user.
-async fn unsubscribe(state: web::Data<AppState>, token: web::Path<String>) -> ApiResult<HttpResponse> {
+///
+/// Wrong links are counted per client address (`link_guesses`); a caller over it gets 429 before
+/// anything is looked up. Right ones are never counted: a mail provider's one-click requests
+/// for many users come from few addresses.
+async fn unsubscribe(state: web::Data<AppState>, request: HttpRequest, token: web::Path<String>) -> ApiResult<HttpResponse> {
+    let ip = crate::security::client_ip(&request, state.settings.trust_proxy);
+    let guesses = state.settings.rate_limits.link_guesses;
+    state.limiter.check_not_over("link-guess", &ip, guesses)?;
     let Some(user_id) = state.store.unsubscribe_user(&token)? else {
+        state.limiter.check("link-guess", &ip, guesses)?;
         return Err(ApiError::not_found(MSG_BAD_UNSUBSCRIBE));
     };
     let mut preferences = state.store.preferences(user_id)?;

@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
+use sha2::Digest;
 use actors::Harvester;
 use chrono::Utc;
 use engine::harvest::HarvestState;
@@ -164,8 +165,31 @@ fn without_error_texts(mut value: Value) -> Value {
     value
 }
 
-/// `GET /metrics`: counters and gauges in the Prometheus text format.
-pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+/// Whether `request` may read `/metrics`: always when no token is set, else only with
+/// `Authorization: Bearer TOKEN` (compared in constant time).
+fn may_read_metrics(state: &AppState, request: &HttpRequest) -> bool {
+    let Some(token) = &state.settings.metrics_token else {
+        return true;
+    };
+    let given = request.headers().get("authorization").and_then(|value| value.to_str().ok()).and_then(|value| value.strip_prefix("Bearer "));
+    let (Some(given), expected) = (given, token.as_bytes()) else {
+        return false;
+    };
+    // Hashed first, so the comparison takes as long whatever the lengths.
+    let digest = |bytes: &[u8]| -> [u8; 32] { sha2::Sha256::digest(bytes).into() };
+    let (given, expected) = (digest(given.trim().as_bytes()), digest(expected));
+    given.iter().zip(expected.iter()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+/// `GET /metrics`: counters and gauges in the Prometheus text format; with
+/// `PAPERTIDE_METRICS_TOKEN` set, only for `Authorization: Bearer TOKEN` (else 401).
+pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpResponse {
+    if !may_read_metrics(&state, &request) {
+        let refusal = crate::error::ApiError::new(actix_web::http::StatusCode::UNAUTHORIZED, "metrics_token_required", "This server's metrics need its metrics token.");
+        let mut answer = actix_web::ResponseError::error_response(&refusal);
+        answer.headers_mut().insert(actix_web::http::header::WWW_AUTHENTICATE, actix_web::http::header::HeaderValue::from_static("Bearer"));
+        return answer;
+    }
     let mut text = String::new();
     let mut gauge = |name: &str, help: &str, value: u64| {
         let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
@@ -202,6 +226,22 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         "# HELP papertide_password_hash_busy_total Requests refused with 503 because the hashing queue was full.\n# TYPE papertide_password_hash_busy_total counter\npapertide_password_hash_busy_total {}",
         hashing.refused_busy
     );
+
+    let mut counter = |name: &str, help: &str, value: u64| {
+        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
+    };
+    counter("papertide_rate_limiter_evicted_total", "Open rate-limit counters dropped to keep the limiter within its size.", state.limiter.evicted_total());
+    let connections = state.connections.stats();
+    counter("papertide_connections_refused_total", "Connections answered 503 and closed because the server or their address was at its cap.", connections.refused_total);
+    counter("papertide_request_body_timeouts_total", "Requests answered 408 because their body did not arrive in time.", crate::connections::body_timeouts());
+    counter("papertide_log_lines_dropped_total", "Log lines that could not be written (a full disk, a closed pipe) and were dropped.", crate::logging::dropped_lines());
+    let mut gauge = |name: &str, help: &str, value: u64| {
+        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
+    };
+    gauge("papertide_rate_limiter_entries", "Rate-limit counters kept in memory (bounded).", state.limiter.len() as u64);
+    gauge("papertide_connections_open", "Connections open now.", connections.open as u64);
+    gauge("papertide_connections_max", "Connections served at once, at most.", connections.max_total as u64);
+    gauge("papertide_connection_addresses", "Client addresses with a connection open now.", connections.addresses as u64);
 
     let today = Utc::now().date_naive();
     let harvests = harvest_states(&state);

@@ -10,12 +10,14 @@ pub mod auth;
 pub mod billing;
 pub mod client;
 pub mod commands;
+pub mod connections;
 /// The configuration lives in its own crate, light enough to fuzz; `web::config` is it.
 pub use ::config;
 pub mod digests;
 pub mod error;
 mod fallback;
 pub mod harvest;
+pub mod logging;
 mod headers;
 mod health;
 pub mod model;

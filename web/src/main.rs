@@ -1,7 +1,6 @@
 //! The `papertide` binary: `serve`, and the operator's `users` commands.
 
 use clap::{Parser, Subcommand};
-use tracing_subscriber::EnvFilter;
 use web::config::{read_file_config, resolve, CommonArgs, ServeArgs, SourceArgs, DEFAULT_DATA_DIR};
 
 #[derive(Debug, Parser)]
@@ -161,9 +160,5 @@ fn command_log() -> String {
 }
 
 fn init_logging(filter: &str) {
-    // tantivy reports every commit at info; keep it to warnings unless the filter names it.
-    let filter = if filter.contains("tantivy") { filter.to_owned() } else { format!("{filter},tantivy=warn") };
-    let filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info,tantivy=warn"));
-    let is_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt().with_env_filter(filter).with_target(false).with_ansi(is_terminal).with_writer(std::io::stderr).init();
+    web::logging::init(filter);
 }

@@ -2,6 +2,7 @@
 //! limits, and the client address they are keyed by.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -17,17 +18,27 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Whether a request may change state: it comes from our own pages, or from a client that is
-/// not a browser (no `Sec-Fetch-Site` and no `Origin`: curl, scripts). Browsers send at least
-/// one of the two on every cross-origin POST, so a page elsewhere cannot act for a signed-in
-/// user. `public_url` is the configured public address; the request's own Host also counts, so
-/// the service works when reached at another name (a cookie never crosses names anyway).
+/// not a browser.
+///
+/// - An `Origin` must be ours, and a `Sec-Fetch-Site` must say `same-origin` (or `none`, a
+///   navigation the user made): either one saying otherwise refuses the request, whatever the
+///   other says.
+/// - A request with neither header is not from a current browser (they send at least one on
+///   every cross-origin POST): curl, scripts, Stripe's webhooks. It passes unless it carries a
+///   body a cross-site HTML form could send (`application/x-www-form-urlencoded`,
+///   `multipart/form-data`, `text/plain`), which no call of ours takes; a JSON body cannot come
+///   from another site without a CORS preflight, which this server never grants.
+///
+/// `public_url` is the configured public address; the request's own Host also counts, so the
+/// service works when reached at another name (a cookie never crosses names anyway).
 pub fn is_same_origin(request: &HttpRequest, public_url: &Url) -> bool {
     let header = |name: &str| request.headers().get(name).and_then(|value| value.to_str().ok());
-    if let Some(site) = header("sec-fetch-site") {
-        return matches!(site, "same-origin" | "none");
+    let site = header("sec-fetch-site");
+    if site.is_some_and(|site| !matches!(site, "same-origin" | "none")) {
+        return false;
     }
     let Some(origin) = header("origin") else {
-        return true;
+        return site.is_some() || !is_form_body(header("content-type"));
     };
     let Ok(origin) = Url::parse(origin) else {
         return false;
@@ -36,6 +47,15 @@ pub fn is_same_origin(request: &HttpRequest, public_url: &Url) -> bool {
     let matches_public = origin.scheme() == public_url.scheme() && origin_authority == authority(public_url);
     let matches_host = header("host").is_some_and(|host| host.eq_ignore_ascii_case(&origin_authority));
     matches_public || matches_host
+}
+
+/// Whether a content type is one of those an HTML form on any site can send without asking.
+fn is_form_body(content_type: Option<&str>) -> bool {
+    let Some(content_type) = content_type else {
+        return false;
+    };
+    let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    matches!(essence.as_str(), "application/x-www-form-urlencoded" | "multipart/form-data" | "text/plain")
 }
 
 fn authority(url: &Url) -> String {
@@ -84,18 +104,24 @@ pub fn client_ip(request: &HttpRequest, trust_proxy: bool) -> String {
 }
 
 /// Fixed-window counters per (action, key), in memory. Windows reset on restart, which is fine
-/// for throttling guessers; nothing depends on them for correctness. Counters whose window has
-/// passed are dropped once there are many of them (at most once a second), so a flood from many
-/// addresses costs memory only for the windows still open.
-#[derive(Clone, Default)]
+/// for throttling guessers; nothing depends on them for correctness.
+///
+/// Whatever a stranger sends, the limiter's memory is bounded: a key is kept only as a keyed
+/// hash of the action and the key (128 bits, under a secret made at start, so nobody can aim two
+/// keys at one counter), and at most `capacity` counters are kept. When full, counters whose
+/// window has passed are dropped, and if that is not enough the oldest eighth goes (their
+/// callers start a new window early: a flood that large costs its victims a little throttling,
+/// never the server's memory).
+#[derive(Clone)]
 pub struct RateLimiter {
     counters: Arc<Mutex<Counters>>,
+    hashers: Arc<(RandomState, RandomState)>,
 }
 
-#[derive(Default)]
 struct Counters {
-    windows: HashMap<(&'static str, String), Window>,
-    last_pruned: Option<Instant>,
+    windows: HashMap<u128, Window>,
+    capacity: usize,
+    evicted_total: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -105,20 +131,37 @@ struct Window {
     count: u32,
 }
 
-const PRUNE_ABOVE_ENTRIES: usize = 10_000;
-const PRUNE_AT_MOST_EVERY: Duration = Duration::from_secs(1);
+/// The counters a limiter keeps at most: about 64 bytes each, so a few MiB in all.
+pub const DEFAULT_LIMITER_CAPACITY: usize = 100_000;
+
+impl Default for RateLimiter {
+    fn default() -> RateLimiter {
+        RateLimiter::with_capacity(DEFAULT_LIMITER_CAPACITY)
+    }
+}
 
 impl RateLimiter {
+    /// A limiter keeping at most `capacity` counters (at least 8).
+    pub fn with_capacity(capacity: usize) -> RateLimiter {
+        let counters = Counters { windows: HashMap::new(), capacity: capacity.max(8), evicted_total: 0 };
+        RateLimiter { counters: Arc::new(Mutex::new(counters)), hashers: Arc::new((RandomState::new(), RandomState::new())) }
+    }
+
+    /// The fixed-size name of `key` under `action`.
+    fn slot(&self, action: &'static str, key: &str) -> u128 {
+        let (high, low) = &*self.hashers;
+        (u128::from(high.hash_one((action, key))) << 64) | u128::from(low.hash_one((action, key)))
+    }
+
     /// Counts one event; `Err(retry_after)` when the key is over its rate.
     pub fn hit(&self, action: &'static str, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
+        let slot = self.slot(action, key);
         let mut counters = self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let is_prune_due = counters.last_pruned.is_none_or(|last| now.duration_since(last) >= PRUNE_AT_MOST_EVERY);
-        if counters.windows.len() > PRUNE_ABOVE_ENTRIES && is_prune_due {
-            counters.windows.retain(|_, window| now.duration_since(window.started) < window.length);
-            counters.last_pruned = Some(now);
+        if !counters.windows.contains_key(&slot) && counters.windows.len() >= counters.capacity {
+            counters.make_room(now);
         }
         let fresh = Window { started: now, length: rate.window, count: 0 };
-        let window = counters.windows.entry((action, key.to_owned())).or_insert(fresh);
+        let window = counters.windows.entry(slot).or_insert(fresh);
         if now.duration_since(window.started) >= rate.window {
             *window = fresh;
         }
@@ -130,6 +173,15 @@ impl RateLimiter {
         Ok(())
     }
 
+    /// Whether `key` is over its rate now, without counting anything.
+    pub fn is_over(&self, action: &'static str, key: &str, rate: Rate, now: Instant) -> Option<Duration> {
+        let slot = self.slot(action, key);
+        let counters = self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let window = counters.windows.get(&slot)?;
+        let elapsed = now.duration_since(window.started);
+        (elapsed < rate.window && window.count >= rate.max).then(|| rate.window.saturating_sub(elapsed))
+    }
+
     /// How many counters are kept now.
     pub fn len(&self) -> usize {
         self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).windows.len()
@@ -139,9 +191,46 @@ impl RateLimiter {
         self.len() == 0
     }
 
+    /// How many open counters were dropped to make room since the start.
+    pub fn evicted_total(&self) -> u64 {
+        self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).evicted_total
+    }
+
     /// [`RateLimiter::hit`] answering 429 with `Retry-After` when over the rate.
     pub fn check(&self, action: &'static str, key: &str, rate: Rate) -> Result<(), ApiError> {
-        self.hit(action, key, rate, Instant::now()).map_err(|retry_after| ApiError::too_many_requests(retry_after.as_secs().max(1)))
+        self.hit(action, key, rate, Instant::now()).map_err(too_many_requests)
+    }
+
+    /// 429 when `key` is over its rate now; counts nothing (see [`RateLimiter::is_over`]).
+    pub fn check_not_over(&self, action: &'static str, key: &str, rate: Rate) -> Result<(), ApiError> {
+        self.is_over(action, key, rate, Instant::now()).map_or(Ok(()), |retry_after| Err(too_many_requests(retry_after)))
+    }
+}
+
+fn too_many_requests(retry_after: Duration) -> ApiError {
+    ApiError::too_many_requests(retry_after.as_secs().max(1))
+}
+
+impl Counters {
+    /// Drops the counters whose window has passed; if that frees less than an eighth of the
+    /// capacity, also the oldest open ones until it does.
+    fn make_room(&mut self, now: Instant) {
+        self.windows.retain(|_, window| now.duration_since(window.started) < window.length);
+        let target = self.capacity - self.capacity / 8;
+        if self.windows.len() <= target {
+            return;
+        }
+        let excess = self.windows.len() - target;
+        let mut starts: Vec<Instant> = self.windows.values().map(|window| window.started).collect();
+        let (_, cutoff, _) = starts.select_nth_unstable(excess - 1);
+        let cutoff = *cutoff;
+        let mut dropped = 0;
+        self.windows.retain(|_, window| {
+            let drop = dropped < excess && window.started <= cutoff;
+            dropped += usize::from(drop);
+            !drop
+        });
+        self.evicted_total += dropped as u64;
     }
 }
 
@@ -165,20 +254,55 @@ mod tests {
     }
 
     #[test]
-    fn counters_of_passed_windows_are_dropped_when_many() {
+    fn a_full_limiter_drops_passed_windows_first_then_the_oldest() {
+        let limiter = RateLimiter::with_capacity(80);
+        let short = Rate { max: 1, window: Duration::from_secs(60) };
+        let long = Rate { max: 1, window: Duration::from_secs(3600) };
+        let start = Instant::now();
+        assert!(limiter.hit("login", "still open", long, start).is_ok());
+        for address in 0..79 {
+            assert!(limiter.hit("reset-password", &address.to_string(), short, start + Duration::from_secs(1)).is_ok());
+        }
+        assert_eq!(limiter.len(), 80);
+        let later = start + Duration::from_secs(62);
+        assert!(limiter.hit("signup", "new", short, later).is_ok());
+        assert_eq!(limiter.len(), 2, "only the open window and the new one are kept");
+        assert_eq!(limiter.evicted_total(), 0, "passed windows are not counted as evicted");
+        assert!(limiter.hit("login", "still open", long, later).is_err(), "an open window keeps counting");
+
+        for address in 0..200 {
+            let at = later + Duration::from_millis(address);
+            assert!(limiter.hit("login", &format!("flood {address}"), long, at).is_ok());
+            assert!(limiter.len() <= 80, "never more than the capacity");
+        }
+        assert!(limiter.evicted_total() > 0);
+        assert!(limiter.hit("login", "flood 199", long, later + Duration::from_secs(1)).is_err(), "the newest counters stay");
+        assert!(limiter.hit("login", "still open", long, later + Duration::from_secs(1)).is_ok(), "the oldest went first");
+    }
+
+    #[test]
+    fn keys_of_any_length_take_the_same_room() {
+        let limiter = RateLimiter::with_capacity(1_000);
+        let rate = Rate { max: 1, window: Duration::from_secs(60) };
+        let start = Instant::now();
+        let long_key = "x".repeat(60_000);
+        assert!(limiter.hit("login", &long_key, rate, start).is_ok());
+        assert!(limiter.hit("login", &long_key, rate, start).is_err(), "the same long key is one counter");
+        assert!(limiter.hit("login", &format!("{long_key}y"), rate, start).is_ok());
+        let counters = limiter.counters.lock().expect("lock");
+        assert_eq!(std::mem::size_of_val(counters.windows.keys().next().expect("a key")), 16, "a key is 16 bytes whatever its text");
+    }
+
+    #[test]
+    fn looking_counts_nothing() {
         let limiter = RateLimiter::default();
         let rate = Rate { max: 1, window: Duration::from_secs(60) };
         let start = Instant::now();
-        for address in 0..=PRUNE_ABOVE_ENTRIES {
-            assert!(limiter.hit("reset-password", &address.to_string(), rate, start).is_ok());
-        }
-        assert_eq!(limiter.len(), PRUNE_ABOVE_ENTRIES + 1);
-        let long = Rate { max: 1, window: Duration::from_secs(3600) };
-        assert!(limiter.hit("login", "still open", long, start).is_ok());
-        let later = start + Duration::from_secs(61);
-        assert!(limiter.hit("signup", "new", rate, later).is_ok());
-        assert_eq!(limiter.len(), 2, "only the open window and the new one are kept");
-        assert!(limiter.hit("login", "still open", long, later).is_err(), "an open window keeps counting");
+        assert_eq!(limiter.is_over("verify", "a", rate, start), None);
+        assert!(limiter.is_empty(), "a look makes no counter");
+        assert!(limiter.hit("verify", "a", rate, start).is_ok());
+        assert_eq!(limiter.is_over("verify", "a", rate, start + Duration::from_secs(10)), Some(Duration::from_secs(50)));
+        assert_eq!(limiter.is_over("verify", "a", rate, start + Duration::from_secs(60)), None);
     }
 
     #[test]
@@ -192,7 +316,17 @@ mod tests {
             is_same_origin(&request.to_http_request(), &public)
         };
         assert!(check(&[]), "non-browser clients pass");
+        assert!(check(&[("content-type", "application/json")]), "a JSON body without either header is not from a browser form");
+        for form in ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "Text/Plain;charset=UTF-8"] {
+            assert!(!check(&[("content-type", form)]), "what a cross-site form sends is refused without either header: {form}");
+        }
         assert!(check(&[("sec-fetch-site", "same-origin")]));
+        assert!(
+            !check(&[("sec-fetch-site", "same-origin"), ("origin", "https://evil.example")]),
+            "a foreign Origin is refused whatever Sec-Fetch-Site says"
+        );
+        assert!(!check(&[("sec-fetch-site", "cross-site"), ("origin", "https://papers.example.org")]), "and the other way round");
+        assert!(check(&[("sec-fetch-site", "same-origin"), ("origin", "https://papers.example.org")]));
         assert!(!check(&[("sec-fetch-site", "cross-site")]));
         assert!(!check(&[("sec-fetch-site", "same-site")]));
         assert!(check(&[("origin", "https://papers.example.org")]));

@@ -102,7 +102,11 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
     Scheduler::new(state.store.clone(), state.users.clone(), schedule, state.board.clone()).start_supervised();
     let app_state = state.clone();
+    let gate = state.connections.clone();
+    let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
     let http = HttpServer::new(move || create_app(app_state.clone()))
+        .on_connect(move |io, data| gate.on_connect(io, data))
+        .max_connections(crate::connections::accept_limit_per_worker(open_files, workers))
         .workers(workers)
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
         .bind(settings.bind)

@@ -11,6 +11,7 @@ use store::Store;
 
 use crate::auth::password::PasswordHasher;
 use crate::config::Settings;
+use crate::connections::ConnectionGate;
 use crate::model::EmbeddingModel;
 use crate::security::RateLimiter;
 
@@ -31,6 +32,8 @@ pub struct AppState {
     pub users: UserActors,
     pub board: StatusBoard,
     pub limiter: RateLimiter,
+    /// Open connections, counted in all and per client address.
+    pub connections: ConnectionGate,
     /// The password-hashing threads: every argon2 hash and check goes through them.
     pub hasher: PasswordHasher,
     pub started_at: Instant,
@@ -50,6 +53,10 @@ impl AppState {
     ) -> AppState {
         let digester = users.digester().clone();
         let settings_billing = settings.stripe.clone().map(|stripe| Arc::new(crate::billing::stripe::StripeGateway::new(stripe)));
+        let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+        let max_connections = settings.max_connections.unwrap_or_else(|| crate::connections::default_max_connections(open_files));
+        // Behind a proxy every connection comes from the proxy: only the total counts.
+        let per_address = (!settings.trust_proxy).then_some(crate::connections::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
         AppState {
             settings: Arc::new(settings),
             store,
@@ -61,6 +68,7 @@ impl AppState {
             users,
             board,
             limiter: RateLimiter::default(),
+            connections: ConnectionGate::new(max_connections, per_address),
             hasher: PasswordHasher::start_per_core(),
             started_at: Instant::now(),
             billing: settings_billing,

@@ -10,7 +10,7 @@ use engine::validation::{
 use engine::{Preferences, UserId};
 use serde::Deserialize;
 use serde_json::json;
-use store::{NewAccount, TokenHash, TokenPurpose, User};
+use store::{NewAccount, PendingSignup, SignupRestart, TokenHash, TokenPurpose, User, VERIFICATION_WINDOW_HOURS};
 use uuid::Uuid;
 
 use super::device::{device_cookie, trusted_device};
@@ -21,7 +21,6 @@ use crate::routes::ApiRoutes;
 use crate::security::client_ip;
 use crate::state::AppState;
 
-pub const VERIFICATION_TTL_HOURS: i64 = 48;
 pub const RESET_TTL_HOURS: i64 = 1;
 
 const MSG_INVALID_CREDENTIALS: &str = "Invalid email or password";
@@ -64,26 +63,48 @@ async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiRes
 
 /// `POST /api/signup`: the combined form on /auth.
 async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<CombinedSignupForm>) -> ApiResult<HttpResponse> {
-    let ip = client_ip(&request, state.settings.trust_proxy);
-    state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
+    let ip = check_signup_rates(&state, &request)?;
     let signup = validate_combined_signup(&form)?;
     create_account(state, signup, ip).await
 }
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
 async fn standalone_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<StandaloneSignupForm>) -> ApiResult<HttpResponse> {
-    let ip = client_ip(&request, state.settings.trust_proxy);
-    state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
+    let ip = check_signup_rates(&state, &request)?;
     let signup = validate_standalone_signup(&form)?;
     create_account(state, signup, ip).await
+}
+
+/// Signups per client address, then from everyone together (`signup_global`, which an operator
+/// sets for the whole server); returns the client's address.
+fn check_signup_rates(state: &AppState, request: &HttpRequest) -> ApiResult<String> {
+    let ip = client_ip(request, state.settings.trust_proxy);
+    state.limiter.check("signup", &ip, state.settings.rate_limits.signup)?;
+    state.limiter.check("signup-global", "", state.settings.rate_limits.signup_global)?;
+    Ok(ip)
+}
+
+/// Whether one more mail that a stranger can cause (a verification or reset link, the note that
+/// an account exists) may go to `email` now: one budget for all of them, counted when a mail is
+/// queued, so nobody can flood an inbox however they combine the forms.
+pub(crate) fn may_mail_recipient(state: &AppState, email: &str) -> bool {
+    state.limiter.check("recipient-mail", email, state.settings.rate_limits.recipient).is_ok()
+}
+
+/// Whether the recipient's mail budget has room now, without spending it.
+fn recipient_budget_open(state: &AppState, email: &str) -> bool {
+    state.limiter.check_not_over("recipient-mail", email, state.settings.rate_limits.recipient).is_ok()
 }
 
 /// Writes the account, its preferences, its verification token and the verification mail in
 /// one transaction, makes it durable, and only then answers.
 ///
 /// An address that already has an account gets the same answer after the same work (a password
-/// hash and a durable write), so the form cannot tell who has an account; its owner is mailed
-/// instead ([`note_signup_of_taken_address`]).
+/// hash and a durable write), so the form cannot tell who has an account. When that account is
+/// still unverified, the new signup's credentials replace its pending ones: whoever controls
+/// the mailbox decides the password, so nobody can sign an address up before its owner and keep
+/// a way in ([`store::Store::restart_pending_signup`]). A verified account's owner is told
+/// instead ([`note_signup_of_verified_address`]).
 async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
     let is_taken = state.store.user_by_email(&signup.email)?.is_some();
     let password_hash = state.hasher.hash(signup.password).await?;
@@ -92,16 +113,49 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) 
     user.research_field = signup.research_field;
     user.pending_search = signup.pending_search;
     user.ip_address = Some(ip);
-    user.is_admin = state.settings.is_admin_email(&user.email);
-    let created = if is_taken { Err(store::StoreError::DuplicateEmail) } else { write_account(&state, user.clone(), now).await };
-    match created {
-        Ok(created) => {
-            tracing::info!(user_id = %created.id, "account created");
-            user = created;
+    let token = new_secret_token();
+    let verification = (TokenHash::of(&token), now + Duration::hours(VERIFICATION_WINDOW_HOURS));
+    let mail = recipient_budget_open(&state, &user.email).then(|| verification_mail(&state.mail_context(), &user.email, &token));
+    let mails = mail.is_some();
+    let restart = if is_taken {
+        let pending = PendingSignup {
+            password_hash: user.password_hash.clone(),
+            research_field: user.research_field.clone(),
+            pending_search: user.pending_search.clone(),
+            verification,
+            mail: mail.clone(),
+        };
+        state.store.restart_pending_signup(&user.email, pending, now)?
+    } else {
+        SignupRestart::Missing
+    };
+    match restart {
+        SignupRestart::Restarted(restarted) => {
+            tracing::info!(user_id = %restarted.id, "pending signup restarted");
+            if mails {
+                may_mail_recipient(&state, &restarted.email);
+            }
         }
-        Err(store::StoreError::DuplicateEmail) => note_signup_of_taken_address(&state, &user.email).await?,
-        Err(error) => return Err(error.into()),
+        SignupRestart::Unchanged(owner) => note_signup_of_verified_address(&state, &owner, now)?,
+        SignupRestart::Missing => match write_account(&state, user.clone(), verification, mail, now) {
+            Ok(created) => {
+                tracing::info!(user_id = %created.id, "account created");
+                if mails {
+                    may_mail_recipient(&state, &created.email);
+                }
+                user = created;
+            }
+            // Taken between the look and the write: its owner is told as above.
+            Err(store::StoreError::DuplicateEmail) => {
+                if let Some(owner) = state.store.user_by_email(&user.email)? {
+                    note_signup_of_verified_address(&state, &owner, now)?;
+                }
+            }
+            Err(error) => return Err(error.into()),
+        },
     }
+    state.store.flush_async().await?;
+    state.poke_mailer();
     Ok(HttpResponse::Created().json(json!({
         "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
         "requiresVerification": true,
@@ -109,42 +163,26 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) 
     })))
 }
 
-/// The account, its preferences, its verification token and mail, in one transaction, durable.
-async fn write_account(state: &AppState, user: User, now: chrono::DateTime<Utc>) -> Result<User, store::StoreError> {
-    let token = new_secret_token();
-    let account = NewAccount {
-        mail: Some(verification_mail(&state.mail_context(), &user.email, &token)),
-        verification: Some((TokenHash::of(&token), now + Duration::hours(VERIFICATION_TTL_HOURS))),
-        preferences: Preferences::default(),
-        user,
-    };
-    let user = state.store.create_account(account, now)?;
-    state.store.flush_async().await?;
-    state.poke_mailer();
-    Ok(user)
+/// The account, its preferences, its verification token and mail, in one transaction.
+fn write_account(
+    state: &AppState,
+    user: User,
+    verification: (TokenHash, chrono::DateTime<Utc>),
+    mail: Option<engine::mail::RenderedMail>,
+    now: chrono::DateTime<Utc>,
+) -> Result<User, store::StoreError> {
+    let account = NewAccount { mail, verification: Some(verification), preferences: Preferences::default(), user };
+    state.store.create_account(account, now)
 }
 
-/// After a sign-up with a taken address, before the answer, so that it costs what a new
-/// account costs (a write made durable): the attempt is recorded on the account, and its owner
-/// gets a new verification link if the account still waits for one, else the note that it
-/// exists (at most as often as the per-address resend limit allows).
-async fn note_signup_of_taken_address(state: &AppState, email: &str) -> Result<(), store::StoreError> {
-    let Some(owner) = state.store.user_by_email(email)? else {
-        return Ok(());
-    };
-    let now = Utc::now();
+/// A signup for an address whose account is verified (or deactivated) changes nothing of it: the
+/// attempt is recorded, and an active account's owner is told that they already have one
+/// (within the recipient's mail budget).
+fn note_signup_of_verified_address(state: &AppState, owner: &User, now: chrono::DateTime<Utc>) -> Result<(), store::StoreError> {
     state.store.record_notice(owner.id, "signup-attempt", now)?;
-    let may_mail = owner.is_active && state.limiter.check("signup-taken-recipient", email, state.settings.rate_limits.resend).is_ok();
-    if may_mail && owner.is_email_verified {
+    if owner.is_active && owner.is_email_verified && may_mail_recipient(state, &owner.email) {
         state.store.enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
-    } else if may_mail {
-        let token = new_secret_token();
-        let mail = verification_mail(&state.mail_context(), &owner.email, &token);
-        let expires_at = now + Duration::hours(VERIFICATION_TTL_HOURS);
-        state.store.issue_token(owner.id, TokenPurpose::EmailVerification, TokenHash::of(&token), expires_at, &mail, now)?;
     }
-    state.store.flush_async().await?;
-    state.poke_mailer();
     Ok(())
 }
 
@@ -159,12 +197,16 @@ async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: w
     if token.is_empty() {
         return Err(ApiError::bad_request(MSG_VERIFY_NO_TOKEN).with("success", false));
     }
+    let ip = client_ip(&request, state.settings.trust_proxy);
+    let guesses = state.settings.rate_limits.link_guesses;
+    state.limiter.check_not_over("link-guess", &ip, guesses)?;
     let context = state.mail_context();
     let verified = state.store.verify_email(TokenHash::of(token), Utc::now(), |user| welcome_mail(&context, &user.email))?;
     let Some(user) = verified else {
+        state.limiter.check("link-guess", &ip, guesses)?;
         return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_VERIFY_INVALID).with("success", false));
     };
-    let cookie = start_session(&state, &user, Some(client_ip(&request, state.settings.trust_proxy)))?;
+    let cookie = start_session(&state, &user, Some(ip))?;
     let device = device_cookie(&state, &user, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
@@ -181,12 +223,11 @@ async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: w
 /// [`check_login_rates`]); a successful sign-in also gives the browser a device cookie.
 async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
-    let attempted_email = engine::account::normalize_email(form.email.as_deref().unwrap_or_default());
-    let account = state.store.user_by_email(&attempted_email)?;
-    check_login_rates(&state, &request, &ip, &attempted_email, account.as_ref())?;
+    // The form first: an address that is not one (over 254 characters, say) is refused before
+    // anything is counted or kept.
     let credentials = validate_login(&form)?;
-
-    let user = if credentials.email == attempted_email { account } else { state.store.user_by_email(&credentials.email)? };
+    let user = state.store.user_by_email(&credentials.email)?;
+    check_login_rates(&state, &request, &ip, &credentials.email, user.as_ref())?;
     let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
     let is_match = state.hasher.verify(stored_hash, credentials.password).await?;
     let user = match user {
@@ -232,9 +273,11 @@ fn check_login_rates(state: &AppState, request: &HttpRequest, ip: &str, email: &
     if let Some(device) = device {
         return limiter.check("login-device", &device.key, limits.login);
     }
-    limiter.check("login", &format!("{ip} {email}"), limits.login)?;
+    // Per address before per (address, email): one address can make at most five times the
+    // login rate of the finer counters in a window.
     let per_address = crate::config::Rate { max: limits.login.max.saturating_mul(5), window: limits.login.window };
     limiter.check("login-address", ip, per_address)?;
+    limiter.check("login", &format!("{ip} {email}"), limits.login)?;
     let is_known_address = match account {
         Some(user) => state.store.has_session_from(user, ip, now)?,
         None => false,
@@ -287,19 +330,19 @@ async fn resend_verification(state: web::Data<AppState>, request: HttpRequest, f
     answer_link_request(state, &request, &form, TokenPurpose::EmailVerification).await
 }
 
-/// Both "mail me a link" endpoints: rate limited per client address and, silently, per
-/// recipient (so nobody can flood an inbox from many addresses); the same answer whatever the
-/// account's state; the token is issued after answering.
+/// Both "mail me a link" endpoints: rate limited per client address and, silently, by the
+/// recipient's mail budget (so nobody can flood an inbox from many addresses); the same answer
+/// whatever the account's state; the token is issued after answering.
 async fn answer_link_request(state: web::Data<AppState>, request: &HttpRequest, form: &EmailForm, purpose: TokenPurpose) -> ApiResult<HttpResponse> {
     let limits = &state.settings.rate_limits;
-    let (action, recipient_action, rate, answer) = match purpose {
-        TokenPurpose::PasswordReset => ("forgot-password", "forgot-password-recipient", limits.forgot_password, MSG_FORGOT_SENT),
-        TokenPurpose::EmailVerification => ("resend-verification", "resend-verification-recipient", limits.resend, MSG_RESEND_SENT),
+    let (action, rate, answer) = match purpose {
+        TokenPurpose::PasswordReset => ("forgot-password", limits.forgot_password, MSG_FORGOT_SENT),
+        TokenPurpose::EmailVerification => ("resend-verification", limits.resend, MSG_RESEND_SENT),
     };
     let ip = client_ip(request, state.settings.trust_proxy);
     state.limiter.check(action, &ip, rate)?;
     let email = validate_email_form(form)?;
-    if state.limiter.check(recipient_action, &email, rate).is_ok() {
+    {
         let state = state.into_inner();
         actix_web::rt::spawn(async move {
             if let Err(error) = mail_token(&state, &email, purpose).await {
@@ -321,12 +364,15 @@ async fn mail_token(state: &AppState, email: &str, purpose: TokenPurpose) -> Res
     let Some(user) = state.store.user_by_email(email)?.filter(is_eligible) else {
         return Ok(());
     };
+    if !may_mail_recipient(state, &user.email) {
+        return Ok(());
+    }
     let token = new_secret_token();
     let now = Utc::now();
     let (mail, expires_at) = match purpose {
         TokenPurpose::PasswordReset => (password_reset_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(RESET_TTL_HOURS)),
         TokenPurpose::EmailVerification => {
-            (verification_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(VERIFICATION_TTL_HOURS))
+            (verification_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(VERIFICATION_WINDOW_HOURS))
         }
     };
     state.store.issue_token(user.id, purpose, TokenHash::of(&token), expires_at, &mail, now)?;

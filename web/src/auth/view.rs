@@ -10,10 +10,11 @@ use crate::config::Settings;
 use crate::error::ApiResult;
 use crate::state::AppState;
 
-/// Whether `user` is an operator: granted from the CLI (`users grant-admin`) or named in the
-/// settings' admin emails.
+/// Whether `user` is an operator: granted from the CLI (`users grant-admin`), or named in the
+/// settings' admin emails and verified — an address listed there gives nothing to whoever signs
+/// it up before its owner, only to whoever proves they read its mail.
 pub fn is_operator(user: &User, settings: &Settings) -> bool {
-    user.is_admin || settings.is_admin_email(&user.email)
+    user.is_admin || (user.is_email_verified && settings.is_admin_email(&user.email))
 }
 
 #[derive(Debug, Clone, Serialize)]

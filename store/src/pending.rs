@@ -1,0 +1,181 @@
+//! Accounts still waiting for their address to be verified. Credentials belong to whoever
+//! controls the mailbox: a later signup for the same address replaces the pending password (the
+//! last signer wins, every earlier link dies), and an account nobody verifies goes away with its
+//! verification window, with everything it holds.
+
+use chrono::{DateTime, Duration, Utc};
+use engine::account::normalize_email;
+use engine::mail::RenderedMail;
+use engine::UserId;
+use sled::Transactional;
+
+use crate::codec::{decode, tx_decode, tx_encode};
+use crate::mail_queue::{tx_enqueue, QueuedMail};
+use crate::secret::TokenHash;
+use crate::tokens::{previous_token_hash, tx_put_token, TokenPurpose, TokenRecord};
+use crate::users::{User, USER_COUNT_KEY};
+use crate::{Result, Store};
+
+/// How long a verification link lives, and so how long an unverified account is kept after the
+/// last one was mailed.
+pub const VERIFICATION_WINDOW_HOURS: i64 = 48;
+
+/// A signup for an address whose account is not verified yet: what it replaces.
+#[derive(Debug, Clone)]
+pub struct PendingSignup {
+    pub password_hash: String,
+    pub research_field: Option<String>,
+    pub pending_search: Option<String>,
+    /// The new verification token's hash and expiry.
+    pub verification: (TokenHash, DateTime<Utc>),
+    /// The verification mail, when the recipient's mail budget allows one.
+    pub mail: Option<RenderedMail>,
+}
+
+/// What became of a signup for a taken address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignupRestart {
+    /// The account was unverified: it now has the new signup's credentials and only its link.
+    Restarted(User),
+    /// The account is verified (or deactivated): nothing was changed.
+    Unchanged(User),
+    /// No account has the address (any more).
+    Missing,
+}
+
+impl User {
+    /// When the account's verification window closes: the expiry of the last verification link
+    /// mailed (for records older than that field, 48 hours after the account was made).
+    pub fn verification_deadline(&self) -> DateTime<Utc> {
+        self.verification_expires_at.unwrap_or(self.created_at + Duration::hours(VERIFICATION_WINDOW_HOURS))
+    }
+}
+
+impl Store {
+    /// Gives the unverified account of `email` the credentials of a new signup, in one
+    /// transaction: its password, research field and pending topic become the new signup's, its
+    /// verification and reset tokens are voided, its sessions and device cookies end (the epoch
+    /// moves), and a new verification token is stored with its mail. A verified or deactivated
+    /// account is left as it is.
+    pub fn restart_pending_signup(&self, email: &str, signup: PendingSignup, now: DateTime<Utc>) -> Result<SignupRestart> {
+        self.room.ensure()?;
+        let email = normalize_email(email);
+        let (token_hash, expires_at) = signup.verification;
+        let trees = (&self.users, &self.users_by_email, &self.tokens, &self.mail_queue);
+        let outcome = trees.transaction(|(users, emails, tokens, queue)| {
+            let Some(id_bytes) = emails.get(email.as_bytes())? else {
+                return Ok(SignupRestart::Missing);
+            };
+            let Some(user_bytes) = users.get(&id_bytes)? else {
+                return Ok(SignupRestart::Missing);
+            };
+            let mut user: User = tx_decode("user", &user_bytes)?;
+            if user.is_email_verified || !user.is_active {
+                return Ok(SignupRestart::Unchanged(user));
+            }
+            for purpose in [TokenPurpose::EmailVerification, TokenPurpose::PasswordReset] {
+                if let Some(previous) = previous_token_hash(&user, purpose) {
+                    tokens.remove(previous.as_bytes().as_slice())?;
+                }
+            }
+            user.password_hash = signup.password_hash.clone();
+            user.research_field = signup.research_field.clone();
+            user.pending_search = signup.pending_search.clone();
+            user.password_reset_token = None;
+            user.password_reset_token_expiry = None;
+            user.session_epoch = user.session_epoch.wrapping_add(1);
+            user.email_verification_token = Some(token_hash.to_hex());
+            user.verification_expires_at = Some(expires_at);
+            let record = TokenRecord { purpose: TokenPurpose::EmailVerification, user_id: user.id, created_at: now, expires_at };
+            tx_put_token(tokens, &token_hash, &record)?;
+            users.insert(&id_bytes, tx_encode("user", &user)?)?;
+            if let Some(mail) = &signup.mail {
+                tx_enqueue(queue, mail, None, now)?;
+            }
+            Ok(SignupRestart::Restarted(user))
+        })?;
+        if let SignupRestart::Restarted(user) = &outcome {
+            self.delete_sessions_of(user.id)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Removes every account whose address was never verified and whose verification window
+    /// closed before `now`, with everything it holds; returns how many.
+    pub fn remove_expired_unverified(&self, now: DateTime<Utc>) -> Result<usize> {
+        self.room.ensure()?;
+        let mut expired = Vec::new();
+        for bytes in self.users.iter().values() {
+            let user: User = decode("user", &bytes?)?;
+            if !user.is_email_verified && user.verification_deadline() <= now {
+                expired.push(user.id);
+            }
+        }
+        let mut removed = 0;
+        for id in expired {
+            let is_still_expired = |user: &User| !user.is_email_verified && user.verification_deadline() <= now;
+            if self.remove_account_if(id, is_still_expired)? {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Removes an account and everything kept under its id — when `condition` still holds of it
+    /// inside the transaction that removes the record, its address and its count. The rest
+    /// (sessions, tokens, terms, digests, notices, queued mail) is keyed by the id or the
+    /// address and is removed right after; a crash between the two leaves only records no
+    /// account reaches. Returns whether it was removed.
+    pub(crate) fn remove_account_if(&self, id: UserId, condition: impl Fn(&User) -> bool) -> Result<bool> {
+        let key = *id.as_bytes();
+        let trees = (&self.users, &self.users_by_email, &self.preferences, &self.digest_ledgers, &self.meta);
+        let removed = trees.transaction(|(users, emails, preferences, ledgers, meta)| {
+            let Some(bytes) = users.get(key)? else {
+                return Ok(None);
+            };
+            let user: User = tx_decode("user", &bytes)?;
+            if !condition(&user) {
+                return Ok(None);
+            }
+            users.remove(&key)?;
+            if emails.get(user.email.as_bytes())?.as_deref() == Some(key.as_slice()) {
+                emails.remove(user.email.as_bytes())?;
+            }
+            preferences.remove(&key)?;
+            ledgers.remove(&key)?;
+            let count = meta.get(USER_COUNT_KEY)?.as_deref().and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()).map_or(0, u64::from_be_bytes);
+            meta.insert(USER_COUNT_KEY, &count.saturating_sub(1).to_be_bytes())?;
+            Ok(Some(user))
+        })?;
+        let Some(user) = removed else {
+            return Ok(false);
+        };
+        self.signed_in.users.forget(&key);
+        for purpose in [TokenPurpose::EmailVerification, TokenPurpose::PasswordReset] {
+            if let Some(hash) = previous_token_hash(&user, purpose) {
+                self.tokens.remove(hash.as_bytes())?;
+            }
+        }
+        self.delete_sessions_of(id)?;
+        for entry in self.search_terms_by_user.scan_prefix(key) {
+            let (entry_key, _) = entry?;
+            if let Some(term_id) = entry_key.get(16..) {
+                self.search_terms.remove(term_id)?;
+            }
+            self.search_terms_by_user.remove(entry_key)?;
+        }
+        for tree in [&self.digests, &self.sent_paper_sets, &self.notices] {
+            for entry in tree.scan_prefix(key) {
+                tree.remove(entry?.0)?;
+            }
+        }
+        for entry in self.mail_queue.iter() {
+            let (mail_key, bytes) = entry?;
+            let queued: QueuedMail = decode("queued mail", &bytes)?;
+            if queued.mail.to == user.email {
+                self.mail_queue.remove(mail_key)?;
+            }
+        }
+        Ok(true)
+    }
+}
