@@ -671,12 +671,26 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn start(binary: &Path, data_dir: &Path) -> anyhow::Result<Server> {
+        Server::start_with(binary, data_dir, &[], None)
+    }
+
+    /// [`Server::start`] with settings of `env` over the bench's, and, given `open_files`, that
+    /// open-files limit (through util-linux's `prlimit`).
+    pub(crate) fn start_with(binary: &Path, data_dir: &Path, env: &[(&str, &str)], open_files: Option<u64>) -> anyhow::Result<Server> {
         let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).context("a free port")?.port();
         let address = SocketAddr::from(([127, 0, 0, 1], port));
         let log = data_dir.join("server.log");
         // Appended to: a server started again on the same directory keeps the earlier log.
         let log_file = std::fs::OpenOptions::new().create(true).append(true).open(&log).context("the server's log file")?;
-        let child = Command::new(binary)
+        let mut command = match open_files {
+            Some(limit) => {
+                let mut command = Command::new("prlimit");
+                command.arg(format!("--nofile={limit}:{limit}")).arg(binary);
+                command
+            }
+            None => Command::new(binary),
+        };
+        let child = command
             .arg("serve")
             .env("PAPERTIDE_DATA_DIR", data_dir.join("data"))
             .env("PAPERTIDE_BIND", address.to_string())
@@ -693,6 +707,7 @@ impl Server {
             .env_remove("PAPERTIDE_EMBED_MODEL_DIR")
             .env_remove("PAPERTIDE_LLM_URL")
             .env_remove("PAPERTIDE_STRIPE_SECRET_KEY")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().context("the server's log file")?)
             .stderr(log_file)
@@ -725,6 +740,11 @@ impl Server {
 
     pub(crate) fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// The server's process id (prlimit runs it in its own process: `exec`, same id).
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Waits (at most two minutes) until the server's mail queue is empty (`/healthz`), so the

@@ -10,6 +10,7 @@ pub mod crash;
 pub mod dashboard;
 pub mod digest;
 pub mod embedding;
+pub mod floods;
 pub mod http;
 pub mod relevance;
 pub mod report;

@@ -132,6 +132,36 @@ enum Scenario {
         #[arg(long, value_name = "CALL", value_delimiter = ',', value_parser = parse_call)]
         only: Vec<bench::http::Call>,
     },
+    /// Flood the real papertide binary from one client: sign-ins with ever new (and long)
+    /// emails, then connections that trickle their bodies, while a normal client at another
+    /// loopback address is served; report the answers, the normal client's successes and the
+    /// server's memory before, at the peak and after.
+    Floods {
+        /// Sign-ins in each phase of the login flood (0: none).
+        #[arg(long, default_value_t = 40_000)]
+        login_requests: usize,
+        /// Length of each email of the first phase, in bytes.
+        #[arg(long, default_value_t = 30_000)]
+        email_bytes: usize,
+        /// Keep-alive connections sending the sign-ins.
+        #[arg(long, default_value_t = 16)]
+        login_connections: usize,
+        /// Slow connections held at once (0: none).
+        #[arg(long, default_value_t = 5_000)]
+        slow_connections: usize,
+        /// How long the slow-body flood lasts, in seconds.
+        #[arg(long, default_value_t = 30)]
+        slow_seconds: u64,
+        /// The server's open-files limit, set with prlimit, so that the flood reaches it.
+        #[arg(long, default_value_t = 4_096)]
+        server_open_files: u64,
+        /// Seconds to wait after each flood before measuring memory again.
+        #[arg(long, default_value_t = 10)]
+        settle_seconds: u64,
+        /// The papertide binary [default: the one beside papertide-bench].
+        #[arg(long, value_name = "PATH")]
+        server: Option<std::path::PathBuf>,
+    },
     /// Run digest, ingest, http and coldstart at a few sizes, each in a process of its own, and
     /// write their figures (figures.json), plots (SVG) and a summary against the targets
     /// (README.md).
@@ -272,6 +302,22 @@ fn main() -> anyhow::Result<()> {
                 only,
             };
             bench::http::run(&config)?
+        }
+        Scenario::Floods { login_requests, email_bytes, login_connections, slow_connections, slow_seconds, server_open_files, settle_seconds, server } => {
+            bench::http::raise_open_files_limit();
+            let config = bench::floods::FloodConfig {
+                binary: bench::http::find_server_binary(server.as_deref())?,
+                login_requests,
+                email_bytes,
+                login_connections,
+                slow_connections,
+                slow_seconds,
+                server_open_files: Some(server_open_files),
+                settle_seconds,
+            };
+            let mut figures = bench::floods::run(&config)?;
+            figures["scenario"] = json!("floods");
+            figures
         }
         Scenario::Coldstart { users, papers, runs, server } => {
             let run = bench::coldstart::run(&bench::http::find_server_binary(server.as_deref())?, users, papers, runs)?;
