@@ -173,6 +173,32 @@ mod tests {
         paper.links.iter().find(|link| link.kind == kind).map(|link| link.url.as_str())
     }
 
+    /// An entry one of whose tags carries 40,000 attributes reads exactly as the entry without
+    /// them, for a tag that feed-rs reads (the PDF link) and one that the namespace-aware pass reads
+    /// (the primary category, its `term` after all of them). The input of RUSTSEC-2026-0194:
+    /// quick-xml before 0.41 compared each attribute name of a tag with every earlier one, so such a
+    /// tag cost seconds of CPU (1.6 s in a release build).
+    #[test]
+    fn a_tag_with_forty_thousand_attributes_reads_as_without_them() {
+        // The primary category made the second one, so that a lost `term` would change the order.
+        let plain = TWO_CATEGORIES.replacen(r#"<arxiv:primary_category term="math.CO"/>"#, r#"<arxiv:primary_category term="math.ST"/>"#, 1);
+        let expected = page(&plain);
+        let paper = &expected.papers.items[0];
+        assert_eq!(paper.categories, ["math.ST", "math.CO"]);
+        assert_eq!(link(paper, LinkKind::Pdf), Some("https://arxiv.org/pdf/1605.08386v1"));
+
+        let many: String = (0..40_000).map(|n| format!(" a{n}=\"{n}\"")).collect();
+        let heavy_tags = [
+            (r#"<arxiv:primary_category term="math.ST"/>"#, format!(r#"<arxiv:primary_category{many} term="math.ST"/>"#)),
+            (r#"<link href="https://arxiv.org/pdf/1605.08386v1""#, format!(r#"<link{many} href="https://arxiv.org/pdf/1605.08386v1""#)),
+        ];
+        for (tag, heavy_tag) in heavy_tags {
+            let heavy = plain.replacen(tag, &heavy_tag, 1);
+            assert!(heavy.len() > plain.len() + 40_000 * 8, "{tag} is in the fixture");
+            assert_eq!(page(&heavy), expected, "{tag}");
+        }
+    }
+
     /// What every paper from a healthy export-API page has, whichever serialization it came in.
     fn assert_complete_atom_paper(paper: &Paper) {
         let label = format!("{:?}", paper.ids.arxiv);

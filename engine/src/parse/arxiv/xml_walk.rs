@@ -4,17 +4,16 @@
 //! pre-2025 API serialization (an `xmlns:arxiv` on every element) and the current one (declared
 //! once on `<feed>`) look the same to a visitor.
 
-use quick_xml::encoding::Decoder;
 use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
+use quick_xml::{NsReader, XmlVersion};
 
-const ATOM_NAMESPACE: &[u8] = b"http://www.w3.org/2005/Atom";
-const ARXIV_ATOM_NAMESPACE: &[u8] = b"http://arxiv.org/schemas/atom";
-const OPENSEARCH_NAMESPACE: &[u8] = b"http://a9.com/-/spec/opensearch/1.1/";
-const OAI_PMH_NAMESPACE: &[u8] = b"http://www.openarchives.org/OAI/2.0/";
-const ARXIV_OAI_NAMESPACE: &[u8] = b"http://arxiv.org/OAI/arXiv/";
+const ATOM_NAMESPACE: &str = "http://www.w3.org/2005/Atom";
+const ARXIV_ATOM_NAMESPACE: &str = "http://arxiv.org/schemas/atom";
+const OPENSEARCH_NAMESPACE: &str = "http://a9.com/-/spec/opensearch/1.1/";
+const OAI_PMH_NAMESPACE: &str = "http://www.openarchives.org/OAI/2.0/";
+const ARXIV_OAI_NAMESPACE: &str = "http://arxiv.org/OAI/arXiv/";
 
 /// The namespaces the arXiv parsers care about; everything else is `Other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,14 +47,14 @@ pub(super) struct Opened<'walk, 'xml> {
     pub parents: &'walk [ElementName],
     pub name: &'walk ElementName,
     start: &'walk BytesStart<'xml>,
-    decoder: Decoder,
 }
 
 impl Opened<'_, '_> {
-    /// The unescaped value of the attribute with this (unprefixed) name, if it is there and readable.
+    /// The value of the attribute with this (unprefixed) name, if it is there and readable, as XML
+    /// normalizes it: references resolved, tabs and line breaks made spaces.
     pub fn attribute(&self, name: &str) -> Option<String> {
         let attribute = self.start.try_get_attribute(name).ok().flatten()?;
-        attribute.decode_and_unescape_value(self.decoder).ok().map(|value| value.into_owned())
+        attribute.normalized_value(XmlVersion::Implicit1_0).ok().map(|value| value.into_owned())
     }
 }
 
@@ -103,13 +102,13 @@ pub(super) fn walk_xml(xml: &str, mut visit: impl FnMut(Visit<'_, '_>)) -> Resul
         match event {
             Event::Start(start) => {
                 let name = ElementName { namespace, local: local_name(&start) };
-                visit(Visit::Open(Opened { parents: &open_elements, name: &name, start: &start, decoder: reader.decoder() }));
+                visit(Visit::Open(Opened { parents: &open_elements, name: &name, start: &start }));
                 open_elements.push(name);
                 text.clear();
             }
             Event::Empty(start) => {
                 let name = ElementName { namespace, local: local_name(&start) };
-                visit(Visit::Open(Opened { parents: &open_elements, name: &name, start: &start, decoder: reader.decoder() }));
+                visit(Visit::Open(Opened { parents: &open_elements, name: &name, start: &start }));
                 visit(Visit::Close(Closed { parents: &open_elements, name: &name, text: "" }));
                 text.clear();
             }
@@ -122,14 +121,8 @@ pub(super) fn walk_xml(xml: &str, mut visit: impl FnMut(Visit<'_, '_>)) -> Resul
                 visit(Visit::Close(Closed { parents: &open_elements, name: &name, text: &text }));
                 text.clear();
             }
-            Event::Text(content) => match content.xml10_content() {
-                Ok(decoded) => text.push_str(&decoded),
-                Err(error) => return Err(failure_at(&reader, error.to_string())),
-            },
-            Event::CData(content) => match content.decode() {
-                Ok(decoded) => text.push_str(&decoded),
-                Err(error) => return Err(failure_at(&reader, error.to_string())),
-            },
+            Event::Text(content) => text.push_str(&content.xml10_content()),
+            Event::CData(content) => text.push_str(&content),
             Event::GeneralRef(reference) => push_reference(&mut text, &reference),
             Event::Eof => break,
             Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
@@ -156,7 +149,7 @@ fn namespace_of(resolved: &ResolveResult<'_>) -> Namespace {
 }
 
 fn local_name(start: &BytesStart<'_>) -> String {
-    String::from_utf8_lossy(start.local_name().as_ref()).into_owned()
+    start.local_name().as_ref().to_owned()
 }
 
 /// Appends what `&name;` stands for: a character reference, one of XML's five predefined
@@ -166,12 +159,12 @@ fn push_reference(text: &mut String, reference: &BytesRef<'_>) {
         text.push(character);
         return;
     }
-    let name = String::from_utf8_lossy(reference.as_ref());
-    match resolve_predefined_entity(&name) {
+    let name: &str = reference;
+    match resolve_predefined_entity(name) {
         Some(replacement) => text.push_str(replacement),
         None => {
             text.push('&');
-            text.push_str(&name);
+            text.push_str(name);
             text.push(';');
         }
     }

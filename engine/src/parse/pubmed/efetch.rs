@@ -363,6 +363,24 @@ mod tests {
     const BATCH_OF_20: &str = include_str!("../../../fixtures/pubmed/efetch_batch_20_articles.xml");
     const BATCH_OF_6: &str = include_str!("../../../fixtures/pubmed/efetch_batch_6_articles.xml");
 
+    /// A record one of whose tags carries 40,000 attributes reads exactly as the record without
+    /// them. The input of RUSTSEC-2026-0194: quick-xml before 0.41 compared each attribute name of a
+    /// tag with every earlier one, so such a tag cost seconds of CPU (1.6 s in a release build). The
+    /// `Label` read from the tag comes after all of them.
+    #[test]
+    fn a_tag_with_forty_thousand_attributes_reads_as_without_them() {
+        let plain = include_str!("../../../fixtures/pubmed/efetch_structured_abstract_21813367.xml");
+        let many: String = (0..40_000).map(|n| format!(" a{n}=\"{n}\"")).collect();
+        let tag = r#"<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">"#;
+        let heavy = plain.replacen(tag, &format!(r#"<AbstractText{many} Label="BACKGROUND" NlmCategory="BACKGROUND">"#), 1);
+        assert!(heavy.len() > plain.len() + 40_000 * 8, "the tag is in the fixture");
+
+        let papers = parse_efetch(&heavy);
+        assert_eq!(papers, parse_efetch(plain));
+        assert_eq!(papers.items.len(), 1);
+        assert_eq!(papers.items[0].abstract_sections[0].label.as_deref(), Some("BACKGROUND"));
+    }
+
     #[test]
     fn references_escaped_twice_in_the_recorded_batch_read_as_their_characters() {
         let papers = parse_efetch(BATCH_OF_20).items;

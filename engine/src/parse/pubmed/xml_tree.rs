@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use quick_xml::events::{BytesRef, BytesStart, Event};
-use quick_xml::Reader;
+use quick_xml::{Reader, XmlVersion};
 
 /// An element with its attributes and its children in document order. Its name and text borrow
 /// from the document where they can (`'a`), which spares an allocation per element and per text.
@@ -126,12 +126,7 @@ pub(super) fn parse_tree_pruned<'a>(xml: &'a str, pruned: &[(&str, &str)]) -> Re
                         return Ok(root);
                     }
                 }
-                Event::Text(text) => {
-                    text.decode().map_err(|error| format!("text is not UTF-8: {error}"))?;
-                }
-                Event::CData(data) => {
-                    data.decode().map_err(|error| format!("CDATA is not UTF-8: {error}"))?;
-                }
+                Event::Text(_) | Event::CData(_) => {}
                 Event::GeneralRef(reference) => {
                     resolve_reference(&reference)?;
                 }
@@ -166,14 +161,8 @@ pub(super) fn parse_tree_pruned<'a>(xml: &'a str, pruned: &[(&str, &str)]) -> Re
                     return Ok(root);
                 }
             }
-            Event::Text(text) => {
-                let decoded = text.decode().map_err(|error| format!("text is not UTF-8: {error}"))?;
-                append_text(&mut open_elements, decoded);
-            }
-            Event::CData(data) => {
-                let decoded = data.decode().map_err(|error| format!("CDATA is not UTF-8: {error}"))?;
-                append_text(&mut open_elements, decoded);
-            }
+            Event::Text(text) => append_text(&mut open_elements, text.into_inner()),
+            Event::CData(data) => append_text(&mut open_elements, data.into_inner()),
             Event::GeneralRef(reference) => append_text(&mut open_elements, Cow::Owned(resolve_reference(&reference)?)),
             Event::Eof => {
                 return Err(match open_elements.last() {
@@ -233,10 +222,10 @@ pub(super) fn find_root(xml: &str) -> Result<(String, Option<usize>), String> {
         match event {
             Event::Start(start) => {
                 let content_start = usize::try_from(reader.buffer_position()).unwrap_or(xml.len());
-                return Ok((local_name(&start)?, Some(content_start)));
+                return Ok((local_name_str(&start).to_owned(), Some(content_start)));
             }
-            Event::Empty(start) => return Ok((local_name(&start)?, None)),
-            Event::Text(text) if !text.iter().all(u8::is_ascii_whitespace) => return Err("not XML: text before any element".to_owned()),
+            Event::Empty(start) => return Ok((local_name_str(&start).to_owned(), None)),
+            Event::Text(text) if !text.bytes().all(|byte| byte.is_ascii_whitespace()) => return Err("not XML: text before any element".to_owned()),
             Event::Eof => return Err("no XML element found".to_owned()),
             _ => {}
         }
@@ -248,9 +237,9 @@ pub(super) fn find_root(xml: &str) -> Result<(String, Option<usize>), String> {
 fn check_start<'a>(start: &'a BytesStart) -> Result<&'a str, String> {
     for attribute in start.attributes() {
         let attribute = attribute.map_err(|error| format!("bad attribute: {error}"))?;
-        attribute.unescape_value().map_err(|error| format!("bad attribute value: {error}"))?;
+        attribute.normalized_value(XmlVersion::Implicit1_0).map_err(|error| format!("bad attribute value: {error}"))?;
     }
-    local_name_str(start)
+    Ok(local_name_str(start))
 }
 
 /// The element a start tag opens. `tag_content_end` is the offset in `xml` where the tag's content
@@ -259,31 +248,27 @@ fn element_from_start<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usi
     let mut attributes = Vec::new();
     for attribute in start.attributes() {
         let attribute = attribute.map_err(|error| format!("bad attribute: {error}"))?;
-        let key = String::from_utf8_lossy(attribute.key.local_name().as_ref()).into_owned();
-        let value = attribute.unescape_value().map_err(|error| format!("bad attribute value: {error}"))?;
+        let key = attribute.key.local_name().as_ref().to_owned();
+        let value = attribute.normalized_value(XmlVersion::Implicit1_0).map_err(|error| format!("bad attribute value: {error}"))?;
         attributes.push((key, value.into_owned()));
     }
-    Ok(Element { name: local_name_in(xml, start, tag_content_end)?, attributes, children: Vec::new() })
+    Ok(Element { name: local_name_in(xml, start, tag_content_end), attributes, children: Vec::new() })
 }
 
 /// The local name of `start` as a slice of `xml`, found from where the tag's content ends (and
 /// checked against the tag); an owned copy should the slice not match.
-fn local_name_in<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usize) -> Result<Cow<'a, str>, String> {
+fn local_name_in<'a>(xml: &'a str, start: &BytesStart, tag_content_end: usize) -> Cow<'a, str> {
     let local = start.local_name();
     let name_end = tag_content_end.checked_sub(start.len()).map(|content_start| content_start + start.name().as_ref().len());
-    let in_xml = name_end.and_then(|end| xml.get(end.checked_sub(local.as_ref().len())?..end)).filter(|name| name.as_bytes() == local.as_ref());
+    let in_xml = name_end.and_then(|end| xml.get(end.checked_sub(local.as_ref().len())?..end)).filter(|name| *name == local.as_ref());
     match in_xml {
-        Some(name) => Ok(Cow::Borrowed(name)),
-        None => local_name(start).map(Cow::Owned),
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(local_name_str(start).to_owned()),
     }
 }
 
-fn local_name(start: &BytesStart) -> Result<String, String> {
-    local_name_str(start).map(str::to_owned)
-}
-
-fn local_name_str<'a>(start: &'a BytesStart) -> Result<&'a str, String> {
-    std::str::from_utf8(start.local_name().into_inner()).map_err(|error| format!("element name is not UTF-8: {error}"))
+fn local_name_str<'a>(start: &'a BytesStart) -> &'a str {
+    start.local_name().into_inner()
 }
 
 /// Attaches a finished element to its parent; returns it when it is the root.
@@ -313,8 +298,8 @@ fn resolve_reference(reference: &BytesRef) -> Result<String, String> {
     if let Some(character) = character {
         return Ok(character.to_string());
     }
-    let name = reference.decode().map_err(|error| format!("bad entity reference: {error}"))?;
-    Ok(match quick_xml::escape::resolve_predefined_entity(&name) {
+    let name: &str = reference;
+    Ok(match quick_xml::escape::resolve_predefined_entity(name) {
         Some(resolved) => resolved.to_owned(),
         None => format!("&{name};"),
     })
