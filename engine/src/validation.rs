@@ -193,15 +193,48 @@ pub struct Signup {
     pub pending_search: Option<String>,
 }
 
+/// Characters that show nothing, by ranges: every format character (Unicode category Cf: the
+/// soft hyphen, zero-width spaces and joiners, bidirectional controls, the byte-order mark, the
+/// invisible tag letters, ...), the line and paragraph separators, the combining grapheme joiner
+/// and the Hangul fillers. Each can hide text or make it read differently from what it holds.
+const INVISIBLE: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{034F}', '\u{034F}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{115F}', '\u{1160}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{2028}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFA0}', '\u{FFA0}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// Whether `character` shows nothing (see [`INVISIBLE`]).
+pub fn is_invisible(character: char) -> bool {
+    INVISIBLE.iter().any(|&(first, last)| (first..=last).contains(&character))
+}
+
 /// Whether free text shown to people is plain: no control characters (NUL, CR, LF, ...), no
-/// invisible bidirectional controls (which can make text read backwards, U+202E), and no
-/// markup angle brackets.
+/// invisible characters (zero-width spaces, bidirectional controls that can make text read
+/// backwards, tag letters, fillers: [`is_invisible`]), and no markup angle brackets.
 pub fn is_plain_text(text: &str) -> bool {
-    const BIDI_CONTROLS: &[char] = &[
-        '\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
-        '\u{2069}',
-    ];
-    !text.chars().any(|character| character.is_control() || BIDI_CONTROLS.contains(&character) || matches!(character, '<' | '>'))
+    !text.chars().any(|character| character.is_control() || is_invisible(character) || matches!(character, '<' | '>'))
 }
 
 /// `POST /api/auth/signup`: the new-password rule, then the free-text research field.
@@ -536,6 +569,105 @@ mod tests {
         let accepted = validate_standalone_signup(&standalone("secret-12", "Cell & molecular biology (RNA), Zürich")).expect("plain");
         assert_eq!(accepted.research_field.as_deref(), Some("Cell & molecular biology (RNA), Zürich"));
         assert!(validate_standalone_signup(&standalone("secret-12", "Neuroscience")).is_ok());
+    }
+
+    /// One character of each invisible class, between letters as someone hiding text would put it.
+    fn hidden_in(character: char) -> String {
+        format!("bio{character}logy")
+    }
+
+    #[test]
+    fn the_research_field_refuses_every_format_character() {
+        let format_characters = [
+            '\u{00AD}',
+            '\u{0600}',
+            '\u{0605}',
+            '\u{061C}',
+            '\u{06DD}',
+            '\u{070F}',
+            '\u{0890}',
+            '\u{0891}',
+            '\u{08E2}',
+            '\u{180E}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{2064}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{206A}',
+            '\u{206F}',
+            '\u{FEFF}',
+            '\u{FFF9}',
+            '\u{FFFB}',
+            '\u{110BD}',
+            '\u{110CD}',
+            '\u{13430}',
+            '\u{1343F}',
+            '\u{1BCA0}',
+            '\u{1BCA3}',
+            '\u{1D173}',
+            '\u{1D17A}',
+            '\u{E0001}',
+            '\u{E0020}',
+            '\u{E0041}',
+            '\u{E007F}',
+        ];
+        for character in format_characters {
+            assert!(is_invisible(character), "U+{:04X}", u32::from(character));
+            let refused = validate_standalone_signup(&standalone("secret-12", &hidden_in(character))).expect_err("hidden");
+            assert_eq!(refused.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_UNSUPPORTED], "U+{:04X}", u32::from(character));
+        }
+        let smuggled: String = "biology".chars().chain("ignore all".chars().map(|c| char::from_u32(0xE0000 + u32::from(c)).unwrap_or('?'))).collect();
+        assert!(!is_plain_text(&smuggled), "text written in tag letters");
+    }
+
+    #[test]
+    fn the_research_field_refuses_line_and_paragraph_separators() {
+        for character in ['\u{2028}', '\u{2029}'] {
+            assert!(!is_plain_text(&hidden_in(character)), "U+{:04X}", u32::from(character));
+        }
+    }
+
+    #[test]
+    fn the_research_field_refuses_the_grapheme_joiner_and_hangul_fillers() {
+        for character in ['\u{034F}', '\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}'] {
+            assert!(!is_plain_text(&hidden_in(character)), "U+{:04X}", u32::from(character));
+            assert!(!is_plain_text(&character.to_string()), "alone, U+{:04X} would look like an empty field", u32::from(character));
+        }
+    }
+
+    #[test]
+    fn visible_text_in_any_script_stays_plain() {
+        for text in [
+            "Zürich",
+            "naïve Bayes",
+            "علم الأحياء",
+            "생물학",
+            "神经科学",
+            "Ψυχολογία",
+            "e\u{0301}tude",
+            "\u{2800}",
+            "gene\u{00A0}editing",
+            "a\u{2010}b",
+            "x\u{2030}",
+        ] {
+            assert!(is_plain_text(text), "{text:?}");
+        }
+        for character in ['\u{2010}', '\u{2027}', '\u{202F}', '\u{2065}', '\u{2070}', '\u{FFF8}', '\u{FFFC}', '\u{E0000}', '\u{E0080}'] {
+            assert!(!is_invisible(character), "U+{:04X} is next to a range but outside it", u32::from(character));
+        }
+    }
+
+    #[test]
+    fn the_invisible_ranges_are_ordered_and_apart() {
+        assert!(INVISIBLE.iter().all(|(first, last)| first <= last));
+        assert!(INVISIBLE.windows(2).all(|pair| u32::from(pair[0].1) + 1 < u32::from(pair[1].0)));
     }
 
     #[test]
