@@ -4,7 +4,7 @@
 //!
 //! The term is trimmed, then checked in this order: length (3 to 200 characters), injection-like
 //! patterns, then the allowed characters (letters, digits, spaces — no line break, tab or other
-//! control character — and `- _ . , ( ) & + ' " : /`). The spec lists quotes both as allowed and among injection patterns; Papertide reads that
+//! control character, and nothing invisible — and `- _ . , ( ) & + ' " : /`). The spec lists quotes both as allowed and among injection patterns; Papertide reads that
 //! as: quotes are fine for phrases and apostrophes (`"gene therapy"`, `Alzheimer's`), and refused
 //! where they frame a comparison (`' or '1'='1`). SQL keywords are refused in the shapes of a
 //! statement (`union select`, `drop table`, `insert into`, …), not as words, so that topics such
@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::account::{Tier, UserId};
+use crate::validation::is_invisible;
 
 pub const MSG_TOO_SHORT: &str = "Search term must be at least 3 characters";
 pub const MSG_TOO_LONG: &str = "Search term must be less than 200 characters";
@@ -152,10 +153,16 @@ pub fn validate_search_term(text: &str) -> Result<String, &'static str> {
     if looks_like_injection(term) {
         return Err(MSG_INJECTION);
     }
-    if !term.chars().all(|character| character.is_alphanumeric() || is_space_within_a_line(character) || ALLOWED_PUNCTUATION.contains(&character)) {
+    if !term.chars().all(is_allowed) {
         return Err(MSG_UNSUPPORTED);
     }
     Ok(term.to_owned())
+}
+
+/// A letter, a digit, a space within a line or allowed punctuation, and never a character that
+/// shows nothing (a zero-width space, a tag letter, a Hangul filler, which counts as a letter).
+fn is_allowed(character: char) -> bool {
+    (character.is_alphanumeric() || is_space_within_a_line(character) || ALLOWED_PUNCTUATION.contains(&character)) && !is_invisible(character)
 }
 
 /// Whitespace that keeps text on one line: a term goes into mail subjects and headers, where a
@@ -281,6 +288,36 @@ mod tests {
         assert_eq!(json["id"], "00000000-0000-0000-0000-000000000007");
         assert_eq!((json["status"].as_str(), json["isActive"].as_bool(), json["isFree"].as_bool()), (Some("pending"), Some(true), Some(true)));
         assert!(json["lastProcessedAt"].is_null() && json["createdAt"].is_string());
+    }
+
+    #[test]
+    fn a_term_with_an_invisible_character_is_unsupported() {
+        let format_characters = [
+            '\u{00AD}',
+            '\u{0600}',
+            '\u{061C}',
+            '\u{180E}',
+            '\u{200B}',
+            '\u{200D}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{2066}',
+            '\u{FEFF}',
+            '\u{FFF9}',
+            '\u{110BD}',
+            '\u{1343F}',
+            '\u{1BCA0}',
+            '\u{1D173}',
+            '\u{E0001}',
+            '\u{E0041}',
+        ];
+        let separators = ['\u{2028}', '\u{2029}'];
+        let joiner_and_fillers = ['\u{034F}', '\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}'];
+        for character in format_characters.into_iter().chain(separators).chain(joiner_and_fillers) {
+            assert_eq!(validate_search_term(&format!("gene{character}editing")), Err(MSG_UNSUPPORTED), "U+{:04X}", u32::from(character));
+        }
+        assert_eq!(validate_search_term("\u{3164}\u{3164}\u{3164}"), Err(MSG_UNSUPPORTED), "fillers count as letters, and show nothing");
+        assert_eq!(validate_search_term("생물학 연구"), Ok("생물학 연구".into()), "Hangul itself is fine");
     }
 
     #[test]

@@ -2,6 +2,9 @@
 //! form it accepts. Each `validate_*` takes the raw submitted form and returns either the clean,
 //! typed values or every problem found, in form order.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 use serde::Deserialize;
 
 use crate::account::{normalize_email, ResearchField};
@@ -10,13 +13,12 @@ use crate::error::ValidationErrors;
 pub const MSG_INVALID_EMAIL: &str = "Please enter a valid email address";
 pub const MSG_ENTER_PASSWORD: &str = "Please enter your password";
 pub const MSG_PASSWORD_REQUIRED: &str = "Password is required";
-pub const MSG_PASSWORD_MIN_6: &str = "Password must be at least 6 characters";
 pub const MSG_PASSWORD_MIN_8: &str = "Password must be at least 8 characters long";
-pub const MSG_PASSWORD_UPPERCASE: &str = "Password must contain at least one uppercase letter";
-pub const MSG_PASSWORD_LOWERCASE: &str = "Password must contain at least one lowercase letter";
-pub const MSG_PASSWORD_NUMBER: &str = "Password must contain at least one number";
-pub const MSG_PASSWORD_SPECIAL: &str = "Password must contain at least one special character";
 pub const MSG_PASSWORD_TOO_LONG: &str = "Password must be at most 256 characters";
+pub const MSG_PASSWORD_COMMON: &str = "This password is on a list of common or leaked passwords that attackers try first; please choose another";
+pub const MSG_PASSWORD_IS_EMAIL: &str =
+    "This password is your email address or the name before its @, which attackers try first; please choose another";
+pub const MSG_PASSWORD_SITE_NAME: &str = "This password is built on the name Papertide, which attackers try first; please choose another";
 pub const MSG_PASSWORDS_DONT_MATCH: &str = "Passwords don't match";
 pub const MSG_PASSWORDS_DO_NOT_MATCH: &str = "Passwords do not match";
 pub const MSG_RESEARCH_FIELD_REQUIRED: &str = "Please enter your research field";
@@ -28,8 +30,8 @@ pub const MSG_AGREE_TERMS: &str = "You must agree to the Terms and Conditions";
 pub const MSG_AGREE_PRIVACY: &str = "You must agree to the Privacy Policy";
 pub const MSG_RESET_TOKEN_REQUIRED: &str = "Reset token is required";
 
-/// The server's floor for every password, whatever a form's own minimum.
-pub const SERVER_MIN_PASSWORD_CHARS: usize = 8;
+/// The shortest password any form that sets one accepts.
+pub const MIN_PASSWORD_CHARS: usize = 8;
 /// Long enough for any passphrase, short enough that hashing cannot be abused.
 pub const MAX_PASSWORD_CHARS: usize = 256;
 const MAX_EMAIL_CHARS: usize = 254;
@@ -80,34 +82,66 @@ fn check_email(raw: Option<&str>, errors: &mut ValidationErrors) -> String {
     normalize_email(trimmed)
 }
 
-/// The complexity rules of the combined signup and reset forms, one message per broken rule.
-pub fn password_complexity_errors(password: &str) -> Vec<&'static str> {
-    let mut problems = Vec::new();
-    if password.chars().count() < SERVER_MIN_PASSWORD_CHARS {
-        problems.push(MSG_PASSWORD_MIN_8);
-    }
-    if !password.chars().any(char::is_uppercase) {
-        problems.push(MSG_PASSWORD_UPPERCASE);
-    }
-    if !password.chars().any(char::is_lowercase) {
-        problems.push(MSG_PASSWORD_LOWERCASE);
-    }
-    if !password.chars().any(|c| c.is_ascii_digit()) {
-        problems.push(MSG_PASSWORD_NUMBER);
-    }
-    if password.chars().all(char::is_alphanumeric) {
-        problems.push(MSG_PASSWORD_SPECIAL);
-    }
-    if password.chars().count() > MAX_PASSWORD_CHARS {
-        problems.push(MSG_PASSWORD_TOO_LONG);
-    }
-    problems
+/// The common and leaked passwords a new password may not be: one a line, lowercased, sorted.
+/// `engine/data/PROVENANCE.md` says where the list comes from and how it was cut.
+const COMMON_PASSWORDS: &str = include_str!("../data/common-passwords.txt");
+
+/// The list as a set, built on first use.
+fn common_passwords() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| COMMON_PASSWORDS.lines().collect())
 }
 
-fn check_complex_password(password: &str, errors: &mut ValidationErrors) {
-    for message in password_complexity_errors(password) {
+/// Whether `password`, trimmed and lowercased, is on the list of common and leaked passwords.
+pub fn is_common_password(password: &str) -> bool {
+    common_passwords().contains(password.trim().to_lowercase().as_str())
+}
+
+/// The rule for every password a person sets (both signups and the reset), after NIST SP
+/// 800-63B: 8 to 256 characters, any characters at all, and not one that attackers try first:
+/// a common or leaked password, the account's email address or the name before its @, or the
+/// site's name padded with digits and signs. `email` is the account's address when the form
+/// knows it. Returns the first problem's message.
+pub fn new_password_problem(password: &str, email: Option<&str>) -> Option<&'static str> {
+    let length = password.chars().count();
+    if length < MIN_PASSWORD_CHARS {
+        return Some(MSG_PASSWORD_MIN_8);
+    }
+    if length > MAX_PASSWORD_CHARS {
+        return Some(MSG_PASSWORD_TOO_LONG);
+    }
+    if is_common_password(password) {
+        return Some(MSG_PASSWORD_COMMON);
+    }
+    let lowered = password.trim().to_lowercase();
+    if let Some(email) = email.map(normalize_email).filter(|email| !email.is_empty()) {
+        let name = email.split('@').next().unwrap_or_default();
+        if lowered == email || lowered == name {
+            return Some(MSG_PASSWORD_IS_EMAIL);
+        }
+    }
+    let letters: String = lowered.chars().filter(|character| character.is_alphabetic()).collect();
+    if letters == SITE_NAME {
+        return Some(MSG_PASSWORD_SITE_NAME);
+    }
+    None
+}
+
+/// The site's name, as a password built on it would spell it once digits and signs are dropped.
+const SITE_NAME: &str = "papertide";
+
+fn check_new_password(password: &str, email: Option<&str>, errors: &mut ValidationErrors) {
+    if let Some(message) = new_password_problem(password, email) {
         errors.add("password", message);
     }
+}
+
+/// The reset form does not carry the address; the server checks the new password against the
+/// account's once the token has named it.
+pub fn check_new_password_for_account(password: &str, email: &str) -> Result<(), ValidationErrors> {
+    let mut errors = ValidationErrors::default();
+    check_new_password(password, Some(email), &mut errors);
+    errors.into_result(())
 }
 
 /// `POST /api/auth/login` — used by both sign-in forms.
@@ -159,30 +193,56 @@ pub struct Signup {
     pub pending_search: Option<String>,
 }
 
-/// Whether free text shown to people is plain: no control characters (NUL, CR, LF, ...), no
-/// invisible bidirectional controls (which can make text read backwards, U+202E), and no
-/// markup angle brackets.
-pub fn is_plain_text(text: &str) -> bool {
-    const BIDI_CONTROLS: &[char] = &[
-        '\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
-        '\u{2069}',
-    ];
-    !text.chars().any(|character| character.is_control() || BIDI_CONTROLS.contains(&character) || matches!(character, '<' | '>'))
+/// Characters that show nothing, by ranges: every format character (Unicode category Cf: the
+/// soft hyphen, zero-width spaces and joiners, bidirectional controls, the byte-order mark, the
+/// invisible tag letters, ...), the line and paragraph separators, the combining grapheme joiner
+/// and the Hangul fillers. Each can hide text or make it read differently from what it holds.
+const INVISIBLE: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{034F}', '\u{034F}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{115F}', '\u{1160}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{2028}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFA0}', '\u{FFA0}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
+
+/// Whether `character` shows nothing (see [`INVISIBLE`]).
+pub fn is_invisible(character: char) -> bool {
+    INVISIBLE.iter().any(|&(first, last)| (first..=last).contains(&character))
 }
 
-/// The standalone form asks for 6 characters; the server's floor of 8 applies on top.
+/// Whether free text shown to people is plain: no control characters (NUL, CR, LF, ...), no
+/// invisible characters (zero-width spaces, bidirectional controls that can make text read
+/// backwards, tag letters, fillers: [`is_invisible`]), and no markup angle brackets.
+pub fn is_plain_text(text: &str) -> bool {
+    !text.chars().any(|character| character.is_control() || is_invisible(character) || matches!(character, '<' | '>'))
+}
+
+/// `POST /api/auth/signup`: the new-password rule, then the free-text research field.
 pub fn validate_standalone_signup(form: &StandaloneSignupForm) -> Result<Signup, ValidationErrors> {
     let mut errors = ValidationErrors::default();
     let email = check_email(form.email.as_deref(), &mut errors);
     let password = form.password.clone().unwrap_or_default();
-    let password_chars = password.chars().count();
-    if password_chars < 6 {
-        errors.add("password", MSG_PASSWORD_MIN_6);
-    } else if password_chars < SERVER_MIN_PASSWORD_CHARS {
-        errors.add("password", MSG_PASSWORD_MIN_8);
-    } else if password_chars > MAX_PASSWORD_CHARS {
-        errors.add("password", MSG_PASSWORD_TOO_LONG);
-    }
+    check_new_password(&password, Some(&email), &mut errors);
     if let Some(confirmation) = &form.confirm_password {
         if *confirmation != password {
             errors.add("confirmPassword", MSG_PASSWORDS_DONT_MATCH);
@@ -228,7 +288,7 @@ pub fn validate_combined_signup(form: &CombinedSignupForm) -> Result<Signup, Val
         },
     };
     let password = form.password.clone().unwrap_or_default();
-    check_complex_password(&password, &mut errors);
+    check_new_password(&password, Some(&email), &mut errors);
     if form.confirm_password.as_deref().unwrap_or_default() != password {
         errors.add("confirmPassword", MSG_PASSWORDS_DONT_MATCH);
     }
@@ -258,7 +318,8 @@ pub fn validate_email_form(form: &EmailForm) -> Result<String, ValidationErrors>
     errors.into_result(email)
 }
 
-/// `POST /api/reset-password`.
+/// `POST /api/reset-password`. The new-password rule without the account's address, which
+/// [`check_new_password_for_account`] adds once the token names the account.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResetPasswordForm {
@@ -280,7 +341,7 @@ pub fn validate_reset_password(form: &ResetPasswordForm) -> Result<ResetPassword
         errors.add("token", MSG_RESET_TOKEN_REQUIRED);
     }
     let password = form.password.clone().unwrap_or_default();
-    check_complex_password(&password, &mut errors);
+    check_new_password(&password, None, &mut errors);
     if form.confirm_password.as_deref().unwrap_or_default() != password {
         errors.add("confirmPassword", MSG_PASSWORDS_DO_NOT_MATCH);
     }
@@ -346,11 +407,126 @@ mod tests {
     }
 
     #[test]
-    fn complexity_gives_one_message_per_rule() {
-        assert_eq!(password_complexity_errors("abc"), vec![MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL]);
-        assert_eq!(password_complexity_errors("ABCDEFGH1!"), vec![MSG_PASSWORD_LOWERCASE]);
-        assert!(password_complexity_errors("Correct-Horse-9").is_empty());
-        assert_eq!(password_complexity_errors(&format!("Aa1!{}", "x".repeat(300))), vec![MSG_PASSWORD_TOO_LONG]);
+    fn the_issues_four_examples() {
+        // On the list of common passwords (the top of the leaked-password ranking).
+        assert_eq!(new_password_problem("password", None), Some(MSG_PASSWORD_COMMON));
+        assert_eq!(new_password_problem("12345678", None), Some(MSG_PASSWORD_COMMON));
+        // Not on the list: 'password1!' ranks about 203,000th in the leaked corpus, past the
+        // 100,000 the list keeps. With no composition rules it passes like any other.
+        assert_eq!(new_password_problem("Password1!", None), None);
+        // Not among the million most common at all; 8 characters is the rule's minimum.
+        assert_eq!(new_password_problem("Aa1!aaaa", None), None);
+    }
+
+    #[test]
+    fn common_passwords_are_refused_whatever_their_case_and_surrounding_spaces() {
+        for common in ["qwertyuiop", "iloveyou", "PASSWORD", "  PassWord  ", "Sunshine", "trustno1", "letmein123", "Password1", "\tfootball\n"] {
+            assert!(is_common_password(common), "{common:?}");
+            assert_eq!(new_password_problem(common, None), Some(MSG_PASSWORD_COMMON), "{common:?}");
+        }
+        assert!(!is_common_password("Choose-a-g00d-one"));
+        assert!(!is_common_password("pass word"), "inner spaces are kept");
+    }
+
+    #[test]
+    fn the_shipped_list_is_lowercased_sorted_unique_and_only_long_enough_entries() {
+        let entries: Vec<&str> = COMMON_PASSWORDS.lines().collect();
+        assert_eq!(entries.len(), 38_452, "the count engine/data/PROVENANCE.md gives");
+        assert_eq!(common_passwords().len(), entries.len());
+        assert!(entries.windows(2).all(|pair| pair[0] < pair[1]), "sorted, no repeats");
+        for entry in entries {
+            assert!(entry.chars().count() >= MIN_PASSWORD_CHARS, "{entry:?}: the length rule refuses it already");
+            assert_eq!(entry, entry.trim().to_lowercase(), "{entry:?}: looked up trimmed and lowercased");
+        }
+    }
+
+    #[test]
+    fn a_new_password_is_8_to_256_characters_of_anything() {
+        assert_eq!(new_password_problem("", None), Some(MSG_PASSWORD_MIN_8));
+        assert_eq!(new_password_problem("Zq4!xw7", None), Some(MSG_PASSWORD_MIN_8));
+        assert_eq!(new_password_problem("Zq4!xw7k", None), None);
+        assert_eq!(new_password_problem("ééééééé", None), Some(MSG_PASSWORD_MIN_8), "characters, not bytes");
+        assert_eq!(new_password_problem(&"é".repeat(256), None), None);
+        assert_eq!(new_password_problem(&"x".repeat(257), None), Some(MSG_PASSWORD_TOO_LONG));
+        // No composition rules: no uppercase, digit or sign is asked for.
+        for password in [
+            "correct horse battery staple",
+            "alllowercaseletters",
+            "ALLUPPERCASELETTERS",
+            "84719305162",
+            "mot de passe très long",
+            "пароль-которого-нет",
+        ] {
+            assert_eq!(new_password_problem(password, None), None, "{password:?}");
+        }
+    }
+
+    #[test]
+    fn a_password_made_from_the_account_or_the_site_is_refused() {
+        let email = Some("Ada.Lovelace@Example.org");
+        assert_eq!(new_password_problem("ada.lovelace@example.org", email), Some(MSG_PASSWORD_IS_EMAIL));
+        assert_eq!(new_password_problem("ADA.LOVELACE", email), Some(MSG_PASSWORD_IS_EMAIL), "the name before the @");
+        assert_eq!(new_password_problem(" ada.lovelace ", email), Some(MSG_PASSWORD_IS_EMAIL));
+        assert_eq!(new_password_problem("ada.lovelace-1815", email), None, "more than the name");
+        assert_eq!(new_password_problem("ada.lovelace", None), None, "a form without the address cannot tell");
+        for site in ["papertide", "Papertide1!", "PAPERTIDE2026", "paper-tide!", "2026papertide"] {
+            assert_eq!(new_password_problem(site, None), Some(MSG_PASSWORD_SITE_NAME), "{site:?}");
+        }
+        assert_eq!(new_password_problem("papertide is my reading list", None), None);
+        assert_eq!(
+            check_new_password_for_account("ADA.LOVELACE", "ada.lovelace@example.org").map_err(|errors| errors.messages_for("password").join("")),
+            Err(MSG_PASSWORD_IS_EMAIL.to_owned())
+        );
+        assert_eq!(check_new_password_for_account("Correct-Horse-9", "ada.lovelace@example.org"), Ok(()));
+    }
+
+    #[test]
+    fn every_form_that_sets_a_password_applies_the_same_rule() {
+        let standalone = |password: &str| StandaloneSignupForm {
+            email: Some("grace@example.org".into()),
+            password: Some(password.into()),
+            confirm_password: None,
+            research_field: Some("Biology".into()),
+            pending_search: None,
+        };
+        let reset =
+            |password: &str| ResetPasswordForm { token: Some("t".into()), password: Some(password.into()), confirm_password: Some(password.into()) };
+        let cases = [
+            ("1234567", Some(MSG_PASSWORD_MIN_8)),
+            ("password", Some(MSG_PASSWORD_COMMON)),
+            ("12345678", Some(MSG_PASSWORD_COMMON)),
+            ("Password1!", None),
+            ("Aa1!aaaa", None),
+            ("Papertide!", Some(MSG_PASSWORD_SITE_NAME)),
+            ("correct horse battery staple", None),
+        ];
+        for (password, expected) in cases {
+            let messages = |errors: Option<ValidationErrors>| {
+                errors.map(|errors| errors.messages_for("password").iter().map(|m| m.to_string()).collect::<Vec<_>>()).unwrap_or_default()
+            };
+            let expected: Vec<String> = expected.into_iter().map(str::to_owned).collect();
+            assert_eq!(messages(validate_standalone_signup(&standalone(password)).err()), expected, "standalone {password:?}");
+            assert_eq!(
+                messages(validate_combined_signup(&combined("grace@example.org", password, password)).err()),
+                expected,
+                "combined {password:?}"
+            );
+            assert_eq!(messages(validate_reset_password(&reset(password)).err()), expected, "reset {password:?}");
+        }
+        let own_name =
+            validate_combined_signup(&combined("grace.hopper@example.org", "Grace.Hopper", "Grace.Hopper")).expect_err("the address's name");
+        assert_eq!(own_name.messages_for("password"), vec![MSG_PASSWORD_IS_EMAIL]);
+        let own_address = validate_standalone_signup(&StandaloneSignupForm { password: Some("grace@example.org".into()), ..standalone("") })
+            .expect_err("the address");
+        assert_eq!(own_address.messages_for("password"), vec![MSG_PASSWORD_IS_EMAIL]);
+    }
+
+    #[test]
+    fn signing_in_takes_any_password_an_old_account_may_have() {
+        for password in ["password", "1234", "Papertide"] {
+            let login = validate_login(&LoginForm { email: Some("ada@example.org".into()), password: Some(password.into()) });
+            assert_eq!(login.map(|login| login.password), Ok(password.to_owned()));
+        }
     }
 
     #[test]
@@ -370,28 +546,128 @@ mod tests {
         assert_eq!(errors.first_message(), MSG_RESEARCH_FIELD_INVALID);
     }
 
-    #[test]
-    fn standalone_signup_applies_the_form_minimum_then_the_server_floor() {
-        let form = |password: &str, field: &str| StandaloneSignupForm {
+    fn standalone(password: &str, field: &str) -> StandaloneSignupForm {
+        StandaloneSignupForm {
             email: Some("ada@example.org".into()),
             password: Some(password.into()),
             confirm_password: None,
             research_field: Some(field.into()),
             pending_search: None,
-        };
-        let short = validate_standalone_signup(&form("12345", "biology")).expect_err("too short");
-        assert_eq!(short.messages_for("password"), vec![MSG_PASSWORD_MIN_6]);
-        let under_floor = validate_standalone_signup(&form("1234567", "biology")).expect_err("under 8");
-        assert_eq!(under_floor.messages_for("password"), vec![MSG_PASSWORD_MIN_8]);
-        let no_field = validate_standalone_signup(&form("12345678", "  ")).expect_err("no field");
+        }
+    }
+
+    #[test]
+    fn standalone_signup_asks_8_characters_and_a_plain_research_field() {
+        let short = validate_standalone_signup(&standalone("12345", "biology")).expect_err("too short");
+        assert_eq!(short.messages_for("password"), vec![MSG_PASSWORD_MIN_8]);
+        let no_field = validate_standalone_signup(&standalone("secret-12", "  ")).expect_err("no field");
         assert_eq!(no_field.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_REQUIRED]);
         for hostile in ["bio\0logy", "biology\r\nBcc: x@example.org", "abc\u{202E}fed", "<script>alert(1)</script>", "a\u{2066}b"] {
-            let refused = validate_standalone_signup(&form("secret-12", hostile)).expect_err(hostile);
+            let refused = validate_standalone_signup(&standalone("secret-12", hostile)).expect_err(hostile);
             assert_eq!(refused.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_UNSUPPORTED], "{hostile:?}");
         }
-        let accepted = validate_standalone_signup(&form("secret-12", "Cell & molecular biology (RNA), Zürich")).expect("plain");
+        let accepted = validate_standalone_signup(&standalone("secret-12", "Cell & molecular biology (RNA), Zürich")).expect("plain");
         assert_eq!(accepted.research_field.as_deref(), Some("Cell & molecular biology (RNA), Zürich"));
-        assert!(validate_standalone_signup(&form("12345678", "Neuroscience")).is_ok());
+        assert!(validate_standalone_signup(&standalone("secret-12", "Neuroscience")).is_ok());
+    }
+
+    /// One character of each invisible class, between letters as someone hiding text would put it.
+    fn hidden_in(character: char) -> String {
+        format!("bio{character}logy")
+    }
+
+    #[test]
+    fn the_research_field_refuses_every_format_character() {
+        let format_characters = [
+            '\u{00AD}',
+            '\u{0600}',
+            '\u{0605}',
+            '\u{061C}',
+            '\u{06DD}',
+            '\u{070F}',
+            '\u{0890}',
+            '\u{0891}',
+            '\u{08E2}',
+            '\u{180E}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2060}',
+            '\u{2064}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{206A}',
+            '\u{206F}',
+            '\u{FEFF}',
+            '\u{FFF9}',
+            '\u{FFFB}',
+            '\u{110BD}',
+            '\u{110CD}',
+            '\u{13430}',
+            '\u{1343F}',
+            '\u{1BCA0}',
+            '\u{1BCA3}',
+            '\u{1D173}',
+            '\u{1D17A}',
+            '\u{E0001}',
+            '\u{E0020}',
+            '\u{E0041}',
+            '\u{E007F}',
+        ];
+        for character in format_characters {
+            assert!(is_invisible(character), "U+{:04X}", u32::from(character));
+            let refused = validate_standalone_signup(&standalone("secret-12", &hidden_in(character))).expect_err("hidden");
+            assert_eq!(refused.messages_for("researchField"), vec![MSG_RESEARCH_FIELD_UNSUPPORTED], "U+{:04X}", u32::from(character));
+        }
+        let smuggled: String = "biology".chars().chain("ignore all".chars().map(|c| char::from_u32(0xE0000 + u32::from(c)).unwrap_or('?'))).collect();
+        assert!(!is_plain_text(&smuggled), "text written in tag letters");
+    }
+
+    #[test]
+    fn the_research_field_refuses_line_and_paragraph_separators() {
+        for character in ['\u{2028}', '\u{2029}'] {
+            assert!(!is_plain_text(&hidden_in(character)), "U+{:04X}", u32::from(character));
+        }
+    }
+
+    #[test]
+    fn the_research_field_refuses_the_grapheme_joiner_and_hangul_fillers() {
+        for character in ['\u{034F}', '\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}'] {
+            assert!(!is_plain_text(&hidden_in(character)), "U+{:04X}", u32::from(character));
+            assert!(!is_plain_text(&character.to_string()), "alone, U+{:04X} would look like an empty field", u32::from(character));
+        }
+    }
+
+    #[test]
+    fn visible_text_in_any_script_stays_plain() {
+        for text in [
+            "Zürich",
+            "naïve Bayes",
+            "علم الأحياء",
+            "생물학",
+            "神经科学",
+            "Ψυχολογία",
+            "e\u{0301}tude",
+            "\u{2800}",
+            "gene\u{00A0}editing",
+            "a\u{2010}b",
+            "x\u{2030}",
+        ] {
+            assert!(is_plain_text(text), "{text:?}");
+        }
+        for character in ['\u{2010}', '\u{2027}', '\u{202F}', '\u{2065}', '\u{2070}', '\u{FFF8}', '\u{FFFC}', '\u{E0000}', '\u{E0080}'] {
+            assert!(!is_invisible(character), "U+{:04X} is next to a range but outside it", u32::from(character));
+        }
+    }
+
+    #[test]
+    fn the_invisible_ranges_are_ordered_and_apart() {
+        assert!(INVISIBLE.iter().all(|(first, last)| first <= last));
+        assert!(INVISIBLE.windows(2).all(|pair| u32::from(pair[0].1) + 1 < u32::from(pair[1].0)));
     }
 
     #[test]

@@ -95,18 +95,25 @@ impl Store {
     /// [`Store::verify_email`] would accept now: known, the user's current one, unexpired, and
     /// the user active. Reads only; lets a caller skip costly work for a token that would fail.
     pub fn token_is_usable(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<bool> {
+        Ok(self.usable_token_user(hash, purpose, now)?.is_some())
+    }
+
+    /// The user of a token that [`Store::token_is_usable`] finds usable, `None` otherwise. Reads
+    /// only: a caller can check the request against the account (a new password against its
+    /// address) before using the token.
+    pub fn usable_token_user(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<Option<User>> {
         let Some(bytes) = self.tokens.get(hash.as_bytes())? else {
-            return Ok(false);
+            return Ok(None);
         };
         let record: TokenRecord = decode("token", &bytes)?;
         if record.purpose != purpose || record.expires_at <= now {
-            return Ok(false);
+            return Ok(None);
         }
         let Some(user_bytes) = self.users.get(record.user_id.as_bytes())? else {
-            return Ok(false);
+            return Ok(None);
         };
         let user: User = decode("user", &user_bytes)?;
-        Ok(user.is_active && previous_token_hash(&user, purpose) == Some(hash))
+        Ok((user.is_active && previous_token_hash(&user, purpose) == Some(hash)).then_some(user))
     }
 
     /// Uses a verification token: marks the email verified and queues the mail `welcome` makes.

@@ -250,6 +250,8 @@ fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() 
     assert!(!store.token_is_usable(TokenHash::of("new"), reset, hour)?, "expired");
     assert!(store.token_is_usable(TokenHash::of("new"), reset, now())?);
     assert!(store.token_is_usable(TokenHash::of("new"), reset, now())?, "asking twice uses nothing");
+    assert_eq!(store.usable_token_user(TokenHash::of("new"), reset, now())?.map(|owner| owner.email), Some("ada@example.org".to_owned()));
+    assert!(store.usable_token_user(TokenHash::of("old"), reset, now())?.is_none(), "superseded");
     assert!(store.reset_password(TokenHash::of("new"), "new-hash", now())?.is_some());
     assert!(!store.token_is_usable(TokenHash::of("new"), reset, now())?, "used");
     Ok(())

@@ -4,8 +4,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::{Duration, Utc};
 use engine::mail::{account_exists_mail, password_reset_mail, verification_mail, welcome_mail};
 use engine::validation::{
-    validate_combined_signup, validate_email_form, validate_login, validate_reset_password, validate_standalone_signup, CombinedSignupForm,
-    EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
+    check_new_password_for_account, validate_combined_signup, validate_email_form, validate_login, validate_reset_password,
+    validate_standalone_signup, CombinedSignupForm, EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
 };
 use engine::{Preferences, UserId};
 use serde::Deserialize;
@@ -302,17 +302,19 @@ async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form:
 }
 
 /// `POST /api/reset-password`: sets the new password and signs the user out everywhere. The
-/// cheap checks come first — the client's rate, the form, the token — and the password is hashed
-/// only for a token that can be used; using it is checked again in the write.
+/// cheap checks come first — the client's rate, the form, the token, the new password against
+/// the account's address — and the password is hashed only for a token that can be used; using
+/// it is checked again in the write.
 async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<ResetPasswordForm>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("reset-password", &ip, state.settings.rate_limits.reset_password)?;
     let reset = validate_reset_password(&form)?;
     let token = TokenHash::of(&reset.token);
     let invalid_token = || ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_RESET_INVALID);
-    if !state.store.token_is_usable(token, TokenPurpose::PasswordReset, Utc::now())? {
+    let Some(account) = state.store.usable_token_user(token, TokenPurpose::PasswordReset, Utc::now())? else {
         return Err(invalid_token());
-    }
+    };
+    check_new_password_for_account(&reset.password, &account.email)?;
     let password_hash = state.hasher.hash(reset.password).await?;
     let Some(user) = state.store.reset_password(token, &password_hash, Utc::now())? else {
         return Err(invalid_token());

@@ -140,14 +140,14 @@ async fn the_research_field_refuses_control_bidi_and_markup_and_writes_nothing()
     let server = TestServer::start().await;
     let client = server.client();
     for field in ["bio\u{0}logy", "biology\r\nBcc: victim@example.org", "ygoloib\u{202E}", "<img src=x onerror=alert(1)>"] {
-        let body = json!({ "email": "ada@example.org", "password": "12345678", "researchField": field });
+        let body = json!({ "email": "ada@example.org", "password": PASSWORD, "researchField": field });
         let answer = client.post("/api/auth/signup", body).await;
         assert_eq!(answer.status, 400, "{field:?}: {}", answer.body);
         assert_eq!(answer.body["errors"][0]["field"], "researchField", "{}", answer.body);
         assert!(answer.message().starts_with("Research field contains unsupported characters"), "{}", answer.body);
     }
     assert_eq!(server.state.store.user_count(), 0);
-    let plain = json!({ "email": "ada@example.org", "password": "12345678", "researchField": "Cell & molecular biology" });
+    let plain = json!({ "email": "ada@example.org", "password": PASSWORD, "researchField": "Cell & molecular biology" });
     assert_eq!(client.post("/api/auth/signup", plain).await.status, 201);
 }
 

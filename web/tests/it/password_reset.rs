@@ -4,7 +4,7 @@ use chrono::{Duration, Utc};
 use serde_json::json;
 use store::{TokenHash, TokenPurpose};
 
-use crate::common::{link_in, token_of, TestServer, PASSWORD};
+use crate::common::{link_in, token_of, TestServer, MSG_COMMON_PASSWORD, MSG_PASSWORD_IS_EMAIL, PASSWORD};
 
 const NEW_PASSWORD: &str = "Brand-New-456";
 
@@ -45,6 +45,12 @@ async fn a_reset_works_once_replaces_the_password_and_ends_every_session() {
     let link = link_in(&mails[2], "/reset-password?token=");
     let token = token_of(&link);
 
+    // The reset form has no address: the server checks the new password against the account's.
+    let own_address = server.client().post("/api/reset-password", reset_body(&token, "Ada@Example.org", "Ada@Example.org")).await;
+    assert_eq!((own_address.status, own_address.message()), (400, MSG_PASSWORD_IS_EMAIL), "{}", own_address.body);
+    assert_eq!(own_address.body["errors"][0]["field"], "password");
+    assert_eq!(laptop.get("/api/auth/me").await.status, 200, "a refused new password used the link or ended a session");
+
     let reset = server.client().post("/api/reset-password", reset_body(&token, NEW_PASSWORD, NEW_PASSWORD)).await;
     assert_eq!(reset.status, 200, "{}", reset.body);
     assert_eq!(laptop.get("/api/auth/me").await.status, 401, "the laptop session survived the reset");
@@ -81,10 +87,8 @@ async fn reset_validation_and_bad_tokens() {
     let cases = [
         (reset_body("", NEW_PASSWORD, NEW_PASSWORD), "Reset token is required"),
         (reset_body("t", "short1!", "short1!"), "Password must be at least 8 characters long"),
-        (reset_body("t", "nouppercase-1", "nouppercase-1"), "Password must contain at least one uppercase letter"),
-        (reset_body("t", "NOLOWERCASE-1", "NOLOWERCASE-1"), "Password must contain at least one lowercase letter"),
-        (reset_body("t", "No-Numbers-Here", "No-Numbers-Here"), "Password must contain at least one number"),
-        (reset_body("t", "NoSpecials123", "NoSpecials123"), "Password must contain at least one special character"),
+        (reset_body("t", "iloveyou", "iloveyou"), MSG_COMMON_PASSWORD),
+        (reset_body("t", " QWERTYUIOP ", " QWERTYUIOP "), MSG_COMMON_PASSWORD),
         (reset_body("t", NEW_PASSWORD, "Different-456"), "Passwords do not match"),
     ];
     for (body, message) in cases {

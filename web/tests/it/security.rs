@@ -65,7 +65,7 @@ async fn signup_forgot_password_and_resend_are_rate_limited() {
     .await;
     let client = server.client();
     assert_eq!(client.post("/api/signup", signup_body("a@example.org", PASSWORD)).await.status, 201);
-    assert_eq!(client.post("/api/auth/signup", json!({ "email": "b@example.org", "password": "12345678", "researchField": "x" })).await.status, 201);
+    assert_eq!(client.post("/api/auth/signup", json!({ "email": "b@example.org", "password": PASSWORD, "researchField": "x" })).await.status, 201);
     let third = client.post("/api/signup", signup_body("c@example.org", PASSWORD)).await;
     assert_eq!(third.status, 429);
     assert_eq!(server.state.store.user_count(), 2);

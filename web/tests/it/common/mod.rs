@@ -24,7 +24,13 @@ pub mod stripe;
 
 pub use maildev::{free_port, Maildev};
 
+/// Passes the rule for new passwords: 8 characters or more, on no list of common passwords.
 pub const PASSWORD: &str = "Secret-123";
+/// The messages of the rule for new passwords that the length does not give.
+pub const MSG_COMMON_PASSWORD: &str = "This password is on a list of common or leaked passwords that attackers try first; please choose another";
+pub const MSG_PASSWORD_IS_EMAIL: &str =
+    "This password is your email address or the name before its @, which attackers try first; please choose another";
+pub const MSG_PASSWORD_SITE_NAME: &str = "This password is built on the name Papertide, which attackers try first; please choose another";
 pub const GENEROUS_RATE: &str = "1000/1h";
 /// The address every test server names as an operator (`admin_emails`).
 pub const OPERATOR: &str = "operator@example.org";

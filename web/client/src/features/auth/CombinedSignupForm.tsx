@@ -1,4 +1,4 @@
-// The signup tab of /auth: the combined form with complexity rules and both agreements.
+// The signup tab of /auth: the combined form with the new-password rule and both agreements.
 import { Button } from "@/components/ui/Button";
 import { trackEvent } from "@/lib/analytics";
 import { getPendingSearch } from "@/state/pendingSearch";

@@ -1,11 +1,12 @@
-// /reset-password?token=…: a new password with the combined complexity rules. Without a token
-// the page says so in a toast and sends the visitor to /auth; the form stays blocked meanwhile.
+// /reset-password?token=…: a new password under the same rule as signup. Without a token the
+// page says so in a toast and sends the visitor to /auth; the form stays blocked meanwhile. A
+// password the server refuses (a common one, the account's address) shows its message at the field.
 import { useEffect, useRef, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { errorMessage } from "@/lib/api";
 import { toast } from "@/state/toast";
-import { resetPassword } from "./api";
+import { resetPassword, serverFieldErrors } from "./api";
 import { AuthHeading, AuthShell, PasswordField } from "./fields";
 import { useForm } from "./useForm";
 import { validateResetPassword } from "./validation";
@@ -32,6 +33,7 @@ export function ResetPasswordForm() {
       await resetPassword(token, valid.password, valid.confirmPassword);
       setIsDone(true);
     } catch (error) {
+      form.showErrors(serverFieldErrors(error));
       toast({
         title: "Password Reset Failed",
         description: errorMessage(error, "Failed to reset password. The reset link may be invalid or expired."),

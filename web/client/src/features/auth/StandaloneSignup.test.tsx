@@ -6,6 +6,8 @@ import { callsTo, latestToast, polyfillBrowserApis, renderRoute, requestBody, re
 const USER = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
 const CREATED = { status: 201, body: { message: "created", requiresVerification: true, user: USER } };
 const location = () => screen.getByTestId("location").textContent;
+/** The server's answer to a common password (the list stays on the server). */
+const COMMON_PASSWORD = "This password is on a list of common or leaked passwords that attackers try first; please choose another";
 
 function renderSignup(at = "/signup") {
   return renderRoute(<StandaloneSignup />, { at, routePath: "/signup" });
@@ -30,13 +32,13 @@ describe("/signup", () => {
     renderSignup();
     await fill(user, { Email: "ada@", "Research field": "", Password: "12345", "Confirm password": "12346" });
     expect(screen.getByText("Please enter a valid email address")).toBeInTheDocument();
-    expect(screen.getByText("Password must be at least 6 characters")).toBeInTheDocument();
+    expect(screen.getByText("Password must be at least 8 characters long")).toBeInTheDocument();
     expect(screen.getByText("Passwords don't match")).toBeInTheDocument();
     expect(screen.getByText("Please enter your research field")).toBeInTheDocument();
     expect(callsTo(fetchMock, "/api/auth/signup")).toBe(0);
   });
 
-  it.each(["123456", "1234567"])("%s: the server's 8-character floor at the field, before anything is sent", async (password) => {
+  it.each(["123456", "1234567"])("%s: the 8-character minimum at the field, before anything is sent", async (password) => {
     const user = userEvent.setup();
     const fetchMock = stubFetch({ "POST /api/auth/signup": CREATED });
     renderSignup();
@@ -45,17 +47,35 @@ describe("/signup", () => {
     expect(screen.getByRole("alert")).toHaveTextContent("Password must be at least 8 characters long");
     expect(field).toHaveAttribute("aria-invalid", "true");
     expect(field).toHaveAttribute("aria-describedby", "password-error");
-    expect(screen.queryByText("Password must be at least 6 characters")).not.toBeInTheDocument();
     expect(callsTo(fetchMock, "/api/auth/signup")).toBe(0);
     expect(location()).toBe("/signup");
   });
 
-  it("accepts 8 characters", async () => {
+  it("accepts 8 characters of any kind", async () => {
     const user = userEvent.setup();
     stubFetch({ "POST /api/auth/signup": CREATED });
     renderSignup();
-    await fill(user, { Password: "12345678", "Confirm password": "12345678" });
+    await fill(user, { Password: "lab-book", "Confirm password": "lab-book" });
     await screen.findByText("/login page");
+  });
+
+  it("shows the server's refusal of a common password under the password field", async () => {
+    const user = userEvent.setup();
+    const fetchMock = stubFetch({
+      "POST /api/auth/signup": {
+        status: 400,
+        body: { message: COMMON_PASSWORD, code: "validation_failed", errors: [{ field: "password", message: COMMON_PASSWORD }] },
+      },
+    });
+    renderSignup();
+    await fill(user, { Password: "iloveyou", "Confirm password": "iloveyou" });
+    expect(callsTo(fetchMock, "/api/auth/signup")).toBe(1);
+    expect(await screen.findByRole("alert")).toHaveTextContent(COMMON_PASSWORD);
+    const field = screen.getByLabelText("Password");
+    expect(field).toHaveAttribute("aria-invalid", "true");
+    expect(field).toHaveAccessibleDescription(COMMON_PASSWORD);
+    await waitFor(() => expect(latestToast()).toMatchObject({ description: COMMON_PASSWORD, variant: "destructive" }));
+    expect(location()).toBe("/signup");
   });
 
   it("creates the account and goes to /login", async () => {

@@ -4,18 +4,14 @@ import {
   MSG_AGREE_TERMS,
   MSG_ENTER_PASSWORD,
   MSG_INVALID_EMAIL,
-  MSG_PASSWORD_LOWERCASE,
-  MSG_PASSWORD_MIN_6,
   MSG_PASSWORD_MIN_8,
-  MSG_PASSWORD_NUMBER,
   MSG_PASSWORD_REQUIRED,
-  MSG_PASSWORD_SPECIAL,
-  MSG_PASSWORD_UPPERCASE,
+  MSG_PASSWORD_TOO_LONG,
   MSG_PASSWORDS_DO_NOT_MATCH,
   MSG_PASSWORDS_DONT_MATCH,
   MSG_RESEARCH_FIELD_INVALID,
   MSG_RESEARCH_FIELD_REQUIRED,
-  passwordComplexityErrors,
+  newPasswordErrors,
   validateCombinedLogin,
   validateCombinedSignup,
   validateForgotPassword,
@@ -38,19 +34,23 @@ describe("email addresses (same rules as the server)", () => {
   });
 });
 
-describe("password complexity", () => {
-  it("gives one message per broken rule, in order", () => {
-    expect(passwordComplexityErrors("")).toEqual([
-      MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_LOWERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL,
-    ]);
-    expect(passwordComplexityErrors("abc")).toEqual([MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL]);
-    expect(passwordComplexityErrors("Abc-123")).toEqual([MSG_PASSWORD_MIN_8]);
-    expect(passwordComplexityErrors("abcdefg1!")).toEqual([MSG_PASSWORD_UPPERCASE]);
-    expect(passwordComplexityErrors("ABCDEFG1!")).toEqual([MSG_PASSWORD_LOWERCASE]);
-    expect(passwordComplexityErrors("Abcdefgh!")).toEqual([MSG_PASSWORD_NUMBER]);
-    expect(passwordComplexityErrors("Abcdefgh1")).toEqual([MSG_PASSWORD_SPECIAL]);
-    expect(passwordComplexityErrors("Correct-Horse-9")).toEqual([]);
+describe("a new password (same rule as the server, less its list)", () => {
+  it("is 8 to 256 characters, counted as the server counts them", () => {
+    expect(newPasswordErrors("")).toEqual([MSG_PASSWORD_MIN_8]);
+    expect(newPasswordErrors("Abc-123")).toEqual([MSG_PASSWORD_MIN_8]);
+    expect(newPasswordErrors("Zq4!xw7k")).toEqual([]);
+    expect(newPasswordErrors("😀😀😀😀😀😀😀")).toEqual([MSG_PASSWORD_MIN_8]);
+    expect(newPasswordErrors("😀".repeat(8))).toEqual([]);
+    expect(newPasswordErrors("x".repeat(256))).toEqual([]);
+    expect(newPasswordErrors("x".repeat(257))).toEqual([MSG_PASSWORD_TOO_LONG]);
   });
+
+  it.each(["correct horse battery staple", "alllowercaseletters", "ALLUPPERCASELETTERS", "84719305162", "mot de passe très long"])(
+    "asks for no kind of character: %j",
+    (password) => {
+      expect(newPasswordErrors(password)).toEqual([]);
+    },
+  );
 });
 
 describe("combined signup", () => {
@@ -74,9 +74,8 @@ describe("combined signup", () => {
     expect(validateCombinedSignup({ ...valid, confirmPassword: "Secret-124" })).toEqual({ confirmPassword: [MSG_PASSWORDS_DONT_MATCH] });
     expect(validateCombinedSignup({ ...valid, agreeToTerms: false })).toEqual({ agreeToTerms: [MSG_AGREE_TERMS] });
     expect(validateCombinedSignup({ ...valid, agreeToPrivacy: false })).toEqual({ agreeToPrivacy: [MSG_AGREE_PRIVACY] });
-    expect(validateCombinedSignup({ ...valid, password: "secret", confirmPassword: "secret" }).password).toEqual([
-      MSG_PASSWORD_MIN_8, MSG_PASSWORD_UPPERCASE, MSG_PASSWORD_NUMBER, MSG_PASSWORD_SPECIAL,
-    ]);
+    expect(validateCombinedSignup({ ...valid, password: "secret", confirmPassword: "secret" }).password).toEqual([MSG_PASSWORD_MIN_8]);
+    expect(validateCombinedSignup({ ...valid, password: "secret-horse", confirmPassword: "secret-horse" })).toEqual({});
   });
 });
 
@@ -91,14 +90,15 @@ describe("the other forms", () => {
     expect(validateStandaloneLogin({ email: "ada@example.org", password: "p" })).toEqual({});
   });
 
-  it("standalone signup: the spec's 6 characters, the server's 8, matching confirmation, a research field", () => {
-    const form = { email: "ada@example.org", password: "12345678", confirmPassword: "12345678", researchField: "Neuroscience" };
+  it("standalone signup: the same 8 to 256 characters, matching confirmation, a research field", () => {
+    const form = { email: "ada@example.org", password: "Secret-123", confirmPassword: "Secret-123", researchField: "Neuroscience" };
     expect(validateStandaloneSignup(form)).toEqual({});
     expect(validateStandaloneSignup({ ...form, email: "ada@" })).toEqual({ email: [MSG_INVALID_EMAIL] });
-    expect(validateStandaloneSignup({ ...form, password: "12345", confirmPassword: "12345" })).toEqual({ password: [MSG_PASSWORD_MIN_6] });
-    expect(validateStandaloneSignup({ ...form, password: "123456", confirmPassword: "123456" })).toEqual({ password: [MSG_PASSWORD_MIN_8] });
+    expect(validateStandaloneSignup({ ...form, password: "12345", confirmPassword: "12345" })).toEqual({ password: [MSG_PASSWORD_MIN_8] });
     expect(validateStandaloneSignup({ ...form, password: "1234567", confirmPassword: "1234567" })).toEqual({ password: [MSG_PASSWORD_MIN_8] });
-    expect(validateStandaloneSignup({ ...form, confirmPassword: "1234567" })).toEqual({ confirmPassword: [MSG_PASSWORDS_DONT_MATCH] });
+    const long = "x".repeat(257);
+    expect(validateStandaloneSignup({ ...form, password: long, confirmPassword: long })).toEqual({ password: [MSG_PASSWORD_TOO_LONG] });
+    expect(validateStandaloneSignup({ ...form, confirmPassword: "Secret-12" })).toEqual({ confirmPassword: [MSG_PASSWORDS_DONT_MATCH] });
     expect(validateStandaloneSignup({ ...form, researchField: "   " })).toEqual({ researchField: [MSG_RESEARCH_FIELD_REQUIRED] });
   });
 
@@ -107,11 +107,12 @@ describe("the other forms", () => {
     expect(validateForgotPassword({ email: "ada@example.org" })).toEqual({});
   });
 
-  it("reset password uses the complexity rules and 'Passwords do not match'", () => {
+  it("reset password uses the same rule and 'Passwords do not match'", () => {
     expect(validateResetPassword({ password: "Secret-123", confirmPassword: "Secret-123" })).toEqual({});
     expect(validateResetPassword({ password: "Secret-123", confirmPassword: "Secret-321" })).toEqual({
       confirmPassword: [MSG_PASSWORDS_DO_NOT_MATCH],
     });
-    expect(validateResetPassword({ password: "secret-123", confirmPassword: "secret-123" })).toEqual({ password: [MSG_PASSWORD_UPPERCASE] });
+    expect(validateResetPassword({ password: "secret-123", confirmPassword: "secret-123" })).toEqual({});
+    expect(validateResetPassword({ password: "Secret", confirmPassword: "Secret" })).toEqual({ password: [MSG_PASSWORD_MIN_8] });
   });
 });

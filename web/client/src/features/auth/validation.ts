@@ -1,16 +1,17 @@
 // Client-side checks of every auth form (spec §5), written to match the server's rules in
 // engine/src/validation.rs so the user sees the same message before and after a round trip.
 // Each check returns the messages per field; an empty object means the form is valid.
+//
+// A new password (either signup, the reset) follows one rule, after NIST SP 800-63B: 8 to 256
+// characters, no composition rules. The server also refuses common and leaked passwords and
+// ones made from the account's address or the site's name; the list stays on the server, and
+// its message comes back as the password field's (see `serverFieldErrors`).
 
 export const MSG_INVALID_EMAIL = "Please enter a valid email address";
 export const MSG_ENTER_PASSWORD = "Please enter your password";
 export const MSG_PASSWORD_REQUIRED = "Password is required";
-export const MSG_PASSWORD_MIN_6 = "Password must be at least 6 characters";
 export const MSG_PASSWORD_MIN_8 = "Password must be at least 8 characters long";
-export const MSG_PASSWORD_UPPERCASE = "Password must contain at least one uppercase letter";
-export const MSG_PASSWORD_LOWERCASE = "Password must contain at least one lowercase letter";
-export const MSG_PASSWORD_NUMBER = "Password must contain at least one number";
-export const MSG_PASSWORD_SPECIAL = "Password must contain at least one special character";
+export const MSG_PASSWORD_TOO_LONG = "Password must be at most 256 characters";
 export const MSG_PASSWORDS_DONT_MATCH = "Passwords don't match";
 export const MSG_PASSWORDS_DO_NOT_MATCH = "Passwords do not match";
 export const MSG_RESEARCH_FIELD_REQUIRED = "Please enter your research field";
@@ -18,10 +19,9 @@ export const MSG_RESEARCH_FIELD_INVALID = "Please select a valid research field"
 export const MSG_AGREE_TERMS = "You must agree to the Terms and Conditions";
 export const MSG_AGREE_PRIVACY = "You must agree to the Privacy Policy";
 
-export const STANDALONE_MIN_PASSWORD_CHARS = 6;
-export const COMPLEX_MIN_PASSWORD_CHARS = 8;
-/** The server refuses any password shorter than this, whichever form sent it. */
-export const SERVER_MIN_PASSWORD_CHARS = 8;
+/** The shortest and the longest new password, in characters (code points, as the server counts). */
+export const MIN_PASSWORD_CHARS = 8;
+export const MAX_PASSWORD_CHARS = 256;
 const MAX_EMAIL_CHARS = 254;
 const MAX_EMAIL_LOCAL_CHARS = 64;
 
@@ -61,15 +61,12 @@ export function isValidEmail(email: string): boolean {
   return isValidLocalPart(local) && isValidDomain(domain);
 }
 
-/** The complexity rules of the combined signup and reset forms: one message per broken rule. */
-export function passwordComplexityErrors(password: string): string[] {
-  const problems: string[] = [];
-  if ([...password].length < COMPLEX_MIN_PASSWORD_CHARS) problems.push(MSG_PASSWORD_MIN_8);
-  if (!/\p{Lu}/u.test(password)) problems.push(MSG_PASSWORD_UPPERCASE);
-  if (!/\p{Ll}/u.test(password)) problems.push(MSG_PASSWORD_LOWERCASE);
-  if (!/[0-9]/.test(password)) problems.push(MSG_PASSWORD_NUMBER);
-  if (!/[^\p{L}\p{N}]/u.test(password)) problems.push(MSG_PASSWORD_SPECIAL);
-  return problems;
+/** The length rule of every form that sets a password: its message, or none. Any characters. */
+export function newPasswordErrors(password: string): string[] {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_CHARS) return [MSG_PASSWORD_MIN_8];
+  if (length > MAX_PASSWORD_CHARS) return [MSG_PASSWORD_TOO_LONG];
+  return [];
 }
 
 export interface CombinedSignupValues {
@@ -87,7 +84,7 @@ export function validateCombinedSignup(values: CombinedSignupValues): FormErrors
   if (values.researchField && !RESEARCH_FIELDS.some((field) => field.value === values.researchField)) {
     errors.researchField = [MSG_RESEARCH_FIELD_INVALID];
   }
-  const passwordProblems = passwordComplexityErrors(values.password);
+  const passwordProblems = newPasswordErrors(values.password);
   if (passwordProblems.length > 0) errors.password = passwordProblems;
   if (values.confirmPassword !== values.password) errors.confirmPassword = [MSG_PASSWORDS_DONT_MATCH];
   if (!values.agreeToTerms) errors.agreeToTerms = [MSG_AGREE_TERMS];
@@ -123,17 +120,12 @@ export interface StandaloneSignupValues {
   researchField: string;
 }
 
-/**
- * The standalone /signup page. The spec's floor is 6 characters ('Password must be at least 6
- * characters'); the server refuses fewer than 8, so a password of 6 or 7 gets the server's own
- * message here, before a round trip that could only fail.
- */
+/** The standalone /signup page: the same password rule as the combined form, a free-text research field. */
 export function validateStandaloneSignup(values: StandaloneSignupValues): FormErrors<keyof StandaloneSignupValues> {
   const errors: FormErrors<keyof StandaloneSignupValues> = {};
   if (!isValidEmail(values.email.trim())) errors.email = [MSG_INVALID_EMAIL];
-  const passwordChars = [...values.password].length;
-  if (passwordChars < STANDALONE_MIN_PASSWORD_CHARS) errors.password = [MSG_PASSWORD_MIN_6];
-  else if (passwordChars < SERVER_MIN_PASSWORD_CHARS) errors.password = [MSG_PASSWORD_MIN_8];
+  const passwordProblems = newPasswordErrors(values.password);
+  if (passwordProblems.length > 0) errors.password = passwordProblems;
   if (values.confirmPassword !== values.password) errors.confirmPassword = [MSG_PASSWORDS_DONT_MATCH];
   if (values.researchField.trim().length < 1) errors.researchField = [MSG_RESEARCH_FIELD_REQUIRED];
   return errors;
@@ -148,10 +140,10 @@ export interface ResetPasswordValues {
   confirmPassword: string;
 }
 
-/** The /reset-password page: the combined complexity rules and its own mismatch message. */
+/** The /reset-password page: the same password rule and its own mismatch message. */
 export function validateResetPassword(values: ResetPasswordValues): FormErrors<keyof ResetPasswordValues> {
   const errors: FormErrors<keyof ResetPasswordValues> = {};
-  const passwordProblems = passwordComplexityErrors(values.password);
+  const passwordProblems = newPasswordErrors(values.password);
   if (passwordProblems.length > 0) errors.password = passwordProblems;
   if (values.confirmPassword !== values.password) errors.confirmPassword = [MSG_PASSWORDS_DO_NOT_MATCH];
   return errors;
