@@ -32,13 +32,20 @@ use crate::state::AppState;
 /// `public_url` is the configured public address; the request's own Host also counts, so the
 /// service works when reached at another name (a cookie never crosses names anyway).
 pub fn is_same_origin(request: &HttpRequest, public_url: &Url) -> bool {
+    is_allowed_origin(request, public_url, false)
+}
+
+/// [`is_same_origin`], with `forms_welcome`: a request with neither header may carry a form body
+/// (for calls a secret in their address authorizes, not a cookie: RFC 8058's one-click
+/// unsubscribe, which mail providers send as a form from their own servers).
+fn is_allowed_origin(request: &HttpRequest, public_url: &Url, forms_welcome: bool) -> bool {
     let header = |name: &str| request.headers().get(name).and_then(|value| value.to_str().ok());
     let site = header("sec-fetch-site");
     if site.is_some_and(|site| !matches!(site, "same-origin" | "none")) {
         return false;
     }
     let Some(origin) = header("origin") else {
-        return site.is_some() || !is_form_body(header("content-type"));
+        return site.is_some() || forms_welcome || !is_form_body(header("content-type"));
     };
     let Ok(origin) = Url::parse(origin) else {
         return false;
@@ -79,7 +86,8 @@ pub async fn same_origin_guard(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let state = request.app_data::<web::Data<AppState>>().cloned();
-    let is_allowed = state.is_some_and(|state| is_same_origin(request.request(), &state.settings.public_url));
+    let forms_welcome = request.path().starts_with("/api/unsubscribe/");
+    let is_allowed = state.is_some_and(|state| is_allowed_origin(request.request(), &state.settings.public_url, forms_welcome));
     if needs_origin_check(&request) && !is_allowed {
         tracing::warn!(path = request.path(), "cross-site request refused");
         let refusal = ApiError::forbidden("cross_site_request", "Cross-site request refused.").error_response();

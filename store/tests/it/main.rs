@@ -363,3 +363,77 @@ fn the_number_of_accounts_is_kept_with_each_account_and_survives_a_reopen() -> T
     assert_eq!(store.user_count(), 2);
     Ok(())
 }
+
+fn pending(password_hash: &str, token: &str, at: DateTime<Utc>) -> store::PendingSignup {
+    store::PendingSignup {
+        password_hash: password_hash.into(),
+        research_field: Some("physics".into()),
+        pending_search: Some("dark matter".into()),
+        verification: (TokenHash::of(token), at + Duration::hours(48)),
+        mail: Some(mail("victim@example.org", "Verify again")),
+    }
+}
+
+/// Whoever signs up last for an unverified address holds its credentials: the earlier signer's
+/// password, link and sessions are gone, and only the newest link verifies.
+#[test]
+fn a_signup_for_an_unverified_address_replaces_its_pending_credentials() -> TestResult {
+    let store = Store::temporary()?;
+    let attacker = signup(&store, "victim@example.org", "attacker-link")?;
+    store.create_session(TokenHash::of("attacker-session"), &session_for(&attacker, now()))?;
+    let later = now() + Duration::hours(1);
+    let restarted = store.restart_pending_signup("Victim@Example.org", pending("victim-hash", "victim-link", later), later)?;
+    let store::SignupRestart::Restarted(user) = restarted else { panic!("the unverified account is restarted: {restarted:?}") };
+    assert_eq!(user.id, attacker.id, "the same account, new credentials");
+    assert_eq!(user.password_hash, "victim-hash");
+    assert_eq!((user.research_field.as_deref(), user.pending_search.as_deref()), (Some("physics"), Some("dark matter")));
+    assert_eq!(user.verification_expires_at, Some(later + Duration::hours(48)));
+    assert!(store.session_user(TokenHash::of("attacker-session"), later)?.is_none(), "the earlier signer's session ended");
+    assert_eq!(store.due_mail(later, 10)?.iter().filter(|queued| queued.mail.subject == "Verify again").count(), 1);
+    assert!(store.verify_email(TokenHash::of("attacker-link"), later, |user| mail(&user.email, "Welcome"))?.is_none(), "the first link is void");
+    let verified = store.verify_email(TokenHash::of("victim-link"), later, |user| mail(&user.email, "Welcome"))?.expect("the newest link verifies");
+    assert_eq!(verified.password_hash, "victim-hash");
+
+    // Once verified, a signup changes nothing.
+    let again = store.restart_pending_signup("victim@example.org", pending("third-hash", "third-link", later), later)?;
+    assert!(matches!(again, store::SignupRestart::Unchanged(ref user) if user.password_hash == "victim-hash"), "{again:?}");
+    assert!(!store.token_is_usable(TokenHash::of("third-link"), TokenPurpose::EmailVerification, later)?);
+    assert_eq!(store.restart_pending_signup("nobody@example.org", pending("h", "t", later), later)?, store::SignupRestart::Missing);
+    Ok(())
+}
+
+/// An account nobody verifies goes away when its window closes, with everything it holds, and
+/// its address can be signed up afresh; verified accounts and open windows stay.
+#[test]
+fn unverified_accounts_are_removed_with_everything_when_their_window_closes() -> TestResult {
+    let store = Store::temporary()?;
+    let before = store.raw_entries()?;
+    let count_before = store.user_count();
+    let trap = signup(&store, "trap@example.org", "trap-link")?;
+    store.record_notice(trap.id, "signup-attempt", now())?;
+    let kept = signup(&store, "kept@example.org", "kept-link")?;
+    store.verify_email(TokenHash::of("kept-link"), now(), |user| mail(&user.email, "Welcome"))?.expect("verified");
+    let fresh_at = now() + Duration::hours(47);
+    let fresh = {
+        let user = User::new(UserId(Uuid::new_v4()), "fresh@example.org", "hash".into(), fresh_at);
+        let verification = Some((TokenHash::of("fresh-link"), fresh_at + Duration::hours(48)));
+        store.create_account(NewAccount { user, preferences: Preferences::default(), verification, mail: None }, fresh_at)?
+    };
+    assert_eq!(store.remove_expired_unverified(now() + Duration::hours(47))?, 0, "within the window nothing goes");
+    assert_eq!(store.remove_expired_unverified(now() + Duration::hours(48))?, 1);
+    assert!(store.user(trap.id)?.is_none() && store.user_by_email("trap@example.org")?.is_none());
+    assert!(store.user(kept.id)?.is_some(), "a verified account stays");
+    assert!(store.user(fresh.id)?.is_some(), "an account in its window stays");
+    assert_eq!(store.user_count(), count_before + 2);
+    assert!(!store.token_is_usable(TokenHash::of("trap-link"), TokenPurpose::EmailVerification, now())?);
+    // Nothing of the removed account is left in any tree.
+    let trap_key = trap.id.as_bytes().to_vec();
+    for (tree, key, value) in store.raw_entries()?.into_iter().filter(|entry| !before.contains(entry)) {
+        assert!(!key.windows(16).any(|window| window == trap_key.as_slice()), "{tree} keeps a key of the removed account");
+        assert!(!value.windows(16).any(|window| window == trap_key.as_slice()), "{tree} keeps a value naming the removed account");
+        assert!(!String::from_utf8_lossy(&value).contains("trap@example.org"), "{tree} keeps mail to the removed account");
+    }
+    let again = signup(&store, "trap@example.org", "new-link")?;
+    assert_ne!(again.id, trap.id, "the address can be signed up afresh");
+    Ok(())
+}

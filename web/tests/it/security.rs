@@ -143,7 +143,10 @@ async fn malformed_requests_get_json_messages_without_our_type_names() {
     assert!(!duplicate.message().contains("deserialize"), "{}", duplicate.body);
     let huge = client.post_raw("/api/auth/login", &[json_type], format!("{{\"email\": \"{}\"}}", "a".repeat(200_000))).await;
     assert_eq!((huge.status, huge.body["code"].as_str()), (413, Some("payload_too_large")), "{}", huge.body);
-    let not_json = client.post_raw("/api/auth/login", &[("content-type", "text/plain")], "email=a".into()).await;
+    let not_json = client.post_raw("/api/auth/login", &[("content-type", "text/plain"), ("sec-fetch-site", "same-origin")], "email=a".into()).await;
     assert_eq!(not_json.status, 400);
     assert!(not_json.message().contains("JSON"), "{}", not_json.body);
+    // Without either browser header, a body an HTML form on any site could send is refused.
+    let form = client.post_raw("/api/auth/login", &[("content-type", "text/plain")], "email=a".into()).await;
+    assert_eq!((form.status, form.body["code"].as_str()), (403, Some("cross_site_request")), "{}", form.body);
 }
