@@ -104,7 +104,8 @@ async fn login_flood(config: &FloodConfig, address: SocketAddr, pid: u32) -> any
     let before = rss_mib(pid);
     let long = "a".repeat(config.email_bytes);
     let started = Instant::now();
-    let long_statuses = send_logins(address, config.login_connections, config.login_requests, move |index| format!("{long}{index}@example.org")).await;
+    let long_statuses =
+        send_logins(address, config.login_connections, config.login_requests, move |index| format!("{long}{index}@example.org")).await;
     let long_secs = started.elapsed().as_secs_f64();
     let after_long = rss_mib(pid);
     let started = Instant::now();
@@ -190,7 +191,8 @@ async fn exchange(stream: &mut TcpStream, request: &[u8]) -> Option<(u16, bool)>
         let Some(head_end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") else { continue };
         let head = String::from_utf8_lossy(&buffer[..head_end]).to_ascii_lowercase();
         let status: u16 = head.split_whitespace().nth(1)?.parse().ok()?;
-        let length: usize = head.lines().find_map(|line| line.strip_prefix("content-length:")).and_then(|value| value.trim().parse().ok()).unwrap_or(0);
+        let length: usize =
+            head.lines().find_map(|line| line.strip_prefix("content-length:")).and_then(|value| value.trim().parse().ok()).unwrap_or(0);
         if buffer.len() >= head_end + 4 + length {
             return Some((status, !head.contains("connection: close")));
         }

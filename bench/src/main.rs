@@ -303,7 +303,16 @@ fn main() -> anyhow::Result<()> {
             };
             bench::http::run(&config)?
         }
-        Scenario::Floods { login_requests, email_bytes, login_connections, slow_connections, slow_seconds, server_open_files, settle_seconds, server } => {
+        Scenario::Floods {
+            login_requests,
+            email_bytes,
+            login_connections,
+            slow_connections,
+            slow_seconds,
+            server_open_files,
+            settle_seconds,
+            server,
+        } => {
             bench::http::raise_open_files_limit();
             let config = bench::floods::FloodConfig {
                 binary: bench::http::find_server_binary(server.as_deref())?,

@@ -7,9 +7,9 @@ use actix_web::{web, App};
 
 use std::sync::Arc;
 
+use crate::connections::body_deadline;
 use crate::error::{json_error_bodies, json_payload_error, path_error, query_error};
 use crate::routes::{unmatched, ApiRoutes, RouteTable};
-use crate::connections::body_deadline;
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::{auth, billing, client, digests, headers, health, terms, users};

@@ -166,9 +166,10 @@ impl ConnectionGate {
 const REFUSAL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 76\r\n\r\n{\"code\":\"too_many_connections\",\"message\":\"Too many connections; try again.\"}";
 
 fn refuse(stream: &actix_web::rt::net::TcpStream) {
-    // A fresh socket's send buffer takes these few bytes at once; if not, the close still says
-    // enough.
-    let _ = stream.try_write(REFUSAL);
+    // Written with the system call itself: the runtime has not polled this socket yet, so its
+    // own non-blocking write would not try. A fresh socket's send buffer takes these few bytes
+    // at once; if not, the close still says enough.
+    let _ = rustix::net::send(stream, REFUSAL, rustix::net::SendFlags::NOSIGNAL);
     let _ = rustix::net::shutdown(stream, rustix::net::Shutdown::Both);
 }
 
@@ -182,7 +183,10 @@ pub fn body_timeouts() -> u64 {
 /// Middleware (`from_fn`): a request with a body gets it read here, within [`BODY_DEADLINE`] and
 /// at most [`MAX_JSON_BODY_BYTES`] (plus one byte, so the JSON extractor still answers 413 for a
 /// larger one); a body that does not arrive in time is answered 408 and the connection closed.
-pub async fn body_deadline(mut request: ServiceRequest, next: Next<impl MessageBody + 'static>) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+pub async fn body_deadline(
+    mut request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let has_body = request.headers().contains_key("content-length") || request.headers().contains_key("transfer-encoding");
     if has_body {
         let payload = request.take_payload();
@@ -192,7 +196,8 @@ pub async fn body_deadline(mut request: ServiceRequest, next: Next<impl MessageB
             Err(_) => {
                 BODY_TIMEOUTS.fetch_add(1, Ordering::Relaxed);
                 tracing::info!(path = request.path(), "request body not received in time");
-                let mut answer = ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", "The request body did not arrive in time.").error_response();
+                let mut answer =
+                    ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", "The request body did not arrive in time.").error_response();
                 answer.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
                 return Ok(request.into_response(answer).map_into_right_body());
             }

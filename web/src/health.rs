@@ -3,12 +3,12 @@
 use std::fmt::Write;
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use sha2::Digest;
 use actors::Harvester;
 use chrono::Utc;
 use engine::harvest::HarvestState;
 use engine::paper::Source;
 use serde_json::{json, Value};
+use sha2::Digest;
 
 use crate::auth::SignedIn;
 use crate::state::AppState;
@@ -185,7 +185,11 @@ fn may_read_metrics(state: &AppState, request: &HttpRequest) -> bool {
 /// `PAPERTIDE_METRICS_TOKEN` set, only for `Authorization: Bearer TOKEN` (else 401).
 pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpResponse {
     if !may_read_metrics(&state, &request) {
-        let refusal = crate::error::ApiError::new(actix_web::http::StatusCode::UNAUTHORIZED, "metrics_token_required", "This server's metrics need its metrics token.");
+        let refusal = crate::error::ApiError::new(
+            actix_web::http::StatusCode::UNAUTHORIZED,
+            "metrics_token_required",
+            "This server's metrics need its metrics token.",
+        );
         let mut answer = actix_web::ResponseError::error_response(&refusal);
         answer.headers_mut().insert(actix_web::http::header::WWW_AUTHENTICATE, actix_web::http::header::HeaderValue::from_static("Bearer"));
         return answer;
@@ -230,11 +234,27 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
     let mut counter = |name: &str, help: &str, value: u64| {
         let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
     };
-    counter("papertide_rate_limiter_evicted_total", "Open rate-limit counters dropped to keep the limiter within its size.", state.limiter.evicted_total());
+    counter(
+        "papertide_rate_limiter_evicted_total",
+        "Open rate-limit counters dropped to keep the limiter within its size.",
+        state.limiter.evicted_total(),
+    );
     let connections = state.connections.stats();
-    counter("papertide_connections_refused_total", "Connections answered 503 and closed because the server or their address was at its cap.", connections.refused_total);
-    counter("papertide_request_body_timeouts_total", "Requests answered 408 because their body did not arrive in time.", crate::connections::body_timeouts());
-    counter("papertide_log_lines_dropped_total", "Log lines that could not be written (a full disk, a closed pipe) and were dropped.", crate::logging::dropped_lines());
+    counter(
+        "papertide_connections_refused_total",
+        "Connections answered 503 and closed because the server or their address was at its cap.",
+        connections.refused_total,
+    );
+    counter(
+        "papertide_request_body_timeouts_total",
+        "Requests answered 408 because their body did not arrive in time.",
+        crate::connections::body_timeouts(),
+    );
+    counter(
+        "papertide_log_lines_dropped_total",
+        "Log lines that could not be written (a full disk, a closed pipe) and were dropped.",
+        crate::logging::dropped_lines(),
+    );
     let mut gauge = |name: &str, help: &str, value: u64| {
         let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
     };

@@ -65,6 +65,9 @@ impl TestServer {
             rate_limit_reset_password: Some(GENEROUS_RATE.into()),
             rate_limit_immediate_search: Some(GENEROUS_RATE.into()),
             rate_limit_resend_email: Some(GENEROUS_RATE.into()),
+            rate_limit_recipient: Some(GENEROUS_RATE.into()),
+            rate_limit_signup_global: Some(GENEROUS_RATE.into()),
+            rate_limit_link_guesses: Some(GENEROUS_RATE.into()),
             // No test reaches the real sources; a test that harvests or searches live names its
             // replay server.
             harvest_sources: Some(vec!["none".into()]),
@@ -362,4 +365,77 @@ pub fn token_of(link: &str) -> String {
 pub fn decode_quoted_printable(raw: &str) -> String {
     let joined = raw.replace("=\r\n", "").replace("=\n", "");
     String::from_utf8_lossy(&engine::mail::decode_hex_escapes(&joined, b'=')).into_owned()
+}
+
+/// The real `papertide` binary serving on a loopback port of its own, with mail to its outbox;
+/// killed when dropped.
+pub struct BinaryServer {
+    pub base: String,
+    pub data_dir: TempDir,
+    child: std::process::Child,
+}
+
+impl BinaryServer {
+    /// Starts the binary with the embedded defaults but `env`, its log going to `stderr`, and
+    /// waits until `/healthz` answers.
+    pub async fn start(env: &[(&str, &str)], stderr: std::process::Stdio) -> BinaryServer {
+        let data_dir = tempfile::tempdir().expect("temporary data directory");
+        let port = free_port();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
+            .args(["--data-dir", &data_dir.path().display().to_string(), "serve"])
+            .env("PAPERTIDE_BIND", format!("127.0.0.1:{port}"))
+            .env("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
+            .env("PAPERTIDE_HARVEST_SOURCES", "none")
+            .env("PAPERTIDE_LIVE_SEARCH", "false")
+            .env_remove("PAPERTIDE_CONFIG")
+            .env_remove("PAPERTIDE_SMTP_URL")
+            .env_remove("PAPERTIDE_EMBED_MODEL_DIR")
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("papertide starts");
+        let server = BinaryServer { base: format!("http://127.0.0.1:{port}"), data_dir, child };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while reqwest::get(format!("{}/healthz", server.base)).await.is_err() {
+            assert!(Instant::now() < deadline, "nothing listens on {port}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        server
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(&self.base)
+    }
+
+    /// Waits (at most 10 s) until the outbox holds `count` mails to `to` with `subject`, and
+    /// returns them oldest first.
+    pub async fn wait_for_mails(&self, count: usize, to: &str, subject: &str) -> Vec<String> {
+        let (to_line, subject_line) = (format!("To: {to}\r\n"), format!("Subject: {subject}"));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut names: Vec<PathBuf> = std::fs::read_dir(self.data_dir.path().join("outbox"))
+                .map(|entries| entries.filter_map(|entry| entry.ok().map(|entry| entry.path())).collect())
+                .unwrap_or_default();
+            names.sort();
+            let mails: Vec<String> = names
+                .iter()
+                .filter_map(|path| std::fs::read_to_string(path).ok())
+                .map(|raw| decode_quoted_printable(&raw))
+                .filter(|mail| mail.contains(&to_line) && mail.contains(&subject_line))
+                .collect();
+            if mails.len() >= count {
+                return mails;
+            }
+            assert!(Instant::now() < deadline, "expected {count} mails {subject:?} to {to}, found {}", mails.len());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+impl Drop for BinaryServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
