@@ -53,6 +53,10 @@ pub struct LiveSearch {
     asked: Arc<Mutex<AskedToday>>,
 }
 
+/// The most live questions asked in a day (by words and source): a few MB of words at most, and
+/// more than a busy server's immediate searches need.
+const MAX_QUESTIONS_A_DAY: usize = 100_000;
+
 /// The questions asked today, by the term's words and the source.
 #[derive(Debug, Default)]
 struct AskedToday {
@@ -231,14 +235,47 @@ impl LiveSearch {
         asked.day == Some(today) && asked.queries.contains(&(key.to_owned(), source))
     }
 
-    /// Marks `key` as asked of `sources` today and returns those that were not yet (the day's
-    /// memory starts afresh when the day changes).
+    /// Marks `key` as asked of `sources` today and returns those that were not yet.
     fn reserve(&self, key: &str, sources: &[Source], today: NaiveDate) -> Vec<Source> {
-        let mut asked = self.lock();
-        if asked.day != Some(today) {
-            asked.day = Some(today);
-            asked.queries.clear();
+        self.lock().reserve(key, sources, today)
+    }
+}
+
+impl AskedToday {
+    /// Marks `key` as asked of `sources` on `today` and returns those that were not yet (the
+    /// day's memory starts afresh when the day changes).
+    fn reserve(&mut self, key: &str, sources: &[Source], today: NaiveDate) -> Vec<Source> {
+        if self.day != Some(today) {
+            self.day = Some(today);
+            self.queries.clear();
         }
-        sources.iter().copied().filter(|source| asked.queries.insert((key.to_owned(), *source))).collect()
+        // Bounded like everything users' input can grow: past the day's cap, digests are made
+        // from the index alone until tomorrow.
+        if self.queries.len() >= MAX_QUESTIONS_A_DAY {
+            return Vec::new();
+        }
+        sources.iter().copied().filter(|source| self.queries.insert((key.to_owned(), *source))).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_question_is_asked_once_a_day_and_the_days_questions_are_bounded() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 27).expect("a date");
+        let mut asked = AskedToday::default();
+        assert_eq!(asked.reserve("malaria vaccine", &[Source::Pubmed, Source::Arxiv], today), vec![Source::Pubmed, Source::Arxiv]);
+        assert_eq!(asked.reserve("malaria vaccine", &[Source::Pubmed], today), vec![], "once a day");
+        for index in 1..MAX_QUESTIONS_A_DAY - 1 {
+            asked.reserve(&format!("term {index}"), &[Source::Pubmed], today);
+        }
+        assert_eq!(asked.queries.len(), MAX_QUESTIONS_A_DAY);
+        assert_eq!(asked.reserve("one more", &[Source::Pubmed], today), vec![], "past the cap nothing is asked");
+        assert_eq!(asked.queries.len(), MAX_QUESTIONS_A_DAY, "and nothing is kept");
+        let tomorrow = today.succ_opt().expect("a date");
+        assert_eq!(asked.reserve("one more", &[Source::Pubmed], tomorrow), vec![Source::Pubmed], "a new day starts afresh");
+        assert_eq!(asked.queries.len(), 1);
     }
 }
