@@ -41,6 +41,9 @@ pub struct FloodConfig {
     pub slow_connections: usize,
     /// How long the slow-body flood lasts.
     pub slow_seconds: u64,
+    /// How many times the slow-body flood runs, one after the other (memory that a flood leaves
+    /// behind and the next one reuses does not grow from round to round).
+    pub slow_rounds: usize,
     /// The server's open-files limit (none: inherited).
     pub server_open_files: Option<u64>,
     /// How long to wait after each flood before measuring memory again.
@@ -74,7 +77,13 @@ async fn run_async(config: &FloodConfig) -> anyhow::Result<Value> {
         figures.insert("login".into(), login_flood(config, address, pid).await?);
     }
     if config.slow_connections > 0 {
-        figures.insert("slowBody".into(), slow_body_flood(config, address, pid).await?);
+        let mut settled = Vec::new();
+        for _ in 0..config.slow_rounds.max(1) {
+            let round = slow_body_flood(config, address, pid).await?;
+            settled.push(round["rssSettledMib"].clone());
+            figures.insert("slowBody".into(), round);
+        }
+        figures.insert("slowBodyRoundsRssSettledMib".into(), json!(settled));
     }
     server.stop()?;
     Ok(Value::Object(figures))

@@ -152,6 +152,9 @@ enum Scenario {
         /// How long the slow-body flood lasts, in seconds.
         #[arg(long, default_value_t = 30)]
         slow_seconds: u64,
+        /// How many times the slow-body flood runs, one after the other.
+        #[arg(long, default_value_t = 1)]
+        slow_rounds: usize,
         /// The server's open-files limit, set with prlimit, so that the flood reaches it.
         #[arg(long, default_value_t = 4_096)]
         server_open_files: u64,
@@ -309,6 +312,7 @@ fn main() -> anyhow::Result<()> {
             login_connections,
             slow_connections,
             slow_seconds,
+            slow_rounds,
             server_open_files,
             settle_seconds,
             server,
@@ -321,6 +325,7 @@ fn main() -> anyhow::Result<()> {
                 login_connections,
                 slow_connections,
                 slow_seconds,
+                slow_rounds,
                 server_open_files: Some(server_open_files),
                 settle_seconds,
             };

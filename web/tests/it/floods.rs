@@ -198,6 +198,7 @@ fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
         login_connections: 8,
         slow_connections: 600,
         slow_seconds: 16,
+        slow_rounds: 1,
         server_open_files: Some(1_024),
         settle_seconds: 2,
     };
