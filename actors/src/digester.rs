@@ -87,7 +87,45 @@ pub struct Digester {
     llm: Option<Llm>,
     /// The embedding model's side of the ranking, when there is a model.
     semantic: Option<Semantic>,
-    cache: Arc<Mutex<HashMap<RankKey, Arc<Ranked>>>>,
+    cache: Arc<Mutex<RankCache>>,
+}
+
+/// The most term rankings kept at once. A ranking is what every user of a term shares for the
+/// day, so the weekly pass reuses it across batches; the terms are users' input, so the cache
+/// is bounded: past it, the rankings used least recently go first.
+const RANKINGS_CACHED: usize = 10_000;
+
+/// Today's rankings by what they depend on, each with when it was last used.
+#[derive(Default)]
+struct RankCache {
+    entries: HashMap<RankKey, (Arc<Ranked>, u64)>,
+    clock: u64,
+}
+
+impl RankCache {
+    fn get(&mut self, key: &RankKey) -> Option<Arc<Ranked>> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries.get_mut(key).map(|(ranked, used)| {
+            *used = clock;
+            Arc::clone(ranked)
+        })
+    }
+
+    /// Keeps `ranked` under `key`, dropping the rankings of other days or index generations
+    /// (never asked for again) and, when full, the eighth used least recently.
+    fn insert(&mut self, key: RankKey, ranked: Arc<Ranked>) {
+        self.entries.retain(|cached, _| cached.today == key.today && cached.generation == key.generation);
+        if self.entries.len() >= RANKINGS_CACHED {
+            let excess = self.entries.len() + 1 - (RANKINGS_CACHED - RANKINGS_CACHED / 8);
+            let mut uses: Vec<u64> = self.entries.values().map(|(_, used)| *used).collect();
+            let (_, cutoff, _) = uses.select_nth_unstable(excess - 1);
+            let cutoff = *cutoff;
+            self.entries.retain(|_, (_, used)| *used > cutoff);
+        }
+        self.clock += 1;
+        self.entries.insert(key, (ranked, self.clock));
+    }
 }
 
 /// What a term's ranking depends on.
@@ -326,7 +364,7 @@ impl Digester {
             model,
         };
         if let Some(ranked) = lock(&self.cache).get(&key) {
-            return Ok(Arc::clone(ranked));
+            return Ok(ranked);
         }
         // The LLM's related phrases join the term's own words (`engine::digest_text`).
         let phrases = llm.and_then(|(llm, class)| llm.expand(class, term).ok()).unwrap_or_default();
@@ -392,10 +430,7 @@ impl Digester {
             searched_as_key: OnceLock::new(),
             summaries: Mutex::default(),
         });
-        let mut cache = lock(&self.cache);
-        // Entries of older days or index generations are never asked for again.
-        cache.retain(|cached, _| cached.today == key.today && cached.generation == key.generation);
-        cache.insert(key, Arc::clone(&ranked));
+        lock(&self.cache).insert(key, Arc::clone(&ranked));
         Ok(ranked)
     }
 
@@ -577,5 +612,47 @@ impl DigestRenderer {
         let failing: Vec<Source> =
             preferences.sources().into_iter().filter(|source| self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy())).collect();
         empty_reason(&digest.search_term, digest.window_days(), digest.sent_before, &failing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranking() -> Arc<Ranked> {
+        Arc::new(Ranked {
+            candidates: Vec::new(),
+            scored: Vec::new(),
+            entry_keys: Mutex::default(),
+            by_key: HashMap::new(),
+            fingerprints: Vec::new(),
+            searched_as: None,
+            searched_as_key: OnceLock::new(),
+            summaries: Mutex::default(),
+        })
+    }
+
+    fn key(term: &str, today: NaiveDate, generation: u64) -> RankKey {
+        RankKey { term: term.to_owned(), sources: vec![Source::Pubmed], today, window_days: 7, generation, embedded: None, model: None }
+    }
+
+    #[test]
+    fn the_rankings_cache_is_bounded_and_keeps_the_ones_in_use() {
+        let today = NaiveDate::from_ymd_opt(2026, 11, 27).expect("a date");
+        let mut cache = RankCache::default();
+        cache.insert(key("popular", today, 1), ranking());
+        for index in 0..RANKINGS_CACHED * 2 {
+            cache.insert(key(&format!("term {index}"), today, 1), ranking());
+            if index % 100 == 0 {
+                assert!(cache.get(&key("popular", today, 1)).is_some(), "a ranking in use stays ({index})");
+            }
+            assert!(cache.entries.len() <= RANKINGS_CACHED, "never more than the bound");
+        }
+        assert!(cache.get(&key("term 0", today, 1)).is_none(), "the least recently used went");
+        assert!(cache.get(&key(&format!("term {}", RANKINGS_CACHED * 2 - 1), today, 1)).is_some(), "the newest stays");
+        cache.insert(key("tomorrow", today.succ_opt().expect("a date"), 1), ranking());
+        assert_eq!(cache.entries.len(), 1, "another day's rankings are dropped");
+        cache.insert(key("new index", today.succ_opt().expect("a date"), 2), ranking());
+        assert_eq!(cache.entries.len(), 1, "and another generation's");
     }
 }
