@@ -417,7 +417,14 @@ impl BinaryServer {
             let mut names: Vec<PathBuf> = std::fs::read_dir(self.data_dir.path().join("outbox"))
                 .map(|entries| entries.filter_map(|entry| entry.ok().map(|entry| entry.path())).collect())
                 .unwrap_or_default();
-            names.sort();
+            // Whole mails only: one being written is a hidden `.partial` file until it is renamed.
+            names.retain(|path| path.extension().is_some_and(|extension| extension == "eml"));
+            // `STAMP-ID.eml`: in the order they were queued, the id compared as a number.
+            names.sort_by_key(|path| {
+                let name = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+                let (stamp, id) = name.rsplit_once('-').unwrap_or((name.as_str(), ""));
+                (stamp.to_owned(), id.parse::<u64>().unwrap_or(0))
+            });
             let mails: Vec<String> = names
                 .iter()
                 .filter_map(|path| std::fs::read_to_string(path).ok())
