@@ -87,13 +87,8 @@ fn check_signup_rates(state: &AppState, request: &HttpRequest) -> ApiResult<Stri
 /// Whether one more mail that a stranger can cause (a verification or reset link, the note that
 /// an account exists) may go to `email` now: one budget for all of them, counted when a mail is
 /// queued, so nobody can flood an inbox however they combine the forms.
-pub(crate) fn may_mail_recipient(state: &AppState, email: &str) -> bool {
+fn may_mail_recipient(state: &AppState, email: &str) -> bool {
     state.limiter.check("recipient-mail", email, state.settings.rate_limits.recipient).is_ok()
-}
-
-/// Whether the recipient's mail budget has room now, without spending it.
-fn recipient_budget_open(state: &AppState, email: &str) -> bool {
-    state.limiter.check_not_over("recipient-mail", email, state.settings.rate_limits.recipient).is_ok()
 }
 
 /// Writes the account, its preferences, its verification token and the verification mail in
@@ -115,8 +110,10 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) 
     user.ip_address = Some(ip);
     let token = new_secret_token();
     let verification = (TokenHash::of(&token), now + Duration::hours(VERIFICATION_WINDOW_HOURS));
-    let mail = recipient_budget_open(&state, &user.email).then(|| verification_mail(&state.mail_context(), &user.email, &token));
-    let mails = mail.is_some();
+    // Every signup mails its address once (a verification link, or the note that the account
+    // exists), so it spends the recipient's budget once, whichever it turns out to be.
+    let may_mail = may_mail_recipient(&state, &user.email);
+    let mail = may_mail.then(|| verification_mail(&state.mail_context(), &user.email, &token));
     let restart = if is_taken {
         let pending = PendingSignup {
             password_hash: user.password_hash.clone(),
@@ -130,25 +127,17 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) 
         SignupRestart::Missing
     };
     match restart {
-        SignupRestart::Restarted(restarted) => {
-            tracing::info!(user_id = %restarted.id, "pending signup restarted");
-            if mails {
-                may_mail_recipient(&state, &restarted.email);
-            }
-        }
-        SignupRestart::Unchanged(owner) => note_signup_of_verified_address(&state, &owner, now)?,
+        SignupRestart::Restarted(restarted) => tracing::info!(user_id = %restarted.id, "pending signup restarted"),
+        SignupRestart::Unchanged(owner) => note_signup_of_verified_address(&state, &owner, may_mail, now)?,
         SignupRestart::Missing => match write_account(&state, user.clone(), verification, mail, now) {
             Ok(created) => {
                 tracing::info!(user_id = %created.id, "account created");
-                if mails {
-                    may_mail_recipient(&state, &created.email);
-                }
                 user = created;
             }
             // Taken between the look and the write: its owner is told as above.
             Err(store::StoreError::DuplicateEmail) => {
                 if let Some(owner) = state.store.user_by_email(&user.email)? {
-                    note_signup_of_verified_address(&state, &owner, now)?;
+                    note_signup_of_verified_address(&state, &owner, may_mail, now)?;
                 }
             }
             Err(error) => return Err(error.into()),
@@ -176,11 +165,11 @@ fn write_account(
 }
 
 /// A signup for an address whose account is verified (or deactivated) changes nothing of it: the
-/// attempt is recorded, and an active account's owner is told that they already have one
-/// (within the recipient's mail budget).
-fn note_signup_of_verified_address(state: &AppState, owner: &User, now: chrono::DateTime<Utc>) -> Result<(), store::StoreError> {
+/// attempt is recorded, and an active account's owner is told that they already have one when
+/// `may_mail` (the recipient's mail budget allowed it).
+fn note_signup_of_verified_address(state: &AppState, owner: &User, may_mail: bool, now: chrono::DateTime<Utc>) -> Result<(), store::StoreError> {
     state.store.record_notice(owner.id, "signup-attempt", now)?;
-    if owner.is_active && owner.is_email_verified && may_mail_recipient(state, &owner.email) {
+    if may_mail && owner.is_active && owner.is_email_verified {
         state.store.enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
     }
     Ok(())
@@ -344,14 +333,12 @@ async fn answer_link_request(state: web::Data<AppState>, request: &HttpRequest, 
     let ip = client_ip(request, state.settings.trust_proxy);
     state.limiter.check(action, &ip, rate)?;
     let email = validate_email_form(form)?;
-    {
-        let state = state.into_inner();
-        actix_web::rt::spawn(async move {
-            if let Err(error) = mail_token(&state, &email, purpose).await {
-                tracing::error!(%error, ?purpose, "mailing a one-time link");
-            }
-        });
-    }
+    let state = state.into_inner();
+    actix_web::rt::spawn(async move {
+        if let Err(error) = mail_token(&state, &email, purpose).await {
+            tracing::error!(%error, ?purpose, "mailing a one-time link");
+        }
+    });
     Ok(HttpResponse::Ok().json(json!({ "message": answer })))
 }
 

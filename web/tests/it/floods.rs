@@ -32,8 +32,8 @@ fn read_answer(stream: &mut TcpStream, wait: Duration) -> String {
 }
 
 /// A connection from `source` (any 127.x.y.z address) to `address`.
-fn connect_blocking_from(source: [u8; 4], address: SocketAddr) -> TcpStream {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+/// (std cannot bind a client socket before connecting; tokio's `TcpSocket` can, on `runtime`.)
+fn connect_blocking_from(runtime: &tokio::runtime::Runtime, source: [u8; 4], address: SocketAddr) -> TcpStream {
     runtime.block_on(async {
         let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
         socket.bind(SocketAddr::from((source, 0))).expect("bound to the source address");
@@ -101,11 +101,12 @@ async fn one_address_cannot_take_every_connection() {
     let server = TestServer::start().await;
     let address = address_of(&server);
     let outcome = actix_web::rt::task::spawn_blocking(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
         let held: Vec<TcpStream> =
-            (0..web::connections::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS).map(|_| connect_blocking_from([127, 0, 0, 1], address)).collect();
-        let mut extra = connect_blocking_from([127, 0, 0, 1], address);
+            (0..web::connections::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS).map(|_| connect_blocking_from(&runtime, [127, 0, 0, 1], address)).collect();
+        let mut extra = connect_blocking_from(&runtime, [127, 0, 0, 1], address);
         let refused = read_answer(&mut extra, Duration::from_secs(3));
-        let mut other = connect_blocking_from([127, 0, 0, 2], address);
+        let mut other = connect_blocking_from(&runtime, [127, 0, 0, 2], address);
         other.write_all(format!("GET /api/config HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").as_bytes()).expect("a request");
         let served = read_answer(&mut other, Duration::from_secs(5));
         drop(held);
