@@ -24,7 +24,7 @@ use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_w
 use engine::expansion::Rm3;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
-use engine::scoring::{evidence, match_reason, relevance, PaperText};
+use engine::scoring::{evidence, match_reason, relevance, PaperText, MEANING_COVERS};
 use engine::summary::digest_summary;
 use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
@@ -412,7 +412,7 @@ impl Digester {
                 reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
                 // The search score only breaks ties: with a model, the fused score.
                 let score = if cosine.is_some() { evidence.score() as f32 } else { hit.score };
-                Candidate { reason, relevance: relevance(&evidence), paper: hit.paper, score }
+                Candidate { reason, relevance: relevance(&evidence), paper: hit.paper, score, covers_key: evidence.covers_key(MEANING_COVERS) }
             })
             .collect();
         let searched_as = searched_as(&phrases, &expansion, &surfaces);

@@ -182,6 +182,28 @@ enum Scenario {
         #[arg(long, value_name = "PATH")]
         server: Option<std::path::PathBuf>,
     },
+    /// Play a researcher who rates what each digest shows, with a test collection's judgments,
+    /// and measure what the ratings teach (the semantic digest; needs the embedding model).
+    Feedback {
+        /// The collection's directory; repeat for several.
+        #[arg(long, required = true)]
+        collection: Vec<std::path::PathBuf>,
+        /// Rounds of ratings after the first digest.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Which queries: the short topics (default), the collection's own, or both, apart.
+        #[arg(long, value_enum, default_value = "short")]
+        topics: relevance::collection::Topics,
+        /// A BEIR collection's judgments split (see `relevance`).
+        #[arg(long, value_name = "SPLIT")]
+        qrels: Option<String>,
+        /// The embedding model's folder (see `relevance`).
+        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
+        embed_model: Option<std::path::PathBuf>,
+        /// Rocchio's weights to measure instead of the production ones: alpha,beta,gamma.
+        #[arg(long)]
+        rocchio: Option<String>,
+    },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
         /// The collection's directory, e.g. bench/collections/med; repeat for several.
@@ -218,6 +240,15 @@ enum Scenario {
         /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
         #[arg(long, value_delimiter = ',')]
         fusion: Option<Vec<f64>>,
+        /// Which queries to rank with: the collection's own (long), its short topics
+        /// (`short-topics.tsv`, two to six words as researchers type them), or both, measured apart.
+        #[arg(long, value_enum, default_value = "both")]
+        topics: relevance::collection::Topics,
+        /// Write every digest candidate's evidence (JSON lines: collection, topics, ranking,
+        /// query, judged relevant, strength, similarity, and per topic word its idf, presence and
+        /// cosine) to FILE, to study scoring rules.
+        #[arg(long, value_name = "FILE")]
+        dump_samples: Option<std::path::PathBuf>,
     },
 }
 
@@ -228,23 +259,28 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads, batch)?
         }
-        Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, lexical, fusion } => {
+        Scenario::Feedback { collection, rounds, topics, qrels, embed_model, rocchio } => {
+            let weights = match rocchio.as_deref() {
+                Some(text) => {
+                    let values: Vec<f32> = text.split(',').map(|value| value.trim().parse::<f32>()).collect::<Result<_, _>>().context("--rocchio takes three numbers")?;
+                    let [alpha, beta, gamma] = values.as_slice() else { anyhow::bail!("--rocchio takes three numbers: alpha,beta,gamma") };
+                    engine::feedback::Rocchio { alpha: *alpha, beta: *beta, gamma: *gamma }
+                }
+                None => engine::feedback::Rocchio::DEFAULT,
+            };
+            let model_dir = model_dir(false, embed_model)?.context("the feedback scenario needs the embedding model (--embed-model DIR)")?;
+            let embedder = embed::Embedder::load(&model_dir).context("loading the embedding model")?;
+            feedback_figures(&collection, qrels.as_deref(), topics, rounds, &embedder, &weights)?
+        }
+        Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, lexical, fusion, topics, dump_samples } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
             let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
-            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-            let model_dir = match (lexical, embed_model) {
-                (true, _) => None,
-                (false, Some(dir)) => Some(embedding::find_model_dir(Some(&dir), &[])?),
-                (false, None) => {
-                    let candidates = embedding::default_model_dirs(home.as_deref());
-                    embedding::find_model_dir(None, &candidates).ok().or_else(|| fetch_model(candidates.last()?))
-                }
-            };
+            let model_dir = model_dir(lexical, embed_model)?;
             let embedder = model_dir.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
             if embedder.is_none() && !lexical {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
-            let settings = RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default() };
+            let settings = RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default(), topics, dump: dump_samples };
             let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
             figures["embedModel"] = match (&model_dir, &embedder) {
                 (Some(dir), Some(embedder)) => {
@@ -484,6 +520,69 @@ fn fetch_model(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     }
 }
 
+/// The embedding model's folder: `given`, else the usual places (fetched into the last when none
+/// has it); `None` for a lexical run or when no model can be had.
+fn model_dir(lexical: bool, given: Option<std::path::PathBuf>) -> anyhow::Result<Option<std::path::PathBuf>> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    Ok(match (lexical, given) {
+        (true, _) => None,
+        (false, Some(dir)) => Some(embedding::find_model_dir(Some(&dir), &[])?),
+        (false, None) => {
+            let candidates = embedding::default_model_dirs(home.as_deref());
+            embedding::find_model_dir(None, &candidates).ok().or_else(|| fetch_model(candidates.last()?))
+        }
+    })
+}
+
+/// The feedback scenario's figures: per collection and kind of topic, each round's.
+fn feedback_figures(
+    dirs: &[std::path::PathBuf],
+    qrels: Option<&str>,
+    topics: relevance::collection::Topics,
+    rounds: usize,
+    embedder: &embed::Embedder,
+    weights: &engine::feedback::Rocchio,
+) -> anyhow::Result<serde_json::Value> {
+    let mut reports = Vec::new();
+    for dir in dirs {
+        let whole = Collection::load_with_qrels(dir, None, qrels)?;
+        let vectors = relevance::DocumentVectors::of(&whole, embedder)?;
+        for kind in topics.kinds() {
+            let Some(collection) = whole.with_topics(kind) else {
+                eprintln!("{}: no {} file, so no short topics", dir.display(), relevance::collection::SHORT_TOPICS_FILE);
+                continue;
+            };
+            let played = relevance::feedback::evaluate_feedback(
+                &collection,
+                &vectors,
+                rounds,
+                &relevance::Calibration::SEMANTIC,
+                engine::digest::MIN_RELEVANCE,
+                weights,
+            )?;
+            let first = played.first().copied().unwrap_or_default();
+            let second = played.get(1).copied().unwrap_or_default();
+            reports.push(json!({
+                "collection": collection.name,
+                "topics": kind,
+                "rounds": played.iter().map(|round| json!({
+                    "round": round.round,
+                    "queries": round.queries,
+                    "ndcgAt10": round4(round.ndcg_at_10),
+                    "ndcgAt10WithoutRatings": round4(round.ndcg_at_10_without),
+                    "sentPrecision": round4(round.sent_precision),
+                    "sentPrecisionWithoutRatings": round4(round.sent_precision_without),
+                    "sent": round.sent,
+                    "sentWithoutRatings": round.sent_without,
+                })).collect::<Vec<_>>(),
+                "roundOneGain": round4(second.ndcg_at_10 - second.ndcg_at_10_without),
+                "roundZeroSentPrecision": round4(first.sent_precision),
+            }));
+        }
+    }
+    Ok(json!({ "scenario": "feedback", "rocchio": { "alpha": weights.alpha, "beta": weights.beta, "gamma": weights.gamma }, "shownPerRound": relevance::feedback::SHOWN, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }))
+}
+
 /// What the relevance scenario measures besides the production rankings.
 struct RelevanceSettings {
     rm3: relevance::Rm3,
@@ -492,6 +591,8 @@ struct RelevanceSettings {
     fit: bool,
     /// Weights of the cosine in extra fused rankings.
     fusion: Vec<f64>,
+    topics: relevance::collection::Topics,
+    dump: Option<std::path::PathBuf>,
 }
 
 fn relevance_figures(
@@ -508,49 +609,59 @@ fn relevance_figures(
     let mut reports = Vec::new();
     let (mut lexical_samples, mut semantic_samples) = (Vec::new(), Vec::new());
     for dir in dirs {
-        let collection = Collection::load_with_qrels(dir, format, qrels)?;
-        let plain = relevance::evaluate_ranking(&collection, &Ranking::Bm25)?;
-        let expanded = relevance::evaluate_ranking(&collection, &Ranking::Bm25Rm3(rm3))?;
-        let lexical_digest = relevance::evaluate_ranking(&collection, &Ranking::Digest(rm3, lexical_curve))?;
-        let improved = plain
-            .per_query
-            .iter()
-            .zip(&expanded.per_query)
-            .filter(|(before, after)| after.measures.average_precision > before.measures.average_precision)
-            .count();
-        let mut report = json!({
-            "collection": plain.collection,
-            "documents": plain.documents,
-            "queries": plain.queries,
-            "indexSeconds": round(plain.index_seconds),
-            "bm25": ranking_figures(&plain),
-            "bm25Rm3": ranking_figures(&expanded),
-            "lexicalDigest": ranking_figures(&lexical_digest),
-            "digestRanking": "lexicalDigest",
-            "queriesImprovedByExpansion": improved,
-        });
-        lexical_samples.push(lexical_digest.samples);
-        if let Some(embedder) = embedder {
-            let vectors = relevance::DocumentVectors::of(&collection, embedder)?;
-            report["embedSeconds"] = json!(round(vectors.seconds));
-            let dense = evaluate_ranking_with(&collection, &Ranking::Dense, Some(&vectors))?;
-            report["dense"] = ranking_summary(&dense);
-            for &weight in &settings.fusion {
-                let fused = evaluate_ranking_with(&collection, &Ranking::Fused { weight }, Some(&vectors))?;
-                report[format!("bm25Dense@{weight}")] = ranking_summary(&fused);
+        let whole = Collection::load_with_qrels(dir, format, qrels)?;
+        for kind in settings.topics.kinds() {
+            let Some(collection) = whole.with_topics(kind) else {
+                eprintln!("{}: no {} file, so no short topics", dir.display(), relevance::collection::SHORT_TOPICS_FILE);
+                continue;
+            };
+            let plain = relevance::evaluate_ranking(&collection, &Ranking::Bm25)?;
+            let expanded = relevance::evaluate_ranking(&collection, &Ranking::Bm25Rm3(rm3))?;
+            let lexical_digest = relevance::evaluate_ranking(&collection, &Ranking::Digest(rm3, lexical_curve))?;
+            let improved = plain
+                .per_query
+                .iter()
+                .zip(&expanded.per_query)
+                .filter(|(before, after)| after.measures.average_precision > before.measures.average_precision)
+                .count();
+            let mut report = json!({
+                "collection": plain.collection,
+                "topics": kind,
+                "documents": plain.documents,
+                "queries": plain.queries,
+                "indexSeconds": round(plain.index_seconds),
+                "bm25": ranking_figures(&plain),
+                "bm25Rm3": ranking_figures(&expanded),
+                "lexicalDigest": digest_figures(&lexical_digest, &lexical_curve),
+                "digestRanking": "lexicalDigest",
+                "queriesImprovedByExpansion": improved,
+            });
+            dump_samples(settings.dump.as_deref(), &lexical_digest, kind, "lexicalDigest")?;
+            lexical_samples.push(lexical_digest.samples);
+            if let Some(embedder) = embedder {
+                let vectors = relevance::DocumentVectors::of(&collection, embedder)?;
+                report["embedSeconds"] = json!(round(vectors.seconds));
+                let dense = evaluate_ranking_with(&collection, &Ranking::Dense, Some(&vectors))?;
+                report["dense"] = ranking_summary(&dense);
+                for &weight in &settings.fusion {
+                    let fused = evaluate_ranking_with(&collection, &Ranking::Fused { weight }, Some(&vectors))?;
+                    report[format!("bm25Dense@{weight}")] = ranking_summary(&fused);
+                }
+                let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve), Some(&vectors))?;
+                report["semanticDigest"] = digest_figures(&semantic_digest, &semantic_curve);
+                report["digestRanking"] = json!("semanticDigest");
+                dump_samples(settings.dump.as_deref(), &semantic_digest, kind, "semanticDigest")?;
+                semantic_samples.push(semantic_digest.samples);
             }
-            let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve), Some(&vectors))?;
-            report["semanticDigest"] = ranking_figures(&semantic_digest);
-            report["digestRanking"] = json!("semanticDigest");
-            semantic_samples.push(semantic_digest.samples);
+            reports.push(report);
         }
-        reports.push(report);
     }
     let mut figures = json!({
         "scenario": "relevance",
         "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
                  "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
         "similarityWeight": engine::scoring::SIMILARITY_WEIGHT,
+        "keyConcepts": { "share": engine::scoring::KEY_CONCEPT_SHARE, "meaningCovers": engine::scoring::MEANING_COVERS },
         "calibrationCurve": { "lexical": curve(&lexical_curve), "semantic": curve(&semantic_curve) },
         "minRelevance": engine::digest::MIN_RELEVANCE,
     });
@@ -600,7 +711,37 @@ fn ranking_figures(evaluation: &relevance::Evaluation) -> serde_json::Value {
 }
 
 fn curve(calibration: &relevance::Calibration) -> serde_json::Value {
-    json!({ "slope": round4(calibration.slope), "intercept": round4(calibration.intercept) })
+    json!({ "slope": round4(calibration.slope), "coverage": round4(calibration.coverage), "intercept": round4(calibration.intercept) })
+}
+
+/// A digest ranking's figures, with what it would send: at the production floor, and at the
+/// floors around it.
+fn digest_figures(evaluation: &relevance::Evaluation, calibration: &relevance::Calibration) -> serde_json::Value {
+    let mut figures = ranking_figures(evaluation);
+    let sent = |floor: f64| {
+        let set = relevance::sent_set(&evaluation.samples, floor, calibration);
+        json!({ "floor": floor, "sent": set.sent, "precision": round4(set.precision), "recall": round4(set.recall), "emptyDigests": round4(set.empty) })
+    };
+    figures["sentSet"] = sent(engine::digest::MIN_RELEVANCE);
+    figures["sentSetByFloor"] = json!([0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7].map(sent));
+    figures
+}
+
+/// Appends `evaluation`'s samples to `file` (see `--dump-samples`).
+fn dump_samples(file: Option<&std::path::Path>, evaluation: &relevance::Evaluation, topics: &str, ranking: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let Some(file) = file else { return Ok(()) };
+    let mut out = std::io::BufWriter::new(std::fs::OpenOptions::new().create(true).append(true).open(file)?);
+    for sample in &evaluation.samples {
+        let line = json!({
+            "collection": evaluation.collection, "topics": topics, "ranking": ranking, "query": sample.query,
+            "relevant": sample.relevant, "judgedRelevant": sample.judged_relevant,
+            "strength": sample.evidence.strength, "similarity": sample.evidence.similarity, "coverage": sample.evidence.coverage,
+            "words": sample.words,
+        });
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
 }
 
 /// `docs,terms,weight,coverage,strength,lift,papers`.
@@ -620,14 +761,14 @@ fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
     })
 }
 
-/// `slope,intercept`.
+/// `slope,coverage,intercept`.
 fn parse_calibration(text: &str) -> anyhow::Result<relevance::Calibration> {
     let values: Vec<f64> =
-        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes two numbers")?;
-    let [slope, intercept] = values.as_slice() else {
-        anyhow::bail!("--calibration takes two numbers: slope,intercept");
+        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes three numbers")?;
+    let [slope, concepts, intercept] = values.as_slice() else {
+        anyhow::bail!("--calibration takes three numbers: slope,coverage weight,intercept");
     };
-    Ok(relevance::Calibration { slope: *slope, intercept: *intercept })
+    Ok(relevance::Calibration { slope: *slope, coverage: *concepts, intercept: *intercept })
 }
 
 fn round(value: f64) -> f64 {

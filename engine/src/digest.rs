@@ -31,6 +31,9 @@ pub struct Candidate {
     /// 0 to 1.
     pub relevance: f64,
     pub reason: MatchReason,
+    /// Whether it covers the topic's key concepts (`scoring::Evidence::covers_key`) and its
+    /// researcher's ratings do not rule it out: a paper that does not is never sent.
+    pub covers_key: bool,
 }
 
 /// A paper chosen for a digest.
@@ -307,7 +310,7 @@ pub fn choose(candidates: Vec<Candidate>, already_sent: impl Fn(&str) -> bool, t
 pub fn score(candidates: &[Candidate], today: NaiveDate) -> Vec<DigestEntry> {
     let mut entries: Vec<(f32, DigestEntry)> = candidates
         .iter()
-        .filter(|candidate| candidate.relevance >= MIN_RELEVANCE)
+        .filter(|candidate| candidate.covers_key && candidate.relevance >= MIN_RELEVANCE)
         .map(|candidate| {
             let impact = impact_prior(&candidate.paper, today);
             (candidate.score, entry(&candidate.paper, candidate.relevance, impact, &candidate.reason))
@@ -425,7 +428,7 @@ mod tests {
         paper.authors = (0..5).map(|index| Author::person(Some("A."), &format!("Author{index}"))).collect();
         paper.abstract_sections = vec![AbstractSection { label: None, text: format!("{title} is studied here in depth.") }];
         paper.entered = Some("2026-11-20".parse().expect("a date"));
-        Candidate { paper, score: relevance as f32 * 10.0, relevance, reason: MatchReason { terms: vec!["gene".into()], ..MatchReason::default() } }
+        Candidate { paper, score: relevance as f32 * 10.0, relevance, reason: MatchReason { terms: vec!["gene".into()], ..MatchReason::default() }, covers_key: true }
     }
 
     #[test]

@@ -100,13 +100,22 @@ impl PaperText {
 pub const SIMILARITY_WEIGHT: f64 = 0.5;
 
 /// How much of the topic a paper carries (see the module docs); each in 0–1.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Evidence {
     pub coverage: f64,
     pub strength: f64,
     /// The cosine of the paper's and the topic's vectors (negative cosines count as 0); `None`
     /// when there is no model or no vector for the paper yet.
     pub similarity: Option<f64>,
+    /// Whether the paper has every key concept's word ([`key_concepts`]), in any form the
+    /// analyzer reads as it.
+    pub key_words: bool,
+}
+
+impl Default for Evidence {
+    fn default() -> Evidence {
+        Evidence { coverage: 0.0, strength: 0.0, similarity: None, key_words: true }
+    }
 }
 
 impl Evidence {
@@ -144,20 +153,55 @@ pub fn evidence(query: &ScoredQuery, text: &PaperText, stats: &CollectionStats) 
             0.0
         }
     };
+    let key = key_concepts(query, KEY_CONCEPT_SHARE);
     Evidence {
         similarity: None,
         coverage: if own_total > 0.0 { own_found / own_total } else { 0.0 },
         // Words the search added can only add evidence: a paper that matches the topic's own
         // words well is not marked down for lacking them.
         strength: share_of_perfect(&query.searched).max(share_of_perfect(&query.own)),
+        key_words: query.own.iter().zip(&key).all(|(word, key)| !key || count(&word.word) > 0.0),
+    }
+}
+
+/// A topic word is a key concept when its idf is at least this share of the topic's rarest
+/// word's.
+pub const KEY_CONCEPT_SHARE: f64 = 0.6;
+/// A paper without a key concept's word still covers it when its similarity in meaning with the
+/// topic reaches this: it says the same in other words.
+pub const MEANING_COVERS: f64 = 0.45;
+
+/// Which of the topic's own words are its key concepts: the most specific, whose idf is at
+/// least `share` of the rarest word's ("tuberculosis" in "tuberculosis drug resistance";
+/// "multidrug" and "tuberculosis" in "multidrug-resistant tuberculosis treatment"). A paper with
+/// the generic words and none of these is about something else.
+pub fn key_concepts(query: &ScoredQuery, share: f64) -> Vec<bool> {
+    let rarest = query.own.iter().map(|word| word.idf).fold(0.0_f64, f64::max);
+    query.own.iter().map(|word| rarest > 0.0 && word.idf >= share * rarest).collect()
+}
+
+impl Evidence {
+    /// Whether the paper covers the topic's key concepts: by their words, or (with a model) by
+    /// a similarity in meaning of at least `meaning_covers` ([`MEANING_COVERS`]). Without a
+    /// similarity there is no gate: on the test collections, requiring the words alone lost most
+    /// relevant papers that put the topic in other words (`bench/README.md`, "relevance").
+    pub fn covers_key(&self, meaning_covers: f64) -> bool {
+        self.key_words || self.similarity.is_none_or(|similarity| similarity >= meaning_covers)
+    }
+
+    /// Whether it covers the key concepts by meaning alone.
+    pub fn key_by_meaning(&self) -> bool {
+        !self.key_words && self.covers_key(MEANING_COVERS)
     }
 }
 
 /// The logistic curve from an [`Evidence`]'s score to relevance:
-/// `1 / (1 + e^−(slope · score + intercept))`.
+/// `1 / (1 + e^−(slope · score + coverage · Evidence::coverage + intercept))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
     pub slope: f64,
+    /// The weight of the share of the topic's words the paper has ([`Evidence::coverage`]).
+    pub coverage: f64,
     pub intercept: f64,
 }
 
@@ -168,12 +212,12 @@ impl Calibration {
     /// (`papertide-bench relevance --fit-calibration`; `bench/README.md`, "relevance", has the
     /// fit and the calibration it gives on each collection). A paper with every word of a short
     /// topic once scores about 0.4; a third of the topic's weight, about 0.1.
-    pub const LEXICAL: Calibration = Calibration { slope: 7.13, intercept: -3.72 };
+    pub const LEXICAL: Calibration = Calibration { slope: 7.13, coverage: 0.0, intercept: -3.72 };
     /// For the semantic score (strength and similarity, half each), fitted the same way on the
     /// semantic digest's candidates (BM25's best 100 and the cosine's best 100). A paper about
     /// the topic in other words (similarity 0.6, strength 0.1) scores about 0.3; one with the
     /// topic's words as well (0.6 and 0.4), about 0.7.
-    pub const SEMANTIC: Calibration = Calibration { slope: 12.14, intercept: -5.93 };
+    pub const SEMANTIC: Calibration = Calibration { slope: 12.14, coverage: 0.0, intercept: -5.93 };
 
     /// The curve for `evidence`: semantic when it has a similarity.
     pub fn of(evidence: &Evidence) -> Calibration {
@@ -195,7 +239,7 @@ pub fn relevance_by(evidence: &Evidence, calibration: &Calibration) -> f64 {
     if evidence.is_none() {
         return 0.0;
     }
-    1.0 / (1.0 + (-(calibration.slope * evidence.score() + calibration.intercept)).exp())
+    1.0 / (1.0 + (-(calibration.slope * evidence.score() + calibration.coverage * evidence.coverage + calibration.intercept)).exp())
 }
 
 /// The impact prior of `paper` for a digest built on `today` (see the module docs).
@@ -331,7 +375,7 @@ mod tests {
         let rare_only = evidence(&topic, &text("malaria parasit in mosquito gut and blood stage"), &STATS);
         assert!((rare_only.coverage - 6.0 / 9.0).abs() < 1e-9, "the rarer word carries more of the topic");
         let none = evidence(&topic, &text("phthalat dose in rat liver high effect increas"), &STATS);
-        assert_eq!(none, Evidence { coverage: 0.0, strength: 0.0, similarity: None });
+        assert_eq!((none.coverage, none.strength, none.similarity), (0.0, 0.0, None));
         assert!(both.strength > rare_only.strength && rare_only.strength > 0.0);
         let repeated = evidence(&topic, &text("malaria vaccin malaria vaccin malaria vaccin trial ok"), &STATS);
         assert!(repeated.strength > both.strength && repeated.strength < 1.0, "more evidence, never past a perfect match");
@@ -358,8 +402,8 @@ mod tests {
 
     #[test]
     fn relevance_rises_with_evidence_and_is_zero_without_any() {
-        let weak = relevance(&Evidence { coverage: 0.3, strength: 0.1, similarity: None });
-        let strong = relevance(&Evidence { coverage: 1.0, strength: 0.6, similarity: None });
+        let weak = relevance(&Evidence { coverage: 0.3, strength: 0.1, ..Evidence::default() });
+        let strong = relevance(&Evidence { coverage: 1.0, strength: 0.6, ..Evidence::default() });
         assert!(weak < strong && strong < 1.0 && weak > 0.0);
         assert_eq!(relevance(&Evidence::default()), 0.0);
         assert_eq!(relevance(&Evidence::default().with_similarity(Some(-0.2))), 0.0, "a negative cosine is no evidence");
@@ -370,7 +414,7 @@ mod tests {
         let no_word = Evidence::default().with_similarity(Some(0.7));
         assert!(relevance(&no_word) > relevance(&Evidence::default().with_similarity(Some(0.1))));
         assert!(relevance(&no_word) > 0.0, "a paraphrase with none of the topic's words still counts");
-        let words = Evidence { coverage: 1.0, strength: 0.5, similarity: None };
+        let words = Evidence { coverage: 1.0, strength: 0.5, ..Evidence::default() };
         assert_eq!(words.score(), 0.5);
         let both = words.with_similarity(Some(0.25));
         assert!((both.score() - ((1.0 - SIMILARITY_WEIGHT) * 0.5 + SIMILARITY_WEIGHT * 0.25)).abs() < 1e-9);

@@ -59,6 +59,31 @@ pub struct Collection {
     pub documents: Vec<Document>,
     pub queries: Vec<Query>,
     pub judgments: Judgments,
+    /// The same requests as a researcher types a topic (two to six words, one per judged query,
+    /// same ids), from `short-topics.tsv` when the collection has one.
+    pub short_queries: Vec<Query>,
+}
+
+/// Which of a collection's queries to rank with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Topics {
+    /// The collection's own queries (long requests, or claims).
+    Long,
+    /// The short topics of `short-topics.tsv`.
+    Short,
+    /// Both, measured apart.
+    Both,
+}
+
+impl Topics {
+    /// The kinds `self` selects, each as "long" or "short".
+    pub fn kinds(self) -> &'static [&'static str] {
+        match self {
+            Topics::Long => &["long"],
+            Topics::Short => &["short"],
+            Topics::Both => &["long", "short"],
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -94,8 +119,39 @@ impl Collection {
         if collection.documents.is_empty() || collection.queries.is_empty() || collection.judgments.is_empty() {
             bail!("{}: no documents, queries or judgments found", dir.display());
         }
-        Ok(collection)
+        let short = dir.join(SHORT_TOPICS_FILE);
+        let short_queries = if short.is_file() { short_topics(&read(&short)?).with_context(|| format!("reading {}", short.display()))? } else { Vec::new() };
+        if let Some(unknown) = short_queries.iter().find(|query| !collection.queries.iter().any(|known| known.id == query.id)) {
+            bail!("{}: short topic {:?} has no query of that id", short.display(), unknown.id);
+        }
+        Ok(Collection { short_queries, ..collection })
     }
+
+    /// This collection with the `kind` ("long" or "short") of queries: the short topics in place
+    /// of the queries, or `None` when it has none.
+    pub fn with_topics(&self, kind: &str) -> Option<Collection> {
+        match kind {
+            "short" if self.short_queries.is_empty() => None,
+            "short" => Some(Collection { queries: self.short_queries.clone(), ..self.clone() }),
+            _ => Some(self.clone()),
+        }
+    }
+}
+
+/// The short topics' file in a collection's folder: `query id<TAB>topic` per line.
+pub const SHORT_TOPICS_FILE: &str = "short-topics.tsv";
+
+fn short_topics(text: &str) -> anyhow::Result<Vec<Query>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| match line.split_once('\t') {
+            Some((id, topic)) if !id.trim().is_empty() && !topic.trim().is_empty() => {
+                Ok(Query { id: normalized_id(id.trim()), text: topic.trim().to_owned() })
+            }
+            _ => bail!("line {}: expected a query id, a tab and the topic", number + 1),
+        })
+        .collect()
 }
 
 fn load_smart(dir: &Path, name: String) -> anyhow::Result<Collection> {
@@ -124,7 +180,7 @@ fn load_smart(dir: &Path, name: String) -> anyhow::Result<Collection> {
         .map(|(position, record)| Query { id: normalized_id(&(position + 1).to_string()), text: record.field("W") })
         .collect();
     let judgments = smart_judgments(&read(&judgments_file)?).with_context(|| format!("reading {}", judgments_file.display()))?;
-    Ok(Collection { name, documents, queries, judgments })
+    Ok(Collection { name, documents, queries, judgments, short_queries: Vec::new() })
 }
 
 fn load_beir(dir: &Path, name: String, split: Option<&str>) -> anyhow::Result<Collection> {
@@ -144,7 +200,7 @@ fn load_beir(dir: &Path, name: String, split: Option<&str>) -> anyhow::Result<Co
     let queries = lines("queries.jsonl")?.iter().map(|query| Query { id: id(query), text: text(query, "text") }).collect();
     let qrels_file = beir_qrels_file(dir, split)?;
     let judgments = beir_judgments(&read(&qrels_file)?).with_context(|| format!("reading {}", qrels_file.display()))?;
-    Ok(Collection { name, documents, queries, judgments })
+    Ok(Collection { name, documents, queries, judgments, short_queries: Vec::new() })
 }
 
 /// `qrels/SPLIT.tsv` for the split named, or the first of [`DEFAULT_QRELS_SPLITS`] there is.

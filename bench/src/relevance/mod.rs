@@ -15,6 +15,7 @@
 //! judgment, to fit the calibration curve (`fit_calibration`).
 
 pub mod collection;
+pub mod feedback;
 pub mod metrics;
 
 use std::collections::HashMap;
@@ -26,7 +27,7 @@ use engine::digest::Candidate;
 pub use engine::expansion::Rm3;
 use engine::paper::{AbstractSection, Paper, Source};
 pub use engine::scoring::Calibration;
-use engine::scoring::{evidence, relevance_by, Evidence, MatchReason, PaperText};
+use engine::scoring::{evidence, relevance_by, Evidence, MatchReason, PaperText, MEANING_COVERS};
 use index::{PaperId, PaperIndex, PaperQuery};
 
 pub use collection::{Collection, Format};
@@ -34,7 +35,7 @@ pub use metrics::{mean, measure, Measures};
 
 /// How deep each ranking goes (trec_eval's usual depth).
 pub const DEPTH: usize = 1_000;
-const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const WRITER_HEAP_BYTES: usize = 64 * 1024 * 1024;
 
 /// How well `engine::scoring::relevance` is calibrated: for the hits whose predicted relevance
 /// falls in a bin, the share that the judgments call relevant.
@@ -109,10 +110,17 @@ impl<'a> DocumentVectors<'a> {
 }
 
 /// One judged hit's evidence, for fitting the calibration.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     pub evidence: Evidence,
     pub relevant: bool,
+    /// Its query's position among the judged queries.
+    pub query: usize,
+    /// How many documents the query's judgments call relevant.
+    pub judged_relevant: usize,
+    /// Per own word of the topic: its idf and whether the document has it (to study concept
+    /// rules).
+    pub words: Vec<(f64, bool)>,
 }
 
 /// One query's measures.
@@ -191,7 +199,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
         Ranking::Dense | Ranking::Fused { .. } => Calibration::SEMANTIC,
         Ranking::Bm25 | Ranking::Bm25Rm3(_) => Calibration::LEXICAL,
     };
-    let semantic = matches!(ranking, Ranking::Dense | Ranking::Fused { .. } | Ranking::SemanticDigest(_));
+    let semantic = matches!(ranking, Ranking::Dense | Ranking::Fused { .. } | Ranking::SemanticDigest(..));
     let vectors = if semantic { Some(vectors.context("this ranking needs the documents' vectors")?) } else { None };
     for query in &collection.queries {
         let Some(relevant) = collection.judgments.get(&query.id) else {
@@ -199,13 +207,16 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
         };
         let wanted = PaperQuery::new(plain_words(&query.text), DEPTH);
         let (ranked, expansion) = match ranking {
-            Ranking::Bm25Rm3(params) | Ranking::Digest(params, _) => index.rank_expanded(&wanted, params)?,
+            Ranking::Bm25Rm3(params) | Ranking::Digest(params, ..) => index.rank_expanded(&wanted, params)?,
             _ => (index.rank(&wanted)?, Vec::new()),
         };
         let positions: Vec<usize> = ranked.iter().filter_map(|(id, _)| by_id.get(id).copied()).collect();
         let scores: Vec<f32> = ranked.iter().filter(|(id, _)| by_id.contains_key(id)).map(|(_, score)| *score).collect();
         let scored_query = index.scored_query(&index.analyze(&wanted.text), &expansion);
         let query_vector = vectors.map(|vectors| vectors.embedder.embed_query(&query.text)).transpose()?;
+        let words_of = |position: usize| -> Vec<(f64, bool)> {
+            scored_query.own.iter().map(|word| (word.idf, texts[position].counts.contains_key(&word.word))).collect()
+        };
         let evidence_of = |position: usize| {
             let lexical = evidence(&scored_query, &texts[position], &stats);
             match (&query_vector, vectors) {
@@ -229,7 +240,10 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             Ranking::Bm25 | Ranking::Bm25Rm3(_) => (positions.iter().copied().take(CALIBRATION_DEPTH).collect(), positions),
             Ranking::Digest(..) => {
                 let candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
-                let order = digest_order(&candidates, &positions, &papers, |position| relevance_by(&evidence_of(position), &calibration));
+                let order = digest_order(&candidates, &positions, &papers, |position| {
+                    let evidence = evidence_of(position);
+                    (relevance_by(&evidence, &calibration), evidence.covers_key(MEANING_COVERS))
+                });
                 (candidates.iter().map(|(position, _)| *position).collect(), order)
             }
             Ranking::Dense => {
@@ -240,7 +254,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 let by_score: Vec<usize> = fused(*weight).into_iter().map(|(position, _)| position).collect();
                 (by_score.iter().copied().take(CALIBRATION_DEPTH).collect(), by_score)
             }
-            Ranking::SemanticDigest(_) => {
+            Ranking::SemanticDigest(..) => {
                 // As the digester does: BM25's best and the cosine's best, each paper once.
                 let mut candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
                 for (position, _) in fused(1.0).into_iter().take(CANDIDATES) {
@@ -249,12 +263,21 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                     }
                 }
                 let rest: Vec<usize> = fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect();
-                let order = digest_order(&candidates, &rest, &papers, |position| relevance_by(&evidence_of(position), &calibration));
+                let order = digest_order(&candidates, &rest, &papers, |position| {
+                    let evidence = evidence_of(position);
+                    (relevance_by(&evidence, &calibration), evidence.covers_key(MEANING_COVERS))
+                });
                 (candidates.iter().map(|(position, _)| *position).collect(), order)
             }
         };
         for &position in &candidates {
-            samples.push(Sample { evidence: evidence_of(position), relevant: is_relevant(position) });
+            samples.push(Sample {
+                evidence: evidence_of(position),
+                relevant: is_relevant(position),
+                query: per_query.len(),
+                judged_relevant: relevant.len(),
+                words: words_of(position),
+            });
         }
         let ids: Vec<String> = order.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect();
         per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ids, relevant) });
@@ -277,14 +300,12 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
 
 /// The digest's order: the `candidates` (with their search scores, the tie-breaker) as
 /// `engine::digest::score` orders and cuts them, then the rest of `rest` in its order.
-fn digest_order(candidates: &[(usize, f32)], rest: &[usize], papers: &[Paper], relevance_of: impl Fn(usize) -> f64) -> Vec<usize> {
+fn digest_order(candidates: &[(usize, f32)], rest: &[usize], papers: &[Paper], relevance_of: impl Fn(usize) -> (f64, bool)) -> Vec<usize> {
     let scored: Vec<Candidate> = candidates
         .iter()
-        .map(|&(position, score)| Candidate {
-            paper: papers[position].clone(),
-            score,
-            relevance: relevance_of(position),
-            reason: MatchReason::default(),
+        .map(|&(position, score)| {
+            let (relevance, covers_key) = relevance_of(position);
+            Candidate { paper: papers[position].clone(), score, relevance, reason: MatchReason::default(), covers_key }
         })
         .collect();
     let today = chrono::Utc::now().date_naive();
@@ -309,8 +330,8 @@ pub fn fit_calibration(collections: &[&[Sample]]) -> Calibration {
         let weight = 1.0 / samples.len() as f64;
         rows.extend(samples.iter().map(|sample| (sample.evidence, f64::from(u8::from(sample.relevant)), weight)));
     }
-    let fitted = logistic_fit(&rows, |evidence| vec![evidence.score(), 1.0]);
-    Calibration { slope: fitted[0], intercept: fitted[1] }
+    let fitted = logistic_fit(&rows, |evidence| vec![evidence.score(), evidence.coverage, 1.0]);
+    Calibration { slope: fitted[0], coverage: fitted[1], intercept: fitted[2] }
 }
 
 /// Weighted logistic regression of the labels of `rows` on `features`.
@@ -397,8 +418,59 @@ pub fn calibration_error(bins: &[CalibrationBin]) -> f64 {
     bins.iter().map(|bin| bin.hits as f64 * (bin.predicted - bin.observed).abs()).sum::<f64>() / hits as f64
 }
 
+/// What a digest would send for each query, read from the samples of a digest ranking: the
+/// candidates that cover the topic's key concepts with a relevance of at least `floor`, best
+/// first, at most `engine::digest::MAX_PAPERS`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SentSet {
+    pub floor: f64,
+    /// Papers sent, all queries together.
+    pub sent: usize,
+    /// Of them, judged relevant.
+    pub relevant: usize,
+    /// relevant / sent (0 when nothing is sent).
+    pub precision: f64,
+    /// The mean over queries of relevant sent / min(judged relevant, MAX_PAPERS).
+    pub recall: f64,
+    /// Queries whose digest would be empty, over all.
+    pub empty: f64,
+    pub queries: usize,
+}
+
+/// The [`SentSet`] at `floor` of `samples` (one digest ranking's).
+pub fn sent_set(samples: &[Sample], floor: f64, calibration: &Calibration) -> SentSet {
+    let mut by_query: HashMap<usize, Vec<(f64, bool, usize)>> = HashMap::new();
+    for sample in samples {
+        by_query.entry(sample.query).or_default().push((relevance_by(&sample.evidence, calibration), sample.relevant, sample.judged_relevant));
+        if !sample.evidence.covers_key(MEANING_COVERS) {
+            by_query.get_mut(&sample.query).and_then(|hits| hits.last_mut()).map(|hit| hit.0 = -1.0);
+        }
+    }
+    let queries = by_query.len();
+    let (mut sent, mut relevant, mut recall, mut empty) = (0, 0, 0.0, 0);
+    for hits in by_query.values_mut() {
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let chosen: Vec<&(f64, bool, usize)> = hits.iter().filter(|(relevance, ..)| *relevance >= floor).take(engine::digest::MAX_PAPERS).collect();
+        let found = chosen.iter().filter(|(_, judged, _)| *judged).count();
+        sent += chosen.len();
+        relevant += found;
+        empty += usize::from(chosen.is_empty());
+        let possible = hits.first().map_or(0, |(_, _, judged)| *judged).min(engine::digest::MAX_PAPERS);
+        recall += if possible > 0 { found as f64 / possible as f64 } else { 0.0 };
+    }
+    SentSet {
+        floor,
+        sent,
+        relevant,
+        precision: if sent > 0 { relevant as f64 / sent as f64 } else { 0.0 },
+        recall: if queries > 0 { recall / queries as f64 } else { 0.0 },
+        empty: if queries > 0 { empty as f64 / queries as f64 } else { 0.0 },
+        queries,
+    }
+}
+
 /// The query's words, without anything the query syntax would read as an operator.
-fn plain_words(text: &str) -> String {
+pub(crate) fn plain_words(text: &str) -> String {
     text.split(|character: char| !character.is_alphanumeric()).filter(|word| !word.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
@@ -409,14 +481,14 @@ mod tests {
     #[test]
     fn the_fit_recovers_a_known_curve() {
         // Labels drawn deterministically from a known curve: slope 6, intercept -3.
-        let known = Calibration { slope: 6.0, intercept: -3.0 };
+        let known = Calibration { slope: 6.0, coverage: 0.0, intercept: -3.0 };
         for similarity in [None, Some(0.5)] {
             let mut samples = Vec::new();
             for step in 0..=100 {
-                let evidence = Evidence { coverage: 0.5, strength: f64::from(step) / 100.0, similarity };
+                let evidence = Evidence { coverage: 0.5, strength: f64::from(step) / 100.0, similarity, ..Evidence::default() };
                 let p = relevance_by(&evidence, &known);
                 for draw in 0..50 {
-                    samples.push(Sample { evidence, relevant: f64::from(draw) / 50.0 < p });
+                    samples.push(Sample { evidence, relevant: f64::from(draw) / 50.0 < p, query: 0, judged_relevant: 1, words: Vec::new() });
                 }
             }
             let fitted = fit_calibration(&[&samples]);
