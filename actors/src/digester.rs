@@ -280,7 +280,7 @@ impl Digester {
             let chosen = self.choose(user.subscription_tier, &sources, term, kind, now, &sent)?;
             let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
-            ledger.record(kind, !chosen.positions.is_empty(), now);
+            ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
             let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms: Vec::new() };
             if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
                 return Ok(DigestOutcome::Sent(Box::new(chosen.digest(user.id, &part.digests[0]))));

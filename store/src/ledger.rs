@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use engine::digest::{DigestHistory, DigestKind, Widened};
 use engine::mail::RenderedMail;
 use engine::search_term::{SearchTerm, TermId, TermStatus};
-use engine::UserId;
+use engine::{Tier, UserId};
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 use sled::Transactional;
@@ -48,6 +48,11 @@ pub struct Ledger {
     pub invited: bool,
     /// The terms the last weekly pass served: their last processing was `last_weekly`.
     pub weekly_terms: Vec<TermId>,
+    /// Of `with_papers`, those received on the free plan: what its allowance counts
+    /// (`engine::digest::DigestHistory::free_with_papers`). `None` in a ledger written before
+    /// it was kept, whose digests all count.
+    #[serde(default)]
+    pub free_with_papers: Option<u64>,
 }
 
 impl Ledger {
@@ -57,18 +62,19 @@ impl Ledger {
             signed_up_at,
             last_weekly: self.last_weekly,
             last_with_papers: self.last_with_papers,
-            with_papers: usize::try_from(self.with_papers).unwrap_or(usize::MAX),
+            free_with_papers: usize::try_from(self.free_with_papers.unwrap_or(self.with_papers)).unwrap_or(usize::MAX),
             invited: self.invited,
         }
     }
 
-    /// Adds a digest of `kind` made at `at` (`with_papers`: it had papers).
-    pub fn record(&mut self, kind: DigestKind, with_papers: bool, at: DateTime<Utc>) {
+    /// Adds a digest of `kind` made at `at` for a user on `tier` (`with_papers`: it had papers).
+    pub fn record(&mut self, kind: DigestKind, tier: Tier, with_papers: bool, at: DateTime<Utc>) {
         let mut history = self.history(at);
-        history.record(kind, with_papers, at);
+        history.record(kind, tier, with_papers, at);
         self.last_weekly = history.last_weekly;
         self.last_with_papers = history.last_with_papers;
-        self.with_papers = history.with_papers as u64;
+        self.free_with_papers = Some(history.free_with_papers as u64);
+        self.with_papers += u64::from(with_papers);
         self.received += 1;
         self.last_digest = Some(self.last_digest.map_or(at, |last| last.max(at)));
     }
@@ -377,7 +383,7 @@ mod tests {
         let read = store.ledger(user_id)?;
         let mut ledger = read.clone();
         for digest in &digests {
-            ledger.record(digest.kind, !digest.sent.is_empty(), digest.sent_at);
+            ledger.record(digest.kind, Tier::Free, !digest.sent.is_empty(), digest.sent_at);
         }
         Ok(UserDigests { user_id, read, ledger, digests, invite: None, completed_terms: Vec::new() })
     }

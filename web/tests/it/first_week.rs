@@ -145,6 +145,47 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     assert_eq!(me(&ada).await["freeDigests"], Value::Null);
 }
 
+/// Bug: a cancelled paid plan left "Free digests: 2 of 2 used" whatever the free plan had used,
+/// since the paid plan's digests were counted against it.
+#[actix_web::test]
+async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_used() {
+    let (server, ada) = ada_on_a_phthalate_week().await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert!(first.body["papersFound"].as_u64().is_some_and(|found| found > 0), "{}", first.body);
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 1, "total": 2 }));
+
+    // Upgraded: digests with papers, more than the free plan had left.
+    let ada_user = server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    let template = server.latest_digest_of("ada@example.org");
+    let paid = ada.post("/api/immediate-search", search("ada@example.org", "peroxisome proliferation")).await;
+    assert_eq!((paid.status, paid.body["digestSent"].as_bool()), (200, Some(true)), "{}", paid.body);
+    for _ in 0..2 {
+        let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: ada_user.id, sent_at: Utc::now(), ..template.clone() };
+        let mail = store::DigestMail { to: ada_user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
+        server.state.store.record_digest(&digest, &mail, Utc::now()).expect("recorded");
+    }
+    assert_eq!(me(&ada).await["freeDigests"], Value::Null, "no allowance on a paid plan");
+
+    // Cancelled: back on the free plan with its one term, and the one free digest it had left.
+    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Free).expect("free");
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    let second_term = terms[1]["id"].as_str().expect("an id").to_owned();
+    assert_eq!(ada.delete(&format!("/api/search-terms/{second_term}")).await.status, 200);
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 1, "total": 2 }), "the paid plan's digests are not free ones");
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    assert!(terms[0]["nextScheduledRun"].is_string(), "a weekly digest is still coming: {terms}");
+
+    let before = server.state.store.digests(ada_user.id).expect("db").len();
+    server.use_up_free_digests("ada@example.org", &template, Utc::now());
+    assert_eq!(server.state.store.digests(ada_user.id).expect("db").len(), before + 1, "exactly one more free digest");
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    let term_id = terms[0]["id"].as_str().expect("an id").to_owned();
+    assert_eq!(ada.delete(&format!("/api/search-terms/{term_id}")).await.status, 200);
+    let none = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert_eq!((none.status, none.body["digestSent"].as_bool()), (200, Some(false)), "then none: {}", none.body);
+}
+
 #[actix_web::test]
 async fn the_first_weekly_digest_waits_past_signup_day_and_leaves_its_term_complete() {
     let (server, ada) = ada_on_a_phthalate_week().await;

@@ -207,7 +207,7 @@ impl TestServer {
         let store = &self.state.store;
         let user = store.user_by_email(email).expect("db").expect("user");
         assert!(!template.papers_data.is_empty(), "a digest with papers counts against the allowance");
-        while store.digest_history(&user).expect("db").with_papers < engine::digest::FREE_DIGESTS {
+        while store.digest_history(&user).expect("db").free_with_papers < engine::digest::FREE_DIGESTS {
             let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: user.id, sent_at: at, ..template.clone() };
             let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
             store.record_digest(&digest, &mail, chrono::Utc::now()).expect("recorded");
