@@ -12,7 +12,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use actors::DigestOutcome;
 use chrono::Utc;
 use engine::account::normalize_email;
-use engine::digest::{Digest, DigestKind};
+use engine::digest::{has_digest_allowance, Digest, DigestKind};
 use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
 use serde::Deserialize;
@@ -121,6 +121,9 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
 
 const MSG_FREE_DIGESTS_USED_SAVED: &str = "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
 const MSG_FREE_DIGESTS_USED: &str = "Your free plan's 2 digests have been used, so no new digest can be sent.";
+const MSG_TRIGGER_NEEDS_PAID_PLAN: &str = "Triggering a weekly digest is for paid plans: on the free plan it would use one of your 2 free \
+digests. Your free digests come on their own (the first when you add a search term, then on Mondays); to see how a digest \
+looks, use Send Sample Digest.";
 
 /// A search term the §5 schema refused, as the validation error of `field`.
 pub fn term_error(field: &'static str, message: &str) -> ApiError {
@@ -227,9 +230,14 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     Ok(HttpResponse::Ok().json(json!({ "success": true, "message": format!("Test mail queued for {to}.") })))
 }
 
-/// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term.
+/// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term. Refused on
+/// the free plan: a triggered digest is a real one (its papers are not sent again), so there it
+/// would spend the plan's allowance on a test; Send Sample Digest shows a digest at no cost.
 async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
+    if has_digest_allowance(user.subscription_tier) {
+        return Err(ApiError::forbidden("trigger_needs_paid_plan", MSG_TRIGGER_NEEDS_PAID_PLAN));
+    }
     let terms: Vec<SearchTerm> = state.store.search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
     if terms.is_empty() {
         return Err(ApiError::bad_request("Add a search term first: the weekly digest covers your active terms."));

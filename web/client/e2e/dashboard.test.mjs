@@ -250,6 +250,23 @@ test("the test-email page mails a welcome, a sample digest and the weekly digest
   await stack.maildev.waitForEmail(email, "Welcome to Papertide");
   await page.getByRole("button", { name: "Send Sample Digest" }).click();
   await stack.maildev.waitForEmail(email, `on "${TOPIC}"`, { count: 2 });
+  // On the free plan a triggered digest would spend a free digest: refused, and says why.
+  const me = () => page.evaluate(async () => (await (await fetch("/api/auth/me", { credentials: "include" })).json()).user);
+  const allowance = (await me()).freeDigests;
+  assert.deepEqual(allowance, { used: 1, total: 2 });
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    await page.getByRole("button", { name: "Trigger Weekly Digest" }).click();
+    await page.getByText("Failed to trigger digest").first().waitFor();
+    await page.getByText(/Triggering a weekly digest is for paid plans/).first().waitFor();
+    await waitFor(async () => (await page.getByRole("button", { name: "Trigger Weekly Digest" }).isEnabled()), "the page ready again");
+  }
+  await screenshot(page, "test-email-trigger-free-plan");
+  assert.deepEqual((await me()).freeDigests, allowance, "the free digests are left as they were");
+  const topicMails = (await stack.maildev.emails()).filter((mail) => mail.to.some((r) => r.address === email) && mail.subject.includes(`on "${TOPIC}"`));
+  assert.equal(topicMails.length, 2, "the first digest and the sample only");
+  // On a paid plan it builds the weekly digest now.
+  await stack.papertide.runCli(["users", "set-tier", email, "pro"]);
+  await page.goto("/test-email");
   await page.getByRole("button", { name: "Trigger Weekly Digest" }).click();
   await stack.maildev.waitForEmail(email, `on "${TOPIC}"`, { count: 3 });
   await screenshot(page, "test-email-sent");

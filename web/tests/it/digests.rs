@@ -175,6 +175,8 @@ async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_diges
     assert_eq!((missing.status, missing.body["message"].as_str()), (400, Some("Please enter an email address")));
     assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "poem")).await.status, 400);
     assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "digest")).await.status, 400, "no digest yet");
+    assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 403, "not on the free plan");
+    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 400, "no term yet");
     assert_eq!(server.client().post("/api/trigger-digest", json!({})).await.status, 401);
     let operator = ops.post("/api/test-email", test_mail("someone@example.org", "welcome")).await;
@@ -198,6 +200,39 @@ async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_diges
         statuses.push(ada.post("/api/test-email", test_mail("ada@example.org", "welcome")).await.status);
     }
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+}
+
+/// Bug: a free user could spend both free digests on day one with Trigger Weekly Digest on the
+/// test-email page. A triggered digest is a real one, so on the free plan it is refused, and
+/// says why, and the allowance is left as it was.
+#[actix_web::test]
+async fn trigger_weekly_digest_is_refused_on_the_free_plan_and_leaves_its_digests() {
+    let server = TestServer::start().await;
+    server.index_recorded_papers().await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert!(first.body["papersFound"].as_u64().is_some_and(|found| found > 0), "{}", first.body);
+    let me = || async { ada.get("/api/auth/me").await.body["user"]["freeDigests"].clone() };
+    assert_eq!(me().await, json!({ "used": 1, "total": 2 }));
+    let ada_id = user_id(&ada).await;
+    let digests = ada.get(&format!("/api/users/{ada_id}/digests")).await.body.as_array().map(Vec::len);
+    server.wait_for_empty_queue().await;
+    let mails = server.outbox().len();
+
+    for _ in 0..2 {
+        let triggered = ada.post("/api/trigger-digest", json!({})).await;
+        assert_eq!((triggered.status, triggered.body["code"].as_str()), (403, Some("trigger_needs_paid_plan")), "{}", triggered.body);
+        assert!(triggered.message().starts_with("Triggering a weekly digest is for paid plans"), "{}", triggered.body);
+        assert!(triggered.message().contains("Send Sample Digest"), "{}", triggered.body);
+    }
+    assert_eq!(me().await, json!({ "used": 1, "total": 2 }), "the allowance is unchanged");
+    assert_eq!(ada.get(&format!("/api/users/{ada_id}/digests")).await.body.as_array().map(Vec::len), digests, "no digest was made");
+    // The sample digest, the page's way to see a digest, still goes out and costs nothing.
+    assert_eq!(ada.post("/api/test-email", json!({ "email": "ada@example.org", "type": "digest" })).await.status, 200);
+    let outbox = server.wait_for_outbox(mails + 1).await;
+    assert_eq!(outbox.len(), mails + 1, "only the sample: {outbox:?}");
+    assert_eq!(me().await, json!({ "used": 1, "total": 2 }));
 }
 
 #[actix_web::test]

@@ -121,9 +121,9 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     assert_eq!(terms[0]["term"], "peroxisome proliferation");
     assert_eq!(terms[0]["nextScheduledRun"], Value::Null, "no weekly digest is coming");
-    // Trigger Weekly Digest: refused, and says why.
+    // Trigger Weekly Digest: refused on the free plan, and says why.
     let triggered = ada.post("/api/trigger-digest", json!({})).await;
-    assert_eq!((triggered.status, triggered.body["code"].as_str()), (402, Some("free_digests_used")), "{}", triggered.body);
+    assert_eq!((triggered.status, triggered.body["code"].as_str()), (403, Some("trigger_needs_paid_plan")), "{}", triggered.body);
     // The weekly pass on her Mondays: one invitation, never a digest.
     let users = server.state.users.clone();
     let today = Utc::now().date_naive();
