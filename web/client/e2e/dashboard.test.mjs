@@ -199,6 +199,35 @@ test("preferences are locked on the free plan and free on pro; cancelling says b
   await page.context().close();
 });
 
+// Bug: typing a topic one follows already (another letter case, spaces around) searched and
+// mailed it again, and nothing said it was there.
+test("a topic typed again on the dashboard is refused with a message, and mailed once", async () => {
+  const email = "gus@example.org";
+  const page = await verifiedPage(stack, email);
+  await openDashboard(page);
+  await addTerm(page, TOPIC);
+  await stack.maildev.waitForEmail(email, `on "${TOPIC}"`);
+
+  const input = newTermInput(page);
+  await input.fill(`  ${TOPIC.toUpperCase()} `);
+  await input.press("Enter");
+  const message = `You already follow “${TOPIC}”: it is in your search terms.`;
+  await card(page, "Add New Search Term").getByRole("alert").getByText(message).waitFor();
+  await page.getByText("Already in Your Search Terms").first().waitFor();
+  await screenshot(page, "dashboard-topic-already-followed");
+  assert.equal(await page.getByText("Search Complete!").count(), 0, "no second search");
+
+  // The refusal came before any search: one term, one digest, one mail.
+  const id = await userId(page);
+  const terms = await (await page.request.get(`/api/users/${id}/search-terms`)).json();
+  assert.deepEqual(terms.map((term) => term.term), [TOPIC]);
+  const digests = await (await page.request.get(`/api/users/${id}/digests`)).json();
+  assert.equal(digests.length, 1);
+  const mails = (await stack.maildev.emails()).filter((mail) => mail.to.some((r) => r.address === email) && mail.subject.includes(`on "${TOPIC}"`));
+  assert.equal(mails.length, 1, "mailed once");
+  await page.context().close();
+});
+
 test("the unsubscribe link of a digest mail turns weekly digests off", async () => {
   const email = "hal@example.org";
   const page = await verifiedPage(stack, email);

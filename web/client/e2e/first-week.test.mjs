@@ -127,12 +127,12 @@ test("a new user's first week: topic before signup, verification in a new tab, t
   await card(tab, "Account Status").getByText("Free digests: 2 of 2 used").waitFor();
   await screenshot(tab, "first-week-06-free-digests-used");
 
-  // Held on every path: the term searched again, and Trigger Weekly Digest.
+  // Held on every path: the term typed again (refused: she follows it), and Trigger Weekly Digest.
   const term = (await api(tab, `/api/users/${user.id}/search-terms`))[0].term;
   const input = card(tab, "Add New Search Term").getByLabel("Research topic");
   await input.fill(term);
   await input.press("Enter");
-  await tab.getByText("Search Term Saved").first().waitFor({ timeout: 20_000 });
+  await tab.getByText(`You already follow “${term}”: it is in your search terms.`).first().waitFor({ timeout: 20_000 });
   await screenshot(tab, "first-week-07-no-digest-after-the-free-ones");
   await tab.goto("/test-email");
   await tab.getByRole("button", { name: "Trigger Weekly Digest" }).click();
