@@ -597,6 +597,14 @@ mod tests {
     }
 
     #[test]
+    fn a_widened_digest_says_how_many_of_its_papers_are_the_weeks() {
+        let note = |new_this_week| Widened { days: 90, new_this_week }.note();
+        assert_eq!(note(0), "Nothing new this week; the most relevant from the last 90 days.");
+        assert_eq!(note(1), "Only one new paper this week; with it, the most relevant from the last 90 days.");
+        assert_eq!(note(2), "Only 2 new papers this week; with them, the most relevant from the last 90 days.");
+    }
+
+    #[test]
     fn digests_received_on_a_paid_plan_do_not_use_the_free_allowance() {
         use chrono::TimeZone;
         let at = |day: u32| Utc.with_ymd_and_hms(2026, 11, day, 9, 0, 0).single().expect("a time");

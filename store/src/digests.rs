@@ -214,7 +214,11 @@ impl Store {
             Ok(String::from_utf8_lossy(&stored).into_owned())
         };
         let searched_as = if stored.searched_as_key.is_empty() { stored.searched_as } else { Some(text(&stored.searched_as_key, String::new())?) };
-        let subject = if stored.subject.is_empty() { engine::mail::digest_subject(&stored.search_term, papers_data.len()) } else { stored.subject };
+        let subject = if stored.subject.is_empty() {
+            engine::mail::digest_subject(&stored.search_term, papers_data.len(), stored.widened)
+        } else {
+            stored.subject
+        };
         Ok(Digest {
             id: stored.id,
             user_id: stored.user_id,

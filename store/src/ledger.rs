@@ -414,7 +414,10 @@ mod tests {
         assert!(digests
             .iter()
             .all(|digest| digest.searched_as.as_deref() == Some("malaria, plasmodium") && digest.ai_summary == "Two trials.\nOne review."));
-        assert!(digests.iter().all(|digest| digest.subject == engine::mail::digest_subject("malaria", 0)), "the subject is made as the mail's is");
+        assert!(
+            digests.iter().all(|digest| digest.subject == engine::mail::digest_subject("malaria", 0, None)),
+            "the subject is made as the mail's is"
+        );
         // A second week's commit adds its own record; both are read.
         store.commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:3"], now + Duration::days(7))?])?], now)?;
         let sent = store.sent_papers(ada)?;

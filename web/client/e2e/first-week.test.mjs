@@ -155,7 +155,7 @@ test("a topic the week does not cover gets an honest empty digest", async () => 
   const mail = await stack.maildev.waitForEmail(email, 'no new papers on "malaria vaccine in rats"');
   assert.match(mail.text, /Nothing published in the last 90 days matched "malaria vaccine in rats" closely enough to send/);
   assert.doesNotMatch(mail.text, /% relevant/);
-  await card(page, "Recent Email Digests").getByText("No new papers this week").first().waitFor();
+  await card(page, "Recent Email Digests").getByText("No new papers in the last 90 days").first().waitFor();
   const { user } = await api(page, "/api/auth/me");
   assert.deepEqual(user.freeDigests, { used: 0, total: 2 }, "an empty week is not one of the free digests");
   await screenshot(page, "first-week-09-unrelated-week");

@@ -224,8 +224,10 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
     assert!(answer.message().starts_with("Nothing new this week; the most relevant from the last 30 days."), "{}", answer.body);
     let digest = server.latest_digest_of("ada@example.org");
     assert_eq!(digest.widened, Some(engine::digest::Widened { days: 30, new_this_week: 0 }));
-    let subject = if found == 1 { "Papertide: 1 new paper on".to_owned() } else { format!("Papertide: {found} new papers on") };
+    let papers = if found == 1 { "1 paper".to_owned() } else { format!("{found} papers") };
+    let subject = format!("Papertide: {papers} on \"phthalate liver toxicity\" from the last 30 days");
     let mail = server.wait_for_mail_to("ada@example.org", &subject).await;
+    assert!(!mail.contains("new paper"), "none of them is this week's: {mail}");
     assert!(mail.contains("Nothing new this week; the most relevant from the last 30 days."), "{mail}");
     // "Searched as" shows whole words as the papers spell them, never the index's stems.
     let searched_as = digest.searched_as.unwrap_or_default();
@@ -246,6 +248,46 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
         .await;
     let Ok(actors::DigestOutcome::Sent(weekly)) = weekly else { panic!("a weekly digest: {weekly:?}") };
     assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
+}
+
+/// Bug: a widened first digest said "Only 2 new papers this week; with them, the most relevant
+/// from the last 30 days", then "3 new papers matched … this week", under a subject of "3 new
+/// papers". Its subject, its note, its summary and the digest list now count alike.
+#[actix_web::test]
+async fn a_widened_digest_counts_its_papers_alike_in_its_subject_note_and_summary() {
+    let server = TestServer::start().await;
+    // A month of phthalate toxicology, two papers of it this week.
+    let this_week = ["Species differences in di-(2-ethylhexyl) phthalate", "The carcinogenicity of di(2-ethylhexyl) phthalate"];
+    let mut papers = engine::parse::pubmed::parse_efetch(include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml")).items;
+    for paper in &mut papers {
+        let is_this_week = this_week.iter().any(|title| paper.title.starts_with(title));
+        paper.entered = Some(Utc::now().date_naive() - Duration::days(if is_this_week { 1 } else { 25 }));
+    }
+    server.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let term = "DEHP phthalate hepatic peroxisome proliferation";
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", term)).await;
+    let found = answer.body["papersFound"].as_u64().unwrap_or(0) as usize;
+    let digest = server.latest_digest_of("ada@example.org");
+    let Some(widened) = digest.widened else { panic!("a thin week looks back: {}", answer.body) };
+    assert!(widened.new_this_week >= 1 && widened.new_this_week < found, "{widened:?} of {found}: {}", answer.body);
+    let week_titles = digest.papers_data.iter().filter(|paper| this_week.iter().any(|title| paper.title.starts_with(title))).count();
+    assert_eq!(widened.new_this_week, week_titles, "the papers it calls new this week are the week's");
+
+    let subject = format!("Papertide: {found} papers on \"{term}\" ({} new this week)", widened.new_this_week);
+    assert_eq!(digest.subject, subject);
+    let mail = server.wait_for_mail_to("ada@example.org", &subject).await;
+    let mail = crate::common::decode_quoted_printable(&mail);
+    assert!(mail.contains(&widened.note()) && answer.message().starts_with(&widened.note()), "{mail}");
+    let count_line = format!("{found} papers matched \"{term}\" in the last {} days.", widened.days);
+    assert!(digest.ai_summary.starts_with(&count_line), "{}", digest.ai_summary);
+    assert!(mail.contains(&count_line), "{mail}");
+    assert!(!mail.contains(&format!("{found} new papers")), "the month's papers are not called the week's: {mail}");
+    // The dashboard reads the same digest: its subject, counts and summary.
+    let listed = &ada.get(&format!("/api/users/{}/digests", digest.user_id.0)).await.body[0];
+    assert_eq!((listed["subject"].as_str(), listed["papersData"].as_array().map(Vec::len)), (Some(subject.as_str()), Some(found)));
+    assert_eq!(listed["widened"], json!({ "days": widened.days, "newThisWeek": widened.new_this_week }));
 }
 
 /// Waits (at most 2 minutes) until the service has embedded every indexed paper.

@@ -168,7 +168,8 @@ impl TestServer {
         let (to_line, subject_line) = (format!("To: {to}\r\n"), format!("Subject: {subject}"));
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let found = self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.contains(&subject_line));
+            // A long subject is folded onto more lines: read unfolded (RFC 5322 §2.2.3).
+            let found = self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.replace("\r\n ", " ").contains(&subject_line));
             if let Some(mail) = found {
                 return mail;
             }
