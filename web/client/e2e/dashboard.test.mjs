@@ -199,6 +199,33 @@ test("preferences are locked on the free plan and free on pro; cancelling says b
   await page.context().close();
 });
 
+// Bug: a paid plan that ended left "Free digests: 2 of 2 used" whatever the free plan had used,
+// since the paid plan's digests were counted against it.
+test("a paid plan that ends leaves the free digests the free plan had not used", async () => {
+  const email = "kit@example.org";
+  const page = await verifiedPage(stack, email);
+  await openDashboard(page);
+  await addTerm(page, TOPIC);
+  const status = card(page, "Account Status");
+  await status.getByText("Free digests: 1 of 2 used").waitFor();
+
+  // On pro: a digest with papers that a free plan would have counted.
+  await stack.papertide.runCli(["users", "set-tier", email, "pro"]);
+  await openDashboard(page);
+  await addTerm(page, "DEHP carcinogenicity in rodents");
+  const id = await userId(page);
+  const digests = await (await page.request.get(`/api/users/${id}/digests`)).json();
+  assert.equal(digests.length, 2);
+  assert.ok(digests.every((digest) => digest.papersData.length > 0), "both digests had papers");
+
+  // The plan ends: one free digest is left.
+  await stack.papertide.runCli(["users", "set-tier", email, "free"]);
+  await openDashboard(page);
+  await status.getByText("Free digests: 1 of 2 used").waitFor();
+  await screenshot(page, "dashboard-free-digests-after-a-paid-plan");
+  await page.context().close();
+});
+
 // Bug: typing a topic one follows already (another letter case, spaces around) searched and
 // mailed it again, and nothing said it was there.
 test("a topic typed again on the dashboard is refused with a message, and mailed once", async () => {
@@ -255,7 +282,7 @@ test("the unsubscribe link of a digest mail turns weekly digests off", async () 
   await page.context().close();
 });
 
-test("the test-email page mails a welcome, a sample digest and the weekly digest to one's own address", async () => {
+test("the test-email page mails a welcome and a sample digest to one's own address; Trigger Weekly Digest is refused on the free plan and builds the digest on pro", async () => {
   const email = "ida@example.org";
   const page = await verifiedPage(stack, email);
   await openDashboard(page);
