@@ -543,4 +543,37 @@ mod tests {
         assert!(store.was_sent(user.id, "pmid:1")? && store.was_sent(user.id, "pmid:2")?);
         Ok(())
     }
+
+    #[test]
+    fn a_ledger_written_before_the_free_count_was_kept_counts_all_its_digests() -> Result<()> {
+        /// The ledger as it was stored before `free_with_papers`.
+        #[derive(Serialize)]
+        struct Earlier {
+            version: u64,
+            received: u64,
+            with_papers: u64,
+            last_weekly: Option<DateTime<Utc>>,
+            last_with_papers: Option<DateTime<Utc>>,
+            last_digest: Option<DateTime<Utc>>,
+            invited: bool,
+            weekly_terms: Vec<TermId>,
+        }
+        let now = Utc::now();
+        let earlier = Earlier {
+            version: 3,
+            received: 3,
+            with_papers: 2,
+            last_weekly: None,
+            last_with_papers: Some(now),
+            last_digest: Some(now),
+            invited: false,
+            weekly_terms: Vec::new(),
+        };
+        let mut ledger: Ledger = decode("digest ledger", &encode_packed("digest ledger", &earlier)?)?;
+        assert_eq!((ledger.version, ledger.with_papers, ledger.free_with_papers), (3, 2, None));
+        assert_eq!(ledger.history(now).free_with_papers, 2, "not knowing which plan they came on, all count");
+        ledger.record(DigestKind::Weekly, Tier::Pro, true, now);
+        assert_eq!((ledger.with_papers, ledger.free_with_papers), (3, Some(2)), "a paid plan's digest does not");
+        Ok(())
+    }
 }
