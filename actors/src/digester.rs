@@ -12,7 +12,7 @@
 //! Its work is blocking (index searches, sled): call it from a blocking thread or an actor of
 //! its own, never on an HTTP worker's event loop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -156,6 +156,8 @@ struct Ranked {
     /// [`paper_fingerprint`] of each scored entry's first dedup key (the key it is sent by).
     fingerprints: Vec<Option<u64>>,
     searched_as: Option<String>,
+    /// How many days back its papers may have entered (a week, or a widened digest's window).
+    window_days: i64,
     /// The stored key of `searched_as`, once a digest stored it.
     searched_as_key: OnceLock<TextKey>,
     /// The AI summary of each choice of papers made so far (by their positions in `scored`),
@@ -177,10 +179,10 @@ impl Ranked {
         let papers: Vec<&Paper> =
             positions.iter().filter_map(|&position| self.scored[position].keys.first()).filter_map(|key| self.paper(key)).collect();
         let written = match llm {
-            Some((llm, class)) if !papers.is_empty() => llm.summarize_digest(class, term, &papers).ok(),
+            Some((llm, class)) if !papers.is_empty() => llm.summarize_digest(class, term, &papers, self.window_days).ok(),
             _ => None,
         };
-        let summary: Arc<str> = written.unwrap_or_else(|| digest_summary(term, &papers)).join("\n").into();
+        let summary: Arc<str> = written.unwrap_or_else(|| digest_summary(term, &papers, self.window_days)).join("\n").into();
         let key = store.put_digest_text(&summary)?;
         lock(&self.summaries).insert(positions.to_vec(), (Arc::clone(&summary), key));
         Ok((summary, key))
@@ -280,7 +282,7 @@ impl Digester {
             let chosen = self.choose(user.subscription_tier, &sources, term, kind, now, &sent)?;
             let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
-            ledger.record(kind, !chosen.positions.is_empty(), now);
+            ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
             let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms: Vec::new() };
             if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
                 return Ok(DigestOutcome::Sent(Box::new(chosen.digest(user.id, &part.digests[0]))));
@@ -311,7 +313,7 @@ impl Digester {
         if kind == DigestKind::Immediate {
             // The first digest of a topic is never empty when the literature has matches: a
             // week with too few looks back 30, then 90 days.
-            let this_week = positions.len();
+            let this_week: HashSet<u64> = positions.iter().filter_map(|&position| ranked.fingerprints[position]).collect();
             for days in WIDER_WINDOWS_DAYS {
                 if positions.len() >= ENOUGH_PAPERS {
                     break;
@@ -320,8 +322,13 @@ impl Digester {
                 let wider_positions = choose_unsent_positions(&wider.scored, was_sent);
                 // Searched back `days` either way: an empty digest says how far.
                 if wider_positions.len() > positions.len() || positions.is_empty() {
+                    // The week's papers the wider choice kept: those its texts call new this week.
+                    let new_this_week = wider_positions
+                        .iter()
+                        .filter(|&&position| wider.fingerprints[position].is_some_and(|print| this_week.contains(&print)))
+                        .count();
                     (ranked, positions) = (wider, wider_positions);
-                    widened = Some(Widened { days, new_this_week: this_week });
+                    widened = Some(Widened { days, new_this_week });
                 }
             }
         }
@@ -427,6 +434,7 @@ impl Digester {
             by_key,
             fingerprints,
             searched_as,
+            window_days,
             searched_as_key: OnceLock::new(),
             summaries: Mutex::default(),
         });
@@ -516,7 +524,7 @@ impl Chosen {
             widened: self.widened,
             mail: RenderedMail {
                 to: to.to_owned(),
-                subject: digest_subject(term, self.positions.len()),
+                subject: digest_subject(term, self.positions.len(), self.widened),
                 html: String::new(),
                 text: String::new(),
                 action_url: None,
@@ -594,7 +602,7 @@ impl DigestRenderer {
                 term,
                 weekly: digest.digest_type == DigestKind::Weekly,
                 searched_as: digest.searched_as.as_deref(),
-                widened_note: digest.widened.map(|widened| widened.note()).as_deref(),
+                widened: digest.widened,
                 ai_summary: &ai_summary,
                 papers: &mail_papers,
                 empty_reason: empty_reason.as_deref(),
@@ -627,6 +635,7 @@ mod tests {
             by_key: HashMap::new(),
             fingerprints: Vec::new(),
             searched_as: None,
+            window_days: WINDOW_DAYS,
             searched_as_key: OnceLock::new(),
             summaries: Mutex::default(),
         })

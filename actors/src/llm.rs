@@ -229,9 +229,10 @@ impl Llm {
         self.call("paper summary", request, tasks::parse_paper_summary)
     }
 
-    /// The digest's "AI Research Summary" lines for `papers` found for `term`.
-    pub fn summarize_digest(&self, class: ModelClass, term: &str, papers: &[&Paper]) -> Result<Vec<String>, LlmError> {
-        let request = tasks::digest_summary_request(self.model(class), term, papers);
+    /// The digest's "AI Research Summary" lines for `papers` found for `term` in the last
+    /// `window_days`.
+    pub fn summarize_digest(&self, class: ModelClass, term: &str, papers: &[&Paper], window_days: i64) -> Result<Vec<String>, LlmError> {
+        let request = tasks::digest_summary_request(self.model(class), term, papers, window_days);
         self.call("digest summary", request, tasks::parse_digest_summary)
     }
 

@@ -186,7 +186,7 @@ impl Pass<'_> {
                     let chosen = digester.choose(user.subscription_tier, &sources, &term.term, DigestKind::Weekly, now, &sent)?;
                     let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
                     sent.extend(&digest.sent);
-                    part.ledger.record(DigestKind::Weekly, !chosen.is_empty(), now);
+                    part.ledger.record(DigestKind::Weekly, user.subscription_tier, !chosen.is_empty(), now);
                     part.digests.push(digest);
                     served.push(term.id);
                     if term.status != TermStatus::Completed {

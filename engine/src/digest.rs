@@ -150,7 +150,8 @@ pub const WIDER_WINDOWS_DAYS: [i64; 2] = [30, 90];
 pub const ENOUGH_PAPERS: usize = 3;
 
 /// Free plans receive this many digests with papers (a notice that a week had nothing relevant
-/// is not one); then the dashboard and one mail invite an upgrade.
+/// is not one, nor a digest received on a paid plan); then the dashboard and one mail invite an
+/// upgrade.
 pub const FREE_DIGESTS: usize = 2;
 /// A user's first weekly digest comes on the first delivery day at least this many days after
 /// signup, and a free plan's weekly digest never this close after its previous digest: the
@@ -165,17 +166,18 @@ pub struct DigestHistory {
     pub last_weekly: Option<DateTime<Utc>>,
     /// The latest digest that had papers, of any kind.
     pub last_with_papers: Option<DateTime<Utc>>,
-    /// Digests that had papers.
-    pub with_papers: usize,
+    /// Digests that had papers received on the free plan: what its allowance counts. Those
+    /// received on a paid plan do not count, so a plan that ends leaves what was left of it.
+    pub free_with_papers: usize,
     /// Whether the free plan's one upgrade invitation went out.
     pub invited: bool,
 }
 
 /// Whether a new digest may go to a user on `tier` now: paid plans always; free plans until
-/// [`FREE_DIGESTS`] digests with papers went out. The same rule for every path that makes a
+/// [`FREE_DIGESTS`] digests with papers went out on the free plan. The same rule for every path that makes a
 /// digest (an immediate search, a term added or edited, the weekly pass, a triggered digest).
 pub fn may_send_digest(tier: Tier, history: &DigestHistory) -> bool {
-    !has_digest_allowance(tier) || history.with_papers < FREE_DIGESTS
+    !has_digest_allowance(tier) || history.free_with_papers < FREE_DIGESTS
 }
 
 /// Whether `tier` has an allowance of digests (the free plan): for the others, a caller need
@@ -192,18 +194,21 @@ pub struct FreeDigests {
 }
 
 pub fn free_digests(tier: Tier, history: &DigestHistory) -> Option<FreeDigests> {
-    has_digest_allowance(tier).then(|| FreeDigests { used: history.with_papers.min(FREE_DIGESTS), total: FREE_DIGESTS })
+    has_digest_allowance(tier).then(|| FreeDigests { used: history.free_with_papers.min(FREE_DIGESTS), total: FREE_DIGESTS })
 }
 
 impl DigestHistory {
-    /// The history once a digest of `kind` made at `at` is added to it (`with_papers`: it had
-    /// papers; a notice of an empty week is a digest received but not one with papers).
-    pub fn record(&mut self, kind: DigestKind, with_papers: bool, at: DateTime<Utc>) {
+    /// The history once a digest of `kind` made at `at` for a user on `tier` is added to it
+    /// (`with_papers`: it had papers; a notice of an empty week is a digest received but not one
+    /// with papers). Only the free plan's digests count against its allowance.
+    pub fn record(&mut self, kind: DigestKind, tier: Tier, with_papers: bool, at: DateTime<Utc>) {
         if kind == DigestKind::Weekly {
             self.last_weekly = Some(self.last_weekly.map_or(at, |last| last.max(at)));
         }
         if with_papers {
-            self.with_papers += 1;
+            if has_digest_allowance(tier) {
+                self.free_with_papers += 1;
+            }
             self.last_with_papers = Some(self.last_with_papers.map_or(at, |last| last.max(at)));
         }
     }
@@ -461,9 +466,9 @@ mod tests {
     }
 
     /// A history of an account that signed up long ago.
-    fn old_account(with_papers: usize, invited: bool) -> DigestHistory {
+    fn old_account(free_with_papers: usize, invited: bool) -> DigestHistory {
         let signed_up_at = "2026-01-01T00:00:00Z".parse().expect("a time");
-        DigestHistory { signed_up_at, with_papers, invited, ..DigestHistory::default() }
+        DigestHistory { signed_up_at, free_with_papers, invited, ..DigestHistory::default() }
     }
 
     #[test]
@@ -544,7 +549,7 @@ mod tests {
         let same_day = DigestHistory {
             signed_up_at: at("2026-11-23T08:00:00Z"),
             last_with_papers: Some(at("2026-11-23T08:05:00Z")),
-            with_papers: 1,
+            free_with_papers: 1,
             ..DigestHistory::default()
         };
         assert_eq!(
@@ -592,6 +597,30 @@ mod tests {
         assert_eq!(free_digests(Tier::Free, &old_account(1, false)), Some(FreeDigests { used: 1, total: FREE_DIGESTS }));
         assert_eq!(free_digests(Tier::Free, &old_account(5, false)), Some(FreeDigests { used: 2, total: FREE_DIGESTS }));
         assert_eq!(free_digests(Tier::Pro, &old_account(5, false)), None);
+    }
+
+    #[test]
+    fn a_widened_digest_says_how_many_of_its_papers_are_the_weeks() {
+        let note = |new_this_week| Widened { days: 90, new_this_week }.note();
+        assert_eq!(note(0), "Nothing new this week; the most relevant from the last 90 days.");
+        assert_eq!(note(1), "Only one new paper this week; with it, the most relevant from the last 90 days.");
+        assert_eq!(note(2), "Only 2 new papers this week; with them, the most relevant from the last 90 days.");
+    }
+
+    #[test]
+    fn digests_received_on_a_paid_plan_do_not_use_the_free_allowance() {
+        use chrono::TimeZone;
+        let at = |day: u32| Utc.with_ymd_and_hms(2026, 11, day, 9, 0, 0).single().expect("a time");
+        let mut history = old_account(0, false);
+        history.record(DigestKind::Immediate, Tier::Free, true, at(2));
+        history.record(DigestKind::Weekly, Tier::Pro, true, at(9));
+        history.record(DigestKind::Weekly, Tier::Team, true, at(16));
+        history.record(DigestKind::Weekly, Tier::Free, false, at(23));
+        assert_eq!(free_digests(Tier::Free, &history), Some(FreeDigests { used: 1, total: FREE_DIGESTS }), "the paid plan's digests are not counted");
+        assert_eq!((history.last_with_papers, history.last_weekly), (Some(at(16)), Some(at(23))));
+        assert!(may_send_digest(Tier::Free, &history), "one free digest is left once the plan ends");
+        history.record(DigestKind::Weekly, Tier::Free, true, at(30));
+        assert!(!may_send_digest(Tier::Free, &history));
     }
 
     #[test]

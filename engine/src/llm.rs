@@ -255,10 +255,17 @@ const DIGEST_SUMMARY_INSTRUCTIONS: &str = "You write the \"AI Research Summary\"
 papers. Given the reader's search term and this week's papers, write 3 to 5 short lines, one point per line: the main themes and the \
 most notable findings across the papers. Plain text, one point per line, no Markdown, no heading, no preamble.";
 
-/// Asks for the digest summary of `papers` found for `term`. At most ten papers are described,
-/// each by its title and the start of its abstract, so that the prompt stays small.
-pub fn digest_summary_request(model: &str, term: &str, papers: &[&Paper]) -> ChatRequest {
-    let mut prompt = format!("Search term: {}\n\nPapers:\n", cut_at_word(&collapse_whitespace(term), MAX_TERM_CHARS));
+/// Asks for the digest summary of `papers` found for `term` in the last `window_days` (a widened
+/// digest's papers are not all the week's, and the prompt says so). At most ten papers are
+/// described, each by its title and the start of its abstract, so that the prompt stays small.
+pub fn digest_summary_request(model: &str, term: &str, papers: &[&Paper], window_days: i64) -> ChatRequest {
+    let mut prompt = format!("Search term: {}\n", cut_at_word(&collapse_whitespace(term), MAX_TERM_CHARS));
+    if window_days != crate::digest::WINDOW_DAYS {
+        prompt.push_str(&format!(
+            "These are the most relevant papers of the last {window_days} days, not only this week's: do not call them this week's.\n"
+        ));
+    }
+    prompt.push_str("\nPapers:\n");
     for (number, paper) in papers.iter().take(MAX_DIGEST_PAPERS).enumerate() {
         let title = cut_at_word(&collapse_whitespace(&paper.title), MAX_TITLE_CHARS);
         prompt.push_str(&format!("{}. {title}\n", number + 1));
@@ -505,11 +512,14 @@ mod tests {
     fn a_digest_summary_request_is_bounded() {
         let papers: Vec<Paper> = (0..30).map(|n| paper(&format!("Paper number {n}"), &"finding ".repeat(500))).collect();
         let refs: Vec<&Paper> = papers.iter().collect();
-        let request = digest_summary_request("m", "protein folding", &refs);
+        let request = digest_summary_request("m", "protein folding", &refs, crate::digest::WINDOW_DAYS);
         let user = &request.messages[1].content;
         assert!(user.contains("Search term: protein folding"));
         assert!(user.contains("1. Paper number 0") && user.contains("10. Paper number 9"));
         assert!(!user.contains("Paper number 10"), "only the first ten papers are described");
+        assert!(!user.contains("days"), "a week's papers are the week's: {user}");
+        let widened = digest_summary_request("m", "protein folding", &refs, 90);
+        assert!(widened.messages[1].content.contains("the most relevant papers of the last 90 days, not only this week's"));
         assert!(user.chars().count() < MAX_DIGEST_PAPERS * (MAX_DIGEST_ABSTRACT_CHARS + 40) + 100, "{}", user.chars().count());
     }
 

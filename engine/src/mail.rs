@@ -1,6 +1,8 @@
 //! The mails Papertide sends, rendered as HTML and plain text from one layout. Links are built
 //! from the public URL the caller passes; nothing here knows how mail is delivered.
 
+use crate::digest::Widened;
+
 /// What every mail needs to know about the installation it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MailContext {
@@ -45,13 +47,19 @@ pub struct DigestPaper {
     pub retracted: bool,
 }
 
-/// The subject of a digest mail of `term` with `count` papers.
-pub fn digest_subject(term: &str, count: usize) -> String {
+/// The subject of a digest mail of `term` with `count` papers. A widened digest (an immediate
+/// one that looked back 30 or 90 days) counts its papers as papers of that window and says how
+/// many are the week's: it never calls "new this week" a paper that is not.
+pub fn digest_subject(term: &str, count: usize, widened: Option<Widened>) -> String {
     let term = one_line(term);
-    match count {
-        0 => format!("Papertide: no new papers on \"{term}\" this week"),
-        1 => format!("Papertide: 1 new paper on \"{term}\""),
-        _ => format!("Papertide: {count} new papers on \"{term}\""),
+    let papers = |count: usize| if count == 1 { "1 paper".to_owned() } else { format!("{count} papers") };
+    match (count, widened) {
+        (0, None) => format!("Papertide: no new papers on \"{term}\" this week"),
+        (1, None) => format!("Papertide: 1 new paper on \"{term}\""),
+        (_, None) => format!("Papertide: {count} new papers on \"{term}\""),
+        (0, Some(Widened { days, .. })) => format!("Papertide: no new papers on \"{term}\" in the last {days} days"),
+        (_, Some(Widened { days, new_this_week: 0 })) => format!("Papertide: {} on \"{term}\" from the last {days} days", papers(count)),
+        (_, Some(Widened { new_this_week, .. })) => format!("Papertide: {} on \"{term}\" ({new_this_week} new this week)", papers(count)),
     }
 }
 
@@ -63,9 +71,9 @@ pub struct DigestMail<'a> {
     pub weekly: bool,
     /// The expanded query, shown as "searched as …".
     pub searched_as: Option<&'a str>,
-    /// When an immediate digest looked past the week for papers, what it says first
-    /// (`engine::digest::Widened::note`).
-    pub widened_note: Option<&'a str>,
+    /// When an immediate digest looked past the week for papers: how far, and how many of its
+    /// papers are the week's (its subject and first line say so, [`Widened::note`]).
+    pub widened: Option<Widened>,
     /// The "AI Research Summary", one line per point.
     pub ai_summary: &'a [String],
     pub papers: &'a [DigestPaper],
@@ -84,7 +92,7 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     let count = digest.papers.len();
     let term = one_line(digest.term);
     let searched_as = digest.searched_as.map(one_line);
-    let subject = digest_subject(digest.term, count);
+    let subject = digest_subject(digest.term, count, digest.widened);
     let dashboard = format!("{}/dashboard", context.public_url);
     let heading = if digest.weekly { "Your weekly digest for" } else { "Your digest for" };
     let mut text = format!("{heading} \"{term}\"\n");
@@ -95,9 +103,9 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
     if let Some(expanded) = &searched_as {
         html.push_str(&format!(r#"<p style="margin:0 0 16px;font-size:13px;color:#475569">Searched as: {}</p>"#, escape_html(expanded)));
     }
-    if let Some(note) = digest.widened_note.filter(|_| count > 0) {
+    if let Some(note) = digest.widened.filter(|_| count > 0).map(|widened| widened.note()) {
         text.push_str(&format!("\n{note}\n"));
-        html.push_str(&format!(r#"<p style="margin:0 0 16px;line-height:1.5;font-weight:600">{}</p>"#, escape_html(note)));
+        html.push_str(&format!(r#"<p style="margin:0 0 16px;line-height:1.5;font-weight:600">{}</p>"#, escape_html(&note)));
     }
     if let Some(reason) = digest.empty_reason.filter(|_| count == 0) {
         text.push_str(&format!("\n{reason}\n"));
@@ -444,7 +452,7 @@ mod tests {
             term: "links",
             weekly: true,
             searched_as: None,
-            widened_note: None,
+            widened: None,
             ai_summary: &[],
             papers: std::slice::from_ref(&paper),
             empty_reason: None,
@@ -465,7 +473,7 @@ mod tests {
             term: "gene\r\nBcc: all",
             weekly: false,
             searched_as: Some("gene\nediting"),
-            widened_note: None,
+            widened: None,
             ai_summary: &["point\rone".to_owned()],
             papers: std::slice::from_ref(&paper),
             empty_reason: None,
@@ -490,7 +498,7 @@ mod tests {
             term: "SARS-CoV-2 immunity",
             weekly: true,
             searched_as: Some("sar, cov, immun, antibodi"),
-            widened_note: None,
+            widened: None,
             ai_summary: &summary,
             papers: &papers,
             empty_reason: None,
@@ -517,6 +525,47 @@ mod tests {
         let immediate = digest_mail(&context, "ada@example.org", &DigestMail { weekly: false, ..digest });
         assert!(immediate.text.starts_with("Your digest for \"SARS-CoV-2 immunity\"") && !immediate.text.contains("weekly digest for"));
         assert!(immediate.html.contains("Your digest for “SARS-CoV-2 immunity”"));
+    }
+
+    #[test]
+    fn a_widened_digest_never_calls_papers_of_the_month_new_this_week() {
+        let week = |count| digest_subject("gut flora", count, None);
+        assert_eq!(
+            (week(0), week(1), week(3)),
+            (
+                "Papertide: no new papers on \"gut flora\" this week".to_owned(),
+                "Papertide: 1 new paper on \"gut flora\"".to_owned(),
+                "Papertide: 3 new papers on \"gut flora\"".to_owned(),
+            )
+        );
+        let widened = |count, days, new_this_week| digest_subject("gut flora", count, Some(Widened { days, new_this_week }));
+        assert_eq!(widened(3, 90, 2), "Papertide: 3 papers on \"gut flora\" (2 new this week)");
+        assert_eq!(widened(3, 30, 1), "Papertide: 3 papers on \"gut flora\" (1 new this week)");
+        assert_eq!(widened(4, 30, 0), "Papertide: 4 papers on \"gut flora\" from the last 30 days");
+        assert_eq!(widened(1, 90, 0), "Papertide: 1 paper on \"gut flora\" from the last 90 days");
+        assert_eq!(widened(0, 90, 0), "Papertide: no new papers on \"gut flora\" in the last 90 days");
+    }
+
+    #[test]
+    fn a_widened_digest_mail_counts_alike_in_its_subject_note_and_summary() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let papers = vec![digest_paper("One", false), digest_paper("Two", false), digest_paper("Three", false)];
+        let summary = vec!["3 papers matched \"gut flora\" in the last 90 days.".to_owned()];
+        let digest = DigestMail {
+            term: "gut flora",
+            weekly: false,
+            searched_as: None,
+            widened: Some(Widened { days: 90, new_this_week: 2 }),
+            ai_summary: &summary,
+            papers: &papers,
+            empty_reason: None,
+            unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert_eq!(mail.subject, "Papertide: 3 papers on \"gut flora\" (2 new this week)");
+        let note = "Only 2 new papers this week; with them, the most relevant from the last 90 days.";
+        assert!(mail.text.contains(note) && mail.html.contains(note), "{}", mail.text);
+        assert!(!mail.text.contains("3 new papers") && !mail.html.contains("3 new papers"), "{}", mail.text);
     }
 
     use super::*;

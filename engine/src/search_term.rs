@@ -140,6 +140,18 @@ pub fn check_term_limit(tier: Tier, is_unlimited: bool, active_terms: usize) -> 
     }
 }
 
+/// Whether two terms are one topic: equal but for letter case and spacing ("CRISPR  Base
+/// editing" is "crispr base editing"). A user follows a topic once.
+pub fn is_same_term(one: &str, other: &str) -> bool {
+    let words = |term: &str| term.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
+    words(one) == words(other)
+}
+
+/// What a user who adds a topic they follow already is told; `term` as they follow it.
+pub fn already_followed(term: &str) -> String {
+    format!("You already follow “{term}”: it is in your search terms.")
+}
+
 /// The trimmed term, or the message of the first rule it breaks.
 pub fn validate_search_term(text: &str) -> Result<String, &'static str> {
     let term = text.trim();
@@ -325,5 +337,14 @@ mod tests {
         for term in ["cancer!", "gene@home", "p53 = tumour", "50% survival", "what?", "tilde~", "a*b", "brackets [x]", "{braces}"] {
             assert_eq!(validate_search_term(term), Err(MSG_UNSUPPORTED), "{term:?}");
         }
+    }
+
+    #[test]
+    fn a_topic_is_the_same_whatever_its_letter_case_and_spacing() {
+        assert!(is_same_term("CRISPR base editing", "crispr base editing"));
+        assert!(is_same_term("  crispr  Base\u{a0}editing ", "CRISPR base editing"));
+        assert!(!is_same_term("crispr base editing", "crispr base-editing"));
+        assert!(!is_same_term("crispr", "crispr base editing"));
+        assert_eq!(already_followed("CRISPR"), "You already follow “CRISPR”: it is in your search terms.");
     }
 }

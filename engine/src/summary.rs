@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use crate::digest::WINDOW_DAYS;
 use crate::paper::Paper;
 
 /// Sentences in a paper's summary.
@@ -81,15 +82,21 @@ pub fn summarize_paper(paper: &Paper) -> String {
 /// The most characters of the digest summary's "across the papers" sentence.
 const MAX_ACROSS_CHARS: usize = 240;
 
-/// The digest's "AI Research Summary", one line per point: how many papers matched, the themes
-/// they share, the kinds of work they are, and the sentence most central to all of them that no
-/// paper's own summary already shows. Empty when there are no papers (the digest says why).
-pub fn digest_summary(term: &str, papers: &[&Paper]) -> Vec<String> {
+/// The digest's "AI Research Summary", one line per point: how many papers matched (in the week,
+/// or in the `window_days` a widened digest looked back), the themes they share, the kinds of
+/// work they are, and the sentence most central to all of them that no paper's own summary
+/// already shows. Empty when there are no papers (the digest says why).
+pub fn digest_summary(term: &str, papers: &[&Paper], window_days: i64) -> Vec<String> {
     if papers.is_empty() {
         return Vec::new();
     }
     let noun = if papers.len() == 1 { "paper" } else { "papers" };
-    let mut lines = vec![format!("{} new {noun} matched \"{term}\" this week.", papers.len())];
+    let count_line = if window_days == WINDOW_DAYS {
+        format!("{} new {noun} matched \"{term}\" this week.", papers.len())
+    } else {
+        format!("{} {noun} matched \"{term}\" in the last {window_days} days.", papers.len())
+    };
+    let mut lines = vec![count_line];
     let texts: Vec<String> = papers.iter().map(|paper| format!("{} {}", paper.title, paper.abstract_text())).collect();
     // A theme is a word at least two papers use (counted once per paper).
     let mut shared: HashMap<String, u32> = HashMap::new();
@@ -360,8 +367,13 @@ mod tests {
     fn the_digest_summary_counts_names_themes_and_quotes_the_best_papers() {
         let first = paper_with("CRISPR screens in T cells", &[(None, "CRISPR screens identified regulators of T cell exhaustion in tumours.")]);
         let second = paper_with("Exhaustion of T cells", &[(None, "T cell exhaustion limits CRISPR engineered therapies in tumours.")]);
-        let lines = digest_summary("CRISPR T cells", &[&first, &second]);
+        let lines = digest_summary("CRISPR T cells", &[&first, &second], WINDOW_DAYS);
         assert_eq!(lines[0], "2 new papers matched \"CRISPR T cells\" this week.");
+        // A widened digest's papers are the window's, not the week's.
+        let widened = digest_summary("CRISPR T cells", &[&first, &second], 90);
+        assert_eq!(widened[0], "2 papers matched \"CRISPR T cells\" in the last 90 days.");
+        assert_eq!(widened[1..], lines[1..]);
+        assert_eq!(digest_summary("CRISPR T cells", &[&first], 30)[0], "1 paper matched \"CRISPR T cells\" in the last 30 days.");
         assert!(lines[1].starts_with("Recurring themes: ") && lines[1].contains("crispr") && lines[1].contains("exhaustion"), "{lines:?}");
         let own_summaries = [summarize_paper(&first), summarize_paper(&second)];
         assert!(
@@ -369,7 +381,7 @@ mod tests {
             "nothing the list repeats: {lines:?}"
         );
         assert!(lines.len() <= 4 && lines.iter().all(|line| line.chars().count() <= 260), "short: {lines:?}");
-        assert!(digest_summary("dark matter", &[]).is_empty(), "an empty digest says why elsewhere");
+        assert!(digest_summary("dark matter", &[], WINDOW_DAYS).is_empty(), "an empty digest says why elsewhere");
 
         // A long sentence that a paper's summary cuts short is still the paper's, not news.
         let long = "Markedly reduced final mean body weights were observed in males and females in the highest dose groups of rats and mice fed phthalate for two years, with liver weights increased and hepatocellular lesions in every exposed group, liver tumours in rats and mice of both sexes at the two highest doses, kidney and testis lesions in male rats fed phthalate, and liver enzyme changes in mice and rats that followed the phthalate dose in every group of both species";
@@ -381,7 +393,7 @@ mod tests {
             "Phthalate and rat liver",
             &[(None, "Phthalate exposure changed rat liver weights and mice liver weights in a dose dependent way.")],
         );
-        let lines = digest_summary("phthalate liver", &[&third, &fourth]);
+        let lines = digest_summary("phthalate liver", &[&third, &fourth], WINDOW_DAYS);
         let across = lines.iter().find(|line| line.starts_with("Across the papers: ")).map_or("", |line| line.as_str());
         assert!(!across.contains("Markedly reduced final mean body weights"), "{lines:?}");
     }
@@ -395,6 +407,6 @@ mod tests {
         let summaries: Vec<String> = papers.iter().map(|paper| format!("{}\n  {}", paper.title, summarize_paper(paper))).collect();
         insta::assert_snapshot!(summaries.join("\n\n"));
         let refs: Vec<&Paper> = papers.iter().collect();
-        insta::assert_snapshot!("digest_summary", digest_summary("perfluorooctanoic acid", &refs).join("\n"));
+        insta::assert_snapshot!("digest_summary", digest_summary("perfluorooctanoic acid", &refs, WINDOW_DAYS).join("\n"));
     }
 }

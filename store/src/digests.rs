@@ -164,10 +164,12 @@ impl Store {
                 list_unsubscribe: mail.list_unsubscribe.clone(),
             },
         };
+        // Counted against the plan the user is on (none: as a free plan's).
+        let tier = self.user(digest.user_id)?.map_or(engine::Tier::Free, |user| user.subscription_tier);
         loop {
             let read = self.ledger(digest.user_id)?;
             let mut ledger = read.clone();
-            ledger.record(digest.digest_type, !digest.papers_data.is_empty(), digest.sent_at);
+            ledger.record(digest.digest_type, tier, !digest.papers_data.is_empty(), digest.sent_at);
             let part = UserDigests { user_id: digest.user_id, read, ledger, digests: vec![new.clone()], invite: None, completed_terms: Vec::new() };
             if let [Commit::Written { mail_ids, .. }] = self.commit_digests(&[part], now)?.as_slice() {
                 return Ok(mail_ids[0]);
@@ -212,7 +214,11 @@ impl Store {
             Ok(String::from_utf8_lossy(&stored).into_owned())
         };
         let searched_as = if stored.searched_as_key.is_empty() { stored.searched_as } else { Some(text(&stored.searched_as_key, String::new())?) };
-        let subject = if stored.subject.is_empty() { engine::mail::digest_subject(&stored.search_term, papers_data.len()) } else { stored.subject };
+        let subject = if stored.subject.is_empty() {
+            engine::mail::digest_subject(&stored.search_term, papers_data.len(), stored.widened)
+        } else {
+            stored.subject
+        };
         Ok(Digest {
             id: stored.id,
             user_id: stored.user_id,

@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use engine::digest::{DigestHistory, DigestKind, Widened};
 use engine::mail::RenderedMail;
 use engine::search_term::{SearchTerm, TermId, TermStatus};
-use engine::UserId;
+use engine::{Tier, UserId};
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 use sled::Transactional;
@@ -48,6 +48,11 @@ pub struct Ledger {
     pub invited: bool,
     /// The terms the last weekly pass served: their last processing was `last_weekly`.
     pub weekly_terms: Vec<TermId>,
+    /// Of `with_papers`, those received on the free plan: what its allowance counts
+    /// (`engine::digest::DigestHistory::free_with_papers`). `None` in a ledger written before
+    /// it was kept, whose digests all count.
+    #[serde(default)]
+    pub free_with_papers: Option<u64>,
 }
 
 impl Ledger {
@@ -57,18 +62,19 @@ impl Ledger {
             signed_up_at,
             last_weekly: self.last_weekly,
             last_with_papers: self.last_with_papers,
-            with_papers: usize::try_from(self.with_papers).unwrap_or(usize::MAX),
+            free_with_papers: usize::try_from(self.free_with_papers.unwrap_or(self.with_papers)).unwrap_or(usize::MAX),
             invited: self.invited,
         }
     }
 
-    /// Adds a digest of `kind` made at `at` (`with_papers`: it had papers).
-    pub fn record(&mut self, kind: DigestKind, with_papers: bool, at: DateTime<Utc>) {
+    /// Adds a digest of `kind` made at `at` for a user on `tier` (`with_papers`: it had papers).
+    pub fn record(&mut self, kind: DigestKind, tier: Tier, with_papers: bool, at: DateTime<Utc>) {
         let mut history = self.history(at);
-        history.record(kind, with_papers, at);
+        history.record(kind, tier, with_papers, at);
         self.last_weekly = history.last_weekly;
         self.last_with_papers = history.last_with_papers;
-        self.with_papers = history.with_papers as u64;
+        self.free_with_papers = Some(history.free_with_papers as u64);
+        self.with_papers += u64::from(with_papers);
         self.received += 1;
         self.last_digest = Some(self.last_digest.map_or(at, |last| last.max(at)));
     }
@@ -377,7 +383,7 @@ mod tests {
         let read = store.ledger(user_id)?;
         let mut ledger = read.clone();
         for digest in &digests {
-            ledger.record(digest.kind, !digest.sent.is_empty(), digest.sent_at);
+            ledger.record(digest.kind, Tier::Free, !digest.sent.is_empty(), digest.sent_at);
         }
         Ok(UserDigests { user_id, read, ledger, digests, invite: None, completed_terms: Vec::new() })
     }
@@ -408,7 +414,10 @@ mod tests {
         assert!(digests
             .iter()
             .all(|digest| digest.searched_as.as_deref() == Some("malaria, plasmodium") && digest.ai_summary == "Two trials.\nOne review."));
-        assert!(digests.iter().all(|digest| digest.subject == engine::mail::digest_subject("malaria", 0)), "the subject is made as the mail's is");
+        assert!(
+            digests.iter().all(|digest| digest.subject == engine::mail::digest_subject("malaria", 0, None)),
+            "the subject is made as the mail's is"
+        );
         // A second week's commit adds its own record; both are read.
         store.commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:3"], now + Duration::days(7))?])?], now)?;
         let sent = store.sent_papers(ada)?;
@@ -532,6 +541,39 @@ mod tests {
         // The next commit follows the migrated ledger's version.
         store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["pmid:2"], now)?])?], now)?;
         assert!(store.was_sent(user.id, "pmid:1")? && store.was_sent(user.id, "pmid:2")?);
+        Ok(())
+    }
+
+    #[test]
+    fn a_ledger_written_before_the_free_count_was_kept_counts_all_its_digests() -> Result<()> {
+        /// The ledger as it was stored before `free_with_papers`.
+        #[derive(Serialize)]
+        struct Earlier {
+            version: u64,
+            received: u64,
+            with_papers: u64,
+            last_weekly: Option<DateTime<Utc>>,
+            last_with_papers: Option<DateTime<Utc>>,
+            last_digest: Option<DateTime<Utc>>,
+            invited: bool,
+            weekly_terms: Vec<TermId>,
+        }
+        let now = Utc::now();
+        let earlier = Earlier {
+            version: 3,
+            received: 3,
+            with_papers: 2,
+            last_weekly: None,
+            last_with_papers: Some(now),
+            last_digest: Some(now),
+            invited: false,
+            weekly_terms: Vec::new(),
+        };
+        let mut ledger: Ledger = decode("digest ledger", &encode_packed("digest ledger", &earlier)?)?;
+        assert_eq!((ledger.version, ledger.with_papers, ledger.free_with_papers), (3, 2, None));
+        assert_eq!(ledger.history(now).free_with_papers, 2, "not knowing which plan they came on, all count");
+        ledger.record(DigestKind::Weekly, Tier::Pro, true, now);
+        assert_eq!((ledger.with_papers, ledger.free_with_papers), (3, Some(2)), "a paid plan's digest does not");
         Ok(())
     }
 }

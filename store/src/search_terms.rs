@@ -1,8 +1,9 @@
 //! Search terms (`engine::search_term::SearchTerm`), kept by id with a per-user index. Adding a
-//! term checks the plan limit and writes in one step under a lock, so two concurrent adds cannot
-//! both take a user's last free place.
+//! term checks that the user does not follow it already and the plan limit, and writes, in one
+//! step under a lock, so two concurrent adds cannot both take a user's last free place nor add
+//! one topic twice.
 
-use engine::search_term::{check_term_limit, SearchTerm, TermId, TermLimit};
+use engine::search_term::{check_term_limit, is_same_term, SearchTerm, TermId, TermLimit};
 use engine::{Tier, UserId};
 use sled::Transactional;
 
@@ -17,6 +18,9 @@ fn by_user_key(user_id: UserId, id: TermId) -> Vec<u8> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Added {
     Added(SearchTerm),
+    /// The user has this topic already (`engine::search_term::is_same_term`): this one; nothing
+    /// was written.
+    AlreadyFollowed(SearchTerm),
     /// The plan has no room; nothing was written.
     OverLimit(TermLimit),
 }
@@ -40,11 +44,16 @@ impl Store {
         self.search_terms.get(id.0.as_bytes())?.map(|bytes| decode("search term", &bytes)).transpose()
     }
 
-    /// Adds `term` if the plan allows one more active term (see `engine::search_term`).
+    /// Adds `term` if the user does not have it already and the plan allows one more active
+    /// term (see `engine::search_term`).
     pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
         self.room.ensure()?;
         let _adding = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let active = self.search_terms(term.user_id)?.iter().filter(|existing| existing.is_active).count();
+        let existing = self.search_terms(term.user_id)?;
+        if let Some(same) = existing.iter().find(|existing| is_same_term(&existing.term, &term.term)) {
+            return Ok(Added::AlreadyFollowed(same.clone()));
+        }
+        let active = existing.iter().filter(|existing| existing.is_active).count();
         if let Err(limit) = check_term_limit(tier, is_unlimited, active) {
             return Ok(Added::OverLimit(limit));
         }
@@ -155,6 +164,34 @@ mod tests {
         let added = results.iter().filter(|result| matches!(result, Ok(Added::Added(_)))).count();
         assert_eq!(added, 5);
         assert_eq!(store.search_terms(ada)?.len(), 5);
+        Ok(())
+    }
+
+    #[test]
+    fn a_topic_the_user_follows_is_not_added_again_however_it_is_typed_or_raced() -> Result<()> {
+        let store = Store::temporary()?;
+        let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
+        let spellings = ["CRISPR base editing", "crispr base editing", "Crispr  Base Editing", "CRISPR BASE EDITING"];
+        let handles: Vec<_> = spellings
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                let (store, text) = (store.clone(), text.to_string());
+                std::thread::spawn(move || store.add_search_term(&term(ada, &text, index as i64), Tier::Team, false))
+            })
+            .collect();
+        let results: Vec<Added> = handles.into_iter().map(|handle| handle.join().expect("thread")).collect::<Result<_>>()?;
+        let added: Vec<&SearchTerm> = results.iter().filter_map(|result| if let Added::Added(term) = result { Some(term) } else { None }).collect();
+        assert_eq!(added.len(), 1, "{results:?}");
+        assert!(results.iter().all(|result| match result {
+            Added::AlreadyFollowed(same) => same.id == added[0].id,
+            other => matches!(other, Added::Added(_)),
+        }));
+        assert_eq!(store.search_terms(ada)?.len(), 1);
+        // Even at the plan's limit, the answer is that the user follows it.
+        assert!(matches!(store.add_search_term(&term(ada, "crispr base editing", 9), Tier::Free, false)?, Added::AlreadyFollowed(_)));
+        // Another user's topics are theirs.
+        assert!(matches!(store.add_search_term(&term(bob, "CRISPR base editing", 0), Tier::Free, false)?, Added::Added(_)));
         Ok(())
     }
 }

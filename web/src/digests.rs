@@ -12,9 +12,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use actors::DigestOutcome;
 use chrono::Utc;
 use engine::account::normalize_email;
-use engine::digest::{Digest, DigestKind};
+use engine::digest::{has_digest_allowance, Digest, DigestKind};
 use engine::mail::{welcome_mail, RenderedMail};
-use engine::search_term::{validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
+use engine::search_term::{already_followed, is_same_term, validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
 use serde::Deserialize;
 use serde_json::json;
 use store::search_terms::Added;
@@ -47,9 +47,10 @@ struct ImmediateSearch {
     search_term: String,
 }
 
-/// `POST /api/immediate-search` `{ email, searchTerm }`: the term is kept (or the user's
-/// existing one of the same text is used) and, if the plan allows another digest, searched and
-/// mailed at once. A free plan whose digests are used keeps the term and gets no digest
+/// `POST /api/immediate-search` `{ email, searchTerm }`: the term is kept and, if the plan allows
+/// another digest, searched and mailed at once. A topic the user has already (whatever its letter
+/// case and spacing) is refused with a 409 that says so, unless its last search failed: then it
+/// is searched again, once however many requests ask. A free plan whose digests are used keeps the term and gets no digest
 /// (`digestSent: false`, with a message saying why).
 async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ImmediateSearch>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
@@ -59,16 +60,26 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     let text = validate_search_term(&body.search_term).map_err(|message| term_error("searchTerm", message))?;
     state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
     let now = Utc::now();
-    let existing = state.store.search_terms(user.id)?.into_iter().find(|term| term.term.to_lowercase() == text.to_lowercase());
+    let existing = state.store.search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &text));
     let term = match existing {
-        // The same topic again runs the term the user has, rather than adding a copy.
-        Some(term) => term,
+        // A topic whose search failed is searched again; any other the user has is searched
+        // already (or waits for its week, or for a plan with digests left): refused, no mail.
+        Some(term) if term.status == TermStatus::Failed => term,
+        Some(term) => return Err(already_followed_error(&term)),
         None => add_term(&state, &user, SearchTerm::new(TermId(Uuid::new_v4()), user.id, text, user.subscription_tier, now))?,
     };
-    if user.pending_search.as_deref().is_some_and(|pending| pending.to_lowercase() == term.term.to_lowercase()) {
+    // Claimed in one step: of two requests for one term, only one searches it.
+    let claimed = std::cell::Cell::new(false);
+    state.store.update_search_term(term.id, |stored| {
+        claimed.set(stored.status != TermStatus::Processing);
+        stored.status = TermStatus::Processing;
+    })?;
+    if !claimed.get() {
+        return Err(already_followed_error(&term));
+    }
+    if user.pending_search.as_deref().is_some_and(|pending| is_same_term(pending, &term.term)) {
         state.store.update_user(user.id, |stored| stored.pending_search = None)?;
     }
-    state.store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
     let outcome = run_digest(&state, &user, &term.term, DigestKind::Immediate).await;
     // A term that was not searched (no free digest left) keeps the state it had.
     let searched = match &outcome {
@@ -121,6 +132,9 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
 
 const MSG_FREE_DIGESTS_USED_SAVED: &str = "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
 const MSG_FREE_DIGESTS_USED: &str = "Your free plan's 2 digests have been used, so no new digest can be sent.";
+const MSG_TRIGGER_NEEDS_PAID_PLAN: &str = "Triggering a weekly digest is for paid plans: on the free plan it would use one of your 2 free \
+digests. Your free digests come on their own (the first when you add a search term, then on Mondays); to see how a digest \
+looks, use Send Sample Digest.";
 
 /// A search term the §5 schema refused, as the validation error of `field`.
 pub fn term_error(field: &'static str, message: &str) -> ApiError {
@@ -129,11 +143,17 @@ pub fn term_error(field: &'static str, message: &str) -> ApiError {
     errors.into()
 }
 
-/// Stores a new term, or answers the plan limit's 402 (`requiresPayment`, `currentCount`) or 403
-/// (`requiresSupport`) of spec §8.
+/// The 409 of a topic the user follows already (`term`, as they follow it).
+pub fn already_followed_error(term: &SearchTerm) -> ApiError {
+    ApiError::new(actix_web::http::StatusCode::CONFLICT, "term_already_followed", already_followed(&term.term)).with("termId", term.id.to_string())
+}
+
+/// Stores a new term, or answers that the user follows it already (409), or the plan limit's 402
+/// (`requiresPayment`, `currentCount`) or 403 (`requiresSupport`) of spec §8.
 fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<SearchTerm> {
     match state.store.add_search_term(&term, user.subscription_tier, user.is_unlimited)? {
         Added::Added(term) => Ok(term),
+        Added::AlreadyFollowed(same) => Err(already_followed_error(&same)),
         Added::OverLimit(TermLimit::RequiresPayment { current_count, message }) => {
             Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "requires_payment", message)
                 .with("requiresPayment", true)
@@ -227,9 +247,14 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     Ok(HttpResponse::Ok().json(json!({ "success": true, "message": format!("Test mail queued for {to}.") })))
 }
 
-/// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term.
+/// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term. Refused on
+/// the free plan: a triggered digest is a real one (its papers are not sent again), so there it
+/// would spend the plan's allowance on a test; Send Sample Digest shows a digest at no cost.
 async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
+    if has_digest_allowance(user.subscription_tier) {
+        return Err(ApiError::forbidden("trigger_needs_paid_plan", MSG_TRIGGER_NEEDS_PAID_PLAN));
+    }
     let terms: Vec<SearchTerm> = state.store.search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
     if terms.is_empty() {
         return Err(ApiError::bad_request("Add a search term first: the weekly digest covers your active terms."));

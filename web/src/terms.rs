@@ -1,12 +1,12 @@
 //! A user's search terms over HTTP (spec §7): `GET /api/users/{userId}/search-terms`,
-//! `PATCH /api/search-terms/{termId}` (new text, checked with the §5 schema; the term searches
-//! again) and `DELETE /api/search-terms/{termId}`. Only the owner sees or touches a term; anyone
+//! `PATCH /api/search-terms/{termId}` (new text, checked with the §5 schema and refused with a
+//! 409 when it is another of the user's topics; the term searches again) and `DELETE /api/search-terms/{termId}`. Only the owner sees or touches a term; anyone
 //! else gets the 404 of a term that is not there.
 
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use engine::digest::{next_weekly_run, WeeklyInputs};
-use engine::search_term::{validate_search_term, SearchTerm, TermId, TermStatus};
+use engine::search_term::{is_same_term, validate_search_term, SearchTerm, TermId, TermStatus};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -67,6 +67,10 @@ async fn update(
 ) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let text = validate_search_term(&change.term).map_err(|message| crate::digests::term_error("term", message))?;
+    let others = state.store.search_terms(signed_in.user.id)?;
+    if let Some(same) = others.iter().find(|other| other.id != term.id && is_same_term(&other.term, &text)) {
+        return Err(crate::digests::already_followed_error(same));
+    }
     let changed = state
         .store
         .update_search_term(term.id, |stored| {

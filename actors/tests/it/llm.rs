@@ -177,7 +177,7 @@ fn each_task_gets_its_answer_and_the_server_gets_a_chat_completions_request() {
 
     let phrases = llm.expand(ModelClass::Standard, "CRISPR").expect("expansion");
     let summary = llm.summarize_paper(ModelClass::Advanced, &gene).expect("summary");
-    let lines = llm.summarize_digest(ModelClass::Standard, "CRISPR", &[&gene]).expect("digest summary");
+    let lines = llm.summarize_digest(ModelClass::Standard, "CRISPR", &[&gene], engine::digest::WINDOW_DAYS).expect("digest summary");
 
     assert_eq!(phrases, vec!["clustered regularly interspaced short palindromic repeats", "Cas9"]);
     assert_eq!(summary, "The authors edit genes with Cas9.");

@@ -199,6 +199,62 @@ test("preferences are locked on the free plan and free on pro; cancelling says b
   await page.context().close();
 });
 
+// Bug: a paid plan that ended left "Free digests: 2 of 2 used" whatever the free plan had used,
+// since the paid plan's digests were counted against it.
+test("a paid plan that ends leaves the free digests the free plan had not used", async () => {
+  const email = "kit@example.org";
+  const page = await verifiedPage(stack, email);
+  await openDashboard(page);
+  await addTerm(page, TOPIC);
+  const status = card(page, "Account Status");
+  await status.getByText("Free digests: 1 of 2 used").waitFor();
+
+  // On pro: a digest with papers that a free plan would have counted.
+  await stack.papertide.runCli(["users", "set-tier", email, "pro"]);
+  await openDashboard(page);
+  await addTerm(page, "DEHP carcinogenicity in rodents");
+  const id = await userId(page);
+  const digests = await (await page.request.get(`/api/users/${id}/digests`)).json();
+  assert.equal(digests.length, 2);
+  assert.ok(digests.every((digest) => digest.papersData.length > 0), "both digests had papers");
+
+  // The plan ends: one free digest is left.
+  await stack.papertide.runCli(["users", "set-tier", email, "free"]);
+  await openDashboard(page);
+  await status.getByText("Free digests: 1 of 2 used").waitFor();
+  await screenshot(page, "dashboard-free-digests-after-a-paid-plan");
+  await page.context().close();
+});
+
+// Bug: typing a topic one follows already (another letter case, spaces around) searched and
+// mailed it again, and nothing said it was there.
+test("a topic typed again on the dashboard is refused with a message, and mailed once", async () => {
+  const email = "gus@example.org";
+  const page = await verifiedPage(stack, email);
+  await openDashboard(page);
+  await addTerm(page, TOPIC);
+  await stack.maildev.waitForEmail(email, `on "${TOPIC}"`);
+
+  const input = newTermInput(page);
+  await input.fill(`  ${TOPIC.toUpperCase()} `);
+  await input.press("Enter");
+  const message = `You already follow “${TOPIC}”: it is in your search terms.`;
+  await card(page, "Add New Search Term").getByRole("alert").getByText(message).waitFor();
+  await page.getByText("Already in Your Search Terms").first().waitFor();
+  await screenshot(page, "dashboard-topic-already-followed");
+  assert.equal(await page.getByText("Search Complete!").count(), 0, "no second search");
+
+  // The refusal came before any search: one term, one digest, one mail.
+  const id = await userId(page);
+  const terms = await (await page.request.get(`/api/users/${id}/search-terms`)).json();
+  assert.deepEqual(terms.map((term) => term.term), [TOPIC]);
+  const digests = await (await page.request.get(`/api/users/${id}/digests`)).json();
+  assert.equal(digests.length, 1);
+  const mails = (await stack.maildev.emails()).filter((mail) => mail.to.some((r) => r.address === email) && mail.subject.includes(`on "${TOPIC}"`));
+  assert.equal(mails.length, 1, "mailed once");
+  await page.context().close();
+});
+
 test("the unsubscribe link of a digest mail turns weekly digests off", async () => {
   const email = "hal@example.org";
   const page = await verifiedPage(stack, email);
@@ -226,7 +282,7 @@ test("the unsubscribe link of a digest mail turns weekly digests off", async () 
   await page.context().close();
 });
 
-test("the test-email page mails a welcome, a sample digest and the weekly digest to one's own address", async () => {
+test("the test-email page mails a welcome and a sample digest to one's own address; Trigger Weekly Digest is refused on the free plan and builds the digest on pro", async () => {
   const email = "ida@example.org";
   const page = await verifiedPage(stack, email);
   await openDashboard(page);
@@ -250,6 +306,23 @@ test("the test-email page mails a welcome, a sample digest and the weekly digest
   await stack.maildev.waitForEmail(email, "Welcome to Papertide");
   await page.getByRole("button", { name: "Send Sample Digest" }).click();
   await stack.maildev.waitForEmail(email, `on "${TOPIC}"`, { count: 2 });
+  // On the free plan a triggered digest would spend a free digest: refused, and says why.
+  const me = () => page.evaluate(async () => (await (await fetch("/api/auth/me", { credentials: "include" })).json()).user);
+  const allowance = (await me()).freeDigests;
+  assert.deepEqual(allowance, { used: 1, total: 2 });
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    await page.getByRole("button", { name: "Trigger Weekly Digest" }).click();
+    await page.getByText("Failed to trigger digest").first().waitFor();
+    await page.getByText(/Triggering a weekly digest is for paid plans/).first().waitFor();
+    await waitFor(async () => (await page.getByRole("button", { name: "Trigger Weekly Digest" }).isEnabled()), "the page ready again");
+  }
+  await screenshot(page, "test-email-trigger-free-plan");
+  assert.deepEqual((await me()).freeDigests, allowance, "the free digests are left as they were");
+  const topicMails = (await stack.maildev.emails()).filter((mail) => mail.to.some((r) => r.address === email) && mail.subject.includes(`on "${TOPIC}"`));
+  assert.equal(topicMails.length, 2, "the first digest and the sample only");
+  // On a paid plan it builds the weekly digest now.
+  await stack.papertide.runCli(["users", "set-tier", email, "pro"]);
+  await page.goto("/test-email");
   await page.getByRole("button", { name: "Trigger Weekly Digest" }).click();
   await stack.maildev.waitForEmail(email, `on "${TOPIC}"`, { count: 3 });
   await screenshot(page, "test-email-sent");

@@ -127,17 +127,17 @@ test("a new user's first week: topic before signup, verification in a new tab, t
   await card(tab, "Account Status").getByText("Free digests: 2 of 2 used").waitFor();
   await screenshot(tab, "first-week-06-free-digests-used");
 
-  // Held on every path: the term searched again, and Trigger Weekly Digest.
+  // Held on every path: the term typed again (refused: she follows it), and Trigger Weekly Digest.
   const term = (await api(tab, `/api/users/${user.id}/search-terms`))[0].term;
   const input = card(tab, "Add New Search Term").getByLabel("Research topic");
   await input.fill(term);
   await input.press("Enter");
-  await tab.getByText("Search Term Saved").first().waitFor({ timeout: 20_000 });
+  await tab.getByText(`You already follow “${term}”: it is in your search terms.`).first().waitFor({ timeout: 20_000 });
   await screenshot(tab, "first-week-07-no-digest-after-the-free-ones");
   await tab.goto("/test-email");
   await tab.getByRole("button", { name: "Trigger Weekly Digest" }).click();
   await tab.getByText("Failed to trigger digest").first().waitFor();
-  await tab.getByText(/2 digests have been used/).first().waitFor();
+  await tab.getByText(/Triggering a weekly digest is for paid plans/).first().waitFor();
   await screenshot(tab, "first-week-08-trigger-refused");
   assert.equal((await api(tab, `/api/users/${user.id}/digests`)).length, digestsUsed, "no path sent another digest");
   await page.context().close();
@@ -155,7 +155,7 @@ test("a topic the week does not cover gets an honest empty digest", async () => 
   const mail = await stack.maildev.waitForEmail(email, 'no new papers on "malaria vaccine in rats"');
   assert.match(mail.text, /Nothing published in the last 90 days matched "malaria vaccine in rats" closely enough to send/);
   assert.doesNotMatch(mail.text, /% relevant/);
-  await card(page, "Recent Email Digests").getByText("No new papers this week").first().waitFor();
+  await card(page, "Recent Email Digests").getByText("No new papers in the last 90 days").first().waitFor();
   const { user } = await api(page, "/api/auth/me");
   assert.deepEqual(user.freeDigests, { used: 0, total: 2 }, "an empty week is not one of the free digests");
   await screenshot(page, "first-week-09-unrelated-week");

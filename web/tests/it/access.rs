@@ -156,7 +156,7 @@ const RULES: &[Rule] = &[
         method: "PATCH",
         path: "/api/search-terms/{term_id}",
         access: Access::Owner,
-        requests: |target| with_body(&format!("/api/search-terms/{}", target.term_id), json!({ "term": "kidney organoid maturation" })),
+        requests: |target| with_body(&format!("/api/search-terms/{}", target.term_id), json!({ "term": "kidney organoid growth" })),
         owner_status: 200,
     },
     Rule {

@@ -3,7 +3,7 @@
 //! mail with one-click unsubscribe; the same paper never twice; plan limits; owner-only reads.
 
 use chrono::Utc;
-use engine::search_term::{SearchTerm, TermId};
+use engine::search_term::{SearchTerm, TermId, TermStatus};
 use engine::Tier;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -68,13 +68,17 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     assert_eq!(over.status, 402, "{}", over.body);
     assert_eq!((over.body["requiresPayment"].as_bool(), over.body["currentCount"].as_u64()), (Some(true), Some(1)));
 
-    // The same topic again sends only papers not sent before, until none are left (on a paid
-    // plan: a free plan's two digests would run out first).
+    // The same topic again (deleted and added anew: one the user has is refused) sends only
+    // papers not sent before, until none are left (on a paid plan: a free plan's two digests
+    // would run out first).
     server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     let first_titles: Vec<String> = papers.iter().filter_map(|paper| paper["title"].as_str().map(str::to_owned)).collect();
     let mut mails = 3;
+    let mut term_id = answer.body["termId"].as_str().expect("a term id").to_owned();
     loop {
+        assert_eq!(ada.delete(&format!("/api/search-terms/{term_id}")).await.status, 200);
         let again = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+        term_id = again.body["termId"].as_str().expect("a term id").to_owned();
         assert_eq!(again.status, 200, "{}", again.body);
         mails += 1;
         let latest = &ada.get(&format!("/api/users/{ada_id}/digests")).await.body[0];
@@ -92,7 +96,7 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
         assert!(mails < 6, "the index holds 26 papers; they cannot last that long");
     }
     let terms = ada.get(&format!("/api/users/{ada_id}/search-terms")).await.body;
-    assert_eq!(terms.as_array().map(Vec::len), Some(1), "the same topic runs the same term: {terms}");
+    assert_eq!(terms.as_array().map(Vec::len), Some(1), "one term of the topic: {terms}");
     let quiet = mail_with(&server, mails, "no new papers on").await;
     assert!(quiet.contains("in your earlier digests, so there is nothing new to send") || quiet.contains("was in an earlier digest"), "{quiet}");
     assert!(quiet.contains("Your digest for \"cancer cells\""), "an immediate digest is not called weekly: {quiet}");
@@ -104,6 +108,72 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     let preferences = ada.get(&format!("/api/users/{ada_id}/preferences")).await;
     assert_eq!(preferences.body["weeklyDigest"], false);
     assert_eq!(server.client().get("/api/unsubscribe/not-a-token").await.status, 404);
+}
+
+/// Bug: adding a topic the user had already (in another letter case, with spaces around) ran its
+/// search and mailed it again, three mails in five seconds, and nothing said it was there.
+#[actix_web::test]
+async fn a_topic_the_user_follows_already_is_refused_and_mailed_once() {
+    let server = TestServer::start().await;
+    server.index_recorded_papers().await;
+    let (ada, bob) = (server.client(), server.client());
+    server.verified_user(&ada, "ada@example.org").await;
+    server.verified_user(&bob, "bob@example.org").await;
+    let ada_id = user_id(&ada).await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert_eq!((first.status, first.body["digestSent"].as_bool()), (200, Some(true)), "{}", first.body);
+    let term_id = first.body["termId"].as_str().expect("a term id").to_owned();
+    let digest_mails =
+        || server.outbox().into_iter().filter(|mail| mail.contains("To: ada@example.org") && mail.contains("on \"cancer cells\"")).count();
+    server.wait_for_empty_queue().await;
+    assert_eq!(digest_mails(), 1);
+
+    for typed in ["  Cancer   CELLS ", "cancer cells", "CANCER CELLS"] {
+        let again = ada.post("/api/immediate-search", search("ada@example.org", typed)).await;
+        assert_eq!((again.status, again.body["code"].as_str()), (409, Some("term_already_followed")), "{typed:?}: {}", again.body);
+        assert_eq!(again.message(), "You already follow “cancer cells”: it is in your search terms.");
+        assert_eq!(again.body["termId"].as_str(), Some(term_id.as_str()));
+    }
+    // Whatever the term's state: queued, or being searched.
+    for status in [TermStatus::Pending, TermStatus::Processing] {
+        server.state.store.update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = status).expect("db");
+        let again = ada.post("/api/immediate-search", search("ada@example.org", "Cancer cells")).await;
+        assert_eq!(again.status, 409, "{status:?}: {}", again.body);
+    }
+    server.wait_for_empty_queue().await;
+    assert_eq!(digest_mails(), 1, "no search and no mail");
+    let terms = ada.get(&format!("/api/users/{ada_id}/search-terms")).await.body;
+    assert_eq!((terms.as_array().map(Vec::len), terms[0]["term"].as_str()), (Some(1), Some("cancer cells")), "{terms}");
+    assert_eq!(ada.get(&format!("/api/users/{ada_id}/digests")).await.body.as_array().map(Vec::len), Some(1));
+    assert_eq!(me_free_digests(&ada).await, json!({ "used": 1, "total": 2 }), "no free digest spent");
+
+    // A term whose search failed is searched again when added again, once however many ask.
+    server.state.store.update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = TermStatus::Failed).expect("db");
+    let (one, other) = tokio::join!(
+        ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")),
+        ada.post("/api/immediate-search", search("ada@example.org", "Cancer Cells"))
+    );
+    let mut statuses = vec![one.status, other.status];
+    statuses.sort_unstable();
+    assert_eq!(statuses, vec![200, 409], "{} / {}", one.body, other.body);
+    server.wait_for_empty_queue().await;
+    assert_eq!(digest_mails(), 2);
+
+    // Editing a term into another of one's topics is refused too; another user's are theirs.
+    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    let second = ada.post("/api/immediate-search", search("ada@example.org", "tumor suppression")).await;
+    let second_id = second.body["termId"].as_str().expect("a term id").to_owned();
+    let edited = ada.patch(&format!("/api/search-terms/{second_id}"), json!({ "term": "Cancer cells" })).await;
+    assert_eq!((edited.status, edited.body["code"].as_str()), (409, Some("term_already_followed")), "{}", edited.body);
+    let terms = ada.get(&format!("/api/users/{ada_id}/search-terms")).await.body;
+    assert_eq!(terms[1]["term"], "tumor suppression", "nothing changed: {terms}");
+    assert_eq!(ada.patch(&format!("/api/search-terms/{term_id}"), json!({ "term": "Cancer Cells" })).await.status, 200, "its own text");
+    let bobs = bob.post("/api/immediate-search", search("bob@example.org", "cancer cells")).await;
+    assert_eq!(bobs.status, 200, "{}", bobs.body);
+}
+
+async fn me_free_digests(client: &Client) -> Value {
+    client.get("/api/auth/me").await.body["user"]["freeDigests"].clone()
 }
 
 #[actix_web::test]
@@ -175,6 +245,8 @@ async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_diges
     assert_eq!((missing.status, missing.body["message"].as_str()), (400, Some("Please enter an email address")));
     assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "poem")).await.status, 400);
     assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "digest")).await.status, 400, "no digest yet");
+    assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 403, "not on the free plan");
+    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 400, "no term yet");
     assert_eq!(server.client().post("/api/trigger-digest", json!({})).await.status, 401);
     let operator = ops.post("/api/test-email", test_mail("someone@example.org", "welcome")).await;
@@ -198,6 +270,39 @@ async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_diges
         statuses.push(ada.post("/api/test-email", test_mail("ada@example.org", "welcome")).await.status);
     }
     assert_eq!(statuses.last(), Some(&429), "{statuses:?}");
+}
+
+/// Bug: a free user could spend both free digests on day one with Trigger Weekly Digest on the
+/// test-email page. A triggered digest is a real one, so on the free plan it is refused, and
+/// says why, and the allowance is left as it was.
+#[actix_web::test]
+async fn trigger_weekly_digest_is_refused_on_the_free_plan_and_leaves_its_digests() {
+    let server = TestServer::start().await;
+    server.index_recorded_papers().await;
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert!(first.body["papersFound"].as_u64().is_some_and(|found| found > 0), "{}", first.body);
+    let me = || async { ada.get("/api/auth/me").await.body["user"]["freeDigests"].clone() };
+    assert_eq!(me().await, json!({ "used": 1, "total": 2 }));
+    let ada_id = user_id(&ada).await;
+    let digests = ada.get(&format!("/api/users/{ada_id}/digests")).await.body.as_array().map(Vec::len);
+    server.wait_for_empty_queue().await;
+    let mails = server.outbox().len();
+
+    for _ in 0..2 {
+        let triggered = ada.post("/api/trigger-digest", json!({})).await;
+        assert_eq!((triggered.status, triggered.body["code"].as_str()), (403, Some("trigger_needs_paid_plan")), "{}", triggered.body);
+        assert!(triggered.message().starts_with("Triggering a weekly digest is for paid plans"), "{}", triggered.body);
+        assert!(triggered.message().contains("Send Sample Digest"), "{}", triggered.body);
+    }
+    assert_eq!(me().await, json!({ "used": 1, "total": 2 }), "the allowance is unchanged");
+    assert_eq!(ada.get(&format!("/api/users/{ada_id}/digests")).await.body.as_array().map(Vec::len), digests, "no digest was made");
+    // The sample digest, the page's way to see a digest, still goes out and costs nothing.
+    assert_eq!(ada.post("/api/test-email", json!({ "email": "ada@example.org", "type": "digest" })).await.status, 200);
+    let outbox = server.wait_for_outbox(mails + 1).await;
+    assert_eq!(outbox.len(), mails + 1, "only the sample: {outbox:?}");
+    assert_eq!(me().await, json!({ "used": 1, "total": 2 }));
 }
 
 #[actix_web::test]
@@ -289,6 +394,9 @@ async fn newly_indexed_papers_reach_the_next_digest_of_a_term() {
     let before = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
     assert_eq!(before.body["papersFound"], 0, "an empty index: {}", before.body);
     server.index_recorded_papers().await;
+    // Deleted and added anew (a topic the user has is refused).
+    let term_id = before.body["termId"].as_str().expect("a term id");
+    assert_eq!(ada.delete(&format!("/api/search-terms/{term_id}")).await.status, 200);
     let after = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
     assert!(after.body["papersFound"].as_u64().is_some_and(|found| found > 0), "the term's ranking was not refreshed: {}", after.body);
 }

@@ -94,7 +94,7 @@ fn markup_of_a_plain_digest() -> (BTreeSet<String>, BTreeSet<String>) {
             term: "plain",
             weekly: true,
             searched_as: Some("plain"),
-            widened_note: Some("Nothing new this week."),
+            widened: Some(engine::digest::Widened { days: 30, new_this_week: 0 }),
             ai_summary: &["A point.".to_owned()],
             papers: &[paper],
             empty_reason: None,

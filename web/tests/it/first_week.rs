@@ -108,10 +108,6 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     server.wait_for_empty_queue().await;
     let mails_before = server.outbox().len();
 
-    // The same term again: kept, no digest.
-    let again = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
-    assert_eq!((again.status, again.body["digestSent"].as_bool(), again.body["digestId"].clone()), (200, Some(false), Value::Null), "{}", again.body);
-    assert!(again.message().contains("2 digests have been used"), "{}", again.body);
     // The term deleted and another added: the term is saved, no digest.
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     let term_id = terms[0]["id"].as_str().expect("an id").to_owned();
@@ -121,9 +117,9 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     assert_eq!(terms[0]["term"], "peroxisome proliferation");
     assert_eq!(terms[0]["nextScheduledRun"], Value::Null, "no weekly digest is coming");
-    // Trigger Weekly Digest: refused, and says why.
+    // Trigger Weekly Digest: refused on the free plan, and says why.
     let triggered = ada.post("/api/trigger-digest", json!({})).await;
-    assert_eq!((triggered.status, triggered.body["code"].as_str()), (402, Some("free_digests_used")), "{}", triggered.body);
+    assert_eq!((triggered.status, triggered.body["code"].as_str()), (403, Some("trigger_needs_paid_plan")), "{}", triggered.body);
     // The weekly pass on her Mondays: one invitation, never a digest.
     let users = server.state.users.clone();
     let today = Utc::now().date_naive();
@@ -140,9 +136,50 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
 
     // The operator's set-tier (or a paid plan) lifts it.
     server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
-    let lifted = ada.post("/api/immediate-search", search("ada@example.org", "peroxisome proliferation")).await;
+    let lifted = ada.post("/api/immediate-search", search("ada@example.org", "liver toxicity of phthalates")).await;
     assert_eq!(lifted.body["digestSent"], true, "{}", lifted.body);
     assert_eq!(me(&ada).await["freeDigests"], Value::Null);
+}
+
+/// Bug: a cancelled paid plan left "Free digests: 2 of 2 used" whatever the free plan had used,
+/// since the paid plan's digests were counted against it.
+#[actix_web::test]
+async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_used() {
+    let (server, ada) = ada_on_a_phthalate_week().await;
+    let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
+    assert!(first.body["papersFound"].as_u64().is_some_and(|found| found > 0), "{}", first.body);
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 1, "total": 2 }));
+
+    // Upgraded: digests with papers, more than the free plan had left.
+    let ada_user = server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    let template = server.latest_digest_of("ada@example.org");
+    let paid = ada.post("/api/immediate-search", search("ada@example.org", "peroxisome proliferation")).await;
+    assert_eq!((paid.status, paid.body["digestSent"].as_bool()), (200, Some(true)), "{}", paid.body);
+    for _ in 0..2 {
+        let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: ada_user.id, sent_at: Utc::now(), ..template.clone() };
+        let mail = store::DigestMail { to: ada_user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
+        server.state.store.record_digest(&digest, &mail, Utc::now()).expect("recorded");
+    }
+    assert_eq!(me(&ada).await["freeDigests"], Value::Null, "no allowance on a paid plan");
+
+    // Cancelled: back on the free plan with its one term, and the one free digest it had left.
+    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Free).expect("free");
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    let second_term = terms[1]["id"].as_str().expect("an id").to_owned();
+    assert_eq!(ada.delete(&format!("/api/search-terms/{second_term}")).await.status, 200);
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 1, "total": 2 }), "the paid plan's digests are not free ones");
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    assert!(terms[0]["nextScheduledRun"].is_string(), "a weekly digest is still coming: {terms}");
+
+    let before = server.state.store.digests(ada_user.id).expect("db").len();
+    server.use_up_free_digests("ada@example.org", &template, Utc::now());
+    assert_eq!(server.state.store.digests(ada_user.id).expect("db").len(), before + 1, "exactly one more free digest");
+    assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
+    let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
+    let term_id = terms[0]["id"].as_str().expect("an id").to_owned();
+    assert_eq!(ada.delete(&format!("/api/search-terms/{term_id}")).await.status, 200);
+    let none = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
+    assert_eq!((none.status, none.body["digestSent"].as_bool()), (200, Some(false)), "then none: {}", none.body);
 }
 
 #[actix_web::test]
@@ -187,8 +224,10 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
     assert!(answer.message().starts_with("Nothing new this week; the most relevant from the last 30 days."), "{}", answer.body);
     let digest = server.latest_digest_of("ada@example.org");
     assert_eq!(digest.widened, Some(engine::digest::Widened { days: 30, new_this_week: 0 }));
-    let subject = if found == 1 { "Papertide: 1 new paper on".to_owned() } else { format!("Papertide: {found} new papers on") };
+    let papers = if found == 1 { "1 paper".to_owned() } else { format!("{found} papers") };
+    let subject = format!("Papertide: {papers} on \"phthalate liver toxicity\" from the last 30 days");
     let mail = server.wait_for_mail_to("ada@example.org", &subject).await;
+    assert!(!mail.contains("new paper"), "none of them is this week's: {mail}");
     assert!(mail.contains("Nothing new this week; the most relevant from the last 30 days."), "{mail}");
     // "Searched as" shows whole words as the papers spell them, never the index's stems.
     let searched_as = digest.searched_as.unwrap_or_default();
@@ -209,6 +248,46 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
         .await;
     let Ok(actors::DigestOutcome::Sent(weekly)) = weekly else { panic!("a weekly digest: {weekly:?}") };
     assert!(weekly.papers_data.is_empty() && weekly.widened.is_none(), "{weekly:?}");
+}
+
+/// Bug: a widened first digest said "Only 2 new papers this week; with them, the most relevant
+/// from the last 30 days", then "3 new papers matched … this week", under a subject of "3 new
+/// papers". Its subject, its note, its summary and the digest list now count alike.
+#[actix_web::test]
+async fn a_widened_digest_counts_its_papers_alike_in_its_subject_note_and_summary() {
+    let server = TestServer::start().await;
+    // A month of phthalate toxicology, two papers of it this week.
+    let this_week = ["Species differences in di-(2-ethylhexyl) phthalate", "The carcinogenicity of di(2-ethylhexyl) phthalate"];
+    let mut papers = engine::parse::pubmed::parse_efetch(include_str!("../../../engine/fixtures/pubmed/efetch_batch_20_articles.xml")).items;
+    for paper in &mut papers {
+        let is_this_week = this_week.iter().any(|title| paper.title.starts_with(title));
+        paper.entered = Some(Utc::now().date_naive() - Duration::days(if is_this_week { 1 } else { 25 }));
+    }
+    server.state.indexer.send(actors::Ingest(papers)).await.expect("indexer alive").expect("indexed");
+    let ada = server.client();
+    server.verified_user(&ada, "ada@example.org").await;
+    let term = "DEHP phthalate hepatic peroxisome proliferation";
+    let answer = ada.post("/api/immediate-search", search("ada@example.org", term)).await;
+    let found = answer.body["papersFound"].as_u64().unwrap_or(0) as usize;
+    let digest = server.latest_digest_of("ada@example.org");
+    let Some(widened) = digest.widened else { panic!("a thin week looks back: {}", answer.body) };
+    assert!(widened.new_this_week >= 1 && widened.new_this_week < found, "{widened:?} of {found}: {}", answer.body);
+    let week_titles = digest.papers_data.iter().filter(|paper| this_week.iter().any(|title| paper.title.starts_with(title))).count();
+    assert_eq!(widened.new_this_week, week_titles, "the papers it calls new this week are the week's");
+
+    let subject = format!("Papertide: {found} papers on \"{term}\" ({} new this week)", widened.new_this_week);
+    assert_eq!(digest.subject, subject);
+    let mail = server.wait_for_mail_to("ada@example.org", &subject).await;
+    let mail = crate::common::decode_quoted_printable(&mail);
+    assert!(mail.contains(&widened.note()) && answer.message().starts_with(&widened.note()), "{mail}");
+    let count_line = format!("{found} papers matched \"{term}\" in the last {} days.", widened.days);
+    assert!(digest.ai_summary.starts_with(&count_line), "{}", digest.ai_summary);
+    assert!(mail.contains(&count_line), "{mail}");
+    assert!(!mail.contains(&format!("{found} new papers")), "the month's papers are not called the week's: {mail}");
+    // The dashboard reads the same digest: its subject, counts and summary.
+    let listed = &ada.get(&format!("/api/users/{}/digests", digest.user_id.0)).await.body[0];
+    assert_eq!((listed["subject"].as_str(), listed["papersData"].as_array().map(Vec::len)), (Some(subject.as_str()), Some(found)));
+    assert_eq!(listed["widened"], json!({ "days": widened.days, "newThisWeek": widened.new_this_week }));
 }
 
 /// Waits (at most 2 minutes) until the service has embedded every indexed paper.

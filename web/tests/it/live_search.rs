@@ -69,7 +69,10 @@ async fn an_immediate_search_the_index_lacks_asks_pubmed_and_mails_what_it_finds
     let text = metrics.body.as_str().expect("text");
     assert!(text.contains("papertide_actor_processed_total{actor=\"live-search-pubmed\"} 1"), "{text}");
 
-    // The same term again today runs from the index: PubMed is not asked twice.
+    // The same term again today (deleted and added anew) runs from the index: PubMed is not
+    // asked twice.
+    let term_id = answer.body["termId"].as_str().expect("a term id");
+    assert_eq!(ada.delete(&format!("/api/search-terms/{term_id}")).await.status, 200);
     let again = ada.post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": "Breast cancer" })).await;
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!((sources.requests_to(ESEARCH).len(), sources.requests_to(EFETCH).len()), (1, 1));

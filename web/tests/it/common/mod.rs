@@ -168,7 +168,8 @@ impl TestServer {
         let (to_line, subject_line) = (format!("To: {to}\r\n"), format!("Subject: {subject}"));
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let found = self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.contains(&subject_line));
+            // A long subject is folded onto more lines: read unfolded (RFC 5322 §2.2.3).
+            let found = self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.replace("\r\n ", " ").contains(&subject_line));
             if let Some(mail) = found {
                 return mail;
             }
@@ -207,7 +208,7 @@ impl TestServer {
         let store = &self.state.store;
         let user = store.user_by_email(email).expect("db").expect("user");
         assert!(!template.papers_data.is_empty(), "a digest with papers counts against the allowance");
-        while store.digest_history(&user).expect("db").with_papers < engine::digest::FREE_DIGESTS {
+        while store.digest_history(&user).expect("db").free_with_papers < engine::digest::FREE_DIGESTS {
             let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: user.id, sent_at: at, ..template.clone() };
             let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
             store.record_digest(&digest, &mail, chrono::Utc::now()).expect("recorded");

@@ -277,6 +277,20 @@ describe("AddSearchTermCard", () => {
     expect(input()).not.toHaveAttribute("aria-invalid");
   });
 
+  it("a topic the user follows already (409): the server's message at the field and in a toast, no digest", async () => {
+    const message = `You already follow “${TERM}”: it is in your search terms.`;
+    const fetchMock = serveSearch({ status: 409, body: { message, code: "term_already_followed", termId: "t1" } });
+    const user = renderCards();
+    await user.type(input(), `  ${TERM.toUpperCase()} {Enter}`);
+
+    const fieldMessage = await screen.findByRole("alert");
+    expect(fieldMessage).toHaveTextContent(message);
+    expect(latestToast()).toMatchObject({ title: "Already in Your Search Terms", description: message });
+    expect(latestToast()?.title).not.toBe("Search Complete!");
+    expect(callsTo(fetchMock, DIGESTS_PATH)).toBe(0);
+    expect(vi.mocked(trackEvent)).not.toHaveBeenCalled();
+  });
+
   it("any other failure: 'Search Failed' with the server's message, the term back in the input and the queue reloaded", async () => {
     const fetchMock = serveSearch({ status: 400, body: { message: "Search term contains invalid characters or patterns" } }, [
       term({ status: "failed" }),

@@ -1,8 +1,8 @@
 // The 'Add New Search Term' card (spec §2 Dashboard, §4 immediate search, §5 search input,
 // §8 immediate search and success toasts, §9 limits and toast durations). A new term is searched
 // at once and its digest mailed; while that runs the queue shows it as 'Searching...'. A term the
-// server refuses as text gets its message at the field. A term kept from before sign-in, or from
-// a trip to /subscribe, is put back into the input.
+// server refuses as text, or as a topic the user follows already, gets its message at the field.
+// A term kept from before sign-in, or from a trip to /subscribe, is put back into the input.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
@@ -63,6 +63,7 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
       setText((current) => current || term);
       const failure = classifySearchFailure(error);
       if (failure.kind === "other" && failure.fieldMessage) setFieldError(failure.fieldMessage);
+      if (failure.kind === "already-followed") setFieldError(failure.message);
       await reportSearchFailure(failure, term, navigate);
       // A refused payment stored nothing and leaves the dashboard; otherwise the term may now be failed.
       if (failure.kind !== "payment-required") await loadSearchTerms(user.id);

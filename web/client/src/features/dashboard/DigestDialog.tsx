@@ -9,12 +9,10 @@ import { Dialog } from "@/components/ui/Dialog";
 import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import { toast } from "@/state/toast";
-import { digestPapers, resendDigest, widenedNote, type DigestPaper, type EmailDigest } from "./api";
+import { digestPapers, noPapersMessage, resendDigest, widenedNote, type DigestPaper, type EmailDigest } from "./api";
 
 const SOURCE_LABELS: Record<string, string> = { pubmed: "PubMed", arxiv: "arXiv", biorxiv: "bioRxiv", medrxiv: "medRxiv" };
 const SOURCE_ORDER = ["pubmed", "arxiv", "biorxiv", "medrxiv"];
-
-export const MSG_NO_PAPERS = "No new papers matched this week.";
 
 /** A source's display name ("arxiv" → "arXiv"); an unknown source as it came. */
 export function sourceLabel(source: string): string {
@@ -71,7 +69,7 @@ export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDial
         ) : null}
 
         {papers.length === 0 ? (
-          <p className="rounded-lg bg-slate-50 p-4 text-sm text-slate-600">{MSG_NO_PAPERS}</p>
+          <p className="rounded-lg bg-slate-50 p-4 text-sm text-slate-600">{noPapersMessage(digest.widened)}</p>
         ) : (
           <>
             <SourceCounts papers={papers} />

@@ -238,6 +238,29 @@ describe("RecentDigestsCard", () => {
     expect(widenedNote(null)).toBeNull();
   });
 
+  it("a widened digest counts its papers as its mail does, never calling the month's papers this week's", async () => {
+    const widened = [
+      digest({ id: "w1", searchTerm: "gut flora", widened: { days: 90, newThisWeek: 2 } }),
+      digest({ id: "w2", searchTerm: "sleep spindles", widened: { days: 30, newThisWeek: 0 } }),
+      digest({ id: "w3", searchTerm: "dark matter halos", papersData: [], aiSummary: null, widened: { days: 90, newThisWeek: 0 } }),
+    ];
+    const { user } = await showCard({ status: 200, body: widened });
+    const items = await screen.findAllByRole("listitem");
+    expect(items[0]).toHaveTextContent("4 papers (2 new this week)");
+    expect(items[1]).toHaveTextContent("4 papers from the last 30 days");
+    expect(items[2]).toHaveTextContent("No new papers in the last 90 days");
+    expect(items[2]).not.toHaveTextContent("this week");
+
+    const dialog = await openDigest(user, "gut flora");
+    expect(within(dialog).getByRole("note")).toHaveTextContent("Only 2 new papers this week; with them, the most relevant from the last 90 days.");
+    expect(statistic(dialog, "Papers found")).toBe("4");
+    await user.click(within(dialog).getByRole("button", { name: "Close" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
+    const empty = await openDigest(user, "dark matter halos");
+    expect(within(empty).getByText("No new papers matched in the last 90 days.")).toBeInTheDocument();
+    expect(within(empty).queryByText("No new papers matched this week.")).not.toBeInTheDocument();
+  });
+
   it("a week's digest has no note about the window", async () => {
     const { user } = await showCard({ status: 200, body: [digest({ widened: null })] });
     const dialog = await openDigest(user, "CRISPR base editing");

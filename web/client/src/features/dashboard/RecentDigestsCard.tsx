@@ -1,6 +1,7 @@
 // The dashboard's "Recent Email Digests" card (spec §2 Dashboard, §9): the latest three digests,
-// newest first, each with its search term, date ('MMMM d, yyyy'), paper count and type (a digest
-// without papers, the empty-week notice, reads 'No new papers this week'); a click opens the
+// newest first, each with its search term, date ('MMMM d, yyyy'), paper count counted as its mail
+// counts it (a digest without papers, the empty-week notice, reads 'No new papers this week'; a
+// widened digest says how many of its papers are the week's); a click opens the
 // digest dialog and reports email_digest_viewed (spec §7).
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
@@ -8,20 +9,12 @@ import { SectionCard } from "@/components/ui/Card";
 import { trackEvent } from "@/lib/analytics";
 import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
-import { digestPapers, RECENT_DIGESTS, type EmailDigest } from "./api";
+import { digestPapers, paperCountLabel, RECENT_DIGESTS, type EmailDigest } from "./api";
 import { DigestDialog } from "./DigestDialog";
 import { digests, loadError } from "./store";
 import { Loaded } from "./Loaded";
 
 const DIGEST_TYPE_LABELS: Record<string, string> = { immediate: "Immediate", weekly: "Weekly" };
-
-const MSG_EMPTY_WEEK = "No new papers this week";
-
-/** "3 papers", "1 paper", or for a digest without papers (an empty-week notice) MSG_EMPTY_WEEK. */
-function paperCountLabel(count: number): string {
-  if (count === 0) return MSG_EMPTY_WEEK;
-  return count === 1 ? "1 paper" : `${count} papers`;
-}
 
 /** How a digest type reads ("weekly" → "Weekly"). */
 export function digestTypeLabel(digestType: string): string {
@@ -80,7 +73,7 @@ function DigestItem({ digest }: { digest: EmailDigest }) {
               <span className="block text-sm text-slate-500">{formatDate(digest.sentAt)}</span>
             </span>
             <span className="flex items-center gap-2 text-sm text-slate-600">
-              <span>{paperCountLabel(paperCount)}</span>
+              <span>{paperCountLabel(paperCount, digest.widened)}</span>
               <span className="rounded-full bg-brand-50 px-2 py-0.5 text-xs font-medium text-brand-700">{digestTypeLabel(digest.digestType)}</span>
             </span>
           </button>

@@ -90,6 +90,25 @@ export function widenedNote(widened: EmailDigest["widened"]): string | null {
   return `Only ${newThisWeek} new papers this week; with them, the most relevant from the last ${days} days.`;
 }
 
+/**
+ * How many papers a digest has, as its mail's subject counts them: "3 papers", "1 paper", or for
+ * a digest without papers "No new papers this week". A widened digest's papers are its window's,
+ * so it says how many are the week's ("3 papers (2 new this week)") or which window they are from
+ * ("3 papers from the last 30 days"), and never calls them this week's when they are not.
+ */
+export function paperCountLabel(count: number, widened: EmailDigest["widened"]): string {
+  const papers = count === 1 ? "1 paper" : `${count} papers`;
+  if (!widened) return count === 0 ? "No new papers this week" : papers;
+  if (count === 0) return `No new papers in the last ${widened.days} days`;
+  if (widened.newThisWeek === 0) return `${papers} from the last ${widened.days} days`;
+  return `${papers} (${widened.newThisWeek} new this week)`;
+}
+
+/** What the digest dialog says of a digest without papers: the window it searched. */
+export function noPapersMessage(widened: EmailDigest["widened"]): string {
+  return widened ? `No new papers matched in the last ${widened.days} days.` : "No new papers matched this week.";
+}
+
 /** The papers of a digest, whichever form `papersData` came in; unreadable data is no papers. */
 export function digestPapers(digest: EmailDigest): DigestPaper[] {
   if (Array.isArray(digest.papersData)) return digest.papersData;

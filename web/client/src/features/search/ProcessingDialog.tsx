@@ -95,6 +95,11 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
     setOpen(false);
     await reportSearchFailure(failure, term, go);
     if (failure.kind === "other") go("/login");
+    // A topic the account follows already: searched before, so on to the dashboard.
+    if (failure.kind === "already-followed") {
+      clearPendingSearch();
+      go(dashboardPath(email));
+    }
   };
 
   const cancel = () => {

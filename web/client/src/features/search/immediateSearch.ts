@@ -79,11 +79,16 @@ export function describeSearchOutcome(answer: Partial<ImmediateSearchAnswer> | n
 
 export type SearchFailure =
   | { kind: "max-searches"; message: string }
+  /** The user follows this topic already (409 `term_already_followed`): nothing was searched or mailed. */
+  | { kind: "already-followed"; message: string }
   | { kind: "payment-required"; tier: "pro" | "team"; message: string }
   /** `fieldMessage`: the server refused the term's text (400 `validation_failed`), to show at the field. */
   | { kind: "other"; message: string; fieldMessage?: string };
 
 export function classifySearchFailure(error: unknown): SearchFailure {
+  if (error instanceof ApiError && error.status === 409 && error.field("code") === "term_already_followed") {
+    return { kind: "already-followed", message: errorMessage(error, "You already follow this topic: it is in your search terms.") };
+  }
   if (error instanceof ApiError && error.status === 403 && error.field("requiresSupport")) {
     return { kind: "max-searches", message: errorMessage(error, "You have reached the maximum number of searches. Please contact support.") };
   }
@@ -109,6 +114,9 @@ export async function reportSearchFailure(failure: SearchFailure, term: string, 
   switch (failure.kind) {
     case "max-searches":
       toast({ title: "Maximum Searches Reached", description: failure.message, variant: "destructive" });
+      return;
+    case "already-followed":
+      toast({ title: "Already in Your Search Terms", description: failure.message });
       return;
     case "payment-required": {
       const { billingEnabled } = await loadAppConfig();
