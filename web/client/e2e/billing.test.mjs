@@ -276,6 +276,52 @@ test("Pro → Team: the plans page's Team button → the card form → Team on t
   assert.deepEqual(subscriptions.map((s) => [s.status, s.items.data[0].plan.id]), [["active", stripe.planTeam]]);
 });
 
+test("a Pro user at the plan's limit: the sixth term → 'Subscription Required' → Team by card → the term back in the dashboard's field", async () => {
+  const email = "gus-pending@example.org";
+  const page = await verifiedPage(stack, email);
+  await openPayment(page, "pro", email);
+  await fillCard(page, cards.ok);
+  await page.getByRole("button", { name: "Subscribe to Research Pro - $5/month" }).click();
+  await expectDashboardTier(page, "Pro", { timeout: 20_000 });
+  // The plan's five terms, added through the API.
+  for (const term of ["CRISPR base editing", "protein folding", "gut microbiome", "malaria vaccines", "sleep spindles"]) {
+    const status = await page.evaluate(
+      async ([address, searchTerm]) =>
+        (await fetch("/api/immediate-search", { method: "POST", credentials: "include", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: address, searchTerm }) })).status,
+      [email, term],
+    );
+    assert.equal(status, 200, `adding ${term}`);
+  }
+  await openDashboard(page);
+  const sixth = "coral reef bleaching";
+  await page.locator("#new-search-term").fill(sixth);
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expectToast(page, "Subscription Required", "");
+  await page.waitForURL((url) => url.pathname === "/subscribe" && url.searchParams.get("tier") === "team");
+  // Back to the dashboard first: the term is put back into the field…
+  await page.getByRole("link", { name: "Back to Dashboard" }).click();
+  await page.waitForURL((url) => url.pathname === "/dashboard");
+  await expectToast(page, "Search term restored", sixth);
+  assert.equal(await page.locator("#new-search-term").inputValue(), sixth);
+  // …and then, without adding it, on to Team from the header.
+  await page.locator("header").getByRole("link", { name: "Upgrade to Team" }).click();
+  await page.waitForURL((url) => url.pathname === "/subscribe");
+  await card(page, "Team").getByRole("button", { name: "Upgrade to Team" }).click();
+  await page.waitForURL((url) => url.pathname === "/payment" && url.searchParams.get("tier") === "team");
+  await cardGroup(page).getByPlaceholder("number", { exact: true }).waitFor();
+  await fillCard(page, cards.ok);
+  await page.getByRole("button", { name: "Subscribe to Research Team - $10/month" }).click();
+  await page.getByRole("heading", { name: "Subscription Activated!" }).waitFor({ timeout: 15_000 });
+  await expectDashboardTier(page, "Team", { timeout: 4_000 });
+  const field = page.locator("#new-search-term");
+  await expectToast(page, "Search term restored", sixth);
+  assert.equal(await field.inputValue(), sixth, "the term typed before the upgrade is back in the field");
+  await screenshot(page, "billing-25-team-term-restored");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await card(page, "Your Search Queue").getByText(sixth).waitFor();
+  await page.context().close();
+});
+
 test("cancel: Account Status → Cancel Subscription → confirm → 'Subscription Canceled' → Free, and cancelled at Stripe", async () => {
   assert.ok(ada, "needs the Team user of the earlier scenarios");
   const page = ada;

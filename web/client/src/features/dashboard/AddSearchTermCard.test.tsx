@@ -306,8 +306,8 @@ describe("AddSearchTermCard", () => {
       sessionStorage.setItem(key, TERM);
       renderCards();
       expect(input()).toHaveValue(TERM);
-      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
-      expect(sessionStorage.getItem("pendingSearchTerm")).toBeNull();
+      // Kept until it is added, so that a trip away (to pay for a plan) and back restores it again.
+      expect(sessionStorage.getItem("pendingSearch")).toBe(TERM);
       expect(latestToast()).toMatchObject({
         title: "Search term restored",
         description: `Click Add to search for "${TERM}".`,
@@ -333,6 +333,32 @@ describe("AddSearchTermCard", () => {
       stopWatching();
       expect(shown.map((item) => item.title)).toEqual(["Search term restored"]);
       expect(input()).toHaveValue(TERM);
+    });
+
+    it("kept as edited until it is added; emptied, it is dropped", async () => {
+      serveSearch({ status: 200, body: { success: true, searchTerm: "CRISPR prime editing", digestSent: true, papersFound: 3 } }, []);
+      sessionStorage.setItem("pendingSearch", TERM);
+      const user = renderCards();
+      await user.clear(input());
+      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
+      await user.type(input(), "CRISPR prime editing");
+      expect(sessionStorage.getItem("pendingSearch")).toBe("CRISPR prime editing");
+      await user.click(screen.getByRole("button", { name: "Add" }));
+      await waitFor(() => expect(latestToast()?.title).toBe("Search Complete!"));
+      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
+    });
+
+    it("left without adding it: the toast goes with the card, and the next visit restores the term again", async () => {
+      stubFetch({});
+      sessionStorage.setItem("pendingSearch", TERM);
+      renderCards();
+      expect(latestToast()).toMatchObject({ title: "Search term restored", open: true });
+      cleanup();
+      await waitFor(() => expect(latestToast()?.open).toBe(false));
+      resetToasts();
+      renderCards();
+      expect(input()).toHaveValue(TERM);
+      expect(latestToast()).toMatchObject({ title: "Search term restored", open: true });
     });
 
     it("nothing pending: an empty input and no toast", () => {
