@@ -412,6 +412,41 @@ test("a lost webhook: paid with 3-D Secure while no webhook arrives → /debug-s
   await page.context().close();
 });
 
+test("who may pay: a signed-out visitor is sent to sign in; a signed-in user subscribes as themself; /payment-success claims nothing unpaid", async () => {
+  const context = await stack.browser.newContext({ baseURL: stack.papertide.baseUrl, viewport: { width: 1280, height: 800 } });
+  const visitor = await context.newPage();
+  await visitor.goto("/");
+  await visitor.evaluate(() => localStorage.setItem("cookieConsent", "declined"));
+  await visitor.goto("/payment?tier=pro&email=someone%40example.org");
+  await expectToast(visitor, "Authentication Required", "Please sign in to continue with your subscription.");
+  await visitor.waitForURL((url) => url.pathname === "/auth" && url.searchParams.get("redirect") === "subscribe");
+  assert.equal(await visitor.getByText(/Subscribing as/).count(), 0, "no card form for a visitor");
+  await screenshot(visitor, "billing-26-payment-signed-out");
+  await visitor.goto("/payment-success");
+  await visitor.getByRole("heading", { name: "No Payment to Confirm" }).waitFor();
+  assert.equal(await visitor.getByText("Payment Successful!").count(), 0);
+  await context.close();
+
+  const email = "hal-never-paid@example.org";
+  const page = await verifiedPage(stack, email);
+  await openPayment(page, "pro", "mallory@example.org");
+  await page.getByText(`Subscribing as ${email}`).waitFor();
+  assert.equal(await page.getByText("mallory@example.org").count(), 0, "the address bar's email is not shown");
+
+  await page.goto("/payment-success");
+  await page.getByRole("heading", { name: "No Payment to Confirm" }).waitFor();
+  await page.getByRole("link", { name: "Go to Dashboard" }).waitFor();
+  assert.equal(await page.getByText("Payment Successful!").count(), 0);
+  await screenshot(page, "billing-27-payment-success-nothing");
+
+  await page.goto("/payment-success?tier=pro");
+  await page.getByRole("heading", { name: "Confirming Your Payment" }).waitFor();
+  await page.getByText("Still processing your subscription upgrade").waitFor({ timeout: 12_000 });
+  assert.equal(await page.getByText("Payment Successful!").count(), 0, "a free user who never paid is not told it worked");
+  assert.equal(await serverTier(page), "free");
+  await page.context().close();
+});
+
 test("the plans page on a phone is one column", async () => {
   const context = await stack.browser.newContext({ baseURL: stack.papertide.baseUrl, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const page = await context.newPage();
@@ -451,6 +486,7 @@ test("billing off (no Stripe settings): /subscribe shows the plans and how they 
     }
     await page.getByRole("heading", { name: "Billing is not enabled on this server" }).waitFor();
     await page.getByText("plans are set by the server's operator").first().waitFor();
+    assert.equal(await page.getByText(/processed by Stripe/).count(), 0, "nothing is paid here, through Stripe or otherwise");
     await screenshot(page, "billing-23-off-subscribe");
 
     await page.goto("/payment?tier=pro&email=x");
