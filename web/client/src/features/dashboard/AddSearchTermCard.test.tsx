@@ -263,11 +263,12 @@ describe("AddSearchTermCard", () => {
     const message = "Search term contains invalid characters or patterns";
     serveSearch({ status: 400, body: { message, code: "validation_failed", errors: [{ field: "searchTerm", message }] } });
     const user = renderCards();
-    await user.type(input(), "drop table; --{Enter}");
+    // A term the page's own rules let through (the server has the last word).
+    await user.type(input(), "cancer screening{Enter}");
 
     const fieldMessage = await screen.findByRole("alert");
     expect(fieldMessage).toHaveTextContent(message);
-    expect(input()).toHaveValue("drop table; --");
+    expect(input()).toHaveValue("cancer screening");
     expect(input()).toHaveAttribute("aria-invalid", "true");
     expect(input()).toHaveAttribute("aria-describedby", fieldMessage.id);
     expect(latestToast()).toMatchObject({ title: "Search Failed", description: message });
@@ -275,6 +276,28 @@ describe("AddSearchTermCard", () => {
     await user.type(input(), "x");
     expect(screen.queryByRole("alert")).not.toBeInTheDocument();
     expect(input()).not.toHaveAttribute("aria-invalid");
+  });
+
+  it.each([
+    ["<b>x</b>", "Search term contains invalid characters or patterns"],
+    ["ab", "Search term must be at least 3 characters"],
+    ["50% survival", "Search term contains unsupported characters"],
+  ])("a term the rules refuse (%j): their message at the field, and nothing is sent", async (typed, message) => {
+    const fetchMock = serveSearch({ status: 200, body: { success: true } });
+    const user = renderCards();
+    await user.type(input(), `${typed}{Enter}`);
+    expect(await screen.findByRole("alert")).toHaveTextContent(message);
+    expect(input()).toHaveValue(typed);
+    expect(callsTo(fetchMock, "/api/immediate-search")).toBe(0);
+  });
+
+  it("a kept term the rules refuse comes back with their message at the field, not 'Search term restored'", () => {
+    stubFetch({});
+    sessionStorage.setItem("pendingSearch", "<b>x</b>");
+    renderCards();
+    expect(input()).toHaveValue("<b>x</b>");
+    expect(screen.getByRole("alert")).toHaveTextContent("Search term contains invalid characters or patterns");
+    expect(latestToast()).toBeUndefined();
   });
 
   it("any other failure: 'Search Failed' with the server's message, the term back in the input and the queue reloaded", async () => {

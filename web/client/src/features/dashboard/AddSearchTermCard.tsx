@@ -11,6 +11,7 @@ import { SectionCard } from "@/components/ui/Card";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { trackEvent } from "@/lib/analytics";
+import { searchTermError } from "@/lib/searchTerm";
 import {
   classifySearchFailure,
   describeSearchOutcome,
@@ -39,13 +40,19 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
   const [text, setText] = useState("");
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
-  const isPending = useRestoredPendingSearch(setText);
+  const isPending = useRestoredPendingSearch(setText, setFieldError);
   useQueueRefreshWhile(searching, user.id);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const term = text.trim();
     if (!term || searching) return;
+    // The spec's rules (§5), told at the field before anything is sent; the server checks again.
+    const refusal = searchTermError(term);
+    if (refusal) {
+      setFieldError(refusal);
+      return;
+    }
     // Sent now; a refused payment keeps it again for after the upgrade.
     isPending.current = false;
     clearPendingSearch();
@@ -147,12 +154,13 @@ function TermUsage({ tier }: { tier: Tier }) {
 
 /**
  * Once per mount: a term kept in session storage, or else given as ?pendingSearch=, goes into
- * the input with a toast saying to click Add; the parameter is dropped. The term stays kept in
+ * the input with a toast saying to click Add (or, if the rules refuse it, with their message at
+ * the field); the parameter is dropped. The term stays kept in
  * session storage until it is added, so a trip away (e.g. to pay for a bigger plan) and back
  * brings it back again; the toast goes with the card, so it never speaks of a field left
  * behind. Answers whether the field holds a kept term.
  */
-function useRestoredPendingSearch(setText: (term: string) => void) {
+function useRestoredPendingSearch(setText: (term: string) => void, setFieldError: (message: string | null) => void) {
   const [searchParams, setSearchParams] = useSearchParams();
   const isDone = useRef(false);
   const isPending = useRef(false);
@@ -180,8 +188,12 @@ function useRestoredPendingSearch(setText: (term: string) => void) {
       );
     }
     setText(term);
-    restoredTerm.current = term;
-  }, [searchParams, setSearchParams, setText]);
+    // A term the rules refuse (typed before sign-up, refused after verification) comes back
+    // with the rule's message at the field instead of an invitation to click Add.
+    const refusal = searchTermError(term);
+    if (refusal) setFieldError(refusal);
+    else restoredTerm.current = term;
+  }, [searchParams, setSearchParams, setText, setFieldError]);
 
   // Declared after the restoring effect, so it runs after it. The dismissal waits a tick: StrictMode
   // unmounts and mounts again at once, and the toast stays for that second mount.
