@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { repoRoot, screenshot, startStack, verifiedPage } from "./harness.mjs";
+import { card, repoRoot, screenshot, startStack, verifiedPage } from "./harness.mjs";
 
 let stack;
 before(async () => {
@@ -141,6 +141,9 @@ test("the Content-Security-Policy refuses injected and foreign scripts, and cann
 /** Whether two bounding boxes share any area. */
 const overlaps = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
+/** When the first digest comes, in the words the landing page, the dashboard and the welcome mail share. */
+const FIRST_DIGEST = "Your first digest is emailed as soon as you add a search term; after that, a new one arrives every week on your delivery day.";
+
 for (const [width, height] of [
   [1280, 800],
   [390, 844],
@@ -213,6 +216,30 @@ test("toasts cover no header or form control: a bottom corner on a desktop, a co
     await outcome.waitFor({ state: "detached" });
     await page.context().close();
   }
+});
+
+test("the landing page, the dashboard and the welcome mail say the same about when digests come", async () => {
+  const landing = await stack.newPage();
+  await landing.goto("/");
+  await landing.getByRole("heading", { level: 1 }).waitFor();
+  const landingText = (await landing.locator("main").innerText()).replace(/\s+/g, " ");
+  assert.ok(landingText.includes(FIRST_DIGEST), landingText);
+  assert.doesNotMatch(landingText, /within a week/);
+  await landing.context().close();
+
+  const email = "timing@example.org";
+  const page = await verifiedPage(stack, email);
+  await page.goto("/dashboard");
+  const note = card(page, "Add New Search Term").getByText(/^Your first digest is emailed as soon as you add a search term; after that, a new one arrives every /);
+  await note.waitFor();
+  // The free plan's delivery day is Monday.
+  assert.equal(await note.innerText(), FIRST_DIGEST.replace("every week on your delivery day", "every Monday"));
+  await screenshot(page, "dashboard-first-digest-note");
+  const welcome = await stack.maildev.waitForEmail(email, "Welcome to Papertide");
+  const mailText = welcome.text.replace(/\s+/g, " ");
+  assert.ok(mailText.includes(FIRST_DIGEST), mailText);
+  assert.doesNotMatch(mailText, /within a week/);
+  await page.context().close();
 });
 
 function artifacts() {
