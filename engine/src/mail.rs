@@ -559,7 +559,9 @@ mod tests {
         let mail = welcome_mail(&context(), "ada@example.org");
         let text = mail.text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            text.contains("Your first digest is emailed as soon as you add a search term; after that, a new one arrives every week on your delivery day."),
+            text.contains(
+                "Your first digest is emailed as soon as you add a search term; after that, a new one arrives every week on your delivery day."
+            ),
             "{text}"
         );
         assert!(!text.contains("within a week"), "{text}");
