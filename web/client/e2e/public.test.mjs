@@ -189,11 +189,12 @@ test("toasts cover no header or form control: a bottom corner on a desktop, a co
     // 'Search Queued', or already the search's outcome (one toast at a time).
     const toast = page.getByRole("region", { name: /Notifications/ }).locator("li").first();
     await toast.waitFor();
-    const toastBox = await toast.boundingBox();
+    const toastBox = await boxOf(toast);
     const header = page.locator("header").first();
-    const controls = [header, page.locator("#new-search-term"), page.getByRole("button", { name: /^(Add|Searching\.\.\.)$/ })];
+    const addForm = page.locator("form").filter({ has: page.locator("#new-search-term") });
+    const controls = [header, page.locator("#new-search-term"), addForm.getByRole("button")];
     for (const control of controls) {
-      const box = await control.boundingBox();
+      const box = await boxOf(control);
       assert.ok(!overlaps(toastBox, box), `the toast ${JSON.stringify(toastBox)} covers ${JSON.stringify(box)} at ${width}px`);
     }
     assert.ok(toastBox.y + toastBox.height <= height + 1 && toastBox.y > height / 2, `at the bottom: ${JSON.stringify(toastBox)} at ${width}px`);
@@ -241,6 +242,19 @@ test("the landing page, the dashboard and the welcome mail say the same about wh
   assert.doesNotMatch(mailText, /within a week/);
   await page.context().close();
 });
+
+/**
+ * The bounding box of what `locator` finds, asked again if the element was swapped for another
+ * meanwhile (a toast replaced by the next, a button relabelled).
+ */
+async function boxOf(locator) {
+  for (let attempt = 0; attempt < 10; attempt += 1) {
+    await locator.waitFor();
+    const box = await locator.boundingBox();
+    if (box) return box;
+  }
+  throw new Error(`no box for ${locator}`);
+}
 
 function artifacts() {
   const directory = path.join(repoRoot, "test-artifacts", "e2e");
