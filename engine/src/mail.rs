@@ -285,7 +285,8 @@ pub fn welcome_mail(context: &MailContext, to: &str) -> RenderedMail {
             intro: "Your account is ready. Add a research topic on your dashboard: every week \
                     Papertide searches PubMed, arXiv, bioRxiv and medRxiv for new papers on it, \
                     ranks them for relevance and impact, summarizes them and mails you a digest. \
-                    Your first digest arrives within a week.",
+                    Your first digest is emailed as soon as you add a search term; after that, a new one \
+                    arrives every week on your delivery day.",
             button: "Open your dashboard",
             link: &link,
             outro: "The free plan includes one search term and two free digests from PubMed. \
@@ -599,6 +600,20 @@ mod tests {
         assert_eq!(decode_hex_escapes("a=3Db=C2=B7", b'='), "a=b·".as_bytes());
         assert_eq!(decode_hex_escapes("100%", b'%'), b"100%");
         assert_eq!(decode_hex_escapes("=ZZ", b'='), b"=ZZ");
+    }
+
+    #[test]
+    fn the_welcome_mail_tells_when_digests_come_as_the_pages_do() {
+        // The same words as the landing page and the dashboard: at once for a new term, then weekly.
+        let mail = welcome_mail(&context(), "ada@example.org");
+        let text = mail.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            text.contains(
+                "Your first digest is emailed as soon as you add a search term; after that, a new one arrives every week on your delivery day."
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("within a week"), "{text}");
     }
 
     #[test]

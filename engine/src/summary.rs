@@ -58,7 +58,7 @@ pub fn summarize_paper(paper: &Paper) -> String {
             Some(label) if label.contains("background") || label.contains("method") => 0.8,
             _ => 1.0,
         };
-        candidates.extend(sentences(&section.text).into_iter().map(|sentence| (sentence, bonus)));
+        candidates.extend(summary_sentences(&section.text).into_iter().map(|sentence| (sentence, bonus)));
     }
     if candidates.is_empty() {
         return paper.title.clone();
@@ -97,7 +97,7 @@ pub fn digest_summary(term: &str, papers: &[&Paper], window_days: i64) -> Vec<St
         format!("{} {noun} matched \"{term}\" in the last {window_days} days.", papers.len())
     };
     let mut lines = vec![count_line];
-    let texts: Vec<String> = papers.iter().map(|paper| format!("{} {}", paper.title, paper.abstract_text())).collect();
+    let texts: Vec<String> = papers.iter().map(|paper| format!("{} {}", paper.title, plain_abstract(paper))).collect();
     // A theme is a word at least two papers use (counted once per paper).
     let mut shared: HashMap<String, u32> = HashMap::new();
     for text in &texts {
@@ -159,7 +159,7 @@ fn kinds_of_work(papers: &[&Paper]) -> Option<String> {
 /// paper's own summary, cut at a word.
 fn most_central_sentence(papers: &[&Paper]) -> Option<String> {
     let summaries: Vec<String> = papers.iter().map(|paper| summarize_paper(paper)).collect();
-    let texts: Vec<String> = papers.iter().map(|paper| paper.abstract_text()).collect();
+    let texts: Vec<String> = papers.iter().map(|paper| plain_abstract(paper)).collect();
     let frequencies = word_frequencies(texts.iter().map(String::as_str));
     let mut best: Option<(f64, String)> = None;
     for text in &texts {
@@ -176,6 +176,217 @@ fn most_central_sentence(papers: &[&Paper]) -> Option<String> {
         }
     }
     best.map(|(_, sentence)| cut_at_word(&sentence, MAX_ACROSS_CHARS))
+}
+
+/// A paper's abstract as summaries read it: the sections' texts without their labels, each
+/// sentence without a heading glued to it or footnote marks (see [`summary_sentences`]).
+fn plain_abstract(paper: &Paper) -> String {
+    paper.abstract_sections.iter().flat_map(|section| summary_sentences(&section.text)).collect::<Vec<_>>().join(" ")
+}
+
+/// The sentences of an abstract's text fit to quote: a structured abstract's heading that the
+/// source left in the text ("METHODS AND FINDINGS We…", "BACKGROUND: …", medRxiv's glued
+/// "BackgroundRheumatoid arthritis…") is dropped, and so are the reference numbers set as
+/// superscripts and flattened onto their word ("Africa3", "studies1,2", "neurons4-7"), while
+/// names that end in digits stay ("COVID-19", "IL6", "H1N1", "CD4", "p53", "Notch1").
+fn summary_sentences(text: &str) -> Vec<String> {
+    sentences(text).iter().map(|sentence| without_footnote_marks(without_heading(sentence))).filter(|sentence| !sentence.is_empty()).collect()
+}
+
+/// Words that structured-abstract headings are made of (with the joiners "and", "of", "/", "&").
+const HEADING_WORDS: &[&str] = &[
+    "abstract",
+    "aim",
+    "aims",
+    "background",
+    "case",
+    "clinical",
+    "conclusion",
+    "conclusions",
+    "context",
+    "data",
+    "design",
+    "discussion",
+    "evidence",
+    "exposure",
+    "exposures",
+    "extraction",
+    "findings",
+    "funding",
+    "hypothesis",
+    "implications",
+    "importance",
+    "interpretation",
+    "intervention",
+    "interventions",
+    "introduction",
+    "key",
+    "limitations",
+    "main",
+    "material",
+    "materials",
+    "measurements",
+    "measures",
+    "method",
+    "methodology",
+    "methods",
+    "motivation",
+    "objective",
+    "objectives",
+    "outcome",
+    "outcomes",
+    "participants",
+    "patients",
+    "points",
+    "population",
+    "presentation",
+    "principal",
+    "purpose",
+    "rationale",
+    "registration",
+    "relevance",
+    "result",
+    "results",
+    "selection",
+    "setting",
+    "settings",
+    "significance",
+    "sources",
+    "study",
+    "subjects",
+    "summary",
+    "synthesis",
+    "trial",
+];
+const HEADING_JOINERS: &[&str] = &["and", "of", "&", "/"];
+
+fn is_heading_word(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    HEADING_WORDS.contains(&lower.as_str())
+}
+
+/// `sentence` without the heading it starts with, if it starts with one: upper-case heading
+/// words ("METHODS AND FINDINGS", "CONCLUSIONS/SIGNIFICANCE:"), or title-case ones ending in a
+/// colon ("Background:") or glued to the sentence's first word ("Methods and FindingsA model…").
+/// A sentence that merely begins with such a word ("Background noise was…") is left alone.
+fn without_heading(sentence: &str) -> &str {
+    let tokens: Vec<(usize, &str)> = sentence.split_whitespace().map(|token| (offset_in(sentence, token), token)).collect();
+    let Some((_, first)) = tokens.first() else { return sentence };
+    let upper_case = first.chars().filter(|c| c.is_alphabetic()).count() > 1 && !first.chars().any(char::is_lowercase);
+    let mut consumed_words = 0;
+    for (index, (start, token)) in tokens.iter().enumerate() {
+        let bare = token.trim_end_matches(':');
+        let parts: Vec<&str> = bare.split(['/', '&']).filter(|part| !part.is_empty()).collect();
+        let is_joiner = HEADING_JOINERS.contains(&bare.to_lowercase().as_str());
+        let all_heading = !parts.is_empty() && parts.iter().all(|part| is_heading_word(part));
+        if upper_case {
+            let in_case = !bare.chars().any(char::is_lowercase);
+            if in_case && (all_heading || (is_joiner && consumed_words > 0)) {
+                if all_heading {
+                    consumed_words += 1;
+                }
+                if token.ends_with(':') && all_heading {
+                    return sentence[start + token.len()..].trim_start();
+                }
+                continue;
+            }
+            // The heading ends before this token: it must end in a heading word, and the
+            // sentence go on with a capital or a digit.
+            let previous_is_word = index > 0 && !HEADING_JOINERS.contains(&tokens[index - 1].1.to_lowercase().as_str());
+            let starts_sentence = token.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit());
+            if consumed_words > 0 && previous_is_word && starts_sentence {
+                return &sentence[*start..];
+            }
+            return sentence;
+        }
+        // Title case: "Background", "Methods and Findings", "Study Design", each word a heading
+        // word; the last ends in a colon or runs into the sentence ("FindingsA", "MethodsIn").
+        if is_joiner && consumed_words > 0 {
+            continue;
+        }
+        if all_heading {
+            if token.ends_with(':') && bare.len() < token.len() {
+                let rest = sentence[start + token.len()..].trim_start();
+                return if rest.is_empty() { sentence } else { rest };
+            }
+            consumed_words += 1;
+            continue;
+        }
+        if let Some(glued_at) = glued_heading_end(token) {
+            if consumed_words > 0 || index == 0 {
+                return &sentence[start + glued_at..];
+            }
+        }
+        return sentence;
+    }
+    sentence
+}
+
+/// Where the sentence starts in a token made of a heading word run into a capitalised word
+/// ("MethodsIn" → 7, "FindingsA" → 8); `None` when the token is not such.
+fn glued_heading_end(token: &str) -> Option<usize> {
+    let mut boundaries = token.char_indices().skip(1).filter(|(_, c)| c.is_uppercase());
+    boundaries.find_map(|(at, _)| {
+        let (head, rest) = token.split_at(at);
+        let head_is_word = head.chars().skip(1).all(char::is_lowercase);
+        (head_is_word && is_heading_word(head) && !rest.is_empty()).then_some(at)
+    })
+}
+
+/// The byte offset of `part` (a subslice of `whole`) in `whole`.
+fn offset_in(whole: &str, part: &str) -> usize {
+    part.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+/// `sentence` with reference numbers glued to words removed (see [`footnote_mark_start`]).
+fn without_footnote_marks(sentence: &str) -> String {
+    sentence
+        .split_whitespace()
+        .map(|token| {
+            let core_end = token.trim_end_matches(['.', ',', ';', ':', '!', '?']).len();
+            let (core, trailing) = token.split_at(core_end);
+            match footnote_mark_start(core) {
+                Some(at) => format!("{}{trailing}", &core[..at]),
+                None => token.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where a reference mark starts in `word`, if it ends in one: digits (a list "1,2" or a range
+/// "4-7" or "8–12") after a closing bracket or after a word that cannot end in a digit by
+/// name: a lower-case word of at least four letters ("measles4", "re-infection3"), or a
+/// capitalised one of at least six ("Africa3"). Single numbers on shorter or mixed-case words
+/// are names ("p53", "CD4", "IL6", "H1N1", "Notch1", "Sox2"), and so is anything after a hyphen
+/// ("COVID-19"); a list or a range of numbers is a mark after any word of lower-case letters.
+fn footnote_mark_start(word: &str) -> Option<usize> {
+    let mark_start = word
+        .rfind(|c: char| !(c.is_ascii_digit() || c == ',' || c == '-' || c == '–'))
+        .map(|at| at + word[at..].chars().next().map_or(1, char::len_utf8))?;
+    let mark = &word[mark_start..];
+    let stem = &word[..mark_start];
+    if mark.is_empty() || !mark.starts_with(|c: char| c.is_ascii_digit()) || !mark.ends_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let numbers: Vec<&str> = mark.split([',', '-', '–']).collect();
+    if numbers.iter().any(|number| number.is_empty() || number.len() > 3) {
+        return None;
+    }
+    if stem.ends_with(')') || stem.ends_with(']') {
+        return Some(mark_start);
+    }
+    // The letters of the word's last part (after a hyphen: "re-infection3" looks at "infection").
+    let last_part = stem.rsplit('-').next().unwrap_or(stem);
+    if last_part.is_empty() || !last_part.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let letters = last_part.chars().count();
+    let lower_tail = last_part.chars().skip(1).all(char::is_lowercase);
+    let all_lower = last_part.chars().all(char::is_lowercase);
+    let is_list = numbers.len() > 1;
+    let is_mark = if is_list { lower_tail && letters >= 3 } else { (all_lower && letters >= 4) || (lower_tail && letters >= 6) };
+    is_mark.then_some(mark_start)
 }
 
 fn word_frequencies<'a>(texts: impl Iterator<Item = &'a str>) -> HashMap<String, u32> {
@@ -396,6 +607,98 @@ mod tests {
         let lines = digest_summary("phthalate liver", &[&third, &fourth], WINDOW_DAYS);
         let across = lines.iter().find(|line| line.starts_with("Across the papers: ")).map_or("", |line| line.as_str());
         assert!(!across.contains("Markedly reduced final mean body weights"), "{lines:?}");
+    }
+
+    /// The recorded medRxiv and bioRxiv papers (fixtures beside the parser), by DOI.
+    fn preprint(doi: &str) -> Paper {
+        let pages = [
+            (include_str!("../fixtures/medrxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json"), Source::Medrxiv),
+            (include_str!("../fixtures/medrxiv/details_doi_2020.09.09.20191205_two_versions_published.json"), Source::Medrxiv),
+            (include_str!("../fixtures/biorxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json"), Source::Biorxiv),
+        ];
+        pages
+            .iter()
+            .flat_map(|(json, source)| crate::parse::biorxiv::parse_details(json, *source).expect("parses").papers.items)
+            .find(|paper| paper.ids.doi.as_deref() == Some(doi))
+            .expect("a recorded paper with that DOI")
+    }
+
+    #[test]
+    fn headings_are_dropped_from_summary_sentences() {
+        let check = |sentence: &str, expected: &str| assert_eq!(without_heading(sentence), expected, "{sentence}");
+        check("METHODS AND FINDINGS We followed 300 patients.", "We followed 300 patients.");
+        check("BACKGROUND: Malaria in pregnancy is common.", "Malaria in pregnancy is common.");
+        check("CONCLUSIONS/SIGNIFICANCE Statins did not help.", "Statins did not help.");
+        check("Background: Malaria in pregnancy is common.", "Malaria in pregnancy is common.");
+        check("Methods and FindingsA compartmental model was built.", "A compartmental model was built.");
+        check("BackgroundRheumatoid arthritis is chronic.", "Rheumatoid arthritis is chronic.");
+        check("Study DesignWe leveraged a sample of 70 FEP.", "We leveraged a sample of 70 FEP.");
+        // Not headings: a sentence that begins with such a word, or with capitals that name things.
+        check("Background noise was removed.", "Background noise was removed.");
+        check("Methods differ between sites.", "Methods differ between sites.");
+        check("COVID-19 RESULTS IN Lung damage.", "COVID-19 RESULTS IN Lung damage.");
+        check("DNA Methylation changes with age.", "DNA Methylation changes with age.");
+        check("RESULTS", "RESULTS");
+    }
+
+    #[test]
+    fn footnote_marks_are_dropped_and_names_with_digits_kept() {
+        let check = |sentence: &str, expected: &str| assert_eq!(without_footnote_marks(sentence), expected, "{sentence}");
+        check("Malaria is endemic in sub-Saharan Africa3.", "Malaria is endemic in sub-Saharan Africa.");
+        check(
+            "Animal studies1,2 and the scarcity of confirmed re-infection3 suggest",
+            "Animal studies and the scarcity of confirmed re-infection suggest",
+        );
+        check(
+            "life-long for smallpox or measles4, to common cold coronaviruses (CCC)5.",
+            "life-long for smallpox or measles, to common cold coronaviruses (CCC).",
+        );
+        check("motor neurons4-7, but with less precision8-12.", "motor neurons, but with less precision.");
+        let kept = "COVID-19 raised IL6 and CD4 counts; H1N1 and p53 in 2019, Notch1 and Sox2 in mTORC1 cells at 37 degrees, 5 cm2 each.";
+        check(kept, kept);
+    }
+
+    #[test]
+    fn summaries_of_recorded_preprints_carry_no_headings_or_reference_marks() {
+        // medRxiv leaves its headings glued to the text: "BackgroundRheumatoid …", "MethodsIn this …".
+        let rheumatoid = preprint("10.1101/2025.11.18.25340542");
+        assert!(rheumatoid.abstract_text().contains("BackgroundRheumatoid"), "the recorded text has the glued heading");
+        // Reference numbers flattened onto words: "studies1,2", "re-infection3", "measles4".
+        let immunity = preprint("10.1101/2020.09.09.20191205");
+        assert!(immunity.abstract_text().contains("studies1,2"));
+        let songbird = preprint("10.64898/2026.07.31.740148");
+        assert!(songbird.abstract_text().contains("neurons4-7"));
+
+        let papers = [&rheumatoid, &immunity, &songbird];
+        let mut quoted: Vec<String> = papers.iter().map(|paper| summarize_paper(paper)).collect();
+        quoted.extend(digest_summary("immunity", &papers));
+        quoted.extend(papers.iter().flat_map(|paper| summary_sentences(&paper.abstract_text())));
+        let text = quoted.join("\n");
+        for leftover in
+            ["BackgroundRheumatoid", "MethodsIn", "ResultsA", "studies1", "infection3", "measles4", "(CCC)5", "learners1", "neurons4", "precision8"]
+        {
+            assert!(!text.contains(leftover), "{leftover:?} left in:\n{text}");
+        }
+        assert!(text.contains("SARS-CoV-2"), "a name with digits is kept:\n{text}");
+    }
+
+    #[test]
+    fn the_digest_summary_quotes_no_section_label() {
+        let first = paper_with(
+            "Malaria in pregnancy",
+            &[
+                (Some("BACKGROUND"), "Malaria during pregnancy causes low birth weight in sub-Saharan Africa3 and elsewhere."),
+                (Some("METHODS AND FINDINGS"), "A compartmental model of malaria transmission during pregnancy estimated low birth weight."),
+                (Some("CONCLUSIONS/SIGNIFICANCE"), "Preventive treatment of malaria during pregnancy reduces low birth weight."),
+            ],
+        );
+        let second = paper_with("Birth weight and malaria", &[(None, "Malaria transmission during pregnancy lowers birth weight across Africa.")]);
+        let lines = digest_summary("malaria pregnancy", &[&first, &second]);
+        let all = format!("{lines:?} {}", summarize_paper(&first));
+        for label in ["BACKGROUND", "METHODS AND FINDINGS", "CONCLUSIONS", "Africa3"] {
+            assert!(!all.contains(label), "{label} in {all}");
+        }
+        assert!(lines.iter().any(|line| line.starts_with("Across the papers: ")), "{lines:?}");
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! builds it is read from that folder at run time). Hashed assets are cached for a year,
 //! `index.html` never; every other path outside `/api` gets `index.html`, with status 200 for the
 //! client's routes (the list in `web/client/src/app/routes.json`, shared with the client's router)
-//! and 404 for any other path, where the client shows its 'Page Not Found' page.
+//! and 404 for any other path, where the client shows its 'Page Not Found' page. A blog post's
+//! address is a route only for a post that exists (the ids in
+//! `web/client/src/features/blog/postIds.json`, checked against the client's posts): any other
+//! id gets 404 with the client's 'Post Not Found' page.
 //! A binary built without the client serves a small built-in page instead (see `fallback`).
 //!
 //! Also `GET /api/config`: what the client needs to know about this installation.
@@ -78,22 +81,35 @@ fn client_routes() -> &'static [String] {
     ROUTES.get_or_init(|| serde_json::from_str(CLIENT_ROUTES_JSON).unwrap_or_default())
 }
 
-/// Whether the client has a page at `path` (a trailing slash aside).
+/// The blog's post ids, one list for the client's posts and this server.
+const BLOG_POST_IDS_JSON: &str = include_str!("../client/src/features/blog/postIds.json");
+
+/// The route whose `:id` must be one of the blog's posts.
+const BLOG_POST_ROUTE: &str = "/blog/:id";
+
+fn blog_post_ids() -> &'static [String] {
+    static IDS: OnceLock<Vec<String>> = OnceLock::new();
+    IDS.get_or_init(|| serde_json::from_str(BLOG_POST_IDS_JSON).unwrap_or_default())
+}
+
+/// Whether the client has a page at `path` (a trailing slash aside): a route of the list, with
+/// a blog post's id naming a post that exists.
 pub fn is_client_route(path: &str) -> bool {
     let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
     let segments: Vec<&str> = path.split('/').collect();
     client_routes().iter().any(|pattern| {
         let pattern_segments: Vec<&str> = pattern.split('/').collect();
+        let is_blog_post = pattern == BLOG_POST_ROUTE;
         pattern_segments.len() == segments.len()
-            && pattern_segments.iter().zip(&segments).all(
-                |(expected, actual)| {
-                    if expected.starts_with(':') {
-                        !actual.is_empty()
-                    } else {
-                        expected == actual
-                    }
-                },
-            )
+            && pattern_segments.iter().zip(&segments).all(|(expected, actual)| {
+                if !expected.starts_with(':') {
+                    expected == actual
+                } else if is_blog_post {
+                    blog_post_ids().iter().any(|id| id == actual)
+                } else {
+                    !actual.is_empty()
+                }
+            })
     })
 }
 
@@ -122,9 +138,22 @@ mod route_tests {
         {
             assert!(is_client_route(path), "{path}");
         }
-        for path in ["/no/such/page", "/blog/a/b", "/dashboards", "/blog//x", "/auth/extra"] {
+        for path in ["/no/such/page", "/blog/a/b", "/dashboards", "/blog//x", "/auth/extra", "/blog/nope"] {
             assert!(!is_client_route(path), "{path}");
         }
         assert!(client_routes().len() >= 20, "the list parsed: {:?}", client_routes());
+        assert!(client_routes().iter().any(|route| route == BLOG_POST_ROUTE), "the blog post route is in the list");
+    }
+
+    #[test]
+    fn a_blog_post_is_a_route_only_when_the_post_exists() {
+        assert_eq!(blog_post_ids().len(), 4, "the list parsed: {:?}", blog_post_ids());
+        for id in blog_post_ids() {
+            assert!(is_client_route(&format!("/blog/{id}")), "{id}");
+            assert!(is_client_route(&format!("/blog/{id}/")), "{id}/");
+        }
+        for path in ["/blog/nope", "/blog/how-to-write-review-article-2", "/blog/LLM-SCIENTIFIC-REVIEW"] {
+            assert!(!is_client_route(path), "{path}");
+        }
     }
 }

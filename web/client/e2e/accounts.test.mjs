@@ -146,3 +146,41 @@ test("a topic typed before signup is processed after verification and its digest
   assert.ok(digest.headers["list-unsubscribe"], "the digest offers one-click unsubscribe");
   await page.context().close();
 });
+
+test("a topic the rules refuse: the landing page says why before signup; one that still fails after verification lands, signed in, on the dashboard with the message", async () => {
+  const page = await stack.newPage();
+  await page.goto("/");
+  await dismissCookieBanner(page);
+  const topic = page.getByLabel("Research topic");
+  await topic.fill("<b>x</b>");
+  await page.getByRole("button", { name: "Start Discovery" }).click();
+  const refusal = page.getByRole("alert").filter({ hasText: "Search term contains invalid characters or patterns" });
+  await refusal.waitFor();
+  assert.equal(new URL(page.url()).pathname, "/", "no signup with a refused topic");
+  assert.equal(await page.evaluate(() => sessionStorage.getItem("pendingSearch")), null, "nothing kept");
+  assert.equal(await topic.getAttribute("aria-invalid"), "true");
+  await screenshot(page, "landing-topic-refused");
+  await topic.fill("ab");
+  await page.getByRole("button", { name: "Start Discovery" }).click();
+  await page.getByRole("alert").filter({ hasText: "Search term must be at least 3 characters" }).waitFor();
+
+  // A topic kept by an older page (or typed past it) still fails at the server after verification.
+  const email = "dee-refused-topic@example.org";
+  await page.evaluate(() => sessionStorage.setItem("pendingSearch", "<b>x</b>"));
+  await page.goto("/auth?tab=signup");
+  await page.getByText("Ready to search").waitFor();
+  await signUp(page, email, { openForm: false });
+  const mail = await stack.maildev.waitForEmail(email, "Verify your email");
+  await page.goto(linkIn(mail, "/verify-email?token="));
+  await page.getByRole("button", { name: "Process Search & Continue" }).click();
+  await page.waitForURL((url) => url.pathname === "/dashboard", { timeout: 15_000 });
+  await page.getByRole("heading", { name: "Your Search Queue" }).waitFor();
+  const field = page.locator("#new-search-term");
+  assert.equal(await field.inputValue(), "<b>x</b>");
+  await page.getByRole("alert").filter({ hasText: "Search term contains invalid characters or patterns" }).waitFor();
+  assert.equal(await page.locator("#login-email, #login-password").count(), 0, "no sign-in form");
+  const me = await page.evaluate(async () => (await fetch("/api/auth/me", { credentials: "include" })).status);
+  assert.equal(me, 200, "still signed in");
+  await screenshot(page, "verified-topic-refused-dashboard");
+  await page.context().close();
+});

@@ -276,6 +276,52 @@ test("Pro → Team: the plans page's Team button → the card form → Team on t
   assert.deepEqual(subscriptions.map((s) => [s.status, s.items.data[0].plan.id]), [["active", stripe.planTeam]]);
 });
 
+test("a Pro user at the plan's limit: the sixth term → 'Subscription Required' → Team by card → the term back in the dashboard's field", async () => {
+  const email = "gus-pending@example.org";
+  const page = await verifiedPage(stack, email);
+  await openPayment(page, "pro", email);
+  await fillCard(page, cards.ok);
+  await page.getByRole("button", { name: "Subscribe to Research Pro - $5/month" }).click();
+  await expectDashboardTier(page, "Pro", { timeout: 20_000 });
+  // The plan's five terms, added through the API.
+  for (const term of ["CRISPR base editing", "protein folding", "gut microbiome", "malaria vaccines", "sleep spindles"]) {
+    const status = await page.evaluate(
+      async ([address, searchTerm]) =>
+        (await fetch("/api/immediate-search", { method: "POST", credentials: "include", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: address, searchTerm }) })).status,
+      [email, term],
+    );
+    assert.equal(status, 200, `adding ${term}`);
+  }
+  await openDashboard(page);
+  const sixth = "coral reef bleaching";
+  await page.locator("#new-search-term").fill(sixth);
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expectToast(page, "Subscription Required", "");
+  await page.waitForURL((url) => url.pathname === "/subscribe" && url.searchParams.get("tier") === "team");
+  // Back to the dashboard first: the term is put back into the field…
+  await page.getByRole("link", { name: "Back to Dashboard" }).click();
+  await page.waitForURL((url) => url.pathname === "/dashboard");
+  await expectToast(page, "Search term restored", sixth);
+  assert.equal(await page.locator("#new-search-term").inputValue(), sixth);
+  // …and then, without adding it, on to Team from the header.
+  await page.locator("header").getByRole("link", { name: "Upgrade to Team" }).click();
+  await page.waitForURL((url) => url.pathname === "/subscribe");
+  await card(page, "Team").getByRole("button", { name: "Upgrade to Team" }).click();
+  await page.waitForURL((url) => url.pathname === "/payment" && url.searchParams.get("tier") === "team");
+  await cardGroup(page).getByPlaceholder("number", { exact: true }).waitFor();
+  await fillCard(page, cards.ok);
+  await page.getByRole("button", { name: "Subscribe to Research Team - $10/month" }).click();
+  await page.getByRole("heading", { name: "Subscription Activated!" }).waitFor({ timeout: 15_000 });
+  await expectDashboardTier(page, "Team", { timeout: 4_000 });
+  const field = page.locator("#new-search-term");
+  await expectToast(page, "Search term restored", sixth);
+  assert.equal(await field.inputValue(), sixth, "the term typed before the upgrade is back in the field");
+  await screenshot(page, "billing-25-team-term-restored");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await card(page, "Your Search Queue").getByText(sixth).waitFor();
+  await page.context().close();
+});
+
 test("cancel: Account Status → Cancel Subscription → confirm → 'Subscription Canceled' → Free, and cancelled at Stripe", async () => {
   assert.ok(ada, "needs the Team user of the earlier scenarios");
   const page = ada;
@@ -366,6 +412,41 @@ test("a lost webhook: paid with 3-D Secure while no webhook arrives → /debug-s
   await page.context().close();
 });
 
+test("who may pay: a signed-out visitor is sent to sign in; a signed-in user subscribes as themself; /payment-success claims nothing unpaid", async () => {
+  const context = await stack.browser.newContext({ baseURL: stack.papertide.baseUrl, viewport: { width: 1280, height: 800 } });
+  const visitor = await context.newPage();
+  await visitor.goto("/");
+  await visitor.evaluate(() => localStorage.setItem("cookieConsent", "declined"));
+  await visitor.goto("/payment?tier=pro&email=someone%40example.org");
+  await expectToast(visitor, "Authentication Required", "Please sign in to continue with your subscription.");
+  await visitor.waitForURL((url) => url.pathname === "/auth" && url.searchParams.get("redirect") === "subscribe");
+  assert.equal(await visitor.getByText(/Subscribing as/).count(), 0, "no card form for a visitor");
+  await screenshot(visitor, "billing-26-payment-signed-out");
+  await visitor.goto("/payment-success");
+  await visitor.getByRole("heading", { name: "No Payment to Confirm" }).waitFor();
+  assert.equal(await visitor.getByText("Payment Successful!").count(), 0);
+  await context.close();
+
+  const email = "hal-never-paid@example.org";
+  const page = await verifiedPage(stack, email);
+  await openPayment(page, "pro", "mallory@example.org");
+  await page.getByText(`Subscribing as ${email}`).waitFor();
+  assert.equal(await page.getByText("mallory@example.org").count(), 0, "the address bar's email is not shown");
+
+  await page.goto("/payment-success");
+  await page.getByRole("heading", { name: "No Payment to Confirm" }).waitFor();
+  await page.getByRole("link", { name: "Go to Dashboard" }).waitFor();
+  assert.equal(await page.getByText("Payment Successful!").count(), 0);
+  await screenshot(page, "billing-27-payment-success-nothing");
+
+  await page.goto("/payment-success?tier=pro");
+  await page.getByRole("heading", { name: "Confirming Your Payment" }).waitFor();
+  await page.getByText("Still processing your subscription upgrade").waitFor({ timeout: 12_000 });
+  assert.equal(await page.getByText("Payment Successful!").count(), 0, "a free user who never paid is not told it worked");
+  assert.equal(await serverTier(page), "free");
+  await page.context().close();
+});
+
 test("the plans page on a phone is one column", async () => {
   const context = await stack.browser.newContext({ baseURL: stack.papertide.baseUrl, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   const page = await context.newPage();
@@ -405,6 +486,7 @@ test("billing off (no Stripe settings): /subscribe shows the plans and how they 
     }
     await page.getByRole("heading", { name: "Billing is not enabled on this server" }).waitFor();
     await page.getByText("plans are set by the server's operator").first().waitFor();
+    assert.equal(await page.getByText(/processed by Stripe/).count(), 0, "nothing is paid here, through Stripe or otherwise");
     await screenshot(page, "billing-23-off-subscribe");
 
     await page.goto("/payment?tier=pro&email=x");

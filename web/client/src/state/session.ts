@@ -6,6 +6,7 @@
 // before such a change is not applied over it. The dashboard asks afresh (`refreshCurrentUser`).
 import { signal } from "@preact/signals-react";
 import { ApiError, getJson, postJson } from "@/lib/api";
+import { clearPendingSearch } from "./pendingSearch";
 
 export type Tier = "free" | "pro" | "team";
 
@@ -75,6 +76,8 @@ export function setCurrentUser(user: CurrentUser | null) {
 
 export async function signOut(): Promise<void> {
   await postJson("/api/auth/logout");
+  // A term kept for this user is not offered to whoever signs in next in this tab.
+  clearPendingSearch();
   setCurrentUser(null);
 }
 

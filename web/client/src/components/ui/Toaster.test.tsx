@@ -16,11 +16,12 @@ describe("Toaster", () => {
     expect(within(region).getByText("Email Resent")).toBeInTheDocument();
   });
 
-  it("keeps to the bottom-right corner from `sm` on, at most 420 px wide, clear of dialogs' bottom-left actions", () => {
+  it("keeps to the bottom: the bottom-right corner from `sm` on, at most 420 px wide; a bar along the bottom on a phone, never the top", () => {
     render(<Toaster />);
     const viewport = within(screen.getByRole("region", { name: /Notifications/ })).getByRole("list");
-    expect(viewport).toHaveClass("sm:bottom-0", "sm:right-0", "sm:top-auto", "sm:max-w-[420px]");
-    // Full width only below `sm`, where it sits at the top instead.
-    expect(viewport).not.toHaveClass("md:max-w-[420px]");
+    expect(viewport).toHaveClass("bottom-0", "inset-x-0", "sm:left-auto", "sm:right-0", "sm:max-w-[420px]");
+    expect(viewport).not.toHaveClass("top-0");
+    // The empty region lets clicks through to what is under it.
+    expect(viewport).toHaveClass("pointer-events-none");
   });
 });

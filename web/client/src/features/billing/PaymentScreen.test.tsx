@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { PaymentPage } from "@/pages/Payment";
 import { resetAppConfig } from "@/state/config";
-import { forgetSession } from "@/state/session";
+import { forgetSession, setCurrentUser } from "@/state/session";
 import { callsTo, held, latestToast, renderRoute, requestBody, resetToasts, stubFetch, type Reply } from "@/test/harness";
 import { BILLING_ON_CONFIG, installFakeStripe, STRIPE_CONFIG } from "@/test/stripe";
 import { STRIPE_SCRIPT_ATTRIBUTE } from "./stripe";
@@ -43,9 +43,13 @@ async function pay(user: ReturnType<typeof userEvent.setup>, zip = "02139") {
   await user.click(screen.getByRole("button", { name: PRO_BUTTON }));
 }
 
+const ADA = { id: "u1", email: "ada@example.org", subscriptionTier: "free" as const };
+
 beforeEach(() => {
   resetAppConfig();
   forgetSession();
+  // Signed in as Ada, unless a test says otherwise.
+  setCurrentUser(ADA);
   resetToasts();
 });
 afterEach(() => vi.unstubAllGlobals());
@@ -68,6 +72,31 @@ describe("/payment: its address", () => {
     renderRoute(<PaymentPage />, { at: "/payment?tier=team", routePath: "/payment" });
     await waitFor(() => expect(location()).toBe("/auth?redirect=subscribe"));
     expect(latestToast()).toMatchObject({ title: "Authentication Required", description: "Please sign in to continue with your subscription." });
+  });
+});
+
+describe("/payment: who is asking", () => {
+  it("a signed-out visitor: 'Authentication Required' and sign-in that returns to the plans; no card form", async () => {
+    installFakeStripe();
+    forgetSession();
+    stubFetch({ "GET /api/config": BILLING_ON_CONFIG, "GET /api/auth/me": { status: 401, body: { message: "Not signed in" } } });
+    renderRoute(<PaymentPage />, { at: "/payment?tier=pro&email=someone%40example.org", routePath: "/payment" });
+    await waitFor(() => expect(location()).toBe("/auth?redirect=subscribe"));
+    expect(latestToast()).toMatchObject({ title: "Authentication Required", description: "Please sign in to continue with your subscription." });
+    expect(screen.queryByText(/Subscribing as/)).not.toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: PRO_BUTTON })).not.toBeInTheDocument();
+  });
+
+  it("subscribes as the signed-in user, whatever the address bar's email says", async () => {
+    const { stripe } = installFakeStripe();
+    serve();
+    const { user } = await renderPayment("/payment?tier=pro&email=mallory%40example.org");
+    expect(screen.getByText("Subscribing as ada@example.org")).toBeInTheDocument();
+    expect(screen.queryByText(/Subscribing as mallory/)).not.toBeInTheDocument();
+    await pay(user);
+    await waitFor(() => expect(stripe.confirmCardSetup).toHaveBeenCalled());
+    expect(JSON.stringify(stripe.confirmCardSetup.mock.calls[0])).toContain("ada@example.org");
+    expect(JSON.stringify(stripe.confirmCardSetup.mock.calls[0])).not.toContain("mallory");
   });
 });
 

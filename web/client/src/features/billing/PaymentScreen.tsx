@@ -1,4 +1,5 @@
-// /payment?tier=pro|team&email=… (spec §2 Custom payment, §4 card form flow, §5, §8 payment toasts):
+// /payment?tier=pro|team&email=… (spec §2 Custom payment, §4 card form flow, §5, §8 payment toasts),
+// for a signed-in user only, who subscribes under their own address:
 // the plan and a card form whose card fields are Stripe's own element. A subscription is made in
 // two steps (ARCHITECTURE.md, Billing): the server answers a SetupIntent's secret, Stripe.js
 // confirms the card with it (with the email and ZIP code as billing details), and the server then
@@ -6,6 +7,7 @@
 // first payment needs the customer (3-D Secure) Stripe.js confirms it too. A subscription that is
 // paid goes to /finalizing-subscription, which waits until the server has applied it; anything
 // else to /payment-success.
+import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import type { StripeCardElement } from "@stripe/stripe-js";
@@ -17,8 +19,10 @@ import { Input } from "@/components/ui/Input";
 import { Spinner } from "@/components/ui/Spinner";
 import { ApiError, errorMessage } from "@/lib/api";
 import { appConfig } from "@/state/config";
+import { currentUser, loadSession } from "@/state/session";
 import { toast } from "@/state/toast";
 import { createSubscription, errorCode, type PaidTier, type SubscriptionAnswer } from "./api";
+import { PageSpinner } from "./BillingGate";
 import { SupportContact } from "./BillingUnavailable";
 import { paidTierOf, PLANS, priceLabel } from "./plans";
 import { loadStripe, type StripeClient } from "./stripe";
@@ -29,28 +33,48 @@ export const MSG_PAYMENT_FAILED = "An error occurred processing your payment.";
 export const MSG_NO_CLIENT_SECRET = "No payment client secret received. Please try again.";
 export const MSG_SUBSCRIPTION_ERROR = "Failed to create subscription. Please try again.";
 
+/**
+ * The page asks who is signed in: a card is only taken from a signed-in user, under that user's
+ * own address (the address bar's `email` is required, as the spec says, but never shown or sent).
+ */
 export function PaymentScreen() {
+  useSignals();
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const tier = paidTierOf(searchParams.get("tier"));
-  const email = searchParams.get("email")?.trim() ?? "";
+  const hasEmailParam = Boolean(searchParams.get("email")?.trim());
+  const [session, setSession] = useState<"asking" | "known">("asking");
   const hasReported = useRef(false);
 
+  useEffect(() => {
+    let active = true;
+    loadSession()
+      .catch(() => null)
+      .then(() => {
+        if (active) setSession("known");
+      });
+    return () => {
+      active = false;
+    };
+  }, []);
+
+  const signedInEmail = currentUser.value?.email ?? null;
   useEffect(() => {
     if (hasReported.current) return;
     if (!tier) {
       hasReported.current = true;
       toast({ title: "Invalid Plan", description: "Please select a valid subscription plan.", variant: "destructive" });
       navigate("/subscribe", { replace: true });
-    } else if (!email) {
+    } else if (!hasEmailParam || (session === "known" && !signedInEmail)) {
       hasReported.current = true;
       toast({ title: "Authentication Required", description: "Please sign in to continue with your subscription.", variant: "destructive" });
       navigate("/auth?redirect=subscribe", { replace: true });
     }
-  }, [tier, email, navigate]);
+  }, [tier, hasEmailParam, session, signedInEmail, navigate]);
 
-  if (!tier || !email) return null;
-  return <PaymentForm tier={tier} email={email} />;
+  if (!tier || !hasEmailParam) return null;
+  if (!signedInEmail) return session === "asking" ? <PageSpinner label="Loading" /> : null;
+  return <PaymentForm tier={tier} email={signedInEmail} />;
 }
 
 function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {

@@ -53,8 +53,42 @@ describe("/payment-success", () => {
       "/payment-success?session_id=cs_1&payment_intent=pi_1&payment_intent_client_secret=pi_1_secret_x&redirect_status=succeeded&tier=pro",
     );
     expect(location()).toBe("/payment-success?tier=pro");
+    // An open session and a free user: nothing confirmed yet, so no success is claimed.
+    expect(screen.getByRole("heading", { level: 1, name: "Confirming Your Payment" })).toBeInTheDocument();
+    expect(screen.queryByText("Payment Successful!")).not.toBeInTheDocument();
+  });
+
+  it("'Payment Successful!' only once the server confirms the plan paid for", async () => {
+    serve();
+    await renderSuccess("/payment-success?tier=pro");
+    expect(screen.queryByText("Payment Successful!")).not.toBeInTheDocument();
+    account.tier = "pro";
+    await advance(2000);
     expect(screen.getByRole("heading", { level: 1, name: "Payment Successful!" })).toBeInTheDocument();
     expect(screen.getByText("Thank you for subscribing to Research Pro.")).toBeInTheDocument();
+  });
+
+  it("a Pro user on the page for Team is not confirmed by being Pro", async () => {
+    account.tier = "pro";
+    serve();
+    await renderSuccess("/payment-success?tier=team");
+    await advance(7000);
+    expect(screen.queryByText("Payment Successful!")).not.toBeInTheDocument();
+    expect(screen.getByText("Still processing your subscription upgrade")).toBeInTheDocument();
+  });
+
+  it.each<Tier>(["free", "pro", "team"])("nothing to confirm (no session, no plan), a %s user: no success claimed, and the ways on", async (tier) => {
+    account.tier = tier;
+    const fetchMock = serve();
+    await renderSuccess("/payment-success");
+    await advance(3000);
+    expect(screen.getByRole("heading", { level: 1, name: "No Payment to Confirm" })).toBeInTheDocument();
+    expect(screen.queryByText("Payment Successful!")).not.toBeInTheDocument();
+    expect(screen.queryByText("Redirecting to dashboard...")).not.toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "Go to Dashboard" })).toHaveAttribute("href", "/dashboard");
+    expect(screen.getByRole("link", { name: "View Plans" })).toHaveAttribute("href", "/subscribe");
+    expect(location()).toBe("/payment-success");
+    expect(fetchMock.mock.calls.some(([url]) => String(url).startsWith(SESSION_STATUS))).toBe(false);
   });
 
   it("a complete session with a subscription: the status is asked, the user again, then the dashboard after 1 s", async () => {
@@ -134,7 +168,7 @@ describe("/payment-success", () => {
 
   it("'Go to Dashboard' leaves at once", async () => {
     serve();
-    await renderSuccess("/payment-success");
+    await renderSuccess("/payment-success?tier=pro");
     fireEvent.click(screen.getByRole("button", { name: "Go to Dashboard" }));
     expect(location()).toBe("/dashboard");
   });

@@ -1,19 +1,22 @@
 // /payment-success (spec §2, §4 payment-success page, §9): where Stripe's Checkout returns
 // (?session_id=…) and where the card form goes when the payment is not settled yet (?tier=…).
-// With a session id the session's status is asked (the server applies a complete session's
-// subscription at once), then the user is asked again; the payment parameters are removed from
-// the address bar. Every 2 s the user is asked again; once the session is complete with a
-// subscription, or the plan is no longer free, 'Redirecting to dashboard...' and the dashboard
-// after 1 s. Meanwhile a 7-second countdown; at zero the asking stops, 'Still processing your
-// subscription upgrade', and the button becomes 'Check Again' (another 7 seconds).
+// It says 'Payment Successful!' only once the server confirms a payment: the Checkout Session
+// (the caller's own) is complete with a subscription, or the signed-in user is on the plan
+// named by ?tier= (or above it). Until then it is 'Confirming Your Payment': the session (with a
+// session id) and the user are asked at once and every 2 s, the payment parameters are removed
+// from the address bar, and a 7-second countdown runs; at zero the asking stops, 'Still
+// processing your subscription upgrade', and the button becomes 'Check Again' (another 7
+// seconds). Once confirmed: 'Redirecting to dashboard...' and the dashboard after 1 s. A visit
+// with neither a session nor a plan has nothing to confirm and says so, with ways on.
 import { useEffect, useRef, useState } from "react";
 import { Link, useLocation, useNavigate, useSearchParams } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { Spinner } from "@/components/ui/Spinner";
-import { refreshCurrentUser, type CurrentUser } from "@/state/session";
-import { fetchSessionStatus } from "./api";
-import { paidTierOf, PLANS } from "./plans";
+import { ButtonLink } from "@/components/layout/ButtonLink";
+import { refreshCurrentUser, type CurrentUser, type Tier } from "@/state/session";
+import { fetchSessionStatus, type PaidTier } from "./api";
+import { isUpgrade, paidTierOf, PLANS } from "./plans";
 
 export const WEBHOOK_WAIT_SECONDS = 7;
 export const USER_REFRESH_MS = 2000;
@@ -28,10 +31,11 @@ export function PaymentSuccessScreen() {
   // Read before the address bar is cleaned.
   const [sessionId] = useState(() => searchParams.get("session_id"));
   const tier = paidTierOf(searchParams.get("tier"));
+  const hasPaymentToConfirm = Boolean(sessionId || tier);
   const [confirmed, setConfirmed] = useState(false);
   const [secondsLeft, setSecondsLeft] = useState(WEBHOOK_WAIT_SECONDS);
   const mounted = useRef(true);
-  const waiting = !confirmed && secondsLeft > 0;
+  const waiting = hasPaymentToConfirm && !confirmed && secondsLeft > 0;
 
   useEffect(() => {
     mounted.current = true;
@@ -48,32 +52,28 @@ export function PaymentSuccessScreen() {
     navigate({ pathname: location.pathname, search: query ? `?${query}` : "", hash: location.hash }, { replace: true });
   }, [location, navigate]);
 
-  const checkUser = () =>
-    refreshCurrentUser()
-      .catch(() => null)
-      .then((user: CurrentUser | null) => {
-        if (mounted.current && user && user.subscriptionTier !== "free") setConfirmed(true);
-      });
+  /** Asks the server what it can confirm: the session's status, and the user's plan against ?tier=. */
+  const check = async () => {
+    if (sessionId) {
+      try {
+        const session = await fetchSessionStatus(sessionId);
+        if (mounted.current && session?.status === "complete" && session.subscription_id) setConfirmed(true);
+      } catch {
+        // Not confirmed; asked again in 2 s.
+      }
+    }
+    const user: CurrentUser | null = await refreshCurrentUser().catch(() => null);
+    if (mounted.current && tier && user && isOnPlan(user.subscriptionTier, tier)) setConfirmed(true);
+  };
 
   useEffect(() => {
-    const start = async () => {
-      if (sessionId) {
-        try {
-          const session = await fetchSessionStatus(sessionId);
-          if (mounted.current && session?.status === "complete" && session.subscription_id) setConfirmed(true);
-        } catch {
-          // The user's plan, asked next and every 2 s, tells the same.
-        }
-      }
-      await checkUser();
-    };
-    void start();
+    if (hasPaymentToConfirm) void check();
     // Once per page: the session id is read once.
   }, [sessionId]);
 
   useEffect(() => {
     if (!waiting) return;
-    const poll = setInterval(() => void checkUser(), USER_REFRESH_MS);
+    const poll = setInterval(() => void check(), USER_REFRESH_MS);
     const tick = setInterval(() => setSecondsLeft((seconds) => Math.max(0, seconds - 1)), 1000);
     return () => {
       clearInterval(poll);
@@ -89,17 +89,31 @@ export function PaymentSuccessScreen() {
 
   const checkAgain = () => {
     setSecondsLeft(WEBHOOK_WAIT_SECONDS);
-    void checkUser();
+    void check();
   };
 
+  if (!hasPaymentToConfirm) return <NothingToConfirm />;
+
+  const planName = tier ? PLANS[tier].productName : null;
   return (
     <main className="flex flex-1 items-center justify-center bg-slate-50 px-4 py-16">
       <Card className="w-full max-w-lg p-8 text-center">
-        <div aria-hidden="true" className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-green-50 text-2xl text-green-700">
-          ✓
-        </div>
-        <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">Payment Successful!</h1>
-        <p className="mt-2 text-slate-600">{tier ? `Thank you for subscribing to ${PLANS[tier].productName}.` : "Thank you for subscribing."}</p>
+        {confirmed ? (
+          <>
+            <div aria-hidden="true" className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-green-50 text-2xl text-green-700">
+              ✓
+            </div>
+            <h1 className="mt-4 text-2xl font-semibold tracking-tight text-slate-900">Payment Successful!</h1>
+            <p className="mt-2 text-slate-600">{planName ? `Thank you for subscribing to ${planName}.` : "Thank you for subscribing."}</p>
+          </>
+        ) : (
+          <>
+            <h1 className="text-2xl font-semibold tracking-tight text-slate-900">Confirming Your Payment</h1>
+            <p className="mt-2 text-slate-600">
+              {planName ? `We are checking your payment for ${planName} with our payment provider.` : "We are checking your payment with our payment provider."}
+            </p>
+          </>
+        )}
 
         <div role="status" className="mt-6 flex min-h-12 flex-col items-center justify-center gap-2 text-sm">
           {confirmed ? (
@@ -137,6 +151,34 @@ export function PaymentSuccessScreen() {
             </Button>
           </div>
         )}
+      </Card>
+    </main>
+  );
+}
+
+/** Whether a user on `current` has what `paid` sells (a Team user has all of Pro). */
+function isOnPlan(current: Tier, paid: PaidTier): boolean {
+  return current === paid || (current !== "free" && isUpgrade(paid, current));
+}
+
+/** A visit with no payment to look at: nothing is claimed, and the ways on. */
+function NothingToConfirm() {
+  return (
+    <main className="flex flex-1 items-center justify-center bg-slate-50 px-4 py-16">
+      <Card className="w-full max-w-lg p-8 text-center">
+        <h1 className="text-2xl font-semibold tracking-tight text-slate-900">No Payment to Confirm</h1>
+        <p className="mt-2 text-slate-600">
+          This page confirms a payment as you return from one, and there is none to look at here. Your current plan is shown on your
+          dashboard.
+        </p>
+        <div className="mt-6 flex flex-col gap-2 sm:flex-row">
+          <ButtonLink to="/dashboard" className="w-full sm:flex-1">
+            Go to Dashboard
+          </ButtonLink>
+          <ButtonLink to="/subscribe" variant="outline" className="w-full sm:flex-1">
+            View Plans
+          </ButtonLink>
+        </div>
       </Card>
     </main>
   );

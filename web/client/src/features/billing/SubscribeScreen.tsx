@@ -102,7 +102,7 @@ export function SubscribeScreen() {
           .
         </p>
 
-        <Faq />
+        <Faq billingEnabled={billingEnabled} />
       </div>
     </main>
   );
@@ -168,12 +168,14 @@ function PlanCard({ plan, action, highlighted }: { plan: Plan; action: PlanActio
   );
 }
 
-function Faq() {
+/** With billing off nothing is paid here, so the FAQ says nothing of payments or buying an upgrade. */
+function Faq({ billingEnabled }: { billingEnabled: boolean }) {
   const questions: Array<{ question: string; answer: ReactNode }> = [
     {
       question: "Can I upgrade later?",
-      answer:
-        "Yes. You can move from Free to Pro or Team, or from Pro to Team, at any time. A move from Pro to Team is charged only for the rest of the current month.",
+      answer: billingEnabled
+        ? "Yes. You can move from Free to Pro or Team, or from Pro to Team, at any time. A move from Pro to Team is charged only for the rest of the current month."
+        : "Plans on this server are set by its operator: ask them to move you to Pro or Team.",
     },
     {
       question: "Can I downgrade my plan?",
@@ -196,10 +198,14 @@ function Faq() {
         </>
       ),
     },
-    {
-      question: "Is my payment secure?",
-      answer: "Payments are processed by Stripe. Your card details go straight to Stripe and never reach our servers.",
-    },
+    ...(billingEnabled
+      ? [
+          {
+            question: "Is my payment secure?",
+            answer: "Payments are processed by Stripe. Your card details go straight to Stripe and never reach our servers.",
+          },
+        ]
+      : []),
   ];
 
   return (

@@ -263,11 +263,12 @@ describe("AddSearchTermCard", () => {
     const message = "Search term contains invalid characters or patterns";
     serveSearch({ status: 400, body: { message, code: "validation_failed", errors: [{ field: "searchTerm", message }] } });
     const user = renderCards();
-    await user.type(input(), "drop table; --{Enter}");
+    // A term the page's own rules let through (the server has the last word).
+    await user.type(input(), "cancer screening{Enter}");
 
     const fieldMessage = await screen.findByRole("alert");
     expect(fieldMessage).toHaveTextContent(message);
-    expect(input()).toHaveValue("drop table; --");
+    expect(input()).toHaveValue("cancer screening");
     expect(input()).toHaveAttribute("aria-invalid", "true");
     expect(input()).toHaveAttribute("aria-describedby", fieldMessage.id);
     expect(latestToast()).toMatchObject({ title: "Search Failed", description: message });
@@ -289,6 +290,28 @@ describe("AddSearchTermCard", () => {
     expect(latestToast()?.title).not.toBe("Search Complete!");
     expect(callsTo(fetchMock, DIGESTS_PATH)).toBe(0);
     expect(vi.mocked(trackEvent)).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ["<b>x</b>", "Search term contains invalid characters or patterns"],
+    ["ab", "Search term must be at least 3 characters"],
+    ["50% survival", "Search term contains unsupported characters"],
+  ])("a term the rules refuse (%j): their message at the field, and nothing is sent", async (typed, message) => {
+    const fetchMock = serveSearch({ status: 200, body: { success: true } });
+    const user = renderCards();
+    await user.type(input(), `${typed}{Enter}`);
+    expect(await screen.findByRole("alert")).toHaveTextContent(message);
+    expect(input()).toHaveValue(typed);
+    expect(callsTo(fetchMock, "/api/immediate-search")).toBe(0);
+  });
+
+  it("a kept term the rules refuse comes back with their message at the field, not 'Search term restored'", () => {
+    stubFetch({});
+    sessionStorage.setItem("pendingSearch", "<b>x</b>");
+    renderCards();
+    expect(input()).toHaveValue("<b>x</b>");
+    expect(screen.getByRole("alert")).toHaveTextContent("Search term contains invalid characters or patterns");
+    expect(latestToast()).toBeUndefined();
   });
 
   it("any other failure: 'Search Failed' with the server's message, the term back in the input and the queue reloaded", async () => {
@@ -320,8 +343,8 @@ describe("AddSearchTermCard", () => {
       sessionStorage.setItem(key, TERM);
       renderCards();
       expect(input()).toHaveValue(TERM);
-      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
-      expect(sessionStorage.getItem("pendingSearchTerm")).toBeNull();
+      // Kept until it is added, so that a trip away (to pay for a plan) and back restores it again.
+      expect(sessionStorage.getItem("pendingSearch")).toBe(TERM);
       expect(latestToast()).toMatchObject({
         title: "Search term restored",
         description: `Click Add to search for "${TERM}".`,
@@ -347,6 +370,32 @@ describe("AddSearchTermCard", () => {
       stopWatching();
       expect(shown.map((item) => item.title)).toEqual(["Search term restored"]);
       expect(input()).toHaveValue(TERM);
+    });
+
+    it("kept as edited until it is added; emptied, it is dropped", async () => {
+      serveSearch({ status: 200, body: { success: true, searchTerm: "CRISPR prime editing", digestSent: true, papersFound: 3 } }, []);
+      sessionStorage.setItem("pendingSearch", TERM);
+      const user = renderCards();
+      await user.clear(input());
+      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
+      await user.type(input(), "CRISPR prime editing");
+      expect(sessionStorage.getItem("pendingSearch")).toBe("CRISPR prime editing");
+      await user.click(screen.getByRole("button", { name: "Add" }));
+      await waitFor(() => expect(latestToast()?.title).toBe("Search Complete!"));
+      expect(sessionStorage.getItem("pendingSearch")).toBeNull();
+    });
+
+    it("left without adding it: the toast goes with the card, and the next visit restores the term again", async () => {
+      stubFetch({});
+      sessionStorage.setItem("pendingSearch", TERM);
+      renderCards();
+      expect(latestToast()).toMatchObject({ title: "Search term restored", open: true });
+      cleanup();
+      await waitFor(() => expect(latestToast()?.open).toBe(false));
+      resetToasts();
+      renderCards();
+      expect(input()).toHaveValue(TERM);
+      expect(latestToast()).toMatchObject({ title: "Search term restored", open: true });
     });
 
     it("nothing pending: an empty input and no toast", () => {

@@ -11,6 +11,7 @@ import { SectionCard } from "@/components/ui/Card";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { trackEvent } from "@/lib/analytics";
+import { searchTermError } from "@/lib/searchTerm";
 import {
   classifySearchFailure,
   describeSearchOutcome,
@@ -18,9 +19,9 @@ import {
   runImmediateSearch,
   type ImmediateSearchAnswer,
 } from "@/features/search/immediateSearch";
-import { clearPendingSearch, getPendingSearch } from "@/state/pendingSearch";
+import { clearPendingSearch, getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
 import { refreshCurrentUser, type CurrentUser, type Tier } from "@/state/session";
-import { QUEUED_TOAST_DURATION_MS, RESTORE_TOAST_DURATION_MS, toast } from "@/state/toast";
+import { dismissToast, QUEUED_TOAST_DURATION_MS, RESTORE_TOAST_DURATION_MS, toast } from "@/state/toast";
 import { TERM_LIMITS } from "./api";
 import { digests, loadDigests, loadSearchTerms, preferences, searchTerms } from "./store";
 import { TIER_LABELS } from "./tier";
@@ -39,13 +40,22 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
   const [text, setText] = useState("");
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
-  useRestoredPendingSearch(setText);
+  const isPending = useRestoredPendingSearch(setText, setFieldError);
   useQueueRefreshWhile(searching, user.id);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const term = text.trim();
     if (!term || searching) return;
+    // The spec's rules (§5), told at the field before anything is sent; the server checks again.
+    const refusal = searchTermError(term);
+    if (refusal) {
+      setFieldError(refusal);
+      return;
+    }
+    // Sent now; a refused payment keeps it again for after the upgrade.
+    isPending.current = false;
+    clearPendingSearch();
     setSearching(true);
     setFieldError(null);
     setText("");
@@ -97,6 +107,11 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
               onChange={(event) => {
                 setText(event.target.value);
                 setFieldError(null);
+                // A restored term stays kept, as edited, until it is added (or emptied).
+                if (isPending.current) {
+                  if (event.target.value.trim()) setPendingSearch(event.target.value);
+                  else clearPendingSearch();
+                }
               }}
               placeholder="e.g. CRISPR base editing"
               autoComplete="off"
@@ -140,12 +155,19 @@ function TermUsage({ tier }: { tier: Tier }) {
 
 /**
  * Once per mount: a term kept in session storage, or else given as ?pendingSearch=, goes into
- * the input with a toast saying to click Add; the storage is cleared and the parameter dropped
- * so it is not restored twice.
+ * the input with a toast saying to click Add (or, if the rules refuse it, with their message at
+ * the field); the parameter is dropped. The term stays kept in
+ * session storage until it is added, so a trip away (e.g. to pay for a bigger plan) and back
+ * brings it back again; the toast goes with the card, so it never speaks of a field left
+ * behind. Answers whether the field holds a kept term.
  */
-function useRestoredPendingSearch(setText: (term: string) => void) {
+function useRestoredPendingSearch(setText: (term: string) => void, setFieldError: (message: string | null) => void) {
   const [searchParams, setSearchParams] = useSearchParams();
   const isDone = useRef(false);
+  const isPending = useRef(false);
+  const restoredTerm = useRef<string | null>(null);
+  const toastId = useRef<string | null>(null);
+  const toastDismissal = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   useEffect(() => {
     // StrictMode runs effects twice on mount; the ref survives, so the second run stops here.
@@ -154,7 +176,8 @@ function useRestoredPendingSearch(setText: (term: string) => void) {
     const fromUrl = searchParams.get(PENDING_SEARCH_PARAM)?.trim() || null;
     const term = getPendingSearch() ?? fromUrl;
     if (!term) return;
-    clearPendingSearch();
+    setPendingSearch(term);
+    isPending.current = true;
     if (searchParams.has(PENDING_SEARCH_PARAM)) {
       setSearchParams(
         (current) => {
@@ -166,8 +189,29 @@ function useRestoredPendingSearch(setText: (term: string) => void) {
       );
     }
     setText(term);
-    toast({ title: "Search term restored", description: `Click Add to search for "${term}".`, durationMs: RESTORE_TOAST_DURATION_MS });
-  }, [searchParams, setSearchParams, setText]);
+    // A term the rules refuse (typed before sign-up, refused after verification) comes back
+    // with the rule's message at the field instead of an invitation to click Add.
+    const refusal = searchTermError(term);
+    if (refusal) setFieldError(refusal);
+    else restoredTerm.current = term;
+  }, [searchParams, setSearchParams, setText, setFieldError]);
+
+  // Declared after the restoring effect, so it runs after it. The dismissal waits a tick: StrictMode
+  // unmounts and mounts again at once, and the toast stays for that second mount.
+  useEffect(() => {
+    const term = restoredTerm.current;
+    if (!term) return;
+    clearTimeout(toastDismissal.current);
+    toastId.current ??= toast({ title: "Search term restored", description: `Click Add to search for "${term}".`, durationMs: RESTORE_TOAST_DURATION_MS });
+    return () => {
+      toastDismissal.current = setTimeout(() => {
+        if (toastId.current) dismissToast(toastId.current);
+        toastId.current = null;
+      }, 0);
+    };
+  }, []);
+
+  return isPending;
 }
 
 /** Reloads the queue now and every QUEUE_REFRESH_MS while `searching` holds. */

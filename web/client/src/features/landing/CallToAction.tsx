@@ -9,8 +9,8 @@ export function CallToAction() {
           Start your first research digest today
         </h2>
         <p className="mx-auto mt-4 max-w-2xl text-lg text-brand-100">
-          Free to start with one research topic. No credit card, no setup: add a topic and your first digest arrives
-          within a week.
+          Free to start with one research topic. No credit card, no setup: your first digest is emailed as soon as you
+          add a search term; after that, a new one arrives every week on your delivery day.
         </p>
         <div className="mt-10 flex flex-col justify-center gap-3 sm:flex-row">
           <ButtonLink to="/auth" variant="inverse" size="lg">

@@ -14,20 +14,22 @@ export function Hero() {
   return (
     <section aria-labelledby="hero-title" className="relative overflow-hidden bg-gradient-to-b from-brand-50 via-white to-slate-50">
       <div aria-hidden="true" className="pointer-events-none absolute -top-40 left-1/2 h-[28rem] w-[56rem] -translate-x-1/2 rounded-full bg-brand-100/60 blur-3xl" />
-      <div className="relative mx-auto max-w-3xl px-4 pb-20 pt-16 text-center sm:px-6 sm:pt-24 lg:pb-28">
+      {/* Tight enough at the top that the topic field and its button sit above the cookie banner
+          on a first visit, on a phone and on a laptop screen alike. */}
+      <div className="relative mx-auto max-w-3xl px-4 pb-20 pt-8 text-center sm:px-6 sm:pt-14 lg:pb-28">
         <p className="inline-flex items-center gap-2 rounded-full border border-brand-100 bg-white px-3 py-1 text-sm font-medium text-brand-700 shadow-sm">
           <span aria-hidden="true" className="h-1.5 w-1.5 rounded-full bg-brand-500" />
           Your literature review, delivered weekly
         </p>
-        <h1 id="hero-title" className="mt-6 text-4xl font-bold tracking-tight text-slate-900 sm:text-5xl lg:text-6xl">
+        <h1 id="hero-title" className="mt-4 text-3xl font-bold tracking-tight text-slate-900 sm:mt-6 sm:text-5xl lg:text-6xl">
           Never miss a paper that <span className="text-brand-700">matters to your research</span>
         </h1>
-        <p className="mx-auto mt-6 max-w-2xl text-lg leading-relaxed text-slate-600">
+        <p className="mx-auto mt-4 max-w-2xl text-base leading-relaxed text-slate-600 sm:mt-6 sm:text-lg">
           Type a research topic. Every week Papertide searches new publications and preprints, ranks them for
           relevance and impact, and emails you a digest with clear AI-written summaries.
         </p>
 
-        <div className="mx-auto mt-10 max-w-2xl">
+        <div className="mx-auto mt-6 max-w-2xl sm:mt-8">
           <TopicForm />
           <p className="mt-4 text-sm text-slate-500">Free to start · No credit card · No setup</p>
         </div>

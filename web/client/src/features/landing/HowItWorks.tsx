@@ -10,7 +10,8 @@ const STEPS = [
   },
   {
     title: "Read your weekly digest",
-    description: "The best matches arrive in your inbox, with links to every paper. Your first digest arrives within a week.",
+    description:
+      "The best matches arrive in your inbox, with links to every paper. Your first digest is emailed as soon as you add a search term; after that, a new one arrives every week on your delivery day.",
   },
 ] as const;
 

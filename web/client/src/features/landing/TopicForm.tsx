@@ -1,19 +1,30 @@
-// The hero's research-topic field (spec §2, §5): a non-blank topic is kept in session storage
-// (pendingSearch) for after sign-up, and the visitor goes to /auth. A blank one does nothing.
+// The hero's research-topic field (spec §2, §5): a non-blank topic is checked with the rules of
+// the dashboard's term field (lib/searchTerm); a valid one is kept in session storage
+// (pendingSearch) for after sign-up, and the visitor goes to /auth; a refused one shows the
+// rule's message under the field and stays. A blank one does nothing.
 import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
 import { Input } from "@/components/ui/Input";
+import { searchTermError } from "@/lib/searchTerm";
 import { setPendingSearch } from "@/state/pendingSearch";
+
+const ERROR_ID = "research-topic-error";
 
 export function TopicForm() {
   const navigate = useNavigate();
   const [topic, setTopic] = useState("");
+  const [error, setError] = useState<string | null>(null);
   const trimmedTopic = topic.trim();
 
   const startDiscovery = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!trimmedTopic) return;
+    const refusal = searchTermError(trimmedTopic);
+    if (refusal) {
+      setError(refusal);
+      return;
+    }
     setPendingSearch(trimmedTopic);
     navigate("/auth");
   };
@@ -28,7 +39,12 @@ export function TopicForm() {
           id="research-topic"
           name="topic"
           value={topic}
-          onChange={(event) => setTopic(event.target.value)}
+          onChange={(event) => {
+            setTopic(event.target.value);
+            setError(null);
+          }}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? ERROR_ID : undefined}
           placeholder="e.g. CRISPR base editing in T cells"
           autoComplete="off"
           maxLength={200}
@@ -41,6 +57,11 @@ export function TopicForm() {
           </svg>
         </Button>
       </div>
+      {error ? (
+        <p id={ERROR_ID} role="alert" className="mt-2 rounded-md bg-white/90 px-3 py-1.5 text-left text-sm font-medium text-red-700">
+          {error}
+        </p>
+      ) : null}
     </form>
   );
 }

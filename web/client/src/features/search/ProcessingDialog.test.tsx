@@ -4,6 +4,7 @@ import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";
 import { toasts } from "@/state/toast";
 import { resetAppConfig } from "@/state/config";
 import { getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
+import { forgetSession, setCurrentUser } from "@/state/session";
 import { ProcessingDialog } from "./ProcessingDialog";
 
 const EMAIL = "ada@example.org";
@@ -74,6 +75,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   toasts.value = [];
   resetAppConfig();
+  forgetSession();
   setPendingSearch(TERM);
 });
 afterEach(() => {
@@ -202,6 +204,17 @@ describe("ProcessingDialog", () => {
     });
     expect(onOpenChange).toHaveBeenCalledWith(false);
     expect(location()).toBe("/verify-email?token=t");
+  });
+
+  it("a signed-in user (verification signs in) whose term fails: the dashboard, the term kept for its field, no sign-in form", async () => {
+    setCurrentUser({ id: "u1", email: "ada@example.org", subscriptionTier: "free" });
+    const message = "Search term contains invalid characters or patterns";
+    answerSearch(400, { message, code: "validation_failed", errors: [{ field: "searchTerm", message }] });
+    renderDialog();
+    await runToTheCall();
+    expect(latestToast()).toMatchObject({ title: "Search Failed", description: message });
+    expect(location()).toBe("/dashboard?email=ada%40example.org");
+    expect(getPendingSearch()).toBe(TERM);
   });
 
   it("any other failure: 'Search Failed' and /login", async () => {

@@ -1,7 +1,8 @@
 // The 'Processing Your Search' dialog (spec §2, §4, §8): walks through the simulated stages
 // (10, 30, 60 % with waits of 1000, 1000 and 500 ms), then runs the real immediate search at
-// 90 % and shows 100 % on success, then goes to the dashboard; a failure goes to /login, or to
-// /subscribe when the plan is full. Used after signup, for the topic typed before it. What the
+// 90 % and shows 100 % on success, then goes to the dashboard; a failure goes to /subscribe when
+// the plan is full, else to the dashboard with the term back in its field for a signed-in user
+// (the verification signs in), and to /login only for someone not signed in. Used after signup, for the topic typed before it. What the
 // end says follows the answer: a digest on its way, a week without papers, or a term saved
 // without a digest (the free digests are used).
 import { useEffect, useRef, useState } from "react";
@@ -25,7 +26,8 @@ import {
   type ImmediateSearchAnswer,
   type SearchFailure,
 } from "./immediateSearch";
-import { clearPendingSearch } from "@/state/pendingSearch";
+import { clearPendingSearch, setPendingSearch } from "@/state/pendingSearch";
+import { currentUser } from "@/state/session";
 
 export interface ProcessingDialogProps {
   email: string;
@@ -94,11 +96,20 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
     const { navigate: go, onOpenChange: setOpen } = latest.current;
     setOpen(false);
     await reportSearchFailure(failure, term, go);
-    if (failure.kind === "other") go("/login");
     // A topic the account follows already: searched before, so on to the dashboard.
     if (failure.kind === "already-followed") {
       clearPendingSearch();
       go(dashboardPath(email));
+      return;
+    }
+    if (failure.kind !== "other") return;
+    if (currentUser.value) {
+      // Signed in by the verification: the dashboard, with the term back in its field (and a
+      // refused term's message there), never a sign-in form.
+      setPendingSearch(term);
+      go(dashboardPath(currentUser.value.email));
+    } else {
+      go("/login");
     }
   };
 
