@@ -75,6 +75,23 @@ impl TermFeedback {
         adjusted
     }
 
+    /// The similarity of a paper with vector `paper` to a rated term whose adjusted vector is
+    /// `adjusted` ([`TermFeedback::adjusted_topic`]): the cosine with it, and — once papers are
+    /// liked — as much again from the paper's closeness to its nearest liked papers (the mean
+    /// cosine with its [`NEAREST_LIKED`] closest), so a paper much like one the researcher wanted
+    /// rises even where the topic's words and vector miss it.
+    pub fn similarity(&self, adjusted: &[f32], paper: &[f32]) -> f32 {
+        let to_topic = cosine(adjusted, paper);
+        if self.relevant.is_empty() {
+            return to_topic;
+        }
+        let mut nearest: Vec<f32> = self.relevant.iter().map(|liked| cosine(liked, paper)).collect();
+        nearest.sort_by(|a, b| b.total_cmp(a));
+        nearest.truncate(NEAREST_LIKED);
+        let to_liked = nearest.iter().sum::<f32>() / nearest.len() as f32;
+        LIKED_NEIGHBOURS_SHARE * to_liked + (1.0 - LIKED_NEIGHBOURS_SHARE) * to_topic
+    }
+
     /// Whether a paper with vector `paper` (whose cosine with the topic is `topic_cosine`) is
     /// more of what was rejected (see the module docs).
     pub fn is_like_rejected(&self, paper: &[f32], topic_cosine: f32) -> bool {
@@ -91,6 +108,64 @@ impl TermFeedback {
     pub fn is_excluded<'a>(&self, mut words: impl Iterator<Item = &'a str>) -> bool {
         !self.excluded_words.is_empty() && words.any(|word| self.excluded_words.iter().any(|excluded| excluded == word))
     }
+}
+
+/// How many of the closest liked papers a paper's similarity reads.
+pub const NEAREST_LIKED: usize = 3;
+/// The share of a rated term's similarity that is the closeness to the liked papers.
+pub const LIKED_NEIGHBOURS_SHARE: f32 = 0.5;
+
+/// How many words of the papers rated relevant join a term's searched words.
+pub const LIKED_WORDS: usize = 10;
+/// The share of the searched words' weight that the liked papers' words take.
+pub const LIKED_WORDS_SHARE: f32 = 0.5;
+
+/// The words that the papers rated relevant have in common, with their weights (summing to 1):
+/// each word's mean share of a liked paper's text times its idf, for words in at least two liked
+/// papers (or the one, when only one is liked), the best [`LIKED_WORDS`]. Joined to the term's
+/// own words, they let a rated term find and rank papers written like the ones its researcher
+/// wants, whatever words the topic used (`liked` are the papers' analyzed words; `idf` reads a
+/// word's idf in the index).
+pub fn liked_words(liked: &[&crate::scoring::PaperText], own: &[String], idf: impl Fn(&str) -> f64) -> Vec<(String, f32)> {
+    use std::collections::HashMap;
+    if liked.is_empty() {
+        return Vec::new();
+    }
+    let mut share: HashMap<&str, (f64, usize)> = HashMap::new();
+    for text in liked {
+        let length = f64::from(text.length.max(1));
+        for (word, count) in &text.counts {
+            let entry = share.entry(word.as_str()).or_insert((0.0, 0));
+            entry.0 += f64::from(*count) / length;
+            entry.1 += 1;
+        }
+    }
+    let needed = if liked.len() == 1 { 1 } else { 2 };
+    let mut scored: Vec<(&str, f64)> = share
+        .into_iter()
+        .filter(|(word, (_, papers))| *papers >= needed && !own.iter().any(|known| known == word) && word.chars().any(char::is_alphabetic))
+        .map(|(word, (total, _))| (word, total / liked.len() as f64 * idf(word)))
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    scored.truncate(LIKED_WORDS);
+    let total: f64 = scored.iter().map(|(_, weight)| weight).sum();
+    if total <= 0.0 {
+        return Vec::new();
+    }
+    scored.into_iter().map(|(word, weight)| (word.to_owned(), (weight / total) as f32)).collect()
+}
+
+/// The words a rated term is searched and scored with: its own words and the liked papers'
+/// ([`liked_words`]), [`LIKED_WORDS_SHARE`] of the weight to the latter; the own words alone when
+/// nothing is liked.
+pub fn searched_words(own: &[String], liked: &[(String, f32)]) -> Vec<(String, f32)> {
+    if liked.is_empty() || own.is_empty() {
+        return Vec::new();
+    }
+    let each = (1.0 - LIKED_WORDS_SHARE) / own.len() as f32;
+    let mut words: Vec<(String, f32)> = own.iter().map(|word| (word.clone(), each)).collect();
+    words.extend(liked.iter().map(|(word, weight)| (word.clone(), weight * LIKED_WORDS_SHARE)));
+    words
 }
 
 fn add_mean(into: &mut [f32], vectors: &[Vec<f32>], weight: f32) {
@@ -155,6 +230,23 @@ mod tests {
         assert!(!feedback.is_like_rejected(&unit(&[1.0, 0.1, 0.0]), 0.4), "close to a liked paper");
         assert!(!feedback.is_like_rejected(&unit(&[0.1, 1.0, 0.05]), 0.9), "closer still to the topic");
         assert!(!TermFeedback::default().is_like_rejected(&unit(&[0.0, 1.0, 0.0]), 0.0), "nothing rejected");
+    }
+
+    #[test]
+    fn liked_words_are_the_rare_words_the_liked_papers_share() {
+        use crate::scoring::PaperText;
+        let first = PaperText::from_words("mycobacterium isoniazid resist strain patient".split_whitespace());
+        let second = PaperText::from_words("mycobacterium rifampicin resist patient cohort".split_whitespace());
+        let idf = |word: &str| if word == "patient" { 0.5 } else { 4.0 };
+        let words = liked_words(&[&first, &second], &["resist".to_owned()], idf);
+        let names: Vec<&str> = words.iter().map(|(word, _)| word.as_str()).collect();
+        assert_eq!(names, vec!["mycobacterium", "patient"], "shared by both, rarer first, the topic's own word left out");
+        assert!((words.iter().map(|(_, weight)| weight).sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(liked_words(&[], &[], idf).is_empty());
+        let searched = searched_words(&["resist".to_owned()], &words);
+        assert_eq!(searched[0], ("resist".to_owned(), 0.5));
+        assert!((searched.iter().map(|(_, weight)| weight).sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(searched_words(&["resist".to_owned()], &[]).is_empty());
     }
 
     #[test]

@@ -77,11 +77,11 @@ pub fn evaluate_feedback(
         let topic = vectors.embedder.embed_query(&query.text)?;
         // The digest's ranking of the papers not shown, learning from `feedback`: the order, and
         // the sent set.
-        let rank = |feedback: &TermFeedback, shown: &HashSet<usize>| -> (Vec<usize>, Vec<usize>) {
+        let rank = |feedback: &TermFeedback, liked: &[usize], shown: &HashSet<usize>| -> (Vec<usize>, Vec<usize>) {
             let adjusted = feedback.adjusted_topic_with(&topic, weights);
             let mut by_cosine: Vec<(usize, f32)> = (0..documents.len())
                 .filter(|position| !shown.contains(position))
-                .map(|position| (position, embed::cosine(&adjusted, &documents[position])))
+                .map(|position| (position, feedback.similarity(&adjusted, &documents[position])))
                 .collect();
             by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1));
             let mut candidates: Vec<usize> = bm25.iter().copied().filter(|position| !shown.contains(position)).take(CANDIDATES).collect();
@@ -91,7 +91,15 @@ pub fn evaluate_feedback(
                 }
             }
             let cosine_of: HashMap<usize, f32> = by_cosine.iter().copied().collect();
-            let evidence_of = |position: usize| evidence(&scored_query, &texts[position], &stats).with_similarity(cosine_of.get(&position).copied());
+            // The liked papers' words join the topic's.
+            let liked_texts: Vec<&PaperText> = liked.iter().map(|&position| &texts[position]).collect();
+            let own = index.analyze(&wanted.text);
+            let idf_query = index.scored_query(&own, &liked_texts.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect::<Vec<_>>());
+            let idf: HashMap<&str, f64> = idf_query.searched.iter().map(|word| (word.word.as_str(), word.idf)).collect();
+            let liked_words = engine::feedback::liked_words(&liked_texts, &own, |word| idf.get(word).copied().unwrap_or(0.0));
+            let searched = engine::feedback::searched_words(&own, &liked_words);
+            let rated_query = if searched.is_empty() { scored_query.clone() } else { index.scored_query(&own, &searched) };
+            let evidence_of = |position: usize| evidence(&rated_query, &texts[position], &stats).with_similarity(cosine_of.get(&position).copied());
             let mut scored: Vec<(usize, f64, bool)> = candidates
                 .iter()
                 .map(|&position| {
@@ -108,7 +116,7 @@ pub fn evaluate_feedback(
             let mut rest: Vec<(usize, f64)> = by_cosine
                 .iter()
                 .map(|&(position, cosine)| {
-                    let strength = evidence(&scored_query, &texts[position], &stats).strength;
+                    let strength = evidence(&rated_query, &texts[position], &stats).strength;
                     (position, SIMILARITY_WEIGHT * f64::from(cosine).max(0.0) + (1.0 - SIMILARITY_WEIGHT) * strength)
                 })
                 .collect();
@@ -121,15 +129,16 @@ pub fn evaluate_feedback(
         let relevant_of = |position: usize| judged.contains_key(&collection.documents[position].id);
         let mut shown: HashSet<usize> = HashSet::new();
         let mut feedback = TermFeedback::default();
+        let mut liked: Vec<usize> = Vec::new();
         for round in per_round.iter_mut() {
             let residual: BTreeMap<String, u32> = judged
                 .iter()
                 .filter(|(id, _)| !shown.iter().any(|&position| &collection.documents[position].id == *id))
                 .map(|(id, gain)| (id.clone(), *gain))
                 .collect();
-            let (order, sent) = rank(&feedback, &shown);
+            let (order, sent) = rank(&feedback, &liked, &shown);
             if !residual.is_empty() {
-                let (plain_order, plain_sent) = rank(&TermFeedback::default(), &shown);
+                let (plain_order, plain_sent) = rank(&TermFeedback::default(), &[], &shown);
                 let count = |sent: &[usize]| (sent.len(), sent.iter().filter(|&&position| relevant_of(position)).count());
                 round.push((measure(&ids(&order), &residual).ndcg_at_10, measure(&ids(&plain_order), &residual).ndcg_at_10, count(&sent), count(&plain_sent)));
             }
@@ -138,6 +147,7 @@ pub fn evaluate_feedback(
                 shown.insert(position);
                 let vector = documents[position].clone();
                 if relevant_of(position) {
+                    liked.push(position);
                     feedback.relevant.push(vector);
                 } else {
                     feedback.rejected.push(vector);
