@@ -70,6 +70,12 @@ impl Store {
         self.secret_key(RATING_LINK_KEY)
     }
 
+    /// The rating links' key if one was made: checking a link never makes one (no link exists
+    /// before it).
+    pub fn rating_link_key_if_made(&self) -> Result<Option<Vec<u8>>> {
+        Ok(self.meta.get(RATING_LINK_KEY)?.map(|key| key.to_vec()))
+    }
+
     /// The keys of a term's ratings (to remove them with the term).
     pub(crate) fn rating_keys(&self, user_id: UserId, term_id: TermId) -> Result<Vec<sled::IVec>> {
         self.ratings.scan_prefix(term_prefix(user_id, term_id)).keys().map(|key| key.map_err(StoreError::from)).collect()
@@ -205,8 +211,10 @@ mod tests {
     #[test]
     fn the_link_key_is_made_once() -> Result<()> {
         let store = Store::temporary()?;
+        assert_eq!(store.rating_link_key_if_made()?, None);
         let key = store.rating_link_key()?;
         assert_eq!(key.len(), 32);
+        assert_eq!(store.rating_link_key_if_made()?, Some(key.clone()));
         assert_eq!(store.rating_link_key()?, key);
         assert_ne!(store.unsubscribe_token(UserId(Uuid::new_v4()))?.len(), 0);
         assert_ne!(store.secret_key(b"unsubscribe_key")?, key, "not the unsubscribe links' key");
