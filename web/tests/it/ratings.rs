@@ -12,7 +12,7 @@ use engine::{Tier, UserId};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::common::{Client, TestServer};
+use crate::common::{link_in, token_of, Client, TestServer};
 
 fn entry(title: &str, key: &str) -> DigestEntry {
     DigestEntry {
@@ -286,6 +286,26 @@ async fn altered_expired_and_orphaned_links_are_refused() {
     assert_eq!((orphaned.status, orphaned.message()), (410, "The search term this link rates was deleted."));
     assert!(server.state.store.ratings(ada.user_id, ada.term.id).expect("db").is_empty());
     assert!(server.state.store.ratings(bob.user_id, bob.term.id).expect("db").is_empty());
+}
+
+#[actix_web::test]
+async fn the_digest_mail_links_each_paper_to_its_rating_page() {
+    let server = TestServer::start().await;
+    let ada = rater(&server, "ada@example.org", "CRISPR base editing").await;
+    let mail = server.wait_for_mail_to("ada@example.org", "Papertide: 2 new papers").await;
+    let text = mail.split("Content-Type: text/html").next().expect("the text part");
+    let not_relevant = link_in(&text[text.find("   Not relevant: ").expect("a Not relevant link")..], "/rate?token=");
+    let link = not_relevant.as_str();
+    assert!(link.starts_with(&format!("{}/rate?token=", server.base)), "{link}");
+    let looked = server.client().get(&format!("/api/ratings/link?token={}", token_of(link))).await;
+    assert_eq!(looked.status, 200, "{}", looked.body);
+    assert_eq!((looked.body["title"].as_str(), looked.body["verdict"].as_str()), (Some("CRISPR base editing: first"), Some("notRelevant")));
+    let second_paper = &text[text.find("2. CRISPR base editing: second").expect("the second paper")..];
+    let more = link_in(&second_paper[second_paper.find("   More like this: ").expect("a More like this link")..], "/rate?token=");
+    let looked = server.client().get(&format!("/api/ratings/link?token={}", token_of(&more))).await;
+    assert_eq!((looked.body["title"].as_str(), looked.body["verdict"].as_str()), (Some("CRISPR base editing: second"), Some("moreLikeThis")));
+    assert!(mail.contains(r#"">Relevant</a>"#), "the HTML part links too");
+    assert!(server.state.store.ratings(ada.user_id, ada.term.id).expect("db").is_empty(), "links looked at record nothing");
 }
 
 #[actix_web::test]
