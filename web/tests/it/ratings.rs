@@ -91,6 +91,8 @@ async fn the_owner_rates_lists_changes_and_removes() {
     let ada = rater(&server, "ada@example.org", "CRISPR base editing").await;
     let path = ratings_path(&ada.term);
     assert_eq!(ada.client.get(&path).await.body, json!([]));
+    let listed = ada.client.get(&format!("/api/users/{}/digests", ada.user_id)).await;
+    assert_eq!(listed.body[0]["papersData"][1]["paperKey"], key_of(&ada.digest, 1).as_str(), "the dashboard names papers as ratings do");
 
     let first = key_of(&ada.digest, 0);
     let rated = ada.client.send("PUT", &path, Some(&json!({ "digestId": ada.digest.id, "paperKey": first, "verdict": "notRelevant" }))).await;
