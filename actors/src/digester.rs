@@ -595,6 +595,23 @@ impl DigestRenderer {
         let ai_summary: Vec<String> = digest.ai_summary.lines().map(str::to_owned).collect();
         let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
         let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, digest)) } else { None };
+        // Each paper's rating links: signed tokens of the user, digest, position and verdict
+        // (`engine::rating`), good for 90 days from now; nothing is stored per link.
+        let link_key = self.store.rating_link_key()?;
+        let now = chrono::Utc::now();
+        let rating_link = |position: u16, verdict: engine::rating::Verdict| {
+            let claim = engine::rating::RatingClaim::new(user.id, digest.id, position, verdict, now);
+            let token = engine::rating::sign_rating_token(&link_key, &claim);
+            format!("{base}/rate?token={token}")
+        };
+        let rating_links: Vec<engine::mail::RatingLinks> = (0..mail_papers.len())
+            .map_while(|position| u16::try_from(position).ok())
+            .map(|position| engine::mail::RatingLinks {
+                relevant: rating_link(position, engine::rating::Verdict::Relevant),
+                not_relevant: rating_link(position, engine::rating::Verdict::NotRelevant),
+                more_like_this: rating_link(position, engine::rating::Verdict::MoreLikeThis),
+            })
+            .collect();
         let mut mail = digest_mail(
             &self.mail,
             to,
@@ -607,6 +624,7 @@ impl DigestRenderer {
                 papers: &mail_papers,
                 empty_reason: empty_reason.as_deref(),
                 unsubscribe_url: &unsubscribe_url,
+                rating_links: &rating_links,
             },
         );
         mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));

@@ -1,7 +1,8 @@
 //! Papertide's domain as plain code: accounts and plans, the spec's validation rules with their
 //! exact messages, the rendering of every mail the service sends, and papers: the model, the
 //! parsers of the four sources' responses, deduplication, and the text each is embedded from;
-//! and the checks made on Stripe's webhook before one of its events is trusted.
+//! and the checks made on Stripe's webhook before one of its events is trusted; ratings of
+//! papers and the signed rating links of the digest mail.
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
 //! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
@@ -21,6 +22,7 @@ pub mod llm;
 pub mod mail;
 pub mod paper;
 pub mod parse;
+pub mod rating;
 pub mod scoring;
 pub mod search_term;
 pub mod stripe_webhook;

@@ -2,6 +2,7 @@
 //! from the public URL the caller passes; nothing here knows how mail is delivered.
 
 use crate::digest::Widened;
+use crate::rating::Verdict;
 
 /// What every mail needs to know about the installation it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +48,26 @@ pub struct DigestPaper {
     pub retracted: bool,
 }
 
+/// The addresses of a paper's three rating links ("Relevant", "Not relevant", "More like this"),
+/// each a `/rate?token=…` page that asks before it records anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RatingLinks {
+    pub relevant: String,
+    pub not_relevant: String,
+    pub more_like_this: String,
+}
+
+impl RatingLinks {
+    /// Each link with its words, in the order the mail shows them.
+    pub fn labelled(&self) -> [(&'static str, &str); 3] {
+        [
+            (Verdict::Relevant.label(), self.relevant.as_str()),
+            (Verdict::NotRelevant.label(), self.not_relevant.as_str()),
+            (Verdict::MoreLikeThis.label(), self.more_like_this.as_str()),
+        ]
+    }
+}
+
 /// The subject of a digest mail of `term` with `count` papers. A widened digest (an immediate
 /// one that looked back 30 or 90 days) counts its papers as papers of that window and says how
 /// many are the week's: it never calls "new this week" a paper that is not.
@@ -81,10 +102,12 @@ pub struct DigestMail<'a> {
     pub empty_reason: Option<&'a str>,
     /// The tokenized unsubscribe address.
     pub unsubscribe_url: &'a str,
+    /// Each paper's rating links, in the papers' order (a paper without any shows none).
+    pub rating_links: &'a [RatingLinks],
 }
 
-/// The digest of one search term: the AI summary, then each paper with its relevance, summary
-/// and why it matched; an unsubscribe link in the footer and in the headers.
+/// The digest of one search term: the AI summary, then each paper with its relevance, summary,
+/// why it matched and its rating links; an unsubscribe link in the footer and in the headers.
 ///
 /// Every text from a user or a source is put on one line (control characters become spaces) in
 /// both parts and escaped in the HTML one, and only `http(s)` addresses become links.
@@ -137,6 +160,21 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
             text.push_str(&format!("   {label}: {url}\n"));
         }
         text.push_str(&format!("   Summary: {}\n   Why: {}\n", paper.summary, paper.reason));
+        let rating_links: Vec<(&str, &str)> = digest
+            .rating_links
+            .get(index)
+            .map(|links| links.labelled().into_iter().filter(|(_, url)| is_web_address(url)).collect())
+            .unwrap_or_default();
+        for (label, url) in &rating_links {
+            text.push_str(&format!("   {label}: {url}\n"));
+        }
+        let rating_html = if rating_links.is_empty() {
+            String::new()
+        } else {
+            let links: Vec<String> =
+                rating_links.iter().map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{label}</a>"#, escape_html(url))).collect();
+            format!(r#"<p style="margin:6px 0 0;font-size:12px;color:#64748b">Teach this topic: {}</p>"#, links.join(" · "))
+        };
 
         let title = match paper.links.first() {
             Some((_, url)) => {
@@ -151,7 +189,7 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
             .collect();
         let retracted = if paper.retracted { r#" <strong style="color:#b91c1c">Retracted</strong>"# } else { "" };
         html.push_str(&format!(
-            r#"<div style="border-top:1px solid #e2e8f0;padding:12px 0"><p style="margin:0 0 4px;font-weight:600">{title}{retracted}</p><p style="margin:0 0 4px;font-size:13px;color:#475569">{authors}<br>{venue} · {sources} · <strong>{percent}% relevant</strong></p><p style="margin:0 0 4px;line-height:1.5">{summary}</p><p style="margin:0;font-size:12px;color:#64748b">Why: {reason} · {links}</p></div>"#,
+            r#"<div style="border-top:1px solid #e2e8f0;padding:12px 0"><p style="margin:0 0 4px;font-weight:600">{title}{retracted}</p><p style="margin:0 0 4px;font-size:13px;color:#475569">{authors}<br>{venue} · {sources} · <strong>{percent}% relevant</strong></p><p style="margin:0 0 4px;line-height:1.5">{summary}</p><p style="margin:0;font-size:12px;color:#64748b">Why: {reason} · {links}</p>{rating_html}</div>"#,
             authors = escape_html(&paper.authors),
             venue = escape_html(&paper.venue),
             sources = escape_html(&paper.sources),
@@ -458,6 +496,7 @@ mod tests {
             papers: std::slice::from_ref(&paper),
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+            rating_links: &[],
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert!(!mail.html.to_lowercase().contains("javascript:") && !mail.text.to_lowercase().contains("javascript:"));
@@ -479,6 +518,7 @@ mod tests {
             papers: std::slice::from_ref(&paper),
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+            rating_links: &[],
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 1 new paper on \"gene  Bcc: all\"");
@@ -487,6 +527,40 @@ mod tests {
             assert!(part.lines().all(|line| !line.trim_start().starts_with("Bcc:") && !line.trim_start().starts_with("X-Injected:")));
         }
         assert!(mail.text.contains("1. Title  Bcc: victim@example.org\n   Ada Lovelace X-Injected: yes\n"));
+    }
+
+    #[test]
+    fn each_paper_has_its_three_rating_links_in_both_parts() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let papers = vec![digest_paper("First", false), digest_paper("Second", false)];
+        let links = |paper: &str| RatingLinks {
+            relevant: format!("https://papers.example.org/rate?token={paper}r"),
+            not_relevant: format!("https://papers.example.org/rate?token={paper}n"),
+            more_like_this: format!("https://papers.example.org/rate?token={paper}m"),
+        };
+        let rating_links = [links("a"), RatingLinks { relevant: "javascript:alert(1)".into(), ..links("b") }];
+        let digest = DigestMail {
+            term: "topic",
+            weekly: true,
+            searched_as: None,
+            widened_note: None,
+            ai_summary: &[],
+            papers: &papers,
+            empty_reason: None,
+            unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+            rating_links: &rating_links,
+        };
+        let mail = digest_mail(&context, "ada@example.org", &digest);
+        assert!(mail.text.contains(
+            "   Relevant: https://papers.example.org/rate?token=ar\n   Not relevant: https://papers.example.org/rate?token=an\n   More like this: https://papers.example.org/rate?token=am\n"
+        ));
+        assert!(mail.html.contains(r#"<a href="https://papers.example.org/rate?token=an" style="color:#1d4ed8">Not relevant</a>"#));
+        assert!(mail.html.contains(r#"<a href="https://papers.example.org/rate?token=bm" style="color:#1d4ed8">More like this</a>"#));
+        assert!(!mail.html.contains("javascript:") && !mail.text.contains("javascript:"), "only web addresses become links");
+        let first = mail.text.find("2. Second").expect("the second paper");
+        assert!(mail.text[..first].contains("token=am") && !mail.text[..first].contains("token=bn"), "each paper its own links");
+        let without = digest_mail(&context, "ada@example.org", &DigestMail { rating_links: &[], ..digest });
+        assert!(!without.text.contains("Relevant:") && !without.html.contains("Teach this topic"));
     }
 
     #[test]
@@ -504,6 +578,7 @@ mod tests {
             papers: &papers,
             empty_reason: None,
             unsubscribe_url: unsubscribe,
+            rating_links: &[],
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 2 new papers on \"SARS-CoV-2 immunity\"");

@@ -94,6 +94,10 @@ pub struct SearchTerm {
     pub last_processed_at: Option<DateTime<Utc>>,
     pub next_scheduled_run: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
+    /// Words whose papers the term does not want (`rating::validate_exclude_words`); terms
+    /// stored before there were any read back with none.
+    #[serde(default)]
+    pub exclude: Vec<String>,
 }
 
 impl SearchTerm {
@@ -109,6 +113,7 @@ impl SearchTerm {
             last_processed_at: None,
             next_scheduled_run: None,
             created_at: now,
+            exclude: Vec::new(),
         }
     }
 }

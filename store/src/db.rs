@@ -83,6 +83,8 @@ pub struct Store {
     pub(crate) stripe_customers: sled::Tree,
     /// paper index id (u64 big-endian) → the paper's embedding vector, its model and text hash
     pub(crate) paper_vectors: sled::Tree,
+    /// user id ++ term id ++ a paper's first dedup key → `Rating`
+    pub(crate) ratings: sled::Tree,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
     /// The unsubscribe links' key once read from `meta`.
@@ -223,6 +225,7 @@ impl Store {
             stripe_events: db.open_tree("stripe_events")?,
             stripe_customers: db.open_tree("stripe_customers")?,
             paper_vectors: db.open_tree("paper_vectors")?,
+            ratings: db.open_tree("ratings")?,
             adding_terms: std::sync::Arc::default(),
             unsubscribe_key: std::sync::Arc::default(),
             room: DiskRoom::default(),

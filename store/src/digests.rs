@@ -245,6 +245,17 @@ impl Store {
         Ok(found)
     }
 
+    /// The user's digest `id`, if the user has one of that id.
+    pub fn user_digest(&self, user_id: UserId, id: Uuid) -> Result<Option<Digest>> {
+        for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
+            let (key, bytes) = entry?;
+            if key.ends_with(id.as_bytes()) {
+                return Ok(Some(self.load_digest(decode("digest", &bytes)?)?));
+            }
+        }
+        Ok(None)
+    }
+
     /// The digest stored under `key` (a queued digest mail's reference).
     pub fn digest_at(&self, key: &[u8]) -> Result<Option<Digest>> {
         match self.digests.get(key)? {

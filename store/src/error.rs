@@ -22,6 +22,8 @@ pub enum StoreError {
     DuplicateEmail,
     #[error("no account with that id or email")]
     UserNotFound,
+    #[error("no such {0}")]
+    NotFound(&'static str),
     #[error("the stored {0} is damaged")]
     Corrupt(&'static str),
     #[error("the data directory's disk has {available_bytes} bytes free, under the {reserve_bytes} kept in reserve; nothing was written")]

@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod mail_queue;
 pub mod pending;
 pub mod preferences;
+pub mod ratings;
 pub mod room;
 pub mod search_terms;
 pub mod secret;

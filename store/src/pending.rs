@@ -123,7 +123,7 @@ impl Store {
 
     /// Removes an account and everything kept under its id — when `condition` still holds of it
     /// inside the transaction that removes the record, its address and its count. The rest
-    /// (sessions, tokens, terms, digests, notices, queued mail) is keyed by the id or the
+    /// (sessions, tokens, terms, ratings, digests, notices, queued mail) is keyed by the id or the
     /// address and is removed right after; a crash between the two leaves only records no
     /// account reaches. Returns whether it was removed.
     pub(crate) fn remove_account_if(&self, id: UserId, condition: impl Fn(&User) -> bool) -> Result<bool> {
@@ -164,7 +164,7 @@ impl Store {
             }
             self.search_terms_by_user.remove(entry_key)?;
         }
-        for tree in [&self.digests, &self.sent_paper_sets, &self.notices] {
+        for tree in [&self.digests, &self.sent_paper_sets, &self.notices, &self.ratings] {
             for entry in tree.scan_prefix(key) {
                 tree.remove(entry?.0)?;
             }

@@ -82,20 +82,29 @@ impl Store {
         Ok(updated)
     }
 
-    /// Removes a term; whether it was there.
+    /// Removes a term and its ratings (in one transaction); whether it was there.
     pub fn delete_search_term(&self, id: TermId) -> Result<bool> {
         self.room.ensure()?;
         let Some(term) = self.search_term(id)? else {
             return Ok(false);
         };
         let key = by_user_key(term.user_id, id);
-        (&self.search_terms, &self.search_terms_by_user)
-            .transaction(|(terms, by_user)| {
+        let rating_keys = self.rating_keys(term.user_id, id)?;
+        (&self.search_terms, &self.search_terms_by_user, &self.ratings)
+            .transaction(|(terms, by_user, ratings)| {
                 terms.remove(id.0.as_bytes().as_slice())?;
                 by_user.remove(key.as_slice())?;
+                for rating_key in &rating_keys {
+                    ratings.remove(rating_key)?;
+                }
                 Ok(())
             })
             .map_err(StoreError::from)?;
+        // A rating written between the listing and the transaction: none can follow it, since
+        // a rating is written only while its term is there.
+        for late in self.rating_keys(term.user_id, id)? {
+            self.ratings.remove(late)?;
+        }
         Ok(true)
     }
 }
@@ -136,6 +145,45 @@ mod tests {
         assert!(!store.delete_search_term(first.id)?);
         assert_eq!(store.search_terms(ada)?.len(), 1);
         assert_eq!(store.search_terms(bob)?.len(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn a_term_stored_before_exclusion_words_reads_back_with_none() -> Result<()> {
+        /// A term as stored before it had `exclude`.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct OlderTerm {
+            id: TermId,
+            user_id: UserId,
+            term: String,
+            is_active: bool,
+            is_free: bool,
+            status: TermStatus,
+            last_processed_at: Option<chrono::DateTime<Utc>>,
+            next_scheduled_run: Option<chrono::DateTime<Utc>>,
+            created_at: chrono::DateTime<Utc>,
+        }
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let older = OlderTerm {
+            id: TermId(Uuid::new_v4()),
+            user_id: ada,
+            term: "CRISPR".into(),
+            is_active: true,
+            is_free: true,
+            status: TermStatus::Completed,
+            last_processed_at: None,
+            next_scheduled_run: None,
+            created_at: Utc::now(),
+        };
+        store.search_terms.insert(older.id.0.as_bytes(), encode("search term", &older)?)?;
+        store.search_terms_by_user.insert(by_user_key(ada, older.id), &[])?;
+        let read = store.search_term(older.id)?.expect("there");
+        assert_eq!((read.term.as_str(), read.status, read.exclude.len()), ("CRISPR", TermStatus::Completed, 0));
+        let changed = store.update_search_term(older.id, |term| term.exclude = vec!["mouse".into()])?.expect("there");
+        assert_eq!(changed.exclude, ["mouse"]);
+        assert_eq!(store.search_terms(ada)?[0].exclude, ["mouse"]);
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use crate::error::{json_error_bodies, json_payload_error, path_error, query_erro
 use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
-use crate::{auth, billing, client, digests, headers, health, terms, users};
+use crate::{auth, billing, client, digests, headers, health, ratings, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -44,6 +44,7 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     auth::configure(routes);
     users::configure(routes);
     terms::configure(routes);
+    ratings::configure(routes);
     digests::configure(routes);
     billing::configure(routes);
 }

@@ -2,7 +2,8 @@
 //! expanded locally (RM3 over the index), searched in the last week's papers of the sources the
 //! user's plan and preferences allow (after asking PubMed and arXiv live when the index has
 //! little for the term, with live search on), scored, summarized, stored and mailed;
-//! `GET /api/users/{userId}/digests` lists what was sent; `POST /api/resend-email` mails a term's
+//! `GET /api/users/{userId}/digests` lists what was sent (each paper with its `paperKey`, what a
+//! rating names); `POST /api/resend-email` mails a term's
 //! latest digest again; `GET`/`POST /api/unsubscribe/{token}` turn weekly digests off (the POST
 //! is the mail clients' one-click unsubscribe, RFC 8058); `POST /api/test-email` and
 //! `POST /api/trigger-digest` serve the test-email page (own address only, operators any; rate
@@ -291,6 +292,11 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
     let mut listed = serde_json::to_value(&digests).map_err(ApiError::internal)?;
     for paper in listed.as_array_mut().into_iter().flatten().filter_map(|digest| digest["papersData"].as_array_mut()).flatten() {
         if let Some(paper) = paper.as_object_mut() {
+            // The paper's first dedup key names it when it is rated.
+            let paper_key = paper.get("keys").and_then(|keys| keys.get(0)).cloned();
+            if let Some(paper_key) = paper_key {
+                paper.insert("paperKey".to_owned(), paper_key);
+            }
             // The store's bookkeeping: which works were sent, and the impact prior of the ranking.
             paper.remove("keys");
             paper.remove("impact");

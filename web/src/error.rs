@@ -97,6 +97,8 @@ impl From<store::StoreError> for ApiError {
                 ApiError::new(StatusCode::CONFLICT, "email_taken", "An account with this email already exists. Please sign in instead.")
             }
             store::StoreError::UserNotFound => ApiError::not_found("Not found"),
+            store::StoreError::NotFound("search term") => ApiError::not_found("Search term not found"),
+            store::StoreError::NotFound(_) => ApiError::not_found("Not found"),
             full if full.is_disk_full() => ApiError::disk_full(full),
             other => ApiError::internal(other),
         }

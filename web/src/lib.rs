@@ -22,6 +22,7 @@ mod health;
 pub mod logging;
 pub mod model;
 pub mod papers;
+pub mod ratings;
 pub mod routes;
 pub mod security;
 pub mod server;

@@ -73,6 +73,15 @@ impl<'a> ApiRoutes<'a> {
         self.add(Method::POST, path, handler)
     }
 
+    pub fn put<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.add(Method::PUT, path, handler)
+    }
+
     pub fn patch<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
     where
         F: Handler<Args>,

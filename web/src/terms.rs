@@ -1,11 +1,13 @@
 //! A user's search terms over HTTP (spec §7): `GET /api/users/{userId}/search-terms`,
 //! `PATCH /api/search-terms/{termId}` (new text, checked with the §5 schema and refused with a
-//! 409 when it is another of the user's topics; the term searches again) and `DELETE /api/search-terms/{termId}`. Only the owner sees or touches a term; anyone
+//! 409 when it is another of the user's topics; the term searches again; and/or its exclusion
+//! words, `exclude`, checked by `engine::rating`) and `DELETE /api/search-terms/{termId}`. Only the owner sees or touches a term; anyone
 //! else gets the 404 of a term that is not there.
 
 use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use engine::digest::{next_weekly_run, WeeklyInputs};
+use engine::rating::validate_exclude_words;
 use engine::search_term::{is_same_term, validate_search_term, SearchTerm, TermId, TermStatus};
 use serde::Deserialize;
 use serde_json::json;
@@ -44,7 +46,7 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
 }
 
 /// The term `term_id` names, if the signed-in user owns it.
-fn owned_term(state: &AppState, signed_in: &SignedIn, term_id: &str) -> ApiResult<SearchTerm> {
+pub(crate) fn owned_term(state: &AppState, signed_in: &SignedIn, term_id: &str) -> ApiResult<SearchTerm> {
     let id: TermId = term_id.parse().map_err(|_| ApiError::not_found(MSG_NO_TERM))?;
     match state.store.search_term(id)? {
         Some(term) if term.user_id == signed_in.user.id => Ok(term),
@@ -55,10 +57,14 @@ fn owned_term(state: &AppState, signed_in: &SignedIn, term_id: &str) -> ApiResul
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TermChange {
-    term: String,
+    term: Option<String>,
+    exclude: Option<Vec<String>>,
 }
 
-/// `PATCH /api/search-terms/{termId}` `{ term }` → the changed term, pending its next search.
+const MSG_NOTHING_TO_CHANGE: &str = "Send a new term, exclusion words (exclude), or both";
+
+/// `PATCH /api/search-terms/{termId}` `{ term?, exclude? }` → the changed term; new text leaves
+/// it pending its next search.
 async fn update(
     state: web::Data<AppState>,
     signed_in: SignedIn,
@@ -66,17 +72,27 @@ async fn update(
     change: web::Json<TermChange>,
 ) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let text = validate_search_term(&change.term).map_err(|message| crate::digests::term_error("term", message))?;
-    let others = state.store.search_terms(signed_in.user.id)?;
-    if let Some(same) = others.iter().find(|other| other.id != term.id && is_same_term(&other.term, &text)) {
-        return Err(crate::digests::already_followed_error(same));
+    if change.term.is_none() && change.exclude.is_none() {
+        return Err(ApiError::bad_request(MSG_NOTHING_TO_CHANGE));
+    }
+    let text = change.term.as_deref().map(validate_search_term).transpose().map_err(|message| crate::digests::term_error("term", message))?;
+    let exclude =
+        change.exclude.as_deref().map(validate_exclude_words).transpose().map_err(|message| crate::digests::term_error("exclude", message))?;
+    if let Some(text) = &text {
+        let others = state.store.search_terms(signed_in.user.id)?;
+        if let Some(same) = others.iter().find(|other| other.id != term.id && is_same_term(&other.term, text)) {
+            return Err(crate::digests::already_followed_error(same));
+        }
     }
     let changed = state
         .store
         .update_search_term(term.id, |stored| {
-            if stored.term != text {
+            if let Some(text) = text.as_ref().filter(|text| **text != stored.term) {
                 stored.term = text.clone();
                 stored.status = TermStatus::Pending;
+            }
+            if let Some(exclude) = &exclude {
+                stored.exclude = exclude.clone();
             }
         })?
         .ok_or_else(|| ApiError::not_found(MSG_NO_TERM))?;

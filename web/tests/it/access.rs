@@ -40,6 +40,10 @@ struct Target {
     unsubscribe_token: String,
     reset_token: String,
     verification_token: String,
+    /// Ada's digest of her term, a paper of it, and a rating link to it.
+    digest_id: String,
+    paper_key: String,
+    rating_token: String,
 }
 
 /// A request's path and JSON body.
@@ -150,6 +154,45 @@ const RULES: &[Rule] = &[
         path: "/api/users/{user_id}/search-terms",
         access: Access::Owner,
         requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/search-terms"), None),
+        owner_status: 200,
+    },
+    // The rating routes run before the term is renamed or deleted (its digest is of its text).
+    Rule {
+        method: "GET",
+        path: "/api/search-terms/{term_id}/ratings",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/search-terms/{}/ratings", target.term_id)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "PUT",
+        path: "/api/search-terms/{term_id}/ratings",
+        access: Access::Owner,
+        requests: |target| {
+            let body = json!({ "digestId": target.digest_id, "paperKey": target.paper_key, "verdict": "notRelevant" });
+            with_body(&format!("/api/search-terms/{}/ratings", target.term_id), body)
+        },
+        owner_status: 200,
+    },
+    Rule {
+        method: "DELETE",
+        path: "/api/search-terms/{term_id}/ratings",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/search-terms/{}/ratings?paperKey={}", target.term_id, target.paper_key)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
+        path: "/api/ratings/link",
+        access: Access::Secret,
+        requests: |target| no_body(&format!("/api/ratings/link?token={}", target.rating_token)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/ratings/link",
+        access: Access::Secret,
+        requests: |target| with_body("/api/ratings/link", json!({ "token": target.rating_token })),
         owner_status: 200,
     },
     Rule {
@@ -313,6 +356,10 @@ impl Matrix {
         let reset_mail = server.wait_for_mail_to("ada@example.org", "Reset").await;
         let dan = server.client();
         let verification_link = server.sign_up(&dan, "dan@example.org").await;
+        let digest = digest_with_a_paper(server, &user, &term.term).await;
+        let paper_key = digest.papers_data[0].keys[0].clone();
+        let rating_key = server.state.store.rating_link_key().expect("db");
+        let claim = engine::rating::RatingClaim::new(user.id, digest.id, 0, engine::rating::Verdict::Relevant, chrono::Utc::now());
         let target = Target {
             id: user.id.to_string(),
             email: user.email.clone(),
@@ -322,6 +369,9 @@ impl Matrix {
             unsubscribe_token: server.state.store.unsubscribe_token(user.id).expect("db"),
             reset_token: token_of(&link_in(&reset_mail, "token=")),
             verification_token: token_of(&verification_link),
+            digest_id: digest.id.to_string(),
+            paper_key,
+            rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
         };
         Matrix { billing, ada, bob, carol, anonymous, target }
     }
@@ -442,6 +492,44 @@ fn names_the_owner(target: &Target, requests: &[Request]) -> bool {
     })
 }
 
+/// Records a digest of `term` with one paper for `user`, as if it was mailed.
+async fn digest_with_a_paper(server: &crate::common::TestServer, user: &store::User, term: &str) -> engine::digest::Digest {
+    let entry = engine::digest::DigestEntry {
+        title: "Kidney organoids mature".into(),
+        url: None,
+        authors: "A. Author".into(),
+        journal: None,
+        abstract_text: String::new(),
+        source: engine::paper::Source::Pubmed,
+        sources: vec![engine::paper::Source::Pubmed],
+        relevance_score: 0.8,
+        impact: 0.5,
+        summary: String::new(),
+        reason: String::new(),
+        retracted: false,
+        keys: vec!["pmid:31415".into()],
+        links: Vec::new(),
+    };
+    let digest = engine::digest::Digest {
+        id: uuid::Uuid::new_v4(),
+        user_id: user.id,
+        digest_type: engine::digest::DigestKind::Immediate,
+        search_term: term.to_owned(),
+        searched_as: None,
+        papers_data: vec![entry],
+        ai_summary: String::new(),
+        subject: String::new(),
+        status: engine::digest::DigestStatus::Sent,
+        sent_at: chrono::Utc::now(),
+        sent_before: 0,
+        widened: None,
+    };
+    let mail = store::DigestMail { to: user.email.clone(), subject: "digest".into(), list_unsubscribe: None };
+    server.state.store.record_digest(&digest, &mail, chrono::Utc::now()).expect("recorded");
+    server.wait_for_empty_queue().await;
+    digest
+}
+
 /// The request with its secret replaced by a well-formed guess (or, for the webhook, no
 /// signature).
 fn forged(rule: &Rule, path: &str, body: Option<&Value>) -> (String, Option<Value>) {
@@ -454,6 +542,8 @@ fn forged(rule: &Rule, path: &str, body: Option<&Value>) -> (String, Option<Valu
         }
         "/api/verify-email" => (format!("/api/verify-email?token={guess}"), None),
         "/api/unsubscribe/{token}" => (format!("/api/unsubscribe/{guess}"), None),
+        "/api/ratings/link" if body.is_some() => (path.to_owned(), Some(json!({ "token": guess }))),
+        "/api/ratings/link" => (format!("/api/ratings/link?token={guess}"), None),
         _ => (path.to_owned(), body.cloned()),
     }
 }

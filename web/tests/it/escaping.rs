@@ -99,6 +99,7 @@ fn markup_of_a_plain_digest() -> (BTreeSet<String>, BTreeSet<String>) {
             papers: &[paper],
             empty_reason: None,
             unsubscribe_url: "http://127.0.0.1:1/unsubscribe?token=x",
+            rating_links: &[],
         },
     );
     let (tags, attributes, _) = markup_of(&mail.html);

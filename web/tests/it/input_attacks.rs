@@ -94,6 +94,11 @@ const INPUTS: &[RouteInputs] = &[
     route("GET", "/api/users/{user_id}/search-terms", &[], &[]),
     route("PATCH", "/api/search-terms/{term_id}", &[("term", Text)], &[]),
     route("DELETE", "/api/search-terms/{term_id}", &[], &[]),
+    route("GET", "/api/search-terms/{term_id}/ratings", &[], &[]),
+    route("PUT", "/api/search-terms/{term_id}/ratings", &[("digestId", Text), ("paperKey", Text), ("verdict", Text)], &[]),
+    route("DELETE", "/api/search-terms/{term_id}/ratings", &[], &["paperKey"]),
+    route("GET", "/api/ratings/link", &[], &["token"]),
+    route("POST", "/api/ratings/link", &[("token", Text)], &[]),
     route("POST", "/api/immediate-search", &[("email", Email), ("searchTerm", Text)], &[]),
     route("POST", "/api/resend-email", &[("searchTerm", Text)], &[]),
     route("POST", "/api/test-email", &[("email", Email), ("type", Text)], &[]),
@@ -209,6 +214,10 @@ fn valid_body(route: &RouteInputs, case: usize) -> Value {
         "/api/reset-password" => json!({ "token": "no-such-token", "password": PASSWORD, "confirmPassword": PASSWORD }),
         "/api/users/{user_id}/preferences" => json!({ "weeklyDigest": true }),
         "/api/search-terms/{term_id}" => json!({ "term": "topic alpha" }),
+        "/api/search-terms/{term_id}/ratings" => {
+            json!({ "digestId": "00000000-0000-0000-0000-000000000001", "paperKey": "doi:10.1/x", "verdict": "relevant" })
+        }
+        "/api/ratings/link" => json!({ "token": "no-such-token" }),
         "/api/immediate-search" => json!({ "email": EMAIL, "searchTerm": "topic alpha" }),
         "/api/resend-email" => json!({ "searchTerm": "topic alpha" }),
         "/api/test-email" => json!({ "email": EMAIL, "type": "welcome" }),

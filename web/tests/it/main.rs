@@ -25,6 +25,7 @@ mod login;
 mod papers;
 mod password_reset;
 mod payments;
+mod ratings;
 mod security;
 mod signup;
 mod smtp;

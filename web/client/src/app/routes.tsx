@@ -16,6 +16,7 @@ import { NotFoundPage } from "@/pages/NotFound";
 import { PaymentPage } from "@/pages/Payment";
 import { PaymentSuccessPage } from "@/pages/PaymentSuccess";
 import { PrivacyPage } from "@/pages/Privacy";
+import { RatePage } from "@/pages/Rate";
 import { ResetPasswordPage } from "@/pages/ResetPassword";
 import { SignupPage } from "@/pages/Signup";
 import { SubscribePage } from "@/pages/Subscribe";
@@ -49,6 +50,7 @@ export const ROUTES: Readonly<Record<string, ReactElement>> = {
   "/debug-subscription": <DebugSubscriptionPage />,
   "/test-email": <TestEmailPage />,
   "/unsubscribe": <UnsubscribePage />,
+  "/rate": <RatePage />,
   "/terms": <TermsPage />,
   "/privacy": <PrivacyPage />,
   "/blog": <BlogPage />,

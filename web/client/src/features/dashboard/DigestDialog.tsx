@@ -1,15 +1,18 @@
 // The digest detail dialog (spec §2 Dashboard): the search term and how it was searched, the AI
 // Research Summary, the sources with their counts, the papers (relevance as a percent, spec §3)
 // and statistics, with a button that mails the digest again (spec §8 'Email Resent' / 'Resend
-// Failed'). The actions sit at the bottom left, away from the toasts' corner (bottom right), so
+// Failed'). Each paper has its rating buttons for the digest's term (see RatingButtons). The actions sit at the bottom left, away from the toasts' corner (bottom right), so
 // the toast a resend shows never covers them.
-import { useId, useRef, useState, type ReactElement, type ReactNode } from "react";
+import { useSignals } from "@preact/signals-react/runtime";
+import { useEffect, useId, useRef, useState, type ReactElement, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
 import { Dialog } from "@/components/ui/Dialog";
 import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import { toast } from "@/state/toast";
-import { digestPapers, noPapersMessage, resendDigest, widenedNote, type DigestPaper, type EmailDigest } from "./api";
+import { digestPapers, noPapersMessage, resendDigest, widenedNote, type DigestPaper, type EmailDigest, type Rating } from "./api";
+import { RatingButtons } from "./RatingButtons";
+import { loadRatings, ratings, searchTerms } from "./store";
 
 const SOURCE_LABELS: Record<string, string> = { pubmed: "PubMed", arxiv: "arXiv", biorxiv: "bioRxiv", medrxiv: "medRxiv" };
 const SOURCE_ORDER = ["pubmed", "arxiv", "biorxiv", "medrxiv"];
@@ -33,7 +36,15 @@ export interface DigestDialogProps {
 }
 
 export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDialogProps) {
+  useSignals();
   const papers = digestPapers(digest);
+  // The user's term this digest was made for (the same text, in any case): its ratings.
+  const term = (searchTerms.value ?? []).find((candidate) => candidate.term.toLowerCase() === digest.searchTerm.toLowerCase());
+  const termId = term?.id ?? null;
+  const termRatings: Rating[] = termId ? (ratings.value[termId] ?? []) : [];
+  useEffect(() => {
+    if (open && termId) loadRatings(termId).catch(() => undefined);
+  }, [open, termId]);
   const note = widenedNote(digest.widened);
   const summaryLines = (digest.aiSummary ?? "")
     .split("\n")
@@ -76,7 +87,20 @@ export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDial
             <Section title={`Papers (${papers.length})`}>
               <ol className="space-y-3">
                 {papers.map((paper, index) => (
-                  <PaperItem key={`${index}-${paper.title}`} paper={paper} />
+                  <PaperItem
+                    key={`${index}-${paper.title}`}
+                    paper={paper}
+                    rating={
+                      termId && paper.paperKey
+                        ? {
+                            termId,
+                            digestId: digest.id,
+                            paperKey: paper.paperKey,
+                            current: termRatings.find((rating) => rating.paperKey === paper.paperKey)?.verdict ?? null,
+                          }
+                        : null
+                    }
+                  />
                 ))}
               </ol>
             </Section>
@@ -128,7 +152,14 @@ function SourceCounts({ papers }: { papers: DigestPaper[] }) {
   );
 }
 
-function PaperItem({ paper }: { paper: DigestPaper }) {
+interface PaperRating {
+  termId: string;
+  digestId: string;
+  paperKey: string;
+  current: Rating["verdict"] | null;
+}
+
+function PaperItem({ paper, rating }: { paper: DigestPaper; rating: PaperRating | null }) {
   const extraLinks = (paper.links ?? []).filter(([, url]) => url && url !== paper.url);
   const details = [paper.journal, sourceLabel(String(paper.source ?? ""))].filter(Boolean).join(" · ");
 
@@ -171,6 +202,7 @@ function PaperItem({ paper }: { paper: DigestPaper }) {
             ))}
           </p>
         ) : null}
+        {rating ? <RatingButtons {...rating} title={paper.title} /> : null}
       </article>
     </li>
   );

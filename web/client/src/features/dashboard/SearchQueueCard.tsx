@@ -1,7 +1,8 @@
 // The 'Your Search Queue' card (spec §2 Dashboard, §4 search term display, §8 dashboard toasts):
 // the user's search terms with their status, whether they are active and when they last and
-// next run; Edit turns a row into an input with Save and Cancel (text the server refuses gets its
-// message at the input), Delete asks first.
+// next run, its exclusion words and its ratings; Edit turns a row into inputs (the text, the
+// words to exclude) with Save and Cancel (what the server refuses gets its message at its input),
+// Delete asks first.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
@@ -16,6 +17,15 @@ import { deleteSearchTerm, updateSearchTerm, type SearchTerm } from "./api";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { loadError, loadSearchTerms, searchTerms } from "./store";
 import { Loaded } from "./Loaded";
+import { TermRatings } from "./TermRatings";
+
+/** Exclusion words as typed ("mouse, in-vitro zebrafish"): split at commas and spaces. */
+export function parseExcludeWords(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((word) => word.trim())
+    .filter((word) => word.length > 0);
+}
 
 /** What a term's status reads as (spec §4); any status the client does not know is pending. */
 export function statusLabel(status: string): string {
@@ -113,6 +123,8 @@ function SearchTermRow({ term, onEdit, onDelete }: { term: SearchTerm; onEdit: (
         </div>
         {term.lastProcessedAt ? <p className="text-xs text-slate-500">{`Last searched: ${formatDate(term.lastProcessedAt)}`}</p> : null}
         {term.nextScheduledRun ? <p className="text-xs text-slate-500">{`Next digest: ${formatDate(term.nextScheduledRun)}`}</p> : null}
+        {term.exclude && term.exclude.length > 0 ? <p className="text-xs text-slate-500">{`Excludes: ${term.exclude.join(", ")}`}</p> : null}
+        <TermRatings termId={term.id} term={term.term} />
       </div>
       <div className="flex shrink-0 gap-2">
         <Button variant="outline" size="sm" aria-label={`Edit ${term.term}`} onClick={onEdit}>
@@ -129,9 +141,12 @@ function SearchTermRow({ term, onEdit, onDelete }: { term: SearchTerm; onEdit: (
 /** The inline edit of one term: Enter or Save saves, Escape or Cancel leaves it as it was. */
 function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId: string; onClose: () => void }) {
   const [text, setText] = useState(term.term);
+  const [excludeText, setExcludeText] = useState((term.exclude ?? []).join(", "));
   const [saving, setSaving] = useState(false);
   const [fieldError, setFieldError] = useState<string | null>(null);
+  const [excludeError, setExcludeError] = useState<string | null>(null);
   const errorId = useId();
+  const excludeErrorId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const newText = text.trim();
 
@@ -143,22 +158,28 @@ function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId:
   const save = async (event: FormEvent) => {
     event.preventDefault();
     if (!newText || saving) return;
-    if (newText === term.term) {
+    const exclude = parseExcludeWords(excludeText);
+    const textChanged = newText !== term.term;
+    const excludeChanged = exclude.join(" ") !== (term.exclude ?? []).join(" ");
+    if (!textChanged && !excludeChanged) {
       onClose();
       return;
     }
     setSaving(true);
     setFieldError(null);
+    setExcludeError(null);
     try {
-      await updateSearchTerm(term.id, newText);
+      await updateSearchTerm(term.id, { ...(textChanged ? { term: newText } : {}), ...(excludeChanged ? { exclude } : {}) });
     } catch (error) {
       setSaving(false);
-      const [fieldMessage] = fieldErrors(error).term ?? [];
-      setFieldError(fieldMessage ?? null);
+      const errors = fieldErrors(error);
+      setFieldError(errors.term?.[0] ?? null);
+      setExcludeError(errors.exclude?.[0] ?? null);
       toast({ title: "Update Failed", description: errorMessage(error, "The search term could not be updated."), variant: "destructive" });
       return;
     }
-    toast({ title: "Search Term Updated", description: `Your queue now searches for "${newText}".`, variant: "success" });
+    const description = textChanged ? `Your queue now searches for "${newText}".` : `"${newText}" now excludes the words you listed.`;
+    toast({ title: "Search Term Updated", description, variant: "success" });
     onClose();
     await loadSearchTerms(userId);
   };
@@ -189,6 +210,26 @@ function SearchTermEditor({ term, userId, onClose }: { term: SearchTerm; userId:
         {fieldError ? (
           <p id={errorId} role="alert" className="text-sm text-red-600">
             {fieldError}
+          </p>
+        ) : null}
+        <label className="block space-y-1 text-xs font-medium text-slate-600">
+          <span>Exclude words</span>
+          <Input
+            value={excludeText}
+            placeholder="e.g. mouse, in-vitro"
+            onChange={(event) => {
+              setExcludeText(event.target.value);
+              setExcludeError(null);
+            }}
+            onKeyDown={cancelOnEscape}
+            disabled={saving}
+            aria-invalid={excludeError ? true : undefined}
+            aria-describedby={excludeError ? excludeErrorId : undefined}
+          />
+        </label>
+        {excludeError ? (
+          <p id={excludeErrorId} role="alert" className="text-sm text-red-600">
+            {excludeError}
           </p>
         ) : null}
       </div>

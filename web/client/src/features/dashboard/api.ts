@@ -18,6 +18,31 @@ export interface SearchTerm {
   /** The next weekly run of an active term, when one is scheduled. */
   nextScheduledRun: string | null;
   createdAt: string;
+  /** Words whose papers the term does not want. */
+  exclude?: string[];
+}
+
+/** What a researcher says of a paper for one of their terms. */
+export type Verdict = "relevant" | "notRelevant" | "moreLikeThis";
+
+export const VERDICTS: ReadonlyArray<{ verdict: Verdict; label: string }> = [
+  { verdict: "relevant", label: "Relevant" },
+  { verdict: "notRelevant", label: "Not relevant" },
+  { verdict: "moreLikeThis", label: "More like this" },
+];
+
+/** "Relevant", "Not relevant", "More like this". */
+export function verdictLabel(verdict: Verdict | string): string {
+  return VERDICTS.find((known) => known.verdict === verdict)?.label ?? verdict;
+}
+
+/** A rating of a term's paper, newest first in a term's list. */
+export interface Rating {
+  paperKey: string;
+  title: string;
+  verdict: Verdict;
+  digestId: string | null;
+  ratedAt: string;
 }
 
 export type DeliveryDay = "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
@@ -59,6 +84,8 @@ export interface DigestPaper {
   retracted?: boolean;
   /** [label, address] pairs, best first. */
   links?: Array<[string, string]>;
+  /** What a rating names the paper by. */
+  paperKey?: string;
 }
 
 /** A sent digest (spec §3 email_digests). */
@@ -136,8 +163,19 @@ export const fetchDigests = (userId: string) => getJson<EmailDigest[]>(userPath(
 export const updatePreferences = (userId: string, change: PreferencesChange) =>
   apiRequest<Preferences>("PATCH", userPath(userId, "preferences"), change);
 
-export const updateSearchTerm = (termId: string, term: string) =>
-  apiRequest<SearchTerm>("PATCH", `/api/search-terms/${encodeURIComponent(termId)}`, { term });
+export const updateSearchTerm = (termId: string, change: { term?: string; exclude?: string[] }) =>
+  apiRequest<SearchTerm>("PATCH", `/api/search-terms/${encodeURIComponent(termId)}`, change);
+
+const ratingsPath = (termId: string) => `/api/search-terms/${encodeURIComponent(termId)}/ratings`;
+
+/** A term's ratings, newest first. */
+export const fetchRatings = (termId: string) => getJson<Rating[]>(ratingsPath(termId));
+
+export const ratePaper = (termId: string, digestId: string, paperKey: string, verdict: Verdict) =>
+  apiRequest<Rating>("PUT", ratingsPath(termId), { digestId, paperKey, verdict });
+
+export const removeRating = (termId: string, paperKey: string) =>
+  apiRequest<unknown>("DELETE", `${ratingsPath(termId)}?paperKey=${encodeURIComponent(paperKey)}`);
 
 export const deleteSearchTerm = (termId: string) => apiRequest<unknown>("DELETE", `/api/search-terms/${encodeURIComponent(termId)}`);
 

@@ -4,11 +4,26 @@
 // loads of one section in flight, only the later one's answer is kept.
 import { signal } from "@preact/signals-react";
 import { errorMessage } from "@/lib/api";
-import { fetchDigests, fetchPreferences, fetchSearchTerms, type EmailDigest, type Preferences, type SearchTerm } from "./api";
+import {
+  fetchDigests,
+  fetchPreferences,
+  fetchRatings,
+  fetchSearchTerms,
+  ratePaper,
+  removeRating,
+  type EmailDigest,
+  type Preferences,
+  type Rating,
+  type SearchTerm,
+  type Verdict,
+} from "./api";
 
 export const searchTerms = signal<SearchTerm[] | null>(null);
 export const digests = signal<EmailDigest[] | null>(null);
 export const preferences = signal<Preferences | null>(null);
+
+/** Each term's ratings, by term id, once loaded. */
+export const ratings = signal<Record<string, Rating[]>>({});
 
 export type Section = "searchTerms" | "digests" | "preferences";
 export const loadError = signal<Partial<Record<Section, string>>>({});
@@ -54,6 +69,28 @@ export function setPreferences(next: Preferences) {
   preferences.value = next;
 }
 
+/** Loads a term's ratings. */
+export async function loadRatings(termId: string): Promise<void> {
+  const list = await fetchRatings(termId);
+  ratings.value = { ...ratings.value, [termId]: list };
+}
+
+/** Records `verdict` on a paper of the term's digest (or, with `null`, removes the rating), then reloads the term's ratings. */
+export async function setRating(termId: string, digestId: string, paperKey: string, verdict: Verdict | null): Promise<void> {
+  if (verdict === null) {
+    await removeRating(termId, paperKey);
+  } else {
+    await ratePaper(termId, digestId, paperKey, verdict);
+  }
+  await loadRatings(termId);
+}
+
+/** Removes a rating, then reloads the term's ratings. */
+export async function forgetRating(termId: string, paperKey: string): Promise<void> {
+  await removeRating(termId, paperKey);
+  await loadRatings(termId);
+}
+
 /** Everything the dashboard shows, at once. */
 export function loadDashboard(userId: string): Promise<void> {
   return Promise.all([loadSearchTerms(userId), loadDigests(userId), loadPreferences(userId)]).then(() => undefined);
@@ -64,5 +101,6 @@ export function resetDashboard() {
   searchTerms.value = null;
   digests.value = null;
   preferences.value = null;
+  ratings.value = {};
   loadError.value = {};
 }

@@ -1,6 +1,7 @@
 // The calls of the mail pages (spec §7): test mail and the weekly digest on demand for the
-// test-email page, and the unsubscribe link's call. Failures are ApiErrors (spec §8).
-import { getJsonOnce, postJson } from "@/lib/api";
+// test-email page, the unsubscribe link's call, and the rating links' look and confirm. Failures
+// are ApiErrors (spec §8).
+import { getJson, getJsonOnce, postJson } from "@/lib/api";
 
 export type TestEmailType = "welcome" | "digest";
 
@@ -31,3 +32,21 @@ export const triggerDigest = () => postJson<TriggerDigestAnswer>("/api/trigger-d
 export function unsubscribeOnce(token: string): Promise<UnsubscribeAnswer> {
   return getJsonOnce<UnsubscribeAnswer>(`/api/unsubscribe/${encodeURIComponent(token)}`);
 }
+
+/** A rating link's verdict. */
+export type LinkVerdict = "relevant" | "notRelevant" | "moreLikeThis";
+
+/** What a digest mail's rating link stands for. */
+export interface RatingLink {
+  term: string;
+  termId: string;
+  title: string;
+  paperKey: string;
+  verdict: LinkVerdict;
+}
+
+/** What a rating link would record; looking changes nothing. */
+export const lookAtRatingLink = (token: string) => getJson<RatingLink>(`/api/ratings/link?token=${encodeURIComponent(token)}`);
+
+/** Records a rating link's verdict (the same again changes nothing). */
+export const confirmRatingLink = (token: string) => postJson<{ success: boolean; rating: RatingLink }>("/api/ratings/link", { token });
