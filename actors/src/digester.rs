@@ -22,16 +22,18 @@ use engine::digest::{
 };
 use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_weights, Surfaces};
 use engine::expansion::Rm3;
+use engine::feedback::TermFeedback;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
-use engine::scoring::{evidence, match_reason, relevance, PaperText, MEANING_COVERS};
+use engine::rating::Verdict;
+use engine::scoring::{evidence, key_concepts, match_reason, relevance, Evidence, PaperText, RatingMove, KEY_CONCEPT_SHARE, MEANING_COVERS};
 use engine::summary::digest_summary;
 use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
 use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
 
 use crate::llm::{Llm, ModelClass};
-use crate::semantic::Semantic;
+use crate::semantic::{Semantic, WindowVectors};
 use uuid::Uuid;
 
 /// How many ranked candidates a digest chooses from.
@@ -146,6 +148,8 @@ struct RankKey {
 /// A term's ranked candidates, the same for every user until their sent papers are dropped.
 struct Ranked {
     candidates: Vec<Candidate>,
+    /// What a rated term's ranking reads again ([`Digester::personal`]).
+    basis: Option<Arc<Basis>>,
     /// The candidates worth sending, described (summaries included) and ordered.
     scored: Vec<DigestEntry>,
     /// The stored key of each scored entry once some digest chose it: put once for every
@@ -166,10 +170,49 @@ struct Ranked {
     summaries: Mutex<HashMap<Vec<usize>, StoredSummary>>,
 }
 
+/// What a term's ranking was read from, for ranking it again with a researcher's ratings.
+struct Basis {
+    /// Per candidate: its evidence and its paper's id.
+    evidence: Vec<Evidence>,
+    ids: Vec<PaperId>,
+    /// The topic's vector and the window's papers' (with a model).
+    topic: Option<Arc<[f32]>>,
+    window: Option<Arc<WindowVectors>>,
+    /// The topic's own words, as analyzed.
+    own_words: Vec<String>,
+    stats: engine::scoring::CollectionStats,
+}
+
+/// A term's ratings and exclusion words, as the ranking reads them.
+pub struct RatedTerm {
+    pub feedback: TermFeedback,
+    /// The analyzed words of the papers rated relevant.
+    pub liked_texts: Vec<PaperText>,
+}
+
 /// A digest summary and its key in `digest_texts`.
 type StoredSummary = (Arc<str>, TextKey);
 
 impl Ranked {
+    fn new(candidates: Vec<Candidate>, basis: Option<Arc<Basis>>, searched_as: Option<String>, window_days: i64, today: NaiveDate) -> Ranked {
+        let scored = score(&candidates, today);
+        let entry_keys = Mutex::new(vec![None; scored.len()]);
+        let by_key = index_by_first_key(&candidates);
+        let fingerprints = scored.iter().map(|entry| entry.keys.first().map(|key| paper_fingerprint(key))).collect();
+        Ranked {
+            candidates,
+            basis,
+            scored,
+            entry_keys,
+            by_key,
+            fingerprints,
+            searched_as,
+            window_days,
+            searched_as_key: OnceLock::new(),
+            summaries: Mutex::default(),
+        }
+    }
+
     /// The digest-level summary of the entries at `positions` and its stored key, made once per
     /// distinct choice: by the LLM when one is given and it answers, else extractive.
     fn summary(&self, store: &Store, term: &str, positions: &[usize], llm: Option<(&Llm, ModelClass)>) -> Result<(Arc<str>, TextKey), DigestError> {
@@ -273,13 +316,14 @@ impl Digester {
     pub fn run(&self, user: &User, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
         let sources = self.sources(user)?;
         let list_unsubscribe = self.renderer.one_click_url(user.id)?;
+        let rated = self.rated_term(user.id, term)?;
         for _ in 0..COMMIT_TRIES {
             let read = self.store.ledger(user.id)?;
             if !may_send_digest(user.subscription_tier, &read.history(user.created_at)) {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
             let sent = self.store.sent_papers(user.id)?;
-            let chosen = self.choose(user.subscription_tier, &sources, term, kind, now, &sent)?;
+            let chosen = self.choose(user.subscription_tier, &sources, term, kind, now, &sent, rated.as_ref())?;
             let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
             ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
@@ -303,11 +347,20 @@ impl Digester {
         kind: DigestKind,
         now: DateTime<Utc>,
         sent: &SentPapers,
+        rated: Option<&RatedTerm>,
     ) -> Result<Chosen, DigestError> {
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(tier)));
         let was_sent = |key: &str| sent.contains(key);
-        let mut ranked = self.ranked(term, sources.to_vec(), today, WINDOW_DAYS, llm)?;
+        // A term with ratings or exclusion words is ranked again for its researcher.
+        let ranked_for = |days: i64| -> Result<Arc<Ranked>, DigestError> {
+            let shared = self.ranked(term, sources.to_vec(), today, days, llm)?;
+            Ok(match rated {
+                Some(rated) => self.personal(&shared, rated, today),
+                None => shared,
+            })
+        };
+        let mut ranked = ranked_for(WINDOW_DAYS)?;
         let mut positions = choose_unsent_positions(&ranked.scored, was_sent);
         let mut widened = None;
         if kind == DigestKind::Immediate {
@@ -318,7 +371,7 @@ impl Digester {
                 if positions.len() >= ENOUGH_PAPERS {
                     break;
                 }
-                let wider = self.ranked(term, sources.to_vec(), today, days, llm)?;
+                let wider = ranked_for(days)?;
                 let wider_positions = choose_unsent_positions(&wider.scored, was_sent);
                 // Searched back `days` either way: an empty digest says how far.
                 if wider_positions.len() > positions.len() || positions.is_empty() {
@@ -407,6 +460,9 @@ impl Digester {
         // The topic's own words as the user typed them, whatever the week holds.
         surfaces.count(&self.index.analyze_with_surface(term));
         let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !query_terms.contains(word)).collect();
+        let key_surfaces = key_surfaces(&self.index, term, &scored_query);
+        let mut basis_evidence = Vec::with_capacity(hits.len());
+        let ids: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
         let candidates: Vec<Candidate> = hits
             .into_iter()
             .map(|hit| {
@@ -417,29 +473,114 @@ impl Digester {
                 let evidence = evidence(&scored_query, &text, &stats).with_similarity(cosine);
                 let mut reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
                 reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
+                if evidence.key_by_meaning() {
+                    reason.key_in_other_words = missing_key_words(&key_surfaces, &text);
+                }
+                basis_evidence.push(evidence);
                 // The search score only breaks ties: with a model, the fused score.
                 let score = if cosine.is_some() { evidence.score() as f32 } else { hit.score };
                 Candidate { reason, relevance: relevance(&evidence), paper: hit.paper, score, covers_key: evidence.covers_key(MEANING_COVERS) }
             })
             .collect();
         let searched_as = searched_as(&phrases, &expansion, &surfaces);
-        let scored = score(&candidates, today);
-        let entry_keys = Mutex::new(vec![None; scored.len()]);
-        let by_key = index_by_first_key(&candidates);
-        let fingerprints = scored.iter().map(|entry| entry.keys.first().map(|key| paper_fingerprint(key))).collect();
-        let ranked = Arc::new(Ranked {
-            candidates,
-            scored,
-            entry_keys,
-            by_key,
-            fingerprints,
-            searched_as,
-            window_days,
-            searched_as_key: OnceLock::new(),
-            summaries: Mutex::default(),
-        });
+        let topic = match &self.semantic {
+            Some(semantic) if window.is_some() => Some(semantic.term_vector(term)?),
+            _ => None,
+        };
+        let basis = Basis { evidence: basis_evidence, ids, topic, window, own_words: query_terms, stats };
+        let ranked = Arc::new(Ranked::new(candidates, Some(Arc::new(basis)), searched_as, window_days, today));
         lock(&self.cache).insert(key, Arc::clone(&ranked));
         Ok(ranked)
+    }
+
+    /// The ratings and exclusion words of `user_id`'s term `term` (the user's term of that text,
+    /// any case), as the ranking reads them; `None` when the term has neither.
+    pub fn rated_term(&self, user_id: UserId, term: &str) -> Result<Option<RatedTerm>, DigestError> {
+        let terms = self.store.search_terms(user_id)?;
+        let Some(stored) = terms.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)) else {
+            return Ok(None);
+        };
+        let ratings = self.store.ratings(user_id, stored.id)?;
+        if ratings.is_empty() && stored.exclude.is_empty() {
+            return Ok(None);
+        }
+        let excluded_words = stored.exclude.iter().flat_map(|word| self.index.analyze(word)).collect();
+        let mut feedback = TermFeedback { excluded_words, ..TermFeedback::default() };
+        let mut liked_texts = Vec::new();
+        let model = self.semantic.as_ref().map(|semantic| semantic.fingerprint().to_owned());
+        for rating in &ratings {
+            let Some(key) = engine::dedup::DedupKey::parse(&rating.paper_key) else { continue };
+            let Some((id, paper)) = self.index.find_with_id(&key)? else { continue };
+            if rating.verdict != Verdict::NotRelevant {
+                let words = self.index.analyze(&format!("{} {}", paper.title, paper.abstract_text()));
+                liked_texts.push(PaperText::from_words(words.iter().map(String::as_str)));
+            }
+            let Some(model) = &model else { continue };
+            let Some((_, vector)) = self.store.paper_vectors_of_model(&[id.get()], model)?.into_iter().next() else { continue };
+            match rating.verdict {
+                Verdict::Relevant => feedback.relevant.push(vector),
+                Verdict::MoreLikeThis => feedback.relevant.extend([vector.clone(), vector]),
+                Verdict::NotRelevant => feedback.rejected.push(vector),
+            }
+        }
+        Ok(Some(RatedTerm { feedback, liked_texts }))
+    }
+
+    /// `ranked` ranked again for a term with ratings or exclusion words (`engine::feedback`):
+    /// the topic's vector moved by the ratings, the liked papers' words joined to the topic's,
+    /// papers like the rejected ones or with an exclusion word never sent, and each paper whose
+    /// percent the ratings moved saying so.
+    fn personal(&self, ranked: &Ranked, rated: &RatedTerm, today: NaiveDate) -> Arc<Ranked> {
+        let Some(basis) = &ranked.basis else {
+            return Arc::new(Ranked::new(ranked.candidates.clone(), None, ranked.searched_as.clone(), ranked.window_days, today));
+        };
+        let feedback = &rated.feedback;
+        let liked: Vec<&PaperText> = rated.liked_texts.iter().collect();
+        let liked_vocabulary: Vec<(String, f32)> = liked.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect();
+        let idf_query = self.index.scored_query(&basis.own_words, &liked_vocabulary);
+        let idf: HashMap<&str, f64> = idf_query.searched.iter().map(|word| (word.word.as_str(), word.idf)).collect();
+        let liked_words = engine::feedback::liked_words(&liked, &basis.own_words, |word| idf.get(word).copied().unwrap_or(0.0));
+        let searched = engine::feedback::searched_words(&basis.own_words, &liked_words);
+        let rated_query = (!searched.is_empty()).then(|| self.index.scored_query(&basis.own_words, &searched));
+        let adjusted = basis.topic.as_ref().map(|topic| feedback.adjusted_topic(topic));
+        let candidates: Vec<Candidate> = ranked
+            .candidates
+            .iter()
+            .zip(&basis.evidence)
+            .zip(&basis.ids)
+            .map(|((candidate, base), id)| {
+                let words = self.index.analyze(&format!("{} {}", candidate.paper.title, candidate.paper.abstract_text()));
+                let text = PaperText::from_words(words.iter().map(String::as_str));
+                let mut evidence = *base;
+                if let Some(query) = &rated_query {
+                    evidence.strength = evidence.strength.max(engine::scoring::evidence(query, &text, &basis.stats).strength);
+                }
+                let mut like_rejected = false;
+                if let (Some(adjusted), Some(topic), Some(vector)) =
+                    (&adjusted, &basis.topic, basis.window.as_ref().and_then(|window| window.vector(*id)))
+                {
+                    evidence = evidence.with_similarity(Some(feedback.similarity(adjusted, vector)));
+                    like_rejected = feedback.is_like_rejected(vector, embed::cosine(topic, vector));
+                }
+                let excluded = feedback.is_excluded(words.iter().map(String::as_str));
+                let relevance = relevance(&evidence);
+                let mut reason = candidate.reason.clone();
+                let moved = i32::from(engine::digest::percent(relevance)) - i32::from(engine::digest::percent(candidate.relevance));
+                reason.rated = match moved {
+                    5.. => Some(RatingMove::Raised),
+                    ..=-5 => Some(RatingMove::Lowered),
+                    _ => None,
+                };
+                Candidate {
+                    paper: candidate.paper.clone(),
+                    score: if evidence.similarity.is_some() { evidence.score() as f32 } else { candidate.score },
+                    relevance,
+                    reason,
+                    covers_key: evidence.covers_key(MEANING_COVERS) && !like_rejected && !excluded,
+                }
+            })
+            .collect();
+        Arc::new(Ranked::new(candidates, None, ranked.searched_as.clone(), ranked.window_days, today))
     }
 
     /// Replaces the extractive summary of each chosen paper with the LLM's: kept in the store by
@@ -467,6 +608,27 @@ impl Digester {
     pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
         self.renderer.render(user, to, digest)
     }
+}
+
+/// The topic's key concepts as typed (`engine::scoring::key_concepts`), per own word of the
+/// query (`None` for the others).
+fn key_surfaces(index: &PaperIndex, term: &str, query: &engine::scoring::ScoredQuery) -> Vec<(String, Option<String>)> {
+    let key = key_concepts(query, KEY_CONCEPT_SHARE);
+    let surfaces = index.analyze_with_surface(term);
+    query
+        .own
+        .iter()
+        .zip(key)
+        .map(|(word, key)| {
+            let surface = surfaces.iter().find(|(analyzed, _)| *analyzed == word.word).map(|(_, surface)| surface.clone());
+            (word.word.clone(), if key { surface } else { None })
+        })
+        .collect()
+}
+
+/// The key concepts (as typed) whose words `text` lacks.
+fn missing_key_words(key_surfaces: &[(String, Option<String>)], text: &PaperText) -> Vec<String> {
+    key_surfaces.iter().filter_map(|(word, surface)| surface.as_ref().filter(|_| !text.counts.contains_key(word)).cloned()).collect()
 }
 
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).
@@ -648,6 +810,7 @@ mod tests {
     fn ranking() -> Arc<Ranked> {
         Arc::new(Ranked {
             candidates: Vec::new(),
+            basis: None,
             scored: Vec::new(),
             entry_keys: Mutex::default(),
             by_key: HashMap::new(),

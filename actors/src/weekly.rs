@@ -183,7 +183,8 @@ impl Pass<'_> {
                     if !may_send_digest(user.subscription_tier, &part.ledger.history(user.created_at)) {
                         break;
                     }
-                    let chosen = digester.choose(user.subscription_tier, &sources, &term.term, DigestKind::Weekly, now, &sent)?;
+                    let rated = digester.rated_term(user.id, &term.term)?;
+                    let chosen = digester.choose(user.subscription_tier, &sources, &term.term, DigestKind::Weekly, now, &sent, rated.as_ref())?;
                     let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
                     sent.extend(&digest.sent);
                     part.ledger.record(DigestKind::Weekly, user.subscription_tier, !chosen.is_empty(), now);

@@ -262,7 +262,11 @@ fn main() -> anyhow::Result<()> {
         Scenario::Feedback { collection, rounds, topics, qrels, embed_model, rocchio } => {
             let weights = match rocchio.as_deref() {
                 Some(text) => {
-                    let values: Vec<f32> = text.split(',').map(|value| value.trim().parse::<f32>()).collect::<Result<_, _>>().context("--rocchio takes three numbers")?;
+                    let values: Vec<f32> = text
+                        .split(',')
+                        .map(|value| value.trim().parse::<f32>())
+                        .collect::<Result<_, _>>()
+                        .context("--rocchio takes three numbers")?;
                     let [alpha, beta, gamma] = values.as_slice() else { anyhow::bail!("--rocchio takes three numbers: alpha,beta,gamma") };
                     engine::feedback::Rocchio { alpha: *alpha, beta: *beta, gamma: *gamma }
                 }
@@ -280,7 +284,8 @@ fn main() -> anyhow::Result<()> {
             if embedder.is_none() && !lexical {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
-            let settings = RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default(), topics, dump: dump_samples };
+            let settings =
+                RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default(), topics, dump: dump_samples };
             let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
             figures["embedModel"] = match (&model_dir, &embedder) {
                 (Some(dir), Some(embedder)) => {
@@ -580,7 +585,9 @@ fn feedback_figures(
             }));
         }
     }
-    Ok(json!({ "scenario": "feedback", "rocchio": { "alpha": weights.alpha, "beta": weights.beta, "gamma": weights.gamma }, "shownPerRound": relevance::feedback::SHOWN, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }))
+    Ok(
+        json!({ "scenario": "feedback", "rocchio": { "alpha": weights.alpha, "beta": weights.beta, "gamma": weights.gamma }, "shownPerRound": relevance::feedback::SHOWN, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }),
+    )
 }
 
 /// What the relevance scenario measures besides the production rankings.

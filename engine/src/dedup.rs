@@ -71,6 +71,22 @@ impl fmt::Display for DedupKey {
     }
 }
 
+impl DedupKey {
+    /// The key written `text` (as [`fmt::Display`] writes it: `doi:…`, `pmid:…`, `arxiv:…`,
+    /// `title:…`).
+    pub fn parse(text: &str) -> Option<DedupKey> {
+        let (kind, value) = text.split_once(':')?;
+        let value = value.to_owned();
+        match kind {
+            "doi" => Some(DedupKey::Doi(value)),
+            "pmid" => Some(DedupKey::Pmid(value)),
+            "arxiv" => Some(DedupKey::Arxiv(value)),
+            "title" => Some(DedupKey::Title(value)),
+            _ => None,
+        }
+    }
+}
+
 /// The keys `paper` is recognised by, strongest first and without repeats: DOIs (`doi`,
 /// `preprint_doi`, `published_doi`), PMID, arXiv id, normalized title (see [`title_key`]).
 pub fn dedup_keys(paper: &Paper) -> Vec<DedupKey> {

@@ -543,7 +543,7 @@ mod tests {
             term: "topic",
             weekly: true,
             searched_as: None,
-            widened_note: None,
+            widened: None,
             ai_summary: &[],
             papers: &papers,
             empty_reason: None,
@@ -636,6 +636,7 @@ mod tests {
             papers: &papers,
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
+            rating_links: &[],
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 3 papers on \"gut flora\" (2 new this week)");

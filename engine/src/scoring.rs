@@ -212,12 +212,12 @@ impl Calibration {
     /// (`papertide-bench relevance --fit-calibration`; `bench/README.md`, "relevance", has the
     /// fit and the calibration it gives on each collection). A paper with every word of a short
     /// topic once scores about 0.4; a third of the topic's weight, about 0.1.
-    pub const LEXICAL: Calibration = Calibration { slope: 7.13, coverage: 0.0, intercept: -3.72 };
+    pub const LEXICAL: Calibration = Calibration { slope: 6.62, coverage: 0.0, intercept: -3.80 };
     /// For the semantic score (strength and similarity, half each), fitted the same way on the
     /// semantic digest's candidates (BM25's best 100 and the cosine's best 100). A paper about
     /// the topic in other words (similarity 0.6, strength 0.1) scores about 0.3; one with the
     /// topic's words as well (0.6 and 0.4), about 0.7.
-    pub const SEMANTIC: Calibration = Calibration { slope: 12.14, coverage: 0.0, intercept: -5.93 };
+    pub const SEMANTIC: Calibration = Calibration { slope: 10.67, coverage: 0.0, intercept: -5.64 };
 
     /// The curve for `evidence`: semantic when it has a similarity.
     pub fn of(evidence: &Evidence) -> Calibration {
@@ -275,6 +275,17 @@ pub struct MatchReason {
     pub related: Vec<String>,
     /// Found by meaning alone (the embedding model), with none of the searched words.
     pub similar: bool,
+    /// The topic's key concepts the paper lacks the words of but covers in meaning, as typed.
+    pub key_in_other_words: Vec<String>,
+    /// How the researcher's ratings of the term moved the paper, if they did.
+    pub rated: Option<RatingMove>,
+}
+
+/// Which way a term's ratings moved a paper's relevance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RatingMove {
+    Raised,
+    Lowered,
 }
 
 impl MatchReason {
@@ -297,6 +308,15 @@ impl MatchReason {
         }
         if self.similar && parts.is_empty() {
             parts.push("close in meaning to the topic, in other words".to_owned());
+        }
+        if !self.key_in_other_words.is_empty() {
+            let named: Vec<String> = self.key_in_other_words.iter().map(|word| format!("\"{word}\"")).collect();
+            parts.push(format!("{} in other words", named.join(", ")));
+        }
+        match self.rated {
+            Some(RatingMove::Raised) => parts.push("ranked higher by your ratings".to_owned()),
+            Some(RatingMove::Lowered) => parts.push("ranked lower by your ratings".to_owned()),
+            None => {}
         }
         parts.join("; ")
     }
@@ -323,7 +343,7 @@ pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String
             phrases.push(phrase);
         }
     }
-    MatchReason { terms, phrases, related, similar: false }
+    MatchReason { terms, phrases, related, similar: false, key_in_other_words: Vec::new(), rated: None }
 }
 
 /// Each of `stems` found in `paper_words`, as the paper spells it most often (the shorter
@@ -474,6 +494,8 @@ mod tests {
         let by_meaning = MatchReason { similar: true, ..MatchReason::default() };
         assert!(by_meaning.is_empty());
         assert_eq!(by_meaning.describe(), "close in meaning to the topic, in other words");
-        assert_eq!(MatchReason { similar: true, ..reason }.describe(), "Matched \"gene editing\"; words: gene, editing");
+        assert_eq!(MatchReason { similar: true, ..reason.clone() }.describe(), "Matched \"gene editing\"; words: gene, editing");
+        let rated = MatchReason { key_in_other_words: vec!["rice".into()], rated: Some(RatingMove::Raised), ..reason };
+        assert_eq!(rated.describe(), "Matched \"gene editing\"; words: gene, editing; \"rice\" in other words; ranked higher by your ratings");
     }
 }

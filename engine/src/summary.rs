@@ -671,7 +671,7 @@ mod tests {
 
         let papers = [&rheumatoid, &immunity, &songbird];
         let mut quoted: Vec<String> = papers.iter().map(|paper| summarize_paper(paper)).collect();
-        quoted.extend(digest_summary("immunity", &papers));
+        quoted.extend(digest_summary("immunity", &papers, WINDOW_DAYS));
         quoted.extend(papers.iter().flat_map(|paper| summary_sentences(&paper.abstract_text())));
         let text = quoted.join("\n");
         for leftover in
@@ -693,7 +693,7 @@ mod tests {
             ],
         );
         let second = paper_with("Birth weight and malaria", &[(None, "Malaria transmission during pregnancy lowers birth weight across Africa.")]);
-        let lines = digest_summary("malaria pregnancy", &[&first, &second]);
+        let lines = digest_summary("malaria pregnancy", &[&first, &second], WINDOW_DAYS);
         let all = format!("{lines:?} {}", summarize_paper(&first));
         for label in ["BACKGROUND", "METHODS AND FINDINGS", "CONCLUSIONS", "Africa3"] {
             assert!(!all.contains(label), "{label} in {all}");

@@ -120,7 +120,8 @@ impl Collection {
             bail!("{}: no documents, queries or judgments found", dir.display());
         }
         let short = dir.join(SHORT_TOPICS_FILE);
-        let short_queries = if short.is_file() { short_topics(&read(&short)?).with_context(|| format!("reading {}", short.display()))? } else { Vec::new() };
+        let short_queries =
+            if short.is_file() { short_topics(&read(&short)?).with_context(|| format!("reading {}", short.display()))? } else { Vec::new() };
         if let Some(unknown) = short_queries.iter().find(|query| !collection.queries.iter().any(|known| known.id == query.id)) {
             bail!("{}: short topic {:?} has no query of that id", short.display(), unknown.id);
         }

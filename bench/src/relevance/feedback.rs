@@ -94,7 +94,8 @@ pub fn evaluate_feedback(
             // The liked papers' words join the topic's.
             let liked_texts: Vec<&PaperText> = liked.iter().map(|&position| &texts[position]).collect();
             let own = index.analyze(&wanted.text);
-            let idf_query = index.scored_query(&own, &liked_texts.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect::<Vec<_>>());
+            let idf_query =
+                index.scored_query(&own, &liked_texts.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect::<Vec<_>>());
             let idf: HashMap<&str, f64> = idf_query.searched.iter().map(|word| (word.word.as_str(), word.idf)).collect();
             let liked_words = engine::feedback::liked_words(&liked_texts, &own, |word| idf.get(word).copied().unwrap_or(0.0));
             let searched = engine::feedback::searched_words(&own, &liked_words);
@@ -110,8 +111,12 @@ pub fn evaluate_feedback(
                 })
                 .collect();
             scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let sent: Vec<usize> =
-                scored.iter().filter(|(_, relevance, sendable)| *sendable && *relevance >= floor).take(SHOWN).map(|(position, ..)| *position).collect();
+            let sent: Vec<usize> = scored
+                .iter()
+                .filter(|(_, relevance, sendable)| *sendable && *relevance >= floor)
+                .take(SHOWN)
+                .map(|(position, ..)| *position)
+                .collect();
             let mut order: Vec<usize> = scored.iter().filter(|(_, _, sendable)| *sendable).map(|(position, ..)| *position).collect();
             let mut rest: Vec<(usize, f64)> = by_cosine
                 .iter()
@@ -125,7 +130,9 @@ pub fn evaluate_feedback(
             order.extend(rest.into_iter().map(|(position, _)| position).filter(|position| !chosen.contains(position)));
             (order, sent)
         };
-        let ids = |positions: &[usize]| -> Vec<String> { positions.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect() };
+        let ids = |positions: &[usize]| -> Vec<String> {
+            positions.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect()
+        };
         let relevant_of = |position: usize| judged.contains_key(&collection.documents[position].id);
         let mut shown: HashSet<usize> = HashSet::new();
         let mut feedback = TermFeedback::default();
@@ -140,7 +147,12 @@ pub fn evaluate_feedback(
             if !residual.is_empty() {
                 let (plain_order, plain_sent) = rank(&TermFeedback::default(), &[], &shown);
                 let count = |sent: &[usize]| (sent.len(), sent.iter().filter(|&&position| relevant_of(position)).count());
-                round.push((measure(&ids(&order), &residual).ndcg_at_10, measure(&ids(&plain_order), &residual).ndcg_at_10, count(&sent), count(&plain_sent)));
+                round.push((
+                    measure(&ids(&order), &residual).ndcg_at_10,
+                    measure(&ids(&plain_order), &residual).ndcg_at_10,
+                    count(&sent),
+                    count(&plain_sent),
+                ));
             }
             // The researcher rates the ten shown.
             for &position in order.iter().take(SHOWN) {
