@@ -183,6 +183,16 @@ struct Basis {
     stats: engine::scoring::CollectionStats,
 }
 
+/// Whom a digest is chosen for: their plan, the sources they read, what they were sent, and
+/// their term's ratings.
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    pub tier: Tier,
+    pub sources: &'a [Source],
+    pub sent: &'a SentPapers,
+    pub rated: Option<&'a RatedTerm>,
+}
+
 /// A term's ratings and exclusion words, as the ranking reads them.
 pub struct RatedTerm {
     pub feedback: TermFeedback,
@@ -323,7 +333,8 @@ impl Digester {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
             let sent = self.store.sent_papers(user.id)?;
-            let chosen = self.choose(user.subscription_tier, &sources, term, kind, now, &sent, rated.as_ref())?;
+            let reader = Reader { tier: user.subscription_tier, sources: &sources, sent: &sent, rated: rated.as_ref() };
+            let chosen = self.choose(&reader, term, kind, now)?;
             let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
             ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
@@ -339,16 +350,8 @@ impl Digester {
     /// the term's shared ranking (made once per day, sources and index generation), the best
     /// papers not sent before, their stored entries and the digest's stored texts. Writes only
     /// shared, content-keyed records; [`Store::commit_digests`] records the digest.
-    pub fn choose(
-        &self,
-        tier: Tier,
-        sources: &[Source],
-        term: &str,
-        kind: DigestKind,
-        now: DateTime<Utc>,
-        sent: &SentPapers,
-        rated: Option<&RatedTerm>,
-    ) -> Result<Chosen, DigestError> {
+    pub fn choose(&self, reader: &Reader<'_>, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<Chosen, DigestError> {
+        let Reader { tier, sources, sent, rated } = *reader;
         let today = now.date_naive();
         let llm = self.llm.as_ref().map(|llm| (llm, ModelClass::for_tier(tier)));
         let was_sent = |key: &str| sent.contains(key);

@@ -62,7 +62,7 @@ pub mod status;
 pub mod users;
 pub mod weekly;
 
-pub use digester::{Chosen, DigestError, DigestOutcome, DigestRenderer, Digester};
+pub use digester::{Chosen, DigestError, DigestOutcome, DigestRenderer, Digester, RatedTerm, Reader};
 pub use embedder::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError, VectorizerThread};
 pub use error::MailError;
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};

@@ -25,7 +25,7 @@ use engine::search_term::TermStatus;
 use engine::UserId;
 use store::{Commit, Store, UserDigests};
 
-use crate::digester::{DigestError, Digester, COMMIT_TRIES};
+use crate::digester::{DigestError, Digester, Reader, COMMIT_TRIES};
 
 /// Users per transaction of the pass: large enough that a commit's fixed costs are spread
 /// thin, small enough that a commit holds other writers off for a few milliseconds only.
@@ -184,7 +184,8 @@ impl Pass<'_> {
                         break;
                     }
                     let rated = digester.rated_term(user.id, &term.term)?;
-                    let chosen = digester.choose(user.subscription_tier, &sources, &term.term, DigestKind::Weekly, now, &sent, rated.as_ref())?;
+                    let reader = Reader { tier: user.subscription_tier, sources: &sources, sent: &sent, rated: rated.as_ref() };
+                    let chosen = digester.choose(&reader, &term.term, DigestKind::Weekly, now)?;
                     let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
                     sent.extend(&digest.sent);
                     part.ledger.record(DigestKind::Weekly, user.subscription_tier, !chosen.is_empty(), now);

@@ -725,12 +725,13 @@ fn curve(calibration: &relevance::Calibration) -> serde_json::Value {
 /// floors around it.
 fn digest_figures(evaluation: &relevance::Evaluation, calibration: &relevance::Calibration) -> serde_json::Value {
     let mut figures = ranking_figures(evaluation);
-    let sent = |floor: f64| {
+    let sent = |floor: f64| -> serde_json::Value {
         let set = relevance::sent_set(&evaluation.samples, floor, calibration);
         json!({ "floor": floor, "sent": set.sent, "precision": round4(set.precision), "recall": round4(set.recall), "emptyDigests": round4(set.empty) })
     };
+    let floors = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7];
+    figures["sentSetByFloor"] = json!(floors.iter().map(|floor| sent(*floor)).collect::<Vec<_>>());
     figures["sentSet"] = sent(engine::digest::MIN_RELEVANCE);
-    figures["sentSetByFloor"] = json!([0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7].map(sent));
     figures
 }
 

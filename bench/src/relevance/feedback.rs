@@ -37,6 +37,10 @@ pub struct Round {
     pub sent_without: usize,
 }
 
+/// One query's round: nDCG@10 with and without the ratings, and (papers sent, of them relevant)
+/// with and without.
+type Played = (f64, f64, (usize, usize), (usize, usize));
+
 /// Plays `rounds` rounds of ratings on `collection` (its queries as they are: pass the short
 /// topics' collection for short topics).
 pub fn evaluate_feedback(
@@ -68,7 +72,7 @@ pub fn evaluate_feedback(
     let stats = index.collection_stats();
     let documents = &vectors.vectors;
 
-    let mut per_round: Vec<Vec<(f64, f64, (usize, usize), (usize, usize))>> = vec![Vec::new(); rounds + 1];
+    let mut per_round: Vec<Vec<Played>> = vec![Vec::new(); rounds + 1];
     for query in &collection.queries {
         let Some(judged) = collection.judgments.get(&query.id) else { continue };
         let wanted = PaperQuery::new(plain_words(&query.text), DEPTH);

@@ -441,10 +441,9 @@ pub struct SentSet {
 pub fn sent_set(samples: &[Sample], floor: f64, calibration: &Calibration) -> SentSet {
     let mut by_query: HashMap<usize, Vec<(f64, bool, usize)>> = HashMap::new();
     for sample in samples {
-        by_query.entry(sample.query).or_default().push((relevance_by(&sample.evidence, calibration), sample.relevant, sample.judged_relevant));
-        if !sample.evidence.covers_key(MEANING_COVERS) {
-            by_query.get_mut(&sample.query).and_then(|hits| hits.last_mut()).map(|hit| hit.0 = -1.0);
-        }
+        // A paper without the topic's key concepts is never sent, whatever its relevance.
+        let relevance = if sample.evidence.covers_key(MEANING_COVERS) { relevance_by(&sample.evidence, calibration) } else { -1.0 };
+        by_query.entry(sample.query).or_default().push((relevance, sample.relevant, sample.judged_relevant));
     }
     let queries = by_query.len();
     let (mut sent, mut relevant, mut recall, mut empty) = (0, 0, 0.0, 0);
