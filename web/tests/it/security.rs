@@ -105,6 +105,9 @@ async fn every_api_route_answers_other_methods_with_405_and_allow() {
         let allowed = table.methods_for(&path);
         let expected_allow = allowed.iter().map(|method| method.as_str()).collect::<Vec<_>>().join(", ");
         for method in ["PUT", "OPTIONS", "BREW"] {
+            if allowed.iter().any(|known| known.as_str() == method) {
+                continue;
+            }
             let method = reqwest::Method::from_bytes(method.as_bytes()).expect("a method");
             let response = http.request(method.clone(), format!("{}{path}", server.base)).send().await.expect("an answer");
             assert_eq!(response.status().as_u16(), 405, "{method} {path}");
