@@ -718,7 +718,7 @@ fn ranking_figures(evaluation: &relevance::Evaluation) -> serde_json::Value {
 }
 
 fn curve(calibration: &relevance::Calibration) -> serde_json::Value {
-    json!({ "slope": round4(calibration.slope), "coverage": round4(calibration.coverage), "intercept": round4(calibration.intercept) })
+    json!({ "slope": round4(calibration.slope), "intercept": round4(calibration.intercept) })
 }
 
 /// A digest ranking's figures, with what it would send: at the production floor, and at the
@@ -769,14 +769,14 @@ fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
     })
 }
 
-/// `slope,coverage,intercept`.
+/// `slope,intercept`.
 fn parse_calibration(text: &str) -> anyhow::Result<relevance::Calibration> {
     let values: Vec<f64> =
-        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes three numbers")?;
-    let [slope, concepts, intercept] = values.as_slice() else {
-        anyhow::bail!("--calibration takes three numbers: slope,coverage weight,intercept");
+        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--calibration takes two numbers")?;
+    let [slope, intercept] = values.as_slice() else {
+        anyhow::bail!("--calibration takes two numbers: slope,intercept");
     };
-    Ok(relevance::Calibration { slope: *slope, coverage: *concepts, intercept: *intercept })
+    Ok(relevance::Calibration { slope: *slope, intercept: *intercept })
 }
 
 fn round(value: f64) -> f64 {

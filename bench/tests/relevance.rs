@@ -22,7 +22,7 @@ fn med_is_read_whole_and_ranked_like_bm25() -> anyhow::Result<()> {
     assert!(evaluation.mean.average_precision > 0.45, "MED MAP {}", evaluation.mean.average_precision);
     assert!(evaluation.mean.ndcg_at_10 > 0.55, "MED nDCG@10 {}", evaluation.mean.ndcg_at_10);
     let observed: Vec<f64> = evaluation.calibration.iter().filter(|bin| bin.hits >= 30).map(|bin| bin.observed).collect();
-    assert!(observed.len() >= 3 && observed.windows(2).all(|pair| pair[0] <= pair[1]), "higher relevance, more relevant hits: {observed:?}");
+    assert!(observed.len() >= 2 && observed.windows(2).all(|pair| pair[0] <= pair[1]), "higher relevance, more relevant hits: {observed:?}");
     let expanded = evaluate(&med, Some(&Rm3::default()))?;
     let (before, after) = (evaluation.mean.average_precision, expanded.mean.average_precision);
     assert!(after > before + 0.03, "RM3 expansion should lift MED's MAP well above plain BM25: {before} -> {after}");

@@ -196,12 +196,10 @@ impl Evidence {
 }
 
 /// The logistic curve from an [`Evidence`]'s score to relevance:
-/// `1 / (1 + e^−(slope · score + coverage · Evidence::coverage + intercept))`.
+/// `1 / (1 + e^−(slope · score + intercept))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
     pub slope: f64,
-    /// The weight of the share of the topic's words the paper has ([`Evidence::coverage`]).
-    pub coverage: f64,
     pub intercept: f64,
 }
 
@@ -212,12 +210,12 @@ impl Calibration {
     /// (`papertide-bench relevance --fit-calibration`; `bench/README.md`, "relevance", has the
     /// fit and the calibration it gives on each collection). A paper with every word of a short
     /// topic once scores about 0.4; a third of the topic's weight, about 0.1.
-    pub const LEXICAL: Calibration = Calibration { slope: 6.62, coverage: 0.0, intercept: -3.80 };
+    pub const LEXICAL: Calibration = Calibration { slope: 6.62, intercept: -3.80 };
     /// For the semantic score (strength and similarity, half each), fitted the same way on the
     /// semantic digest's candidates (BM25's best 100 and the cosine's best 100). A paper about
     /// the topic in other words (similarity 0.6, strength 0.1) scores about 0.3; one with the
     /// topic's words as well (0.6 and 0.4), about 0.7.
-    pub const SEMANTIC: Calibration = Calibration { slope: 10.67, coverage: 0.0, intercept: -5.64 };
+    pub const SEMANTIC: Calibration = Calibration { slope: 10.67, intercept: -5.64 };
 
     /// The curve for `evidence`: semantic when it has a similarity.
     pub fn of(evidence: &Evidence) -> Calibration {
@@ -239,7 +237,7 @@ pub fn relevance_by(evidence: &Evidence, calibration: &Calibration) -> f64 {
     if evidence.is_none() {
         return 0.0;
     }
-    1.0 / (1.0 + (-(calibration.slope * evidence.score() + calibration.coverage * evidence.coverage + calibration.intercept)).exp())
+    1.0 / (1.0 + (-(calibration.slope * evidence.score() + calibration.intercept)).exp())
 }
 
 /// The impact prior of `paper` for a digest built on `today` (see the module docs).

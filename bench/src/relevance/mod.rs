@@ -330,8 +330,8 @@ pub fn fit_calibration(collections: &[&[Sample]]) -> Calibration {
         let weight = 1.0 / samples.len() as f64;
         rows.extend(samples.iter().map(|sample| (sample.evidence, f64::from(u8::from(sample.relevant)), weight)));
     }
-    let fitted = logistic_fit(&rows, |evidence| vec![evidence.score(), evidence.coverage, 1.0]);
-    Calibration { slope: fitted[0], coverage: fitted[1], intercept: fitted[2] }
+    let fitted = logistic_fit(&rows, |evidence| vec![evidence.score(), 1.0]);
+    Calibration { slope: fitted[0], intercept: fitted[1] }
 }
 
 /// Weighted logistic regression of the labels of `rows` on `features`.
@@ -480,7 +480,7 @@ mod tests {
     #[test]
     fn the_fit_recovers_a_known_curve() {
         // Labels drawn deterministically from a known curve: slope 6, intercept -3.
-        let known = Calibration { slope: 6.0, coverage: 0.0, intercept: -3.0 };
+        let known = Calibration { slope: 6.0, intercept: -3.0 };
         for similarity in [None, Some(0.5)] {
             let mut samples = Vec::new();
             for step in 0..=100 {
