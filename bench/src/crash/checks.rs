@@ -137,7 +137,7 @@ fn check_index(data_dir: &Path, store: &store::Store, fixtures: &Fixtures) -> an
             for entry in &digest.papers_data {
                 let mut present = false;
                 for key in &entry.keys {
-                    present |= match parse_key(key) {
+                    present |= match DedupKey::parse(key) {
                         Some(key) => index.find(&key)?.is_some(),
                         None => false,
                     };
@@ -147,19 +147,6 @@ fn check_index(data_dir: &Path, store: &store::Store, fixtures: &Fixtures) -> an
         }
     }
     Ok(())
-}
-
-/// A dedup key as a digest entry stores it (its `Display` form, `kind:value`).
-fn parse_key(text: &str) -> Option<DedupKey> {
-    let (kind, value) = text.split_once(':')?;
-    let value = value.to_owned();
-    match kind {
-        "doi" => Some(DedupKey::Doi(value)),
-        "pmid" => Some(DedupKey::Pmid(value)),
-        "arxiv" => Some(DedupKey::Arxiv(value)),
-        "title" => Some(DedupKey::Title(value)),
-        _ => None,
-    }
 }
 
 /// Mail as maildev received it.
