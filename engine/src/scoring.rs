@@ -206,15 +206,16 @@ pub struct Calibration {
 impl Calibration {
     /// For the lexical score (strength alone). Fitted by logistic regression of "judged
     /// relevant" on the score of the digest's 100 candidates for every judged query of MED,
-    /// Cranfield and SciFact's training split, each collection weighing the same
-    /// (`papertide-bench relevance --fit-calibration`; `bench/README.md`, "relevance", has the
-    /// fit and the calibration it gives on each collection). A paper with every word of a short
-    /// topic once scores about 0.4; a third of the topic's weight, about 0.1.
+    /// Cranfield and SciFact's training split, their long queries and their short topics, each
+    /// collection and kind of topic weighing the same (`papertide-bench relevance
+    /// --fit-calibration`; `bench/README.md`, "Short topics, key concepts and the floor", has
+    /// the fit and the reliability it gives on each collection). A paper with every word of a
+    /// short topic once (strength about 0.45) reads about 31 %; with them repeated (0.7), 70 %.
     pub const LEXICAL: Calibration = Calibration { slope: 6.62, intercept: -3.80 };
     /// For the semantic score (strength and similarity, half each), fitted the same way on the
     /// semantic digest's candidates (BM25's best 100 and the cosine's best 100). A paper about
-    /// the topic in other words (similarity 0.6, strength 0.1) scores about 0.3; one with the
-    /// topic's words as well (0.6 and 0.4), about 0.7.
+    /// the topic in other words (similarity 0.57, strength 0.35) reads about 32 %; one with the
+    /// topic's words as well (0.6 and 0.6), about 68 %.
     pub const SEMANTIC: Calibration = Calibration { slope: 10.67, intercept: -5.64 };
 
     /// The curve for `evidence`: semantic when it has a similarity.
