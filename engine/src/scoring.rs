@@ -26,6 +26,12 @@
 //! chance that a reader judges the paper relevant, so ordering by relevance is ordering by the
 //! score.
 //!
+//! **Key concepts** ([`key_concepts`]): the topic's most specific words, those whose idf is at
+//! least [`KEY_CONCEPT_SHARE`] of the rarest word's. A paper that has none of a key concept's
+//! words and whose similarity to the topic is under [`MEANING_COVERS`] is about something else
+//! that shares the topic's generic words (a malaria trial in a "multidrug-resistant tuberculosis
+//! treatment" digest), and is never sent ([`Evidence::covers_key`]).
+//!
 //! **Impact prior** (a multiplier around 1, [`impact_prior`]): peer-reviewed journal records 1.0,
 //! preprints 0.92; reviews, meta-analyses, systematic reviews and randomized controlled trials
 //! ×1.08; errata ×0.5; retractions ×0.2 (and flagged); papers entered more than 14 days before
