@@ -500,9 +500,16 @@ impl Digester {
     /// any case), as the ranking reads them; `None` when the term has neither.
     pub fn rated_term(&self, user_id: UserId, term: &str) -> Result<Option<RatedTerm>, DigestError> {
         let terms = self.store.search_terms(user_id)?;
-        let Some(stored) = terms.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)) else {
-            return Ok(None);
-        };
+        match terms.iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)) {
+            Some(stored) => self.rated(stored),
+            None => Ok(None),
+        }
+    }
+
+    /// The ratings and exclusion words of the stored term `stored` (the weekly pass holds its
+    /// users' terms already), as the ranking reads them; `None` when it has neither.
+    pub fn rated(&self, stored: &engine::search_term::SearchTerm) -> Result<Option<RatedTerm>, DigestError> {
+        let user_id = stored.user_id;
         let ratings = self.store.ratings(user_id, stored.id)?;
         if ratings.is_empty() && stored.exclude.is_empty() {
             return Ok(None);

@@ -183,7 +183,7 @@ impl Pass<'_> {
                     if !may_send_digest(user.subscription_tier, &part.ledger.history(user.created_at)) {
                         break;
                     }
-                    let rated = digester.rated_term(user.id, &term.term)?;
+                    let rated = digester.rated(term)?;
                     let reader = Reader { tier: user.subscription_tier, sources: &sources, sent: &sent, rated: rated.as_ref() };
                     let chosen = digester.choose(&reader, &term.term, DigestKind::Weekly, now)?;
                     let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
