@@ -21,7 +21,9 @@
 //!     vectorizer -- "EmbedNextBatch to itself: ≤ 32 papers a step" --> model((embedding model, every core))
 //!     vectorizer -- "vectors, one batch a write" --> paper_vectors[(sled paper_vectors)]
 //!     vectorizer -- status --> board
-//!     sched[Scheduler, every 5 min] -- "Weekly(user) for each due user" --> users["UserActor ×N (one per user with work)"]
+//!     sched[Scheduler, every 5 min] -- "due users, batches of 256, one thread per core" --> weekly[weekly pass]
+//!     weekly -- "choose from the shared rankings" --> digester
+//!     weekly -- "one commit_digests transaction per batch" --> db
 //!     web -- "Immediate(user, term)" --> users
 //!     users -- "blocking pool, ≤ one per core" --> digester[Digester] -- "digest + sent papers + mail ref, one transaction" --> db
 //!     digester -- "search, once per term a day" --> tantivy

@@ -1,5 +1,5 @@
 //! No lock file of the workspace holds a package at a version that an advisory we fixed by
-//! upgrading names as affected (ARCHITECTURE.md, "Dependency advisories"). It reads the lock files
+//! upgrading names as affected (SECURITY.md, "Dependency advisories"). It reads the lock files
 //! themselves — the workspace's and the fuzz crate's — so it needs neither the network nor an
 //! advisory database, and a downgrade, or a new dependency that brings an old copy back, fails it
 //! whatever the machine's speed. It lives with engine, the quickest crate to build, though it
