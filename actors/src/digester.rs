@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use engine::digest::{
-    choose_unsent_positions, may_send_digest, score, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened, ENOUGH_PAPERS,
+    allowance, choose_unsent_positions, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened, ENOUGH_PAPERS,
     WIDER_WINDOWS_DAYS, WINDOW_DAYS,
 };
 use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_weights, Surfaces};
@@ -27,10 +27,11 @@ use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailCon
 use engine::paper::{Paper, Source};
 use engine::rating::Verdict;
 use engine::scoring::{evidence, key_concepts, match_reason, relevance, Evidence, PaperText, RatingMove, KEY_CONCEPT_SHARE, MEANING_COVERS};
+use engine::search_term::TermId;
 use engine::summary::digest_summary;
 use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
-use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
+use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, Ledger, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
 
 use crate::llm::{Llm, ModelClass};
 use crate::semantic::{Semantic, WindowVectors};
@@ -61,7 +62,7 @@ pub enum DigestError {
 pub enum DigestOutcome {
     /// Built, stored and queued (it may have no papers: a week with nothing relevant).
     Sent(Box<Digest>),
-    /// Not built: a free plan whose digests are used up (`engine::digest::may_send_digest`).
+    /// Not built: a free plan whose digests are used up (`engine::digest::allowance`).
     FreeDigestsUsed,
 }
 
@@ -72,6 +73,24 @@ impl DigestOutcome {
             DigestOutcome::Sent(digest) => Some(*digest),
             DigestOutcome::FreeDigestsUsed => None,
         }
+    }
+}
+
+/// A user's digest ledger as read, and the allowance their plan has by it: decided once
+/// ([`engine::digest::allowance`]) and passed down to the digest it allows.
+#[derive(Debug, Clone)]
+pub struct Entitlement {
+    /// The ledger the digest's commit expects to find unchanged.
+    pub read: Ledger,
+    pub allowance: Allowance,
+}
+
+impl Entitlement {
+    /// Reads `user`'s ledger and decides their allowance.
+    pub fn read(store: &Store, user: &User) -> Result<Entitlement, store::StoreError> {
+        let read = store.ledger(user.id)?;
+        let allowance = allowance(user.subscription_tier, &read.history(user.created_at));
+        Ok(Entitlement { read, allowance })
     }
 }
 
@@ -324,12 +343,29 @@ impl Digester {
     /// it with its sent papers and queues its mail (rendered when it is sent). Chosen again if
     /// another digest of the user's was stored meanwhile, so no paper is sent twice.
     pub fn run(&self, user: &User, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
+        let entitlement = Entitlement::read(&self.store, user)?;
+        self.run_entitled(user, term, None, kind, now, entitlement)
+    }
+
+    /// [`Digester::run`] with the user's ledger and allowance as the caller read and decided
+    /// them ([`Entitlement::read`]); decided again only if the ledger changed before the commit.
+    /// With `term_id`, the commit that records the digest also marks that term completed.
+    pub fn run_entitled(
+        &self,
+        user: &User,
+        term: &str,
+        term_id: Option<TermId>,
+        kind: DigestKind,
+        now: DateTime<Utc>,
+        entitlement: Entitlement,
+    ) -> Result<DigestOutcome, DigestError> {
         let sources = self.sources(user)?;
         let list_unsubscribe = self.renderer.one_click_url(user.id)?;
         let rated = self.rated_term(user.id, term)?;
+        let mut entitlement = entitlement;
         for _ in 0..COMMIT_TRIES {
-            let read = self.store.ledger(user.id)?;
-            if !may_send_digest(user.subscription_tier, &read.history(user.created_at)) {
+            let Entitlement { read, allowance } = entitlement;
+            if !allowance.allows_digest() {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
             let sent = self.store.sent_papers(user.id)?;
@@ -338,10 +374,13 @@ impl Digester {
             let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
             ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
-            let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms: Vec::new() };
-            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
+            let committed_at = Utc::now();
+            let completed_terms = term_id.map(|id| (id, committed_at)).into_iter().collect();
+            let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms };
+            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), committed_at)?.as_slice() {
                 return Ok(DigestOutcome::Sent(Box::new(chosen.digest(user.id, &part.digests[0]))));
             }
+            entitlement = Entitlement::read(&self.store, user)?;
         }
         Err(DigestError::Busy(COMMIT_TRIES))
     }
