@@ -1,7 +1,8 @@
-//! The [`Digester`] builds a user's digest of one search term — the term expanded by RM3 over
-//! the index, the last week's papers from the sources the user's plan and preferences allow,
-//! scored and chosen by `engine::digest` (never a paper sent before), summarized by
-//! `engine::summary` — and stores it with its sent papers and its mail in one transaction.
+//! The [`Digester`] builds a user's digest of one search term — the last week's papers from the
+//! sources the user's plan and preferences allow, found, judged and chosen as the ranking recipe
+//! says (`engine::recipe`, which names every step and decision; never a paper sent before),
+//! summarized by `engine::summary` — and stores it with its sent papers and its mail in one
+//! transaction. It does the recipe's I/O: the index searches, the embedding model, the store.
 //! Immediate searches (from `web`) and the weekly [`crate::Scheduler`] both use it.
 //!
 //! A term's ranking (expansion, search, why each paper matched) is computed once per day, set of
@@ -16,17 +17,15 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use engine::digest::{
-    allowance, choose_unsent_positions, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened, ENOUGH_PAPERS,
-    WIDER_WINDOWS_DAYS, WINDOW_DAYS,
-};
+use engine::digest::{allowance, choose_unsent_positions, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_weights, Surfaces};
 use engine::expansion::Rm3;
 use engine::feedback::TermFeedback;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
 use engine::rating::Verdict;
-use engine::scoring::{evidence, key_concepts, match_reason, relevance, Evidence, PaperText, RatingMove, KEY_CONCEPT_SHARE, MEANING_COVERS};
+use engine::recipe::{self, CANDIDATES, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
+use engine::scoring::{evidence, match_reason, Evidence, PaperText};
 use engine::search_term::TermId;
 use engine::summary::digest_summary;
 use engine::{Tier, UserId};
@@ -36,9 +35,6 @@ use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, Ledger, NewDiges
 use crate::llm::{Llm, ModelClass};
 use crate::semantic::{Semantic, WindowVectors};
 use uuid::Uuid;
-
-/// How many ranked candidates a digest chooses from.
-const CANDIDATES: usize = 100;
 
 /// Why a digest could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -410,13 +406,12 @@ impl Digester {
             // week with too few looks back 30, then 90 days.
             let this_week: HashSet<u64> = positions.iter().filter_map(|&position| ranked.fingerprints[position]).collect();
             for days in WIDER_WINDOWS_DAYS {
-                if positions.len() >= ENOUGH_PAPERS {
+                if !recipe::needs_wider(positions.len()) {
                     break;
                 }
                 let wider = ranked_for(days)?;
                 let wider_positions = choose_unsent_positions(&wider.scored, was_sent);
-                // Searched back `days` either way: an empty digest says how far.
-                if wider_positions.len() > positions.len() || positions.is_empty() {
+                if recipe::takes_wider(positions.len(), wider_positions.len()) {
                     // The week's papers the wider choice kept: those its texts call new this week.
                     let new_this_week = wider_positions
                         .iter()
@@ -479,8 +474,9 @@ impl Digester {
                 // with the model it lowered SciFact; bench/README.md, "relevance").
                 let topic = semantic.term_vector(term)?;
                 let mut hits = self.index.search(&query)?;
-                let nearest: Vec<PaperId> =
-                    window.nearest(&topic, CANDIDATES).into_iter().map(|(id, _)| id).filter(|id| !hits.iter().any(|hit| hit.id == *id)).collect();
+                let searched: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
+                let closest: Vec<PaperId> = window.nearest(&topic, CANDIDATES).into_iter().map(|(id, _)| id).collect();
+                let nearest = recipe::nearest_to_add(&searched, &closest);
                 hits.extend(self.index.papers_by_id(&nearest)?.into_iter().map(|(id, paper)| Hit { id, paper, score: 0.0 }));
                 let similarity: HashMap<PaperId, f32> =
                     hits.iter().filter_map(|hit| window.vector(hit.id).map(|vector| (hit.id, embed::cosine(&topic, vector)))).collect();
@@ -502,7 +498,7 @@ impl Digester {
         // The topic's own words as the user typed them, whatever the week holds.
         surfaces.count(&self.index.analyze_with_surface(term));
         let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !query_terms.contains(word)).collect();
-        let key_surfaces = key_surfaces(&self.index, term, &scored_query);
+        let key_surfaces = recipe::key_surfaces(&scored_query, &self.index.analyze_with_surface(term));
         let mut basis_evidence = Vec::with_capacity(hits.len());
         let ids: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
         let candidates: Vec<Candidate> = hits
@@ -513,15 +509,10 @@ impl Digester {
                 let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
                 let cosine = similarity.as_ref().and_then(|similarity| similarity.get(&hit.id).copied());
                 let evidence = evidence(&scored_query, &text, &stats).with_similarity(cosine);
-                let mut reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
-                reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
-                if evidence.key_by_meaning() {
-                    reason.key_in_other_words = missing_key_words(&key_surfaces, &text);
-                }
+                let matched = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
+                let reason = recipe::reason(matched, &evidence, || recipe::missing_key_words(&key_surfaces, &text));
                 basis_evidence.push(evidence);
-                // The search score only breaks ties: with a model, the fused score.
-                let score = if cosine.is_some() { evidence.score() as f32 } else { hit.score };
-                Candidate { reason, relevance: relevance(&evidence), paper: hit.paper, score, covers_key: evidence.covers_key(MEANING_COVERS) }
+                recipe::judge(hit.paper, hit.score, &evidence, reason)
             })
             .collect();
         let searched_as = searched_as(&phrases, &expansion, &surfaces);
@@ -600,33 +591,16 @@ impl Digester {
             .map(|((candidate, base), id)| {
                 let words = self.index.analyze(&format!("{} {}", candidate.paper.title, candidate.paper.abstract_text()));
                 let text = PaperText::from_words(words.iter().map(String::as_str));
-                let mut evidence = *base;
-                if let Some(query) = &rated_query {
-                    evidence.strength = evidence.strength.max(engine::scoring::evidence(query, &text, &basis.stats).strength);
-                }
-                let mut like_rejected = false;
-                if let (Some(adjusted), Some(topic), Some(vector)) =
-                    (&adjusted, &basis.topic, basis.window.as_ref().and_then(|window| window.vector(*id)))
-                {
-                    evidence = evidence.with_similarity(Some(feedback.similarity(adjusted, vector)));
-                    like_rejected = feedback.is_like_rejected(vector, embed::cosine(topic, vector));
-                }
-                let excluded = feedback.is_excluded(words.iter().map(String::as_str));
-                let relevance = relevance(&evidence);
-                let mut reason = candidate.reason.clone();
-                let moved = i32::from(engine::digest::percent(relevance)) - i32::from(engine::digest::percent(candidate.relevance));
-                reason.rated = match moved {
-                    5.. => Some(RatingMove::Raised),
-                    ..=-5 => Some(RatingMove::Lowered),
-                    _ => None,
+                let rated_strength = rated_query.as_ref().map(|query| engine::scoring::evidence(query, &text, &basis.stats).strength);
+                let (rated_similarity, like_rejected) = match (&adjusted, &basis.topic, basis.window.as_ref().and_then(|window| window.vector(*id))) {
+                    (Some(adjusted), Some(topic), Some(vector)) => {
+                        (Some(feedback.similarity(adjusted, vector)), feedback.is_like_rejected(vector, embed::cosine(topic, vector)))
+                    }
+                    _ => (None, false),
                 };
-                Candidate {
-                    paper: candidate.paper.clone(),
-                    score: if evidence.similarity.is_some() { evidence.score() as f32 } else { candidate.score },
-                    relevance,
-                    reason,
-                    covers_key: evidence.covers_key(MEANING_COVERS) && !like_rejected && !excluded,
-                }
+                let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
+                let excluded = feedback.is_excluded(words.iter().map(String::as_str));
+                recipe::rejudge(candidate, &evidence, like_rejected, excluded)
             })
             .collect();
         Arc::new(Ranked::new(candidates, None, ranked.searched_as.clone(), ranked.window_days, today))
@@ -657,27 +631,6 @@ impl Digester {
     pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
         self.renderer.render(user, to, digest)
     }
-}
-
-/// The topic's key concepts as typed (`engine::scoring::key_concepts`), per own word of the
-/// query (`None` for the others).
-fn key_surfaces(index: &PaperIndex, term: &str, query: &engine::scoring::ScoredQuery) -> Vec<(String, Option<String>)> {
-    let key = key_concepts(query, KEY_CONCEPT_SHARE);
-    let surfaces = index.analyze_with_surface(term);
-    query
-        .own
-        .iter()
-        .zip(key)
-        .map(|(word, key)| {
-            let surface = surfaces.iter().find(|(analyzed, _)| *analyzed == word.word).map(|(_, surface)| surface.clone());
-            (word.word.clone(), if key { surface } else { None })
-        })
-        .collect()
-}
-
-/// The key concepts (as typed) whose words `text` lacks.
-fn missing_key_words(key_surfaces: &[(String, Option<String>)], text: &PaperText) -> Vec<String> {
-    key_surfaces.iter().filter_map(|(word, surface)| surface.as_ref().filter(|_| !text.counts.contains_key(word)).cloned()).collect()
 }
 
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).

@@ -23,6 +23,7 @@ pub mod mail;
 pub mod paper;
 pub mod parse;
 pub mod rating;
+pub mod recipe;
 pub mod scoring;
 pub mod search_term;
 pub mod stripe_webhook;
