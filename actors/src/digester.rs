@@ -1,7 +1,8 @@
-//! The [`Digester`] builds a user's digest of one search term — the term expanded by RM3 over
-//! the index, the last week's papers from the sources the user's plan and preferences allow,
-//! scored and chosen by `engine::digest` (never a paper sent before), summarized by
-//! `engine::summary` — and stores it with its sent papers and its mail in one transaction.
+//! The [`Digester`] builds a user's digest of one search term — the last week's papers from the
+//! sources the user's plan and preferences allow, found, judged and chosen as the ranking recipe
+//! says (`engine::recipe`, which names every step and decision; never a paper sent before),
+//! summarized by `engine::summary` — and stores it with its sent papers and its mail in one
+//! transaction. It does the recipe's I/O: the index searches, the embedding model, the store.
 //! Immediate searches (from `web`) and the weekly [`crate::Scheduler`] both use it.
 //!
 //! A term's ranking (expansion, search, why each paper matched) is computed once per day, set of
@@ -16,28 +17,24 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use engine::digest::{
-    choose_unsent_positions, may_send_digest, score, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened, ENOUGH_PAPERS,
-    WIDER_WINDOWS_DAYS, WINDOW_DAYS,
-};
+use engine::digest::{allowance, choose_unsent_positions, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_weights, Surfaces};
 use engine::expansion::Rm3;
 use engine::feedback::TermFeedback;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
 use engine::rating::Verdict;
-use engine::scoring::{evidence, key_concepts, match_reason, relevance, Evidence, PaperText, RatingMove, KEY_CONCEPT_SHARE, MEANING_COVERS};
+use engine::recipe::{self, CANDIDATES, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
+use engine::scoring::{evidence, match_reason, Evidence, PaperText};
+use engine::search_term::TermId;
 use engine::summary::digest_summary;
 use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
-use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
+use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, Ledger, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
 
 use crate::llm::{Llm, ModelClass};
 use crate::semantic::{Semantic, WindowVectors};
 use uuid::Uuid;
-
-/// How many ranked candidates a digest chooses from.
-const CANDIDATES: usize = 100;
 
 /// Why a digest could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +58,7 @@ pub enum DigestError {
 pub enum DigestOutcome {
     /// Built, stored and queued (it may have no papers: a week with nothing relevant).
     Sent(Box<Digest>),
-    /// Not built: a free plan whose digests are used up (`engine::digest::may_send_digest`).
+    /// Not built: a free plan whose digests are used up (`engine::digest::allowance`).
     FreeDigestsUsed,
 }
 
@@ -72,6 +69,24 @@ impl DigestOutcome {
             DigestOutcome::Sent(digest) => Some(*digest),
             DigestOutcome::FreeDigestsUsed => None,
         }
+    }
+}
+
+/// A user's digest ledger as read, and the allowance their plan has by it: decided once
+/// ([`engine::digest::allowance`]) and passed down to the digest it allows.
+#[derive(Debug, Clone)]
+pub struct Entitlement {
+    /// The ledger the digest's commit expects to find unchanged.
+    pub read: Ledger,
+    pub allowance: Allowance,
+}
+
+impl Entitlement {
+    /// Reads `user`'s ledger and decides their allowance.
+    pub fn read(store: &Store, user: &User) -> Result<Entitlement, store::StoreError> {
+        let read = store.ledger(user.id)?;
+        let allowance = allowance(user.subscription_tier, &read.history(user.created_at));
+        Ok(Entitlement { read, allowance })
     }
 }
 
@@ -324,12 +339,29 @@ impl Digester {
     /// it with its sent papers and queues its mail (rendered when it is sent). Chosen again if
     /// another digest of the user's was stored meanwhile, so no paper is sent twice.
     pub fn run(&self, user: &User, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
+        let entitlement = Entitlement::read(&self.store, user)?;
+        self.run_entitled(user, term, None, kind, now, entitlement)
+    }
+
+    /// [`Digester::run`] with the user's ledger and allowance as the caller read and decided
+    /// them ([`Entitlement::read`]); decided again only if the ledger changed before the commit.
+    /// With `term_id`, the commit that records the digest also marks that term completed.
+    pub fn run_entitled(
+        &self,
+        user: &User,
+        term: &str,
+        term_id: Option<TermId>,
+        kind: DigestKind,
+        now: DateTime<Utc>,
+        entitlement: Entitlement,
+    ) -> Result<DigestOutcome, DigestError> {
         let sources = self.sources(user)?;
         let list_unsubscribe = self.renderer.one_click_url(user.id)?;
         let rated = self.rated_term(user.id, term)?;
+        let mut entitlement = entitlement;
         for _ in 0..COMMIT_TRIES {
-            let read = self.store.ledger(user.id)?;
-            if !may_send_digest(user.subscription_tier, &read.history(user.created_at)) {
+            let Entitlement { read, allowance } = entitlement;
+            if !allowance.allows_digest() {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
             let sent = self.store.sent_papers(user.id)?;
@@ -338,10 +370,13 @@ impl Digester {
             let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
             ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
-            let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms: Vec::new() };
-            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
+            let committed_at = Utc::now();
+            let completed_terms = term_id.map(|id| (id, committed_at)).into_iter().collect();
+            let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms };
+            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), committed_at)?.as_slice() {
                 return Ok(DigestOutcome::Sent(Box::new(chosen.digest(user.id, &part.digests[0]))));
             }
+            entitlement = Entitlement::read(&self.store, user)?;
         }
         Err(DigestError::Busy(COMMIT_TRIES))
     }
@@ -371,13 +406,12 @@ impl Digester {
             // week with too few looks back 30, then 90 days.
             let this_week: HashSet<u64> = positions.iter().filter_map(|&position| ranked.fingerprints[position]).collect();
             for days in WIDER_WINDOWS_DAYS {
-                if positions.len() >= ENOUGH_PAPERS {
+                if !recipe::needs_wider(positions.len()) {
                     break;
                 }
                 let wider = ranked_for(days)?;
                 let wider_positions = choose_unsent_positions(&wider.scored, was_sent);
-                // Searched back `days` either way: an empty digest says how far.
-                if wider_positions.len() > positions.len() || positions.is_empty() {
+                if recipe::takes_wider(positions.len(), wider_positions.len()) {
                     // The week's papers the wider choice kept: those its texts call new this week.
                     let new_this_week = wider_positions
                         .iter()
@@ -440,8 +474,9 @@ impl Digester {
                 // with the model it lowered SciFact; bench/README.md, "relevance").
                 let topic = semantic.term_vector(term)?;
                 let mut hits = self.index.search(&query)?;
-                let nearest: Vec<PaperId> =
-                    window.nearest(&topic, CANDIDATES).into_iter().map(|(id, _)| id).filter(|id| !hits.iter().any(|hit| hit.id == *id)).collect();
+                let searched: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
+                let closest: Vec<PaperId> = window.nearest(&topic, CANDIDATES).into_iter().map(|(id, _)| id).collect();
+                let nearest = recipe::nearest_to_add(&searched, &closest);
                 hits.extend(self.index.papers_by_id(&nearest)?.into_iter().map(|(id, paper)| Hit { id, paper, score: 0.0 }));
                 let similarity: HashMap<PaperId, f32> =
                     hits.iter().filter_map(|hit| window.vector(hit.id).map(|vector| (hit.id, embed::cosine(&topic, vector)))).collect();
@@ -463,7 +498,7 @@ impl Digester {
         // The topic's own words as the user typed them, whatever the week holds.
         surfaces.count(&self.index.analyze_with_surface(term));
         let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !query_terms.contains(word)).collect();
-        let key_surfaces = key_surfaces(&self.index, term, &scored_query);
+        let key_surfaces = recipe::key_surfaces(&scored_query, &self.index.analyze_with_surface(term));
         let mut basis_evidence = Vec::with_capacity(hits.len());
         let ids: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
         let candidates: Vec<Candidate> = hits
@@ -474,15 +509,10 @@ impl Digester {
                 let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
                 let cosine = similarity.as_ref().and_then(|similarity| similarity.get(&hit.id).copied());
                 let evidence = evidence(&scored_query, &text, &stats).with_similarity(cosine);
-                let mut reason = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
-                reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
-                if evidence.key_by_meaning() {
-                    reason.key_in_other_words = missing_key_words(&key_surfaces, &text);
-                }
+                let matched = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
+                let reason = recipe::reason(matched, &evidence, || recipe::missing_key_words(&key_surfaces, &text));
                 basis_evidence.push(evidence);
-                // The search score only breaks ties: with a model, the fused score.
-                let score = if cosine.is_some() { evidence.score() as f32 } else { hit.score };
-                Candidate { reason, relevance: relevance(&evidence), paper: hit.paper, score, covers_key: evidence.covers_key(MEANING_COVERS) }
+                recipe::judge(hit.paper, hit.score, &evidence, reason)
             })
             .collect();
         let searched_as = searched_as(&phrases, &expansion, &surfaces);
@@ -561,33 +591,16 @@ impl Digester {
             .map(|((candidate, base), id)| {
                 let words = self.index.analyze(&format!("{} {}", candidate.paper.title, candidate.paper.abstract_text()));
                 let text = PaperText::from_words(words.iter().map(String::as_str));
-                let mut evidence = *base;
-                if let Some(query) = &rated_query {
-                    evidence.strength = evidence.strength.max(engine::scoring::evidence(query, &text, &basis.stats).strength);
-                }
-                let mut like_rejected = false;
-                if let (Some(adjusted), Some(topic), Some(vector)) =
-                    (&adjusted, &basis.topic, basis.window.as_ref().and_then(|window| window.vector(*id)))
-                {
-                    evidence = evidence.with_similarity(Some(feedback.similarity(adjusted, vector)));
-                    like_rejected = feedback.is_like_rejected(vector, embed::cosine(topic, vector));
-                }
-                let excluded = feedback.is_excluded(words.iter().map(String::as_str));
-                let relevance = relevance(&evidence);
-                let mut reason = candidate.reason.clone();
-                let moved = i32::from(engine::digest::percent(relevance)) - i32::from(engine::digest::percent(candidate.relevance));
-                reason.rated = match moved {
-                    5.. => Some(RatingMove::Raised),
-                    ..=-5 => Some(RatingMove::Lowered),
-                    _ => None,
+                let rated_strength = rated_query.as_ref().map(|query| engine::scoring::evidence(query, &text, &basis.stats).strength);
+                let (rated_similarity, like_rejected) = match (&adjusted, &basis.topic, basis.window.as_ref().and_then(|window| window.vector(*id))) {
+                    (Some(adjusted), Some(topic), Some(vector)) => {
+                        (Some(feedback.similarity(adjusted, vector)), feedback.is_like_rejected(vector, embed::cosine(topic, vector)))
+                    }
+                    _ => (None, false),
                 };
-                Candidate {
-                    paper: candidate.paper.clone(),
-                    score: if evidence.similarity.is_some() { evidence.score() as f32 } else { candidate.score },
-                    relevance,
-                    reason,
-                    covers_key: evidence.covers_key(MEANING_COVERS) && !like_rejected && !excluded,
-                }
+                let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
+                let excluded = feedback.is_excluded(words.iter().map(String::as_str));
+                recipe::rejudge(candidate, &evidence, like_rejected, excluded)
             })
             .collect();
         Arc::new(Ranked::new(candidates, None, ranked.searched_as.clone(), ranked.window_days, today))
@@ -618,27 +631,6 @@ impl Digester {
     pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
         self.renderer.render(user, to, digest)
     }
-}
-
-/// The topic's key concepts as typed (`engine::scoring::key_concepts`), per own word of the
-/// query (`None` for the others).
-fn key_surfaces(index: &PaperIndex, term: &str, query: &engine::scoring::ScoredQuery) -> Vec<(String, Option<String>)> {
-    let key = key_concepts(query, KEY_CONCEPT_SHARE);
-    let surfaces = index.analyze_with_surface(term);
-    query
-        .own
-        .iter()
-        .zip(key)
-        .map(|(word, key)| {
-            let surface = surfaces.iter().find(|(analyzed, _)| *analyzed == word.word).map(|(_, surface)| surface.clone());
-            (word.word.clone(), if key { surface } else { None })
-        })
-        .collect()
-}
-
-/// The key concepts (as typed) whose words `text` lacks.
-fn missing_key_words(key_surfaces: &[(String, Option<String>)], text: &PaperText) -> Vec<String> {
-    key_surfaces.iter().filter_map(|(word, surface)| surface.as_ref().filter(|_| !text.counts.contains_key(word)).cloned()).collect()
 }
 
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).

@@ -20,13 +20,14 @@ use std::time::{Duration, Instant};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
-use engine::digest::{has_digest_allowance, may_send_digest, DigestKind};
+use engine::digest::DigestKind;
 use engine::mail::MailContext;
+use engine::search_term::{SearchTerm, TermId};
 use engine::UserId;
 use store::{Store, User};
 use tokio::sync::Semaphore;
 
-use crate::digester::{DigestError, DigestOutcome, Digester};
+use crate::digester::{DigestError, DigestOutcome, Digester, Entitlement};
 use crate::live::{LiveQuery, LiveSearch};
 
 /// An idle user's actor stops after this long without work.
@@ -98,8 +99,18 @@ impl UserActors {
     /// user asked for), after any work of theirs in flight, if their plan allows another digest
     /// (checked on the user's actor, so two requests cannot both take the last free one).
     pub async fn digest(&self, user: User, term: String, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
-        let actor = self.actor(user.id);
-        match actor.send(BuildDigest { user, term, kind, now }).await {
+        self.build_digest(BuildDigest { user, term, term_id: None, kind, now }).await
+    }
+
+    /// [`UserActors::digest`] of the user's stored term `term`: the commit that records the
+    /// digest also marks the term completed, so no crash can part the two.
+    pub async fn digest_of_term(&self, user: User, term: &SearchTerm, kind: DigestKind, now: DateTime<Utc>) -> Result<DigestOutcome, DigestError> {
+        self.build_digest(BuildDigest { user, term: term.term.clone(), term_id: Some(term.id), kind, now }).await
+    }
+
+    async fn build_digest(&self, message: BuildDigest) -> Result<DigestOutcome, DigestError> {
+        let actor = self.actor(message.user.id);
+        match actor.send(message).await {
             Ok(outcome) => outcome,
             Err(error) => Err(DigestError::Stopped(error.to_string())),
         }
@@ -214,6 +225,8 @@ impl From<WorkStopped> for DigestError {
 struct BuildDigest {
     user: User,
     term: String,
+    /// The stored term, when the digest completes it.
+    term_id: Option<TermId>,
     kind: DigestKind,
     now: DateTime<Utc>,
 }
@@ -221,33 +234,35 @@ struct BuildDigest {
 impl Handler<BuildDigest> for UserActor {
     type Result = AtomicResponse<Self, Result<DigestOutcome, DigestError>>;
 
-    fn handle(&mut self, BuildDigest { user, term, kind, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, BuildDigest { user, term, term_id, kind, now }: BuildDigest, _: &mut Self::Context) -> Self::Result {
         self.run_job(move |shared| async move {
             let checked_term = term.clone();
             let checked = on_blocking_pool(Arc::clone(&shared), move |shared| check_digest(shared, user, &checked_term, kind, now)).await?;
-            let Some((user, live_query)) = checked else {
+            let Some((user, entitlement, live_query)) = checked else {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             };
             if let (Some(live), Some(query)) = (&shared.live, live_query) {
                 live.run(&query).await;
             }
-            on_blocking_pool(shared, move |shared| shared.digester.run(&user, &term, kind, now)).await
+            on_blocking_pool(shared, move |shared| shared.digester.run_entitled(&user, &term, term_id, kind, now, entitlement)).await
         })
     }
 }
 
 /// Whether `user` (as stored now: an operator's set-tier or an upgrade counts at once) may have
-/// a digest now, and if so, the live query an immediate digest of `term` should make first.
-/// `None`: the plan allows no digest now. Blocking (sled, the index).
+/// a digest now, and if so, their ledger and allowance (decided here, once, and passed to the
+/// digest) and the live query an immediate digest of `term` should make first. `None`: the plan
+/// allows no digest now. Blocking (sled, the index).
 fn check_digest(
     shared: &Shared,
     user: User,
     term: &str,
     kind: DigestKind,
     now: DateTime<Utc>,
-) -> Result<Option<(User, Option<LiveQuery>)>, DigestError> {
+) -> Result<Option<(User, Entitlement, Option<LiveQuery>)>, DigestError> {
     let user = shared.store.user(user.id)?.unwrap_or(user);
-    if !may_send_now(&shared.store, &user)? {
+    let entitlement = Entitlement::read(&shared.store, &user)?;
+    if !entitlement.allowance.allows_digest() {
         return Ok(None);
     }
     let live_query = match &shared.live {
@@ -260,7 +275,7 @@ fn check_digest(
         }
         _ => None,
     };
-    Ok(Some((user, live_query)))
+    Ok(Some((user, entitlement, live_query)))
 }
 
 /// Serve the user's weekly digest if it is due.
@@ -278,13 +293,4 @@ impl Handler<Weekly> for UserActor {
     fn handle(&mut self, Weekly { user_id, now, hour }: Weekly, _: &mut Self::Context) -> Self::Result {
         self.run_blocking(move |shared| crate::weekly::serve_user(&shared.store, &shared.digester, &shared.mail, user_id, now, hour))
     }
-}
-
-/// Whether `user`'s plan allows another digest now. The digest history is read only for a plan
-/// with an allowance, so a paid user's weekly digests cost no scan of their past digests.
-fn may_send_now(store: &Store, user: &User) -> Result<bool, store::StoreError> {
-    if !has_digest_allowance(user.subscription_tier) {
-        return Ok(true);
-    }
-    Ok(may_send_digest(user.subscription_tier, &store.digest_history(user)?))
 }

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use engine::digest::{may_send_digest, weekly_action, DigestHistory, DigestKind, WeeklyAction, WeeklyInputs};
+use engine::digest::{allowance, weekly_action, DigestHistory, DigestKind, WeeklyAction, WeeklyInputs};
 use engine::mail::{upgrade_invite_mail, MailContext};
 use engine::search_term::TermStatus;
 use engine::UserId;
@@ -162,6 +162,8 @@ impl Pass<'_> {
         let preferences = store.preferences(user.id)?;
         let read = store.ledger(user.id)?;
         let history = read.history(user.created_at);
+        // The plan's allowance, decided once for the pass and counted down with its digests.
+        let mut left = allowance(user.subscription_tier, &history);
         let inputs = WeeklyInputs { preferences: &preferences, tier: user.subscription_tier, history: &history, now, hour };
         let mut part = UserDigests { user_id, read: read.clone(), ledger: read, digests: Vec::new(), invite: None, completed_terms: Vec::new() };
         match weekly_action(&inputs) {
@@ -178,9 +180,8 @@ impl Pass<'_> {
                 let list_unsubscribe = digester.renderer().one_click_url(user.id)?;
                 let mut served = Vec::new();
                 for term in terms.iter().filter(|term| term.is_active) {
-                    // A free plan's allowance is checked before each term's digest, so a plan with
-                    // more terms than digests left stops when they are used.
-                    if !may_send_digest(user.subscription_tier, &part.ledger.history(user.created_at)) {
+                    // A free plan with more terms than digests left stops when they are used.
+                    if !left.allows_digest() {
                         break;
                     }
                     let rated = digester.rated(term)?;
@@ -189,6 +190,7 @@ impl Pass<'_> {
                     let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
                     sent.extend(&digest.sent);
                     part.ledger.record(DigestKind::Weekly, user.subscription_tier, !chosen.is_empty(), now);
+                    left = left.after_digest(!chosen.is_empty());
                     part.digests.push(digest);
                     served.push(term.id);
                     if term.status != TermStatus::Completed {

@@ -178,11 +178,49 @@ pub struct DigestHistory {
     pub invited: bool,
 }
 
-/// Whether a new digest may go to a user on `tier` now: paid plans always; free plans until
-/// [`FREE_DIGESTS`] digests with papers went out on the free plan. The same rule for every path that makes a
-/// digest (an immediate search, a term added or edited, the weekly pass, a triggered digest).
+/// How many more digests a user's plan allows: the free plan's allowance, decided once per
+/// request or weekly pass by [`allowance`] and passed down as a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allowance {
+    /// A paid plan: no limit.
+    Unlimited,
+    /// The free plan: this many digests with papers are left.
+    Left(usize),
+}
+
+impl Allowance {
+    /// Whether one more digest may go out.
+    pub fn allows_digest(self) -> bool {
+        match self {
+            Allowance::Unlimited => true,
+            Allowance::Left(left) => left > 0,
+        }
+    }
+
+    /// What is left after one more digest (`with_papers`: it had papers; only those count).
+    pub fn after_digest(self, with_papers: bool) -> Allowance {
+        match self {
+            Allowance::Left(left) if with_papers => Allowance::Left(left.saturating_sub(1)),
+            unchanged => unchanged,
+        }
+    }
+}
+
+/// The allowance of a user on `tier` whose digests so far are `history`: paid plans have no
+/// limit; free plans may have digests until [`FREE_DIGESTS`] with papers went out on the free
+/// plan. The same rule for every path that makes a digest (an immediate search, a term added or
+/// edited, the weekly pass, a triggered digest).
+pub fn allowance(tier: Tier, history: &DigestHistory) -> Allowance {
+    if has_digest_allowance(tier) {
+        Allowance::Left(FREE_DIGESTS.saturating_sub(history.free_with_papers))
+    } else {
+        Allowance::Unlimited
+    }
+}
+
+/// Whether a new digest may go to a user on `tier` now ([`allowance`] allows one).
 pub fn may_send_digest(tier: Tier, history: &DigestHistory) -> bool {
-    !has_digest_allowance(tier) || history.free_with_papers < FREE_DIGESTS
+    allowance(tier, history).allows_digest()
 }
 
 /// Whether `tier` has an allowance of digests (the free plan): for the others, a caller need
@@ -616,6 +654,24 @@ mod tests {
         assert_eq!(note(0), "Nothing new this week; the most relevant from the last 90 days.");
         assert_eq!(note(1), "Only one new paper this week; with it, the most relevant from the last 90 days.");
         assert_eq!(note(2), "Only 2 new papers this week; with them, the most relevant from the last 90 days.");
+    }
+
+    #[test]
+    fn the_allowance_counts_down_with_each_digest_with_papers_as_the_history_does() {
+        for tier in [Tier::Free, Tier::Pro] {
+            for used in 0..4 {
+                let mut history = old_account(used, false);
+                let mut left = allowance(tier, &history);
+                for with_papers in [true, false, true, true] {
+                    assert_eq!(left.allows_digest(), may_send_digest(tier, &history));
+                    history.record(DigestKind::Weekly, tier, with_papers, history.signed_up_at);
+                    left = left.after_digest(with_papers);
+                    assert_eq!(left, allowance(tier, &history), "{tier:?} from {used} used");
+                }
+            }
+        }
+        assert_eq!(allowance(Tier::Team, &old_account(9, true)), Allowance::Unlimited);
+        assert_eq!(allowance(Tier::Free, &old_account(1, false)), Allowance::Left(1));
     }
 
     #[test]

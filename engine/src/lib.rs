@@ -2,7 +2,8 @@
 //! exact messages, the rendering of every mail the service sends, and papers: the model, the
 //! parsers of the four sources' responses, deduplication, and the text each is embedded from;
 //! and the checks made on Stripe's webhook before one of its events is trusted; ratings of
-//! papers and the signed rating links of the digest mail.
+//! papers and the signed rating links of the digest mail; the ranking recipe (`recipe`), the plan
+//! transitions (`billing::transition`) and the free plan's allowance (`digest::allowance`).
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
 //! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
@@ -23,6 +24,7 @@ pub mod mail;
 pub mod paper;
 pub mod parse;
 pub mod rating;
+pub mod recipe;
 pub mod scoring;
 pub mod search_term;
 pub mod stripe_webhook;

@@ -1,13 +1,15 @@
 //! Paid plans: the tracking rows of spec §3, the webhook events already applied, the customer →
-//! user index, and the one place a plan changes ([`Store::apply_subscription`],
-//! [`Store::cancel_plan`]).
+//! user index, and the one place a plan change is written ([`Store::apply_subscription`],
+//! [`Store::cancel_plan`]); what the change is, `engine::billing::transition` and `end_plan` decide.
 //!
 //! Guarantee: the user's plan, the tracking row, the terms turned off or on and the mail that
 //! reports the change are written in one transaction, and the mail is queued only when the plan
 //! actually changes; applying the same state again writes the same row and queues nothing.
 
 use chrono::{DateTime, Utc};
-use engine::billing::{terms_for_plan, verdict, EndCause, PlanChange, PlanEnded, SubscriptionState, SubscriptionTracking, TrackingStatus, Verdict};
+use engine::billing::{
+    end_plan, terms_for_plan, transition, EndCause, PlanChange, PlanHolder, SubscriptionState, SubscriptionTracking, TrackingStatus,
+};
 use engine::mail::RenderedMail;
 use engine::search_term::{SearchTerm, TermId};
 use engine::{Tier, UserId};
@@ -116,9 +118,9 @@ impl Store {
         Ok(())
     }
 
-    /// Applies a subscription just read from Stripe to its user (see `engine::billing::verdict`):
-    /// the tracking row follows it, and the plan moves up on a paid invoice or ends when the
-    /// subscription that gave it is over. `mail` renders the mail of a change.
+    /// Applies a subscription just read from Stripe to its user: `engine::billing::transition`
+    /// decides the tracking row, the plan and the terms turned off or on; this writes them and
+    /// queues the mail of a change (rendered by `mail`) in one transaction.
     pub fn apply_subscription(
         &self,
         user_id: UserId,
@@ -127,71 +129,26 @@ impl Store {
         mail: impl Fn(&User, &PlanChange) -> RenderedMail,
     ) -> Result<Applied> {
         self.room.ensure()?;
-        let verdict = verdict(state);
         let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let terms = self.search_terms(user_id)?;
+        let new_row_id = Uuid::new_v4();
         let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
         let applied = trees.transaction(|(users, rows, term_tree, queue)| {
             let mut user = tx_user(users, user_id)?;
-            let mut row = match rows.get(state.id.as_bytes())? {
-                Some(bytes) => tx_decode::<SubscriptionTracking>("subscription tracking", &bytes)?,
-                None => SubscriptionTracking::new(Uuid::new_v4(), user_id, &state.id, state.tier.unwrap_or(user.subscription_tier), now),
-            };
-            if row.user_id != user_id {
+            let row = rows.get(state.id.as_bytes())?.map(|bytes| tx_decode::<SubscriptionTracking>("subscription tracking", &bytes)).transpose()?;
+            if row.as_ref().is_some_and(|row| row.user_id != user_id) {
                 return Err(abort(StoreError::UserNotFound));
             }
-            if let Some(tier) = state.tier {
-                if tier != row.tier {
-                    row.tier = tier;
-                    row.provisioned = false;
-                }
-            }
-            row.invoice_id = state.latest_invoice.as_ref().map(|invoice| invoice.id.clone()).or(row.invoice_id);
-            row.updated_at = now;
-            let gives_current_plan = user.stripe_subscription_id.as_deref() == Some(state.id.as_str());
-            let mut change = None;
-            match &verdict {
-                Verdict::Paid(tier) => {
-                    row.status = TrackingStatus::Active;
-                    row.provisioned = true;
-                    row.last_error = None;
-                    if *tier > user.subscription_tier || (gives_current_plan && *tier != user.subscription_tier) {
-                        let from = user.subscription_tier;
-                        user.subscription_tier = *tier;
-                        user.stripe_subscription_id = Some(state.id.clone());
-                        user.stripe_customer_id.get_or_insert_with(|| state.customer.clone());
-                        user.plan_ended = None;
-                        let (_, reactivate) = terms_for_plan(&terms, *tier, user.is_unlimited);
-                        tx_set_active(term_tree, &reactivate, true)?;
-                        change = Some(PlanChange::Upgraded {
-                            from,
-                            to: *tier,
-                            invoice: state.latest_invoice.clone(),
-                            reactivated_terms: reactivate.len(),
-                        });
-                    } else if *tier == user.subscription_tier && user.stripe_subscription_id.is_none() {
-                        user.stripe_subscription_id = Some(state.id.clone());
-                    }
-                }
-                Verdict::Waiting => row.status = TrackingStatus::Pending,
-                Verdict::Failed(reason) => {
-                    row.status = TrackingStatus::Failed;
-                    row.last_error = Some(reason.clone());
-                }
-                Verdict::Grace => row.status = TrackingStatus::PastDue,
-                Verdict::Ended(cause) => {
-                    row.status = TrackingStatus::Canceled;
-                    if gives_current_plan {
-                        change = tx_end_plan(&mut user, &terms, *cause, now, term_tree)?;
-                    }
-                }
-            }
-            if let Some(change) = &change {
+            let next = transition(&plan_holder(&user), row.as_ref(), state, &terms, now, new_row_id, user_id);
+            set_plan_holder(&mut user, next.holder);
+            tx_set_active(term_tree, &next.turn_off, false)?;
+            tx_set_active(term_tree, &next.turn_on, true)?;
+            if let Some(change) = &next.change {
                 tx_enqueue(queue, &mail(&user, change), None, now)?;
             }
             users.insert(user_id.as_bytes(), tx_encode("user", &user)?)?;
-            rows.insert(state.id.as_bytes(), tx_encode("subscription tracking", &row)?)?;
-            Ok(Applied { user, tracking: Some(row), change })
+            rows.insert(state.id.as_bytes(), tx_encode("subscription tracking", &next.row)?)?;
+            Ok(Applied { user, tracking: Some(next.row), change: next.change })
         })?;
         if let Some(customer) = &applied.user.stripe_customer_id {
             self.stripe_customers.insert(customer.as_bytes(), user_id.as_bytes())?;
@@ -219,7 +176,10 @@ impl Store {
                     tracking = Some(row);
                 }
             }
-            let change = tx_end_plan(&mut user, &terms, EndCause::Canceled, now, term_tree)?;
+            let ended = end_plan(&plan_holder(&user), &terms, EndCause::Canceled, now);
+            set_plan_holder(&mut user, ended.holder);
+            tx_set_active(term_tree, &ended.turn_off, false)?;
+            let change = ended.change;
             if let Some(change) = &change {
                 tx_enqueue(queue, &mail(&user, change), None, now)?;
             }
@@ -256,26 +216,23 @@ impl Store {
     }
 }
 
-/// Moves a paid user to free inside a transaction: terms past the free limit off (newest
-/// first), the ended plan remembered. None when the user was not on a paid plan.
-fn tx_end_plan(
-    user: &mut User,
-    terms: &[SearchTerm],
-    cause: EndCause,
-    now: DateTime<Utc>,
-    term_tree: &TransactionalTree,
-) -> TxResult<Option<PlanChange>> {
-    if !user.subscription_tier.is_paid() {
-        user.stripe_subscription_id = None;
-        return Ok(None);
+/// The part of `user` a plan change reads and writes.
+fn plan_holder(user: &User) -> PlanHolder {
+    PlanHolder {
+        tier: user.subscription_tier,
+        subscription_id: user.stripe_subscription_id.clone(),
+        customer_id: user.stripe_customer_id.clone(),
+        plan_ended: user.plan_ended.clone(),
+        is_unlimited: user.is_unlimited,
     }
-    let (deactivate, _) = terms_for_plan(terms, Tier::Free, user.is_unlimited);
-    tx_set_active(term_tree, &deactivate, false)?;
-    let ended = PlanEnded { tier: user.subscription_tier, ended_at: now, cause, inactive_terms: deactivate.len() };
-    user.subscription_tier = Tier::Free;
-    user.stripe_subscription_id = None;
-    user.plan_ended = Some(ended.clone());
-    Ok(Some(PlanChange::Ended(ended)))
+}
+
+/// Writes a plan change's `holder` back onto `user`.
+fn set_plan_holder(user: &mut User, holder: PlanHolder) {
+    user.subscription_tier = holder.tier;
+    user.stripe_subscription_id = holder.subscription_id;
+    user.stripe_customer_id = holder.customer_id;
+    user.plan_ended = holder.plan_ended;
 }
 
 fn tx_user(users: &TransactionalTree, user_id: UserId) -> TxResult<User> {

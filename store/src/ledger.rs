@@ -466,6 +466,34 @@ mod tests {
     }
 
     #[test]
+    fn an_immediate_digest_and_its_terms_status_are_written_together_or_not_at_all() -> Result<()> {
+        let store = Store::temporary()?;
+        let now = Utc::now();
+        let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now);
+        let user = store.create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
+        let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, "malaria".into(), engine::Tier::Free, now);
+        store.add_search_term(&term, engine::Tier::Free, false)?;
+        store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
+        // Chosen, then another digest of the user's commits first: the stale part writes neither
+        // the digest nor the term's status.
+        let mut stale = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], now)?])?;
+        stale.completed_terms = vec![(term.id, now)];
+        store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Weekly, &[], now)?])?], now)?;
+        assert_eq!(store.commit_digests(&[stale], now)?, vec![Commit::Stale]);
+        assert_eq!(store.digests(user.id)?.len(), 1);
+        assert_eq!(store.search_term(term.id)?.map(|stored| stored.status), Some(TermStatus::Processing));
+        // Chosen again: the digest and the completed term are one write.
+        let later = now + Duration::seconds(5);
+        let mut fresh = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], later)?])?;
+        fresh.completed_terms = vec![(term.id, later)];
+        assert!(matches!(store.commit_digests(&[fresh], later)?.as_slice(), [Commit::Written { .. }]));
+        assert_eq!(store.digests(user.id)?.len(), 2);
+        let stored = store.search_term(term.id)?.expect("the term");
+        assert_eq!((stored.status, stored.last_processed_at), (TermStatus::Completed, Some(later)));
+        Ok(())
+    }
+
+    #[test]
     fn the_last_weekly_pass_is_the_last_processing_of_the_terms_it_served() -> Result<()> {
         let store = Store::temporary()?;
         let now = Utc::now();

@@ -81,20 +81,21 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     if user.pending_search.as_deref().is_some_and(|pending| is_same_term(pending, &term.term)) {
         state.store.update_user(user.id, |stored| stored.pending_search = None)?;
     }
-    let outcome = run_digest(&state, &user, &term.term, DigestKind::Immediate).await;
-    // A term that was not searched (no free digest left) keeps the state it had.
-    let searched = match &outcome {
-        Ok(DigestOutcome::Sent(_)) => Some(TermStatus::Completed),
-        Ok(DigestOutcome::FreeDigestsUsed) => None,
-        Err(_) => Some(TermStatus::Failed),
-    };
-    state.store.update_search_term(term.id, |stored| match searched {
-        Some(status) => {
-            stored.status = status;
-            stored.last_processed_at = Some(Utc::now());
+    // A digest's commit marks the term completed with it; a term that was not searched (no free
+    // digest left) keeps the state it had, and a failed search says so.
+    let outcome = run_term_digest(&state, &user, &term, DigestKind::Immediate).await;
+    match &outcome {
+        Ok(DigestOutcome::Sent(_)) => {}
+        Ok(DigestOutcome::FreeDigestsUsed) => {
+            state.store.update_search_term(term.id, |stored| stored.status = term.status)?;
         }
-        None => stored.status = term.status,
-    })?;
+        Err(_) => {
+            state.store.update_search_term(term.id, |stored| {
+                stored.status = TermStatus::Failed;
+                stored.last_processed_at = Some(Utc::now());
+            })?;
+        }
+    }
     state.store.flush_async().await?;
     let digest = match outcome? {
         DigestOutcome::Sent(digest) => digest,
@@ -168,8 +169,8 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
 
 /// Builds, stores and queues `user`'s digest of `term` on the user's actor (after any work of
 /// theirs in flight), off the event loop, if their plan allows another digest.
-async fn run_digest(state: &AppState, user: &User, term: &str, kind: DigestKind) -> ApiResult<DigestOutcome> {
-    state.users.digest(user.clone(), term.to_owned(), kind, Utc::now()).await.map_err(ApiError::internal)
+async fn run_term_digest(state: &AppState, user: &User, term: &SearchTerm, kind: DigestKind) -> ApiResult<DigestOutcome> {
+    state.users.digest_of_term(user.clone(), term, kind, Utc::now()).await.map_err(ApiError::internal)
 }
 
 /// The mail of a stored digest, to `to`.
@@ -264,7 +265,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     let mut papers = 0;
     let mut sent = 0;
     for term in &terms {
-        let digest = match run_digest(&state, &user, &term.term, DigestKind::Weekly).await? {
+        let digest = match run_term_digest(&state, &user, term, DigestKind::Weekly).await? {
             DigestOutcome::Sent(digest) => digest,
             DigestOutcome::FreeDigestsUsed if sent == 0 => {
                 return Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "free_digests_used", MSG_FREE_DIGESTS_USED)
@@ -274,10 +275,6 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
         };
         papers += digest.papers_data.len();
         sent += 1;
-        state.store.update_search_term(term.id, |stored| {
-            stored.status = TermStatus::Completed;
-            stored.last_processed_at = Some(Utc::now());
-        })?;
     }
     state.store.flush_async().await?;
     state.poke_mailer();

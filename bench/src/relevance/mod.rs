@@ -52,8 +52,8 @@ pub struct CalibrationBin {
 
 /// How many of each query's best hits the calibration looks at.
 pub const CALIBRATION_DEPTH: usize = 100;
-/// How many of the expanded search's best hits a digest scores (as the digester does).
-pub const CANDIDATES: usize = 100;
+/// How many of the expanded search's best hits a digest scores (the recipe's, as the digester's).
+pub const CANDIDATES: usize = engine::recipe::CANDIDATES;
 
 /// Which ranking to measure.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -257,11 +257,9 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             Ranking::SemanticDigest(..) => {
                 // As the digester does: BM25's best and the cosine's best, each paper once.
                 let mut candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
-                for (position, _) in fused(1.0).into_iter().take(CANDIDATES) {
-                    if !candidates.iter().any(|(known, _)| *known == position) {
-                        candidates.push((position, 0.0));
-                    }
-                }
+                let searched: Vec<usize> = candidates.iter().map(|(position, _)| *position).collect();
+                let closest: Vec<usize> = fused(1.0).into_iter().take(CANDIDATES).map(|(position, _)| position).collect();
+                candidates.extend(engine::recipe::nearest_to_add(&searched, &closest).into_iter().map(|position| (position, 0.0)));
                 let rest: Vec<usize> = fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect();
                 let order = digest_order(&candidates, &rest, &papers, |position| {
                     let evidence = evidence_of(position);

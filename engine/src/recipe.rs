@@ -1,0 +1,228 @@
+//! The ranking recipe: how a digest's papers are found, judged and chosen, step by step in the
+//! order the digester (`actors::Digester`) runs it. The digester does the I/O (index searches,
+//! the embedding model, the store); every decision is here or in the function a step names.
+//!
+//! 1. **The window.** Papers that entered the user's sources in the last [`WINDOW_DAYS`] days.
+//! 2. **The candidates.** The index's best [`CANDIDATES`] for the topic's words (with the LLM's
+//!    related phrases when there is one, `digest_text::weighted_query_text`). Without an
+//!    embedding model the search is expanded by RM3 (`expansion`); with one it is not (RM3
+//!    lowered SciFact with the model, bench/README.md "relevance"), and the [`CANDIDATES`]
+//!    papers closest in meaning join them, each paper once ([`nearest_to_add`]).
+//! 3. **The evidence.** Each candidate's evidence (`scoring::evidence`): how strongly its words
+//!    match the topic's own words and the searched ones, by the whole index's statistics, with
+//!    its cosine to the topic when there is a model (`scoring::Evidence::with_similarity`).
+//! 4. **The judgement** ([`judge`]). From the evidence: the absolute relevance (a fitted curve of
+//!    the score, `scoring::relevance`), the order among equals ([`tie_break`]: the fused score
+//!    `scoring::Evidence::score`, strength and similarity weighed by `scoring::SIMILARITY_WEIGHT`,
+//!    when there is a model; the search score otherwise), whether it covers the topic's key
+//!    concepts (the gate: `scoring::Evidence::covers_key` with [`MEANING_COVERS`]), and why it
+//!    matched, with the "similar" rule ([`reason`]): a paper that matched on no word but is close
+//!    in meaning is "similar", and one that covers a key concept only by meaning names the
+//!    concepts it says in other words ([`key_surfaces`], [`missing_key_words`]).
+//! 5. **The researcher's ratings** ([`rejudge`]), for a term with ratings or exclusion words
+//!    (`feedback`): the strength may rise with the liked papers' words, the similarity is read
+//!    against the topic moved by the ratings, papers like the rejected ones or with an excluded
+//!    word fail the gate, and a paper whose percent moved by [`RATING_MOVE_PERCENT`] or more says
+//!    so ([`rating_move`]).
+//! 6. **The floor and the order** (`digest::score`): candidates that pass the gate with a
+//!    relevance of at least [`MIN_RELEVANCE`], by the percent shown, then the impact prior, then
+//!    the tie-break. Shared by every user who follows the term.
+//! 7. **Per user** (`digest::choose_unsent_positions`): the best [`MAX_PAPERS`] not sent before.
+//! 8. **Widening** (immediate digests only): a week with fewer than [`ENOUGH_PAPERS`] to send
+//!    ([`needs_wider`]) looks back each of [`WIDER_WINDOWS_DAYS`] in turn, steps 1–7 again, and
+//!    takes the wider choice when it sends more, or when the week sent none ([`takes_wider`]).
+
+use crate::digest::Candidate;
+pub use crate::digest::{ENOUGH_PAPERS, MAX_PAPERS, MIN_RELEVANCE, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
+use crate::paper::Paper;
+use crate::scoring::{key_concepts, relevance, Evidence, MatchReason, PaperText, RatingMove, ScoredQuery, KEY_CONCEPT_SHARE};
+pub use crate::scoring::{MEANING_COVERS, SIMILARITY_WEIGHT};
+
+/// Step 2: how many papers each search contributes to a term's candidates.
+pub const CANDIDATES: usize = 100;
+
+/// Step 5: a rated paper's relevance moved by at least this many percent says so.
+pub const RATING_MOVE_PERCENT: i32 = 5;
+
+/// Step 2: the papers of `nearest` (closest in meaning, best first) that the search did not
+/// find already, in their order.
+pub fn nearest_to_add<T: PartialEq + Copy>(searched: &[T], nearest: &[T]) -> Vec<T> {
+    nearest.iter().copied().filter(|id| !searched.contains(id)).collect()
+}
+
+/// Step 4: a candidate's order among papers of equal relevance: the fused score when the
+/// evidence has a similarity, else the index's score.
+pub fn tie_break(evidence: &Evidence, search_score: f32) -> f32 {
+    if evidence.similarity.is_some() {
+        evidence.score() as f32
+    } else {
+        search_score
+    }
+}
+
+/// Step 4: why a paper matched, from the words it matched on (`scoring::match_reason`): "similar"
+/// when it matched on none but is close in meaning, and the key concepts it says in other words
+/// (`missing_key_words`, asked only then) when it covers them by meaning.
+pub fn reason(matched: MatchReason, evidence: &Evidence, missing_key_words: impl FnOnce() -> Vec<String>) -> MatchReason {
+    let mut reason = matched;
+    reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
+    if evidence.key_by_meaning() {
+        reason.key_in_other_words = missing_key_words();
+    }
+    reason
+}
+
+/// Step 4: the candidate `paper` makes, found with `search_score`, by its `evidence`.
+pub fn judge(paper: Paper, search_score: f32, evidence: &Evidence, reason: MatchReason) -> Candidate {
+    Candidate {
+        reason,
+        relevance: relevance(evidence),
+        paper,
+        score: tie_break(evidence, search_score),
+        covers_key: evidence.covers_key(MEANING_COVERS),
+    }
+}
+
+/// Step 5: a candidate's evidence as its researcher's ratings read it: the strength the liked
+/// papers' words give it, if higher, and the similarity to the topic the ratings moved.
+pub fn rated_evidence(base: Evidence, rated_strength: Option<f64>, rated_similarity: Option<f32>) -> Evidence {
+    let mut evidence = base;
+    if let Some(strength) = rated_strength {
+        evidence.strength = evidence.strength.max(strength);
+    }
+    if let Some(similarity) = rated_similarity {
+        evidence = evidence.with_similarity(Some(similarity));
+    }
+    evidence
+}
+
+/// Step 5: `candidate` judged again on its `evidence` as rated: papers like the rejected ones or
+/// with an excluded word fail the gate, and a paper whose percent moved says so.
+pub fn rejudge(candidate: &Candidate, evidence: &Evidence, like_rejected: bool, excluded: bool) -> Candidate {
+    let relevance = relevance(evidence);
+    let mut reason = candidate.reason.clone();
+    reason.rated = rating_move(candidate.relevance, relevance);
+    Candidate {
+        paper: candidate.paper.clone(),
+        score: tie_break(evidence, candidate.score),
+        relevance,
+        reason,
+        covers_key: evidence.covers_key(MEANING_COVERS) && !like_rejected && !excluded,
+    }
+}
+
+/// Step 5: how the ratings moved a relevance, as the reader sees it (whole percent).
+pub fn rating_move(before: f64, after: f64) -> Option<RatingMove> {
+    let moved = i32::from(crate::digest::percent(after)) - i32::from(crate::digest::percent(before));
+    if moved >= RATING_MOVE_PERCENT {
+        Some(RatingMove::Raised)
+    } else if moved <= -RATING_MOVE_PERCENT {
+        Some(RatingMove::Lowered)
+    } else {
+        None
+    }
+}
+
+/// Step 4: the topic's key concepts as typed (`scoring::key_concepts`), per own word of `query`
+/// (`None` for the others); `typed` is the topic analyzed with each word's surface.
+pub fn key_surfaces(query: &ScoredQuery, typed: &[(String, String)]) -> Vec<(String, Option<String>)> {
+    let key = key_concepts(query, KEY_CONCEPT_SHARE);
+    query
+        .own
+        .iter()
+        .zip(key)
+        .map(|(word, key)| {
+            let surface = typed.iter().find(|(analyzed, _)| *analyzed == word.word).map(|(_, surface)| surface.clone());
+            (word.word.clone(), if key { surface } else { None })
+        })
+        .collect()
+}
+
+/// Step 4: the key concepts (as typed) whose words `text` lacks.
+pub fn missing_key_words(key_surfaces: &[(String, Option<String>)], text: &PaperText) -> Vec<String> {
+    key_surfaces.iter().filter_map(|(word, surface)| surface.as_ref().filter(|_| !text.counts.contains_key(word)).cloned()).collect()
+}
+
+/// Step 8: whether a digest that would send `chosen` papers looks further back.
+pub fn needs_wider(chosen: usize) -> bool {
+    chosen < ENOUGH_PAPERS
+}
+
+/// Step 8: whether the wider window's choice (`wider_chosen` papers) replaces the current one
+/// (`chosen`): it sends more, or the current one sends none (an empty digest then says how far
+/// it searched).
+pub fn takes_wider(chosen: usize, wider_chosen: usize) -> bool {
+    wider_chosen > chosen || chosen == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paper::Source;
+
+    fn evidence(strength: f64, similarity: Option<f32>) -> Evidence {
+        Evidence { strength, ..Evidence::default() }.with_similarity(similarity)
+    }
+
+    #[test]
+    fn the_nearest_papers_join_the_searched_ones_once() {
+        assert_eq!(nearest_to_add(&[1, 2, 3], &[4, 2, 5, 1]), vec![4, 5]);
+        assert_eq!(nearest_to_add::<u8>(&[], &[]), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn equals_are_ordered_by_the_fused_score_with_a_model_and_by_the_search_without() {
+        assert_eq!(tie_break(&evidence(0.4, None), 7.5), 7.5);
+        let fused = evidence(0.4, Some(0.8));
+        assert_eq!(tie_break(&fused, 7.5), fused.score() as f32);
+        assert!((fused.score() - ((1.0 - SIMILARITY_WEIGHT) * 0.4 + SIMILARITY_WEIGHT * 0.8)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_paper_that_matched_on_no_word_but_is_close_in_meaning_is_similar() {
+        assert!(reason(MatchReason::default(), &evidence(0.0, Some(0.3)), Vec::new).similar);
+        assert!(!reason(MatchReason::default(), &evidence(0.0, Some(0.0)), Vec::new).similar, "a cosine of 0 is not close");
+        assert!(!reason(MatchReason::default(), &evidence(0.5, None), Vec::new).similar, "no model, no similarity");
+        let worded = MatchReason { terms: vec!["malaria".into()], ..MatchReason::default() };
+        assert!(!reason(worded, &evidence(0.5, Some(0.9)), Vec::new).similar, "it matched on a word");
+    }
+
+    #[test]
+    fn the_gate_and_the_floor_compose_and_ratings_can_only_close_the_gate() {
+        let paper = Paper::new(Source::Pubmed, "A trial");
+        let strong = evidence(0.95, None);
+        let judged = judge(paper, 3.0, &strong, MatchReason::default());
+        assert_eq!((judged.score, judged.covers_key), (3.0, strong.covers_key(MEANING_COVERS)));
+        assert_eq!(judged.relevance, relevance(&strong));
+        let rejected = rejudge(&judged, &strong, true, false);
+        assert!(!rejected.covers_key, "like a rejected paper");
+        assert!(!rejudge(&judged, &strong, false, true).covers_key, "an excluded word");
+        assert_eq!(rejudge(&judged, &strong, false, false).covers_key, judged.covers_key);
+        assert_eq!(rejudge(&judged, &strong, false, false).reason.rated, None, "unmoved");
+        // Step 6 sends only what passes the gate at or above the floor.
+        let today = chrono::NaiveDate::from_ymd_opt(2026, 11, 27).expect("a date");
+        let at = |relevance: f64, covers_key: bool| Candidate { relevance, covers_key, ..judged.clone() };
+        assert_eq!(crate::digest::score(&[at(MIN_RELEVANCE, true)], today).len(), 1);
+        assert!(crate::digest::score(&[at(MIN_RELEVANCE - 0.01, true)], today).is_empty(), "below the floor");
+        assert!(crate::digest::score(&[at(0.99, false)], today).is_empty(), "outside the gate");
+    }
+
+    #[test]
+    fn ratings_say_so_from_five_percent() {
+        assert_eq!(rating_move(0.50, 0.55), Some(RatingMove::Raised));
+        assert_eq!(rating_move(0.50, 0.54), None);
+        assert_eq!(rating_move(0.50, 0.46), None);
+        assert_eq!(rating_move(0.50, 0.45), Some(RatingMove::Lowered));
+        let rated = rated_evidence(evidence(0.4, Some(0.2)), Some(0.3), Some(0.7));
+        assert_eq!((rated.strength, rated.similarity), (0.4, Some(f64::from(0.7f32))), "the strength never falls");
+        assert_eq!(rated_evidence(evidence(0.4, None), Some(0.6), None).strength, 0.6);
+    }
+
+    #[test]
+    fn a_thin_week_looks_further_back_and_takes_the_wider_choice_when_it_sends_more() {
+        assert!(needs_wider(0) && needs_wider(ENOUGH_PAPERS - 1) && !needs_wider(ENOUGH_PAPERS));
+        assert!(takes_wider(1, 2));
+        assert!(!takes_wider(2, 2));
+        assert!(takes_wider(0, 0), "an empty digest says how far it searched");
+    }
+}
