@@ -221,10 +221,7 @@ async fn account_routes_answer_as_pinned() {
     check(
         &redactor,
         "signup_cross_site",
-        &server
-            .client()
-            .post_raw("/api/signup", &[("Content-Type", "application/json"), ("Origin", "https://elsewhere.example")], "{}".into())
-            .await,
+        &server.client().post_raw("/api/signup", &[("Content-Type", "application/json"), ("Origin", "https://elsewhere.example")], "{}".into()).await,
     );
 
     // Sign-in before verification, verification, sign-in.
@@ -240,7 +237,11 @@ async fn account_routes_answer_as_pinned() {
     check(&redactor, "verify_email_ok", &verified);
     let login = server.client().post("/api/auth/login", json!({ "email": "erin@example.org", "password": PASSWORD })).await;
     check(&redactor, "auth_login_ok", &login);
-    check(&redactor, "auth_login_wrong_password", &anonymous.post("/api/auth/login", json!({ "email": "erin@example.org", "password": "Wrong-123" })).await);
+    check(
+        &redactor,
+        "auth_login_wrong_password",
+        &anonymous.post("/api/auth/login", json!({ "email": "erin@example.org", "password": "Wrong-123" })).await,
+    );
     check(&redactor, "auth_login_not_an_object", &anonymous.post("/api/auth/login", json!("erin")).await);
     check(&redactor, "auth_me_ok", &erin.get("/api/auth/me").await);
     check(&redactor, "auth_user_ok", &erin.get("/api/auth/user").await);
@@ -351,7 +352,11 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     let term = format!("/api/search-terms/{}", ada.term_id);
     check(&redactor, "search_term_patch_ok", &client.patch(&term, json!({ "term": "kidney organoid growth" })).await);
     check(&redactor, "search_term_patch_nothing", &client.patch(&term, json!({})).await);
-    check(&redactor, "search_term_patch_unknown", &client.patch(&format!("/api/search-terms/{}", uuid::Uuid::new_v4()), json!({ "term": "x y" })).await);
+    check(
+        &redactor,
+        "search_term_patch_unknown",
+        &client.patch(&format!("/api/search-terms/{}", uuid::Uuid::new_v4()), json!({ "term": "x y" })).await,
+    );
     check(&redactor, "search_term_delete_ok", &client.delete(&term).await);
     check(&redactor, "rating_link_term_gone", &anonymous.post("/api/ratings/link", json!({ "token": token })).await);
 
