@@ -67,6 +67,23 @@ const ROUTES: &[(&str, &str, &str)] = &[
 /// trigger is refused to plans with a digest allowance before it starts).
 const FAULT_CODES: &[&str] = &["busy", "too_many_connections", "body_timeout", "http_error", "free_digests_used"];
 
+/// The routes anyone may call (what they do depends on what the request says or on a secret it
+/// carries); every other route wants a signed-in user.
+const PUBLIC_OR_SECRET: &[&str] = &[
+    "/api/config",
+    "/api/auth/login",
+    "/api/auth/signup",
+    "/api/auth/logout",
+    "/api/auth/resend-verification",
+    "/api/signup",
+    "/api/forgot-password",
+    "/api/reset-password",
+    "/api/verify-email",
+    "/api/ratings/link",
+    "/api/unsubscribe/{token}",
+    "/api/stripe/webhook",
+];
+
 /// Turns an answer into its snapshot: status and body, with every run-dependent value replaced
 /// by a name in brackets.
 struct Redactor {
@@ -283,6 +300,24 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     let client = &ada.client;
     let anonymous = server.client();
     let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+
+    // Every route of a signed-in user, called by nobody signed in.
+    let mut refusals = serde_json::Map::new();
+    for route in web::app::api_route_table().routes() {
+        if PUBLIC_OR_SECRET.contains(&route.path.as_str()) {
+            continue;
+        }
+        let path = route
+            .path
+            .replace("{user_id}", &ada.id)
+            .replace("{user_email}", "ada@example.org")
+            .replace("{term_id}", &ada.term_id)
+            .replace("{subscription_id}", "sub_snapshot");
+        let body = (route.method != actix_web::http::Method::GET).then(|| json!({}));
+        let answer = anonymous.send(route.method.as_str(), &path, body.as_ref()).await;
+        refusals.insert(format!("{} {}", route.method, route.path), redactor.answer(&answer));
+    }
+    insta::assert_json_snapshot!("every_signed_in_route_anonymous", Value::Object(refusals));
 
     // The user and her preferences.
     check(&redactor, "user_by_email_ok", &client.get("/api/users/ada@example.org").await);
