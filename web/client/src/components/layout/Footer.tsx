@@ -4,7 +4,7 @@ import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect } from "react";
 import { Link } from "react-router-dom";
 import { cn } from "@/components/ui/cn";
-import { CookiePreferencesDialog } from "@/features/consent/CookiePreferencesDialog";
+import { CookiePreferencesDialog } from "./CookiePreferencesDialog";
 import { appConfig, loadAppConfig } from "@/state/config";
 import { BrandMark } from "./BrandMark";
 

@@ -47,7 +47,9 @@ export function AuthView() {
     return () => {
       isCurrent = false;
     };
-    // Once, on arrival: a sign-in on this page navigates by itself.
+    // Once, on arrival: a sign-in on this page navigates by itself (re-running on a new
+    // `navigate` or query would ask for the session again at each tab switch).
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, on arrival
   }, []);
 
   /** The /auth address showing `next`, keeping the other query parameters (e.g. redirect). */

@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/Button";
 import { Spinner } from "@/components/ui/Spinner";
 import { errorMessage } from "@/lib/api";
 import { getPendingSearch } from "@/state/pendingSearch";
-import { ProcessingDialog } from "@/features/search/ProcessingDialog";
+import { ProcessingDialog } from "@/features/search";
 import { setCurrentUser } from "@/state/session";
 import { dashboardPath, verifyEmailOnce } from "./api";
 import { AuthShell } from "./fields";

@@ -69,6 +69,7 @@ export function PaymentSuccessScreen() {
   useEffect(() => {
     if (hasPaymentToConfirm) void check();
     // Once per page: the session id is read once.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per session id
   }, [sessionId]);
 
   useEffect(() => {
@@ -79,6 +80,9 @@ export function PaymentSuccessScreen() {
       clearInterval(poll);
       clearInterval(tick);
     };
+    // The poll keeps the `check` of the render that started it, which holds ?tier= as the
+    // address had it before it was cleaned.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- started and stopped by `waiting` only
   }, [waiting]);
 
   useEffect(() => {

@@ -1,7 +1,7 @@
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { MemoryRouter } from "react-router-dom";
 import { CookieBanner } from "./CookieBanner";
-import { clearAllCookies, cookieNames, setCookies } from "./testing";
+import { clearAllCookies, cookieNames, setCookies } from "@/test/cookies";
 
 function renderBanner(onChoice = vi.fn()) {
   render(

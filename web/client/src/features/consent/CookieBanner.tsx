@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { Link } from "react-router-dom";
 import { Button } from "@/components/ui/Button";
-import { COOKIE_BANNER_DELAY_MS, readCookieConsent, saveCookieConsent } from "./consent";
+import { COOKIE_BANNER_DELAY_MS, readCookieConsent, saveCookieConsent } from "@/lib/consent";
 
 export function CookieBanner({ onChoice }: { onChoice?: (allowAnalytics: boolean) => void }) {
   const [visible, setVisible] = useState(false);

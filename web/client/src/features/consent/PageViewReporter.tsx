@@ -7,7 +7,7 @@ import { useLocation } from "react-router-dom";
 import { isAnalyticsLoaded, trackPageView } from "@/lib/analytics";
 import { loadAppConfig } from "@/state/config";
 import { CookieBanner } from "./CookieBanner";
-import { startAnalyticsIfAllowed } from "./consent";
+import { startAnalyticsIfAllowed } from "@/lib/consent";
 
 export function PageViewReporter() {
   const location = useLocation();

@@ -18,7 +18,7 @@ import {
   reportSearchFailure,
   runImmediateSearch,
   type ImmediateSearchAnswer,
-} from "@/features/search/immediateSearch";
+} from "@/features/search";
 import { clearPendingSearch, getPendingSearch, setPendingSearch } from "@/state/pendingSearch";
 import { refreshCurrentUser, type CurrentUser, type Tier } from "@/state/session";
 import { dismissToast, QUEUED_TOAST_DURATION_MS, RESTORE_TOAST_DURATION_MS, toast } from "@/state/toast";

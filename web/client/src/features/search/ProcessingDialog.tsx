@@ -60,6 +60,28 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
       timers.forEach(clearTimeout);
     };
 
+    // What a failed search leads to: closed, told, and on to where the visitor can go on.
+    const handleFailure = async (failure: SearchFailure, term: string) => {
+      const { navigate: go, onOpenChange: setOpen } = latest.current;
+      setOpen(false);
+      await reportSearchFailure(failure, term, go);
+      // A topic the account follows already: searched before, so on to the dashboard.
+      if (failure.kind === "already-followed") {
+        clearPendingSearch();
+        go(dashboardPath(email));
+        return;
+      }
+      if (failure.kind !== "other") return;
+      if (currentUser.value) {
+        // Signed in by the verification: the dashboard, with the term back in its field (and a
+        // refused term's message there), never a sign-in form.
+        setPendingSearch(term);
+        go(dashboardPath(currentUser.value.email));
+      } else {
+        go("/login");
+      }
+    };
+
     const run = async () => {
       setStageIndex(0);
       for (let index = 0; index < SENDING_STAGE_INDEX; index += 1) {
@@ -91,27 +113,6 @@ export function ProcessingDialog({ email, searchTerm, open, onOpenChange, onComp
     void run();
     return () => cancelRun.current();
   }, [open, email, searchTerm]);
-
-  const handleFailure = async (failure: SearchFailure, term: string) => {
-    const { navigate: go, onOpenChange: setOpen } = latest.current;
-    setOpen(false);
-    await reportSearchFailure(failure, term, go);
-    // A topic the account follows already: searched before, so on to the dashboard.
-    if (failure.kind === "already-followed") {
-      clearPendingSearch();
-      go(dashboardPath(email));
-      return;
-    }
-    if (failure.kind !== "other") return;
-    if (currentUser.value) {
-      // Signed in by the verification: the dashboard, with the term back in its field (and a
-      // refused term's message there), never a sign-in form.
-      setPendingSearch(term);
-      go(dashboardPath(currentUser.value.email));
-    } else {
-      go("/login");
-    }
-  };
 
   const cancel = () => {
     cancelRun.current();

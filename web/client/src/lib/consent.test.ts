@@ -1,7 +1,7 @@
 import { deleteAnalyticsCookies, readCookieConsent, saveCookieConsent, startAnalyticsIfAllowed } from "./consent";
 import { resetAnalyticsForTests } from "@/lib/analytics";
 import { DEFAULT_CONFIG } from "@/state/config";
-import { clearAllCookies, cookieNames, setCookies } from "./testing";
+import { clearAllCookies, cookieNames, setCookies } from "@/test/cookies";
 
 const ga4Config = {
   ...DEFAULT_CONFIG,

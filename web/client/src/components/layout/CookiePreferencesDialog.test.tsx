@@ -1,7 +1,7 @@
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { CookiePreferencesDialog } from "./CookiePreferencesDialog";
-import { clearAllCookies, cookieNames, setCookies } from "./testing";
+import { clearAllCookies, cookieNames, setCookies } from "@/test/cookies";
 
 const originalLocation = window.location;
 let reload: ReturnType<typeof vi.fn>;

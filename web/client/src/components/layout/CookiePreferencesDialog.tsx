@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { Dialog, DialogClose } from "@/components/ui/Dialog";
 import { Switch } from "@/components/ui/Switch";
 import { hasAnalyticsConsent } from "@/lib/analytics";
-import { saveCookieConsent } from "./consent";
+import { saveCookieConsent } from "@/lib/consent";
 
 /** `trigger` is the element that opens the dialog (it must accept a ref, e.g. a button). */
 export function CookiePreferencesDialog({ trigger }: { trigger: ReactElement }) {

@@ -1,4 +1,4 @@
-// Cookie helpers shared by this feature's tests (not used by the app).
+// Cookie helpers shared by the consent tests (not used by the app).
 
 /** Sets each `name=value` entry as a cookie for path /. */
 export function setCookies(...entries: string[]) {
