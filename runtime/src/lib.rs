@@ -145,7 +145,8 @@ impl System {
             // Taken here once, so that an index another process writes (papertide import or
             // harvest) stops the start with a reason instead of failing every batch later.
             drop(index.writer(WRITER_HEAP_BYTES).context("taking the index writer (is papertide import or harvest running?)")?);
-            let (indexer, thread) = Indexer::new(index.clone(), WRITER_HEAP_BYTES, board.clone()).with_disk_room(store.room().clone()).start_in_own_thread();
+            let (indexer, thread) =
+                Indexer::new(index.clone(), WRITER_HEAP_BYTES, board.clone()).with_disk_room(store.room().clone()).start_in_own_thread();
             // One client per source, shared by its harvester and live search: one pace per source.
             let clients = SourceClients::new(&settings.sources)?;
             harvesters = sources::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);

@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Addr;
-use anyhow::Context;
 use actors::{Digester, DrainQueue, Indexer, Mailer, StatusBoard, UserActors};
+use anyhow::Context;
 use engine::mail::MailContext;
 use index::PaperIndex;
 use store::Store;
