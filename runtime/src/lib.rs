@@ -1,7 +1,7 @@
-//! Papertide's system, started in one place from one configuration: [`System::start`] opens the
-//! store and the paper index, loads the embedding model, and starts the actors (the mailer and
-//! the janitor, the index writer with the harvesters, live search and the vectorizer, the user
-//! actors and their digester, the scheduler), in that order; [`System::shutdown`] stops the
+//! Papertide's system, started in one place from one configuration: [`System::start`] loads the
+//! embedding model, opens the store and the paper index, builds the digester, and starts the
+//! actors (the mailer and the janitor, the index writer with the harvesters and live search, the
+//! user actors, the vectorizer, the scheduler), in that order; [`System::shutdown`] stops the
 //! threads and flushes the database.
 //!
 //! Every caller builds the system here: `papertide serve` (which puts HTTP in front of it),
