@@ -4,13 +4,13 @@
 //! built (expanded search, scoring, summaries), stored with its sent papers and queued; then
 //! every queued mail rendered as the mailer renders it when it sends (not sent).
 
+use std::path::Path;
 use std::time::Instant;
 
 use actors::scheduler::serve_due_users;
 use actors::{Digester, UserActors};
 use anyhow::Context;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
-use engine::mail::MailContext;
 use engine::parse::parse_any;
 use engine::search_term::{SearchTerm, TermId};
 use engine::{Preferences, Tier, UserId};
@@ -88,22 +88,25 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let index_peak_rss_mib = crate::peak_rss_mib();
     crate::reset_peak_rss();
 
-    let store = Store::open(&dir.path().join("db")).context("the database")?;
-    create_users(&store, users, now)?;
-    store.flush()?;
+    {
+        let store = Store::open(&dir.path().join("db")).context("the database")?;
+        create_users(&store, users, now)?;
+        store.flush()?;
+    }
     let signup_peak_rss_mib = crate::peak_rss_mib();
     // From here on the peak is the weekly run's own (what the signups left resident included).
     crate::reset_peak_rss();
 
-    let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
-    let digester = Digester::new(store.clone(), index.clone(), mail.clone());
+    // The system as `papertide weekly` starts it (store, index, digester, user actors).
+    drop(index);
+    let settings = settings(dir.path())?;
+    let runner = actix_rt::System::new();
+    let system = runner.block_on(async { runtime::System::start(&settings, runtime::Options::command()) })?;
+    let (store, index, digester) = (&system.store, &system.index, &system.digester);
     let workers = UserActors::default_workers();
     let written_before = written_bytes();
     let started = Instant::now();
-    let digests = actix_rt::System::new().block_on(async {
-        let user_actors = UserActors::new(store.clone(), digester.clone(), mail, workers);
-        serve_due_users(&store, &user_actors, now, HOUR).await
-    });
+    let digests = runner.block_on(serve_due_users(store, &system.users, now, HOUR));
     let digests = digests.map_err(|error| anyhow::anyhow!("the weekly pass: {error}"))?;
     let digest_seconds = started.elapsed().as_secs_f64();
     let written = written_bytes().zip(written_before).map(|(after, before)| after.saturating_sub(before));
@@ -111,7 +114,7 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let database_bytes_per_user = store.size_on_disk_bytes()? as f64 / users.max(1) as f64;
 
     let started = Instant::now();
-    let papers_sent = render_queue(&store, &digester, workers)?;
+    let papers_sent = render_queue(store, digester, workers)?;
     let render_seconds = started.elapsed().as_secs_f64();
     Ok(DigestRun {
         users,
@@ -127,6 +130,20 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         disk_bytes_per_digest,
         database_bytes_per_user,
     })
+}
+
+/// The settings of a data directory whose mails link to `papers.example.org`, with nothing to
+/// harvest.
+fn settings(data_dir: &Path) -> anyhow::Result<config::Settings> {
+    let common = config::CommonArgs { config: None, data_dir: Some(data_dir.to_owned()) };
+    let serve = config::ServeArgs {
+        public_url: Some("https://papers.example.org".into()),
+        support_email: Some("help@papers.example.org".into()),
+        harvest_sources: Some(vec!["none".into()]),
+        live_search: Some(false),
+        ..config::ServeArgs::default()
+    };
+    config::resolve(config::FileConfig::default(), &common, &serve)
 }
 
 /// The bytes this process has caused to be written to disk (`write_bytes` of `/proc/self/io`).

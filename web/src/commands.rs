@@ -85,16 +85,10 @@ fn yes_no(value: bool) -> &'static str {
 /// digests are stored with their mails queued; the next `papertide serve` sends them. For an
 /// operator who had the service down through a delivery day, and for tests of the schedule.
 pub async fn run_weekly(settings: &crate::config::Settings, at: chrono::DateTime<chrono::Utc>, out: &mut impl Write) -> anyhow::Result<()> {
-    let store = Store::open(&settings.database_dir()).context("opening the database (is papertide serve running?)")?;
-    let index = index::PaperIndex::open_or_create(&crate::papers::index_dir(&settings.data_dir)).context("opening the paper index")?;
     // Ranked as the service ranks: by meaning as well, with the vectors its `Vectorizer` made.
-    let mut digester = actors::Digester::new(store.clone(), index, crate::state::mail_context(settings));
-    if let Some(model) = crate::model::load_for_serve(settings)? {
-        digester = digester.with_embedder(model.embedder);
-    }
-    let users = actors::UserActors::new(store.clone(), digester, crate::state::mail_context(settings), actors::UserActors::default_workers());
-    let sent = actors::scheduler::serve_due_users(&store, &users, at, settings.digest_hour).await?;
-    store.flush_async().await?;
+    let system = runtime::System::start(settings, runtime::Options::command())?;
+    let sent = actors::scheduler::serve_due_users(&system.store, &system.users, at, settings.digest_hour).await?;
+    system.shutdown().await?;
     writeln!(out, "weekly pass as of {}: {sent} digest(s) built; their mails go out when papertide serve runs", at.format("%Y-%m-%d %H:%M UTC"))?;
     Ok(())
 }

@@ -33,9 +33,8 @@ impl ImportCounts {
     }
 }
 
-pub fn index_dir(data_dir: &Path) -> PathBuf {
-    data_dir.join("index")
-}
+/// Where the paper index lives under a data directory.
+pub use runtime::index_dir;
 
 /// Imports every file, one commit at the end, printing a line per file and the totals. On a full
 /// disk the error says so (tantivy's own says only that a writer thread failed).

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use actix::Addr;
 use actors::{Digester, DrainQueue, Indexer, Mailer, StatusBoard, UserActors};
+use anyhow::Context;
 use engine::mail::MailContext;
 use index::PaperIndex;
 use store::Store;
@@ -75,6 +76,14 @@ impl AppState {
         }
     }
 
+    /// The state of a service in front of `system`, which must run its mailer and index writer.
+    pub fn from_system(settings: Settings, system: &runtime::System) -> anyhow::Result<AppState> {
+        let mailer = system.mailer.clone().context("the service needs the system's mailer")?;
+        let indexer = system.writer.as_ref().map(|writer| writer.indexer.clone()).context("the service needs the system's index writer")?;
+        let state = AppState::new(settings, system.store.clone(), mailer, system.index.clone(), indexer, system.users.clone(), system.board.clone());
+        Ok(state.with_embedding(system.embedding.clone()))
+    }
+
     /// The state with the sentence-embedding model `serve` loaded (none: ranking is lexical).
     pub fn with_embedding(mut self, embedding: Option<EmbeddingModel>) -> AppState {
         self.embedding = embedding;
@@ -94,5 +103,5 @@ impl AppState {
 
 /// The public URL and support address that mails link to.
 pub fn mail_context(settings: &Settings) -> MailContext {
-    MailContext { public_url: settings.public_base(), support_email: settings.support_email.clone() }
+    runtime::mail_context(settings)
 }

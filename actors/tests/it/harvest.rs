@@ -14,8 +14,8 @@ use engine::paper::Source;
 use index::{PaperIndex, PaperQuery};
 use store::Store;
 
-use crate::replay::{ReplayServer, Reply};
 use crate::sources::{day, esearch_reply, pubmed_client, quick_http, EFETCH, ESEARCH, RECORDED_WEB_ENV};
+use testkit::replay::{ReplayServer, Reply};
 
 const WRITER_HEAP: usize = 20 * 1024 * 1024;
 const BIORXIV_PAGE: &str = "biorxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json";

@@ -24,9 +24,9 @@ use index::{PaperIndex, PaperQuery};
 use store::{NewAccount, Store, User};
 use uuid::Uuid;
 
-use crate::maildev::free_port;
-use crate::replay::{ReplayServer, Reply};
 use crate::sources::{pubmed_client, quick_http, EFETCH, ESEARCH};
+use testkit::free_port;
+use testkit::replay::{ReplayServer, Reply};
 
 const WRITER_HEAP: usize = 20 * 1024 * 1024;
 const ARXIV: &str = "/api/query";

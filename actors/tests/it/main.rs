@@ -4,10 +4,6 @@
 mod harvest;
 mod live;
 mod llm;
-#[path = "../../../tools/testing/maildev.rs"]
-mod maildev;
-#[path = "../../../tools/testing/replay.rs"]
-mod replay;
 mod semantic;
 mod sources;
 mod vectors;
@@ -18,8 +14,8 @@ use actors::mailer::{drain_due_mail, parse_mailbox};
 use actors::{DrainQueue, MailTransport, Mailer, MailerConfig, StatusBoard};
 use chrono::Utc;
 use engine::mail::RenderedMail;
-use maildev::{free_port, Maildev};
 use store::Store;
+use testkit::{free_port, Maildev};
 
 fn mail(to: &str, subject: &str) -> RenderedMail {
     RenderedMail {

@@ -10,7 +10,6 @@
 //! same seed again.
 
 pub mod checks;
-pub mod peers;
 pub mod rng;
 pub mod server;
 pub mod workload;
@@ -25,11 +24,11 @@ use engine::paper::Source;
 use serde::Serialize;
 
 use checks::{Fixtures, MailBox, Observed};
-use peers::maildev::Maildev;
-use peers::replay::{ReplayServer, Reply};
-use peers::stripe::LocalStripe;
 use rng::Rng;
-use server::{kill, wait_for_exit, wait_until_healthy, Binary};
+use testkit::maildev::Maildev;
+use testkit::replay::{ReplayServer, Reply};
+use testkit::server::{kill, wait_for_exit, Binary, Log};
+use testkit::stripe::LocalStripe;
 use workload::{InFlight, Tally, User};
 
 const ESEARCH: &str = "/entrez/eutils/esearch.fcgi";
@@ -119,14 +118,15 @@ pub async fn run(config: &CrashConfig, progress: &mut dyn FnMut(&str)) -> anyhow
     let fixtures = recorded_fixtures()?;
 
     let work_dir = tempfile::Builder::new().prefix("papertide-crash-").tempdir().context("a temporary data directory")?;
-    let port = free_port()?;
-    let binary = Binary {
-        path: config.binary.clone(),
-        data_dir: work_dir.path().join("data"),
-        port,
-        env: server_env(port, &maildev, &stripe, &replay),
-        log: work_dir.path().join("papertide.log"),
-    };
+    let port = testkit::free_port();
+    // A model in the operator's environment would make every start load it: the run is lexical
+    // (the data directory has no model of its own).
+    let binary = Binary::new(&config.binary, work_dir.path().join("data"), port)
+        .unset("PAPERTIDE_EMBED_MODEL_DIR")
+        .unset("PAPERTIDE_CONFIG")
+        .unset("PAPERTIDE_LLM_URL")
+        .log(Log::File(work_dir.path().join("papertide.log")));
+    let binary = Binary { env: server_env(port, &maildev, &stripe, &replay), ..binary };
     let outcome = drive(config, &mut rng, &binary, &maildev, &stripe, &replay, &fixtures, progress).await;
     match outcome {
         Ok(mut report) => {
@@ -166,7 +166,7 @@ async fn drive(
     let (mut weekly_lifetime, mut harvest_lifetime) = (Lifetime::default(), Lifetime::default());
 
     while kills.len() < config.kills {
-        let mut child = binary.spawn_serve()?;
+        let mut child = binary.spawn_serve(&[])?;
         let took = wait_until_healthy(&mut child, &base).await.with_context(|| format!("start after {} kills", kills.len()))?;
         slowest_restart = slowest_restart.max(took);
         restarts += 1;
@@ -202,7 +202,7 @@ async fn drive(
     }
 
     // The end: one more start, every in-doubt action settled, the mail drained, a clean stop.
-    let mut child = binary.spawn_serve()?;
+    let mut child = binary.spawn_serve(&[])?;
     wait_until_healthy(&mut child, &base).await.context("the last start")?;
     restarts += 1;
     settle(&mut users, rng, maildev, stripe, &mut tally).await;
@@ -482,7 +482,7 @@ fn recorded_fixtures() -> anyhow::Result<Fixtures> {
     Ok(Fixtures { works })
 }
 
-fn free_port() -> anyhow::Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(listener.local_addr()?.port())
+/// Waits until `/healthz` answers 200 (at most a minute: a server that will not restart).
+async fn wait_until_healthy(child: &mut Child, base: &str) -> anyhow::Result<Duration> {
+    testkit::server::wait_until_healthy(child, base, Duration::from_secs(60)).await
 }

@@ -1,104 +1,12 @@
-//! The real `papertide` binary as the crash scenario runs it: `serve` on a fixed port and data
-//! directory (killed with SIGKILL and started again), the `weekly` and `harvest` commands, and
-//! an HTTP client with its own cookie jar (one browser per user).
+//! What the crash scenario adds to the binary's launcher (`testkit::server`): an HTTP client
+//! with its own cookie jar (one browser per user) that tells an answer from none, and where the
+//! data directory keeps its database and index.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use serde_json::Value;
-
-/// How the binary is configured: its data directory, port and environment.
-pub struct Binary {
-    pub path: PathBuf,
-    pub data_dir: PathBuf,
-    pub port: u16,
-    /// `PAPERTIDE_*` settings shared by every command.
-    pub env: Vec<(String, String)>,
-    /// Every command's stderr goes here, appended.
-    pub log: PathBuf,
-}
-
-impl Binary {
-    fn command(&self, args: &[&str]) -> anyhow::Result<Command> {
-        let log = File::options().create(true).append(true).open(&self.log).context("opening the server log")?;
-        let mut command = Command::new(&self.path);
-        command
-            .args(["--data-dir", &self.data_dir.display().to_string()])
-            .args(args)
-            .envs(self.env.iter().map(|(name, value)| (name.as_str(), value.as_str())))
-            // A model in the operator's environment would make every start load it: the run is
-            // lexical (the data directory has no model of its own).
-            .env_remove("PAPERTIDE_EMBED_MODEL_DIR")
-            .env_remove("PAPERTIDE_CONFIG")
-            .env_remove("PAPERTIDE_LLM_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(log));
-        Ok(command)
-    }
-
-    /// Starts `papertide serve`.
-    pub fn spawn_serve(&self) -> anyhow::Result<Child> {
-        let bind = format!("127.0.0.1:{}", self.port);
-        let mut command = self.command(&["serve", "--bind", &bind])?;
-        command.spawn().with_context(|| format!("starting {}", self.path.display()))
-    }
-
-    /// Starts a command that runs to its end (`weekly --at …`, `harvest …`).
-    pub fn spawn(&self, args: &[&str]) -> anyhow::Result<Child> {
-        self.command(args)?.spawn().with_context(|| format!("starting {} {}", self.path.display(), args.join(" ")))
-    }
-
-    pub fn base_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-/// SIGKILL (what `Child::kill` sends on Unix), then reaps the process.
-pub fn kill(child: &mut Child) -> anyhow::Result<()> {
-    // A process that already ended cannot be killed; that is not an error here.
-    let _ = child.kill();
-    child.wait().context("reaping a killed process")?;
-    Ok(())
-}
-
-/// Waits for a command to end (polling, so the async peers go on answering).
-pub async fn wait_for_exit(child: &mut Child, limit: Duration) -> anyhow::Result<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().context("waiting for a command")? {
-            return Ok(status);
-        }
-        if Instant::now() > deadline {
-            kill(child)?;
-            bail!("the command did not end within {limit:?}");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Waits until `/healthz` answers 200; fails if the process exits or takes more than a minute
-/// (a server that will not restart).
-pub async fn wait_until_healthy(child: &mut Child, base: &str) -> anyhow::Result<Duration> {
-    let started = Instant::now();
-    let http = reqwest::Client::builder().timeout(Duration::from_secs(5)).build()?;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            bail!("the server exited with {status} instead of starting");
-        }
-        let healthy = http.get(format!("{base}/healthz")).send().await.is_ok_and(|answer| answer.status().is_success());
-        if healthy {
-            return Ok(started.elapsed());
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            bail!("the server did not answer /healthz within a minute of its start");
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-}
 
 /// One browser: a cookie jar and the service's address.
 #[derive(Clone)]

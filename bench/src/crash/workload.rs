@@ -8,10 +8,10 @@ use std::cell::Cell;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::peers::maildev::Maildev;
-use super::peers::stripe::{LocalStripe, CARD_OK, PLAN_PRO};
 use super::rng::Rng;
 use super::server::{Browser, Reply};
+use testkit::maildev::Maildev;
+use testkit::stripe::{LocalStripe, CARD_OK, PLAN_PRO};
 
 pub const PASSWORD: &str = "Crash-test-1";
 pub const WEBHOOK_SECRET: &str = "whsec_papertide_crash";

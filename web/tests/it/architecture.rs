@@ -14,8 +14,11 @@ fn allowed_edges() -> BTreeMap<&'static str, BTreeSet<&'static str>> {
         ("index", BTreeSet::from(["engine"])),
         ("embed", BTreeSet::new()),
         ("actors", BTreeSet::from(["engine", "store", "index", "embed"])),
-        ("web", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors"])),
-        ("bench", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors", "web"])),
+        ("runtime", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors"])),
+        ("web", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors", "runtime"])),
+        // The test kit stands apart: it runs the binary and the peers, and links none of ours.
+        ("testkit", BTreeSet::new()),
+        ("bench", BTreeSet::from(["engine", "config", "store", "index", "embed", "actors", "runtime", "web", "testkit"])),
     ])
 }
 
@@ -78,4 +81,28 @@ fn only_the_codec_module_uses_cbor() {
         let is_allowed = ["codec.rs", "error.rs"].iter().any(|name| path.ends_with(name));
         assert!(is_allowed || !source.contains("serde_cbor::"), "{} uses serde_cbor", path.display());
     }
+}
+
+/// Shared code is a crate (the test kit, the runtime), never a file included by path.
+#[test]
+fn no_source_file_is_included_by_path() {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut folders = vec![workspace.clone()];
+    let mut checked = 0;
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("readable folder") {
+            let path = entry.expect("entry").path();
+            let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            if path.is_dir() {
+                if !name.starts_with('.') && !["target", "node_modules", "fuzz"].contains(&name.as_str()) {
+                    folders.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                let source = std::fs::read_to_string(&path).expect("readable source");
+                assert!(!source.contains(concat!("#[", "path")), "{} includes a file by path", path.display());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 100, "only {checked} sources found under {}", workspace.display());
 }

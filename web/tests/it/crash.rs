@@ -1,42 +1,37 @@
 //! The real binary, killed and restarted: nothing acknowledged is lost, no mail goes twice.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, Command};
+use std::time::Duration;
 
 use serde_json::json;
+use testkit::server::Binary;
+use testkit::wait;
 
 use crate::common::{free_port, link_in, signup_body, token_of, Client, Maildev, PASSWORD};
 
 fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_papertide"))
-        .args(["--data-dir", &data_dir.display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
+    Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir, port)
         .env("PAPERTIDE_LOG", "warn")
         .env("PAPERTIDE_HARVEST_SOURCES", "none")
         .env("PAPERTIDE_LIVE_SEARCH", "false")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
+        .spawn_serve(&["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
         .expect("the papertide binary starts")
 }
 
 async fn wait_until_healthy(client: &Client) {
-    let deadline = Instant::now() + Duration::from_secs(30);
     let http = reqwest::Client::new();
-    let url = format!("{}/healthz", client.base());
-    while !http.get(&url).send().await.is_ok_and(|response| response.status().is_success()) {
-        assert!(Instant::now() < deadline, "the server did not become healthy");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let healthy = wait::until_async(Duration::from_secs(30), Duration::from_millis(50), || async {
+        testkit::server::is_healthy(&http, client.base()).await.then_some(())
+    });
+    assert!(healthy.await.is_some(), "the server did not become healthy");
 }
 
 async fn wait_for_empty_queue(client: &Client) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while client.get("/healthz").await.body["mail"]["queued"] != 0 {
-        assert!(Instant::now() < deadline, "the mail queue did not drain after restart");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let drained = wait::until_async(Duration::from_secs(20), Duration::from_millis(50), || async {
+        (client.get("/healthz").await.body["mail"]["queued"] == 0).then_some(())
+    });
+    assert!(drained.await.is_some(), "the mail queue did not drain after restart");
 }
 
 #[actix_web::test]

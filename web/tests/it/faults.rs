@@ -8,11 +8,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 use engine::Tier;
 use serde_json::json;
+use testkit::server::Binary;
+use testkit::wait;
 
 use crate::common::relay::{Relay, RelayMode};
 use crate::common::stripe::LocalStripe;
@@ -72,30 +74,23 @@ impl Drop for SmallDisk {
 
 /// `papertide serve` on `data_dir` and `port`, with mail to the outbox and `env` besides.
 fn serve(data_dir: &Path, port: u16, env: &[(&str, &str)]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_papertide"))
-        .args(["--data-dir", &data_dir.display().to_string(), "serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(["--public-url", &format!("http://127.0.0.1:{port}")])
+    Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir, port)
         .env("PAPERTIDE_LOG", "warn")
         .env("PAPERTIDE_HARVEST_SOURCES", "none")
         .env("PAPERTIDE_LIVE_SEARCH", "false")
         .env("PAPERTIDE_RATE_LIMIT_LOGIN", "1000/1h")
         .env("PAPERTIDE_RATE_LIMIT_SIGNUP", "1000/1h")
         .envs(env.iter().copied())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
+        .spawn_serve(&["--public-url", &format!("http://127.0.0.1:{port}")])
         .expect("the papertide binary starts")
 }
 
 /// Waits until `/healthz` answers at all, and returns its answer.
 async fn wait_until_up(client: &Client) -> Answer {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let http = reqwest::Client::new();
-    let url = format!("{}/healthz", client.base());
-    while http.get(&url).send().await.is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let up = wait::until_async(Duration::from_secs(30), Duration::from_millis(50), || async {
+        testkit::server::is_listening(client.base()).await.then_some(())
+    });
+    assert!(up.await.is_some(), "the server did not start");
     client.get("/healthz").await
 }
 

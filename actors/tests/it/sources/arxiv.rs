@@ -7,7 +7,7 @@ use actors::sources::{ArxivClient, ArxivConfig, ErrorKind, HttpConfig};
 use engine::paper::Source;
 
 use super::{day, quick_http, ProgressLog};
-use crate::replay::{assert_paced, ReplayServer, Reply};
+use testkit::replay::{assert_paced, ReplayServer, Reply};
 
 const QUERY: &str = "/api/query";
 /// A real page of 10 entries (of 214881), and a real page of the 4 last entries of a search.

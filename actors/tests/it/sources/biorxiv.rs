@@ -7,7 +7,7 @@ use actors::sources::{BiorxivClient, BiorxivConfig, ErrorKind};
 use engine::paper::Source;
 
 use super::{day, quick_http, ProgressLog};
-use crate::replay::{ReplayServer, Reply};
+use testkit::replay::{ReplayServer, Reply};
 
 /// A real first page (cursor 0, count 30, total 873) cut by its origin project to 10 items.
 const BIORXIV_PAGE: &str = "biorxiv/details_interval_2026-08-01_2026-08-05_cursor0_trimmed_10_of_30.json";

@@ -7,7 +7,7 @@ use actors::sources::{ArxivClient, ArxivConfig, BiorxivClient, BiorxivConfig, Er
 use engine::paper::Source;
 
 use super::{day, esearch_reply, pubmed_client, quick_http, EFETCH, ESEARCH, RECORDED_WEB_ENV};
-use crate::replay::{arrival_gaps, ReplayServer, Reply};
+use testkit::replay::{arrival_gaps, ReplayServer, Reply};
 
 const RATE_LIMIT_BODY: &str = r#"{"error":"API rate limit exceeded","count":"11"}"#;
 

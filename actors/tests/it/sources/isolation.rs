@@ -7,7 +7,7 @@ use actors::sources::{ArxivClient, ArxivConfig, BiorxivClient, BiorxivConfig, Er
 use engine::paper::Source;
 
 use super::{day, pubmed_client, quick_http, ESEARCH};
-use crate::replay::{ReplayServer, Reply};
+use testkit::replay::{ReplayServer, Reply};
 
 #[actix_rt::test]
 async fn a_failing_source_does_not_hold_up_the_others() {

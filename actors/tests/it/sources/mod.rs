@@ -15,7 +15,7 @@ use actors::sources::{ArxivClient, ArxivConfig, BiorxivClient, BiorxivConfig, Ht
 use chrono::NaiveDate;
 use engine::paper::Source;
 
-use crate::replay::{ReplayServer, Reply};
+use testkit::replay::{ReplayServer, Reply};
 
 pub const ESEARCH: &str = "/entrez/eutils/esearch.fcgi";
 pub const EFETCH: &str = "/entrez/eutils/efetch.fcgi";

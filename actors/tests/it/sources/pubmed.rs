@@ -6,7 +6,7 @@ use std::time::Duration;
 use actors::sources::ErrorKind;
 
 use super::{day, esearch_reply, pubmed_client, ProgressLog, EFETCH, ESEARCH, RECORDED_WEB_ENV};
-use crate::replay::{assert_paced, ReplayServer, Reply};
+use testkit::replay::{assert_paced, ReplayServer, Reply};
 
 const EFETCH_20: &str = "pubmed/efetch_batch_20_articles.xml";
 const EFETCH_6: &str = "pubmed/efetch_batch_6_articles.xml";

@@ -1,10 +1,12 @@
-//! The test server helper: the real application (`web::server::start`, so `create_app`, the
-//! actors and a sled database on disk) on a loopback port, and a cookie-keeping HTTP client.
+//! The test server helper: the real application (`web::server::start`, so `create_app` and the
+//! runtime's system: the actors and a sled database on disk) on a loopback port, and a
+//! cookie-keeping HTTP client. The peers, the binary's launcher and the waits are the test kit's
+//! (`testkit`).
 
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
 use reqwest::header::HeaderMap;
@@ -13,16 +15,9 @@ use tempfile::TempDir;
 use web::config::{resolve, CommonArgs, FileConfig, ServeArgs};
 use web::AppState;
 
-#[path = "../../../../tools/testing/maildev.rs"]
-pub mod maildev;
-#[path = "../../../../tools/testing/relay.rs"]
-pub mod relay;
-#[path = "../../../../tools/testing/replay.rs"]
-pub mod replay;
-#[path = "../../../../tools/testing/stripe.rs"]
-pub mod stripe;
-
-pub use maildev::{free_port, Maildev};
+use testkit::server::Binary;
+use testkit::wait;
+pub use testkit::{free_port, relay, replay, stripe, Maildev};
 
 /// Passes the rule for new passwords: 8 characters or more, on no list of common passwords.
 pub const PASSWORD: &str = "Secret-123";
@@ -34,6 +29,9 @@ pub const MSG_PASSWORD_SITE_NAME: &str = "This password is built on the name Pap
 pub const GENEROUS_RATE: &str = "1000/1h";
 /// The address every test server names as an operator (`admin_emails`).
 pub const OPERATOR: &str = "operator@example.org";
+/// How long the helpers wait for mail and queues, and how often they look.
+const TEN_SECONDS: Duration = Duration::from_secs(10);
+const POLL: Duration = Duration::from_millis(20);
 
 pub struct TestServer {
     pub base: String,
@@ -86,7 +84,7 @@ impl TestServer {
             state: started.state,
             data_dir,
             handle,
-            vectorizer_thread: started.vectorizer_thread,
+            vectorizer_thread: started.system.vectorizer_thread,
         }
     }
 
@@ -120,38 +118,30 @@ impl TestServer {
 
     /// Waits (at most 10 s) until the outbox holds `count` mails, and returns them.
     pub async fn wait_for_outbox(&self, count: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
+        let mut found = 0;
+        let mails = wait::until(TEN_SECONDS, POLL, || {
             let mails = self.outbox();
-            if mails.len() >= count {
-                return mails;
-            }
-            assert!(Instant::now() < deadline, "expected {count} mails in the outbox, found {}", mails.len());
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+            found = mails.len();
+            (mails.len() >= count).then_some(mails)
+        });
+        mails.await.unwrap_or_else(|| panic!("expected {count} mails in the outbox, found {found}"))
     }
 
     /// Waits until the mail queue is empty (everything handed over).
     pub async fn wait_for_empty_queue(&self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.state.store.mail_queue_len() > 0 {
-            assert!(Instant::now() < deadline, "the mail queue did not drain");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let drained = wait::until(TEN_SECONDS, POLL, || (self.state.store.mail_queue_len() == 0).then_some(())).await;
+        assert!(drained.is_some(), "the mail queue did not drain");
     }
 
     /// Waits until the mailer's status reports at least `count` mails handed over (the status is
     /// written after each drain, a moment after the queue empties).
     pub async fn wait_for_mailer_processed(&self, count: u64) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let processed = self.state.board.get("mailer").map_or(0, |status| status.processed_total);
-            if processed >= count {
-                return;
-            }
-            assert!(Instant::now() < deadline, "the mailer reported {processed} of {count} mails");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let mut processed = 0;
+        let reached = wait::until(TEN_SECONDS, POLL, || {
+            processed = self.state.board.get("mailer").map_or(0, |status| status.processed_total);
+            (processed >= count).then_some(())
+        });
+        assert!(reached.await.is_some(), "the mailer reported {processed} of {count} mails");
     }
 
     /// Signs up with the combined form and returns the verification link that was mailed.
@@ -166,16 +156,11 @@ impl TestServer {
     /// `subject`, and returns it.
     pub async fn wait_for_mail_to(&self, to: &str, subject: &str) -> String {
         let (to_line, subject_line) = (format!("To: {to}\r\n"), format!("Subject: {subject}"));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            // A long subject is folded onto more lines: read unfolded (RFC 5322 §2.2.3).
-            let found = self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.replace("\r\n ", " ").contains(&subject_line));
-            if let Some(mail) = found {
-                return mail;
-            }
-            assert!(Instant::now() < deadline, "no mail {subject:?} to {to} in the outbox");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        // A long subject is folded onto more lines: read unfolded (RFC 5322 §2.2.3).
+        let found = wait::until(TEN_SECONDS, POLL, || {
+            self.outbox().into_iter().rev().find(|mail| mail.contains(&to_line) && mail.replace("\r\n ", " ").contains(&subject_line))
+        });
+        found.await.unwrap_or_else(|| panic!("no mail {subject:?} to {to} in the outbox"))
     }
 
     /// Indexes the recorded PubMed batches (26 papers on phthalate toxicology and the liver) as
@@ -382,26 +367,22 @@ impl BinaryServer {
     pub async fn start(env: &[(&str, &str)], stderr: std::process::Stdio) -> BinaryServer {
         let data_dir = tempfile::tempdir().expect("temporary data directory");
         let port = free_port();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_papertide"))
-            .args(["--data-dir", &data_dir.path().display().to_string(), "serve"])
+        let binary = Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir.path(), port)
             .env("PAPERTIDE_BIND", format!("127.0.0.1:{port}"))
+            .unset("PAPERTIDE_CONFIG")
+            .unset("PAPERTIDE_SMTP_URL")
+            .unset("PAPERTIDE_EMBED_MODEL_DIR")
             .env("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
             .env("PAPERTIDE_HARVEST_SOURCES", "none")
             .env("PAPERTIDE_LIVE_SEARCH", "false")
-            .env_remove("PAPERTIDE_CONFIG")
-            .env_remove("PAPERTIDE_SMTP_URL")
-            .env_remove("PAPERTIDE_EMBED_MODEL_DIR")
-            .envs(env.iter().copied())
-            .stdout(std::process::Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .expect("papertide starts");
-        let server = BinaryServer { base: format!("http://127.0.0.1:{port}"), data_dir, child };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while reqwest::get(format!("{}/healthz", server.base)).await.is_err() {
-            assert!(Instant::now() < deadline, "nothing listens on {port}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            .envs(env.iter().copied());
+        let mut command = binary.command(&["serve"]).expect("the command");
+        let child = command.stderr(stderr).spawn().expect("papertide starts");
+        let server = BinaryServer { base: binary.base_url(), data_dir, child };
+        let listening = wait::until_async(Duration::from_secs(30), Duration::from_millis(50), || async {
+            testkit::server::is_listening(&server.base).await.then_some(())
+        });
+        assert!(listening.await.is_some(), "nothing listens on {port}");
         server
     }
 
@@ -413,8 +394,8 @@ impl BinaryServer {
     /// returns them oldest first.
     pub async fn wait_for_mails(&self, count: usize, to: &str, subject: &str) -> Vec<String> {
         let (to_line, subject_line) = (format!("To: {to}\r\n"), format!("Subject: {subject}"));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
+        let mut found = 0;
+        let mails = wait::until(TEN_SECONDS, POLL, || {
             let mut names: Vec<PathBuf> = std::fs::read_dir(self.data_dir.path().join("outbox"))
                 .map(|entries| entries.filter_map(|entry| entry.ok().map(|entry| entry.path())).collect())
                 .unwrap_or_default();
@@ -432,12 +413,10 @@ impl BinaryServer {
                 .map(|raw| decode_quoted_printable(&raw))
                 .filter(|mail| mail.contains(&to_line) && mail.contains(&subject_line))
                 .collect();
-            if mails.len() >= count {
-                return mails;
-            }
-            assert!(Instant::now() < deadline, "expected {count} mails {subject:?} to {to}, found {}", mails.len());
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+            found = mails.len();
+            (mails.len() >= count).then_some(mails)
+        });
+        mails.await.unwrap_or_else(|| panic!("expected {count} mails {subject:?} to {to}, found {found}"))
     }
 }
 

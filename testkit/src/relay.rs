@@ -2,9 +2,6 @@
 //! localstripe, a chat server): it forwards connections to the peer, or drops each one as soon
 //! as it is accepted (the peer is down), or accepts and then says nothing (the peer hangs). The
 //! mode can change while the service runs; it applies to connections accepted from then on.
-//! Included by path from the integration tests.
-
-#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

@@ -1,26 +1,20 @@
 //! A real SMTP server on loopback for the test suites: maildev (installed into
 //! `tools/node_modules` by the README's test command), one instance per test, read through its
-//! REST API. Included by path from each crate's integration tests.
+//! REST API.
 
-#![allow(dead_code)]
-
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::free_port;
+
 pub struct Maildev {
     child: Child,
     pub smtp_port: u16,
     pub web_port: u16,
     http: reqwest::Client,
-}
-
-/// A TCP port nobody listens on right now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).map(|address| address.port()).expect("a free loopback port")
 }
 
 fn maildev_binary() -> PathBuf {

@@ -2,17 +2,16 @@
 //! (installed into `tools/stripe/.venv` by the README's test command), one in-memory instance per
 //! test, with the plans `price_pro` (500 usd a month) and `price_team` (1000). Besides the API it
 //! plays the browser's part: confirming a SetupIntent or a 3-D Secure PaymentIntent with a test
-//! card as Stripe.js would, and paying an embedded Checkout Session. Included by path from the
-//! integration tests; see tools/stripe/README.md for what each test card does.
+//! card as Stripe.js would, and paying an embedded Checkout Session. See tools/stripe/README.md for
+//! what each test card does.
 
-#![allow(dead_code)]
-
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+use crate::free_port;
 
 pub const SECRET_KEY: &str = "sk_test_localstripe";
 pub const PUBLISHABLE_KEY: &str = "pk_test_localstripe";
@@ -32,10 +31,6 @@ pub struct LocalStripe {
     child: Child,
     port: u16,
     http: reqwest::Client,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|listener| listener.local_addr()).map(|address| address.port()).expect("a free loopback port")
 }
 
 fn tools_stripe() -> PathBuf {
