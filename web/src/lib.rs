@@ -11,6 +11,7 @@ pub mod billing;
 pub mod client;
 pub mod commands;
 pub mod connections;
+pub mod contract;
 /// The configuration lives in its own crate, light enough to fuzz; `web::config` is it.
 pub use ::config;
 pub mod digests;
@@ -29,6 +30,7 @@ pub mod server;
 pub mod state;
 pub mod terms;
 pub mod users;
+pub mod wire;
 
 pub use app::create_app;
 pub use config::Settings;
