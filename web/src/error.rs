@@ -280,8 +280,8 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: ErrorCode,
     pub message: String,
-    /// Extra top-level fields (`errors`, `requiresVerification`, ...).
-    pub details: ErrorDetails,
+    /// Extra top-level fields (`errors`, `requiresVerification`, ...), boxed: most errors have none.
+    pub details: Option<Box<ErrorDetails>>,
     /// Seconds to wait, for 429 and 503 answers.
     pub retry_after_secs: Option<u64>,
     /// Other headers of the answer (`Allow` of a 405).
@@ -293,19 +293,12 @@ pub type ApiResult<T> = Result<T, ApiError>;
 impl ApiError {
     /// An error with `code`, answered with the code's status.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status: code.status(),
-            code,
-            message: message.into(),
-            details: ErrorDetails::default(),
-            retry_after_secs: None,
-            headers: Vec::new(),
-        }
+        ApiError { status: code.status(), code, message: message.into(), details: None, retry_after_secs: None, headers: Vec::new() }
     }
 
     /// The error with the extra fields `details` sets.
     pub fn with_details(mut self, details: ErrorDetails) -> ApiError {
-        self.details = details;
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -316,7 +309,7 @@ impl ApiError {
 
     /// The body this error is answered with.
     pub fn body(&self) -> ErrorBody {
-        let details = self.details.clone();
+        let details = self.details.as_deref().cloned().unwrap_or_default();
         ErrorBody {
             already_active: details.already_active,
             billing_enabled: details.billing_enabled,

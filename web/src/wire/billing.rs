@@ -137,9 +137,12 @@ pub struct StripeCustomerView {
 /// An invoice at Stripe (snake_case, as Stripe names the fields); amounts in cents.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct InvoiceView {
+    #[ts(type = "number")]
     pub amount_due: i64,
+    #[ts(type = "number")]
     pub amount_paid: i64,
     /// Unix seconds.
+    #[ts(type = "number | null")]
     pub created: Option<i64>,
     pub currency: String,
     pub id: String,

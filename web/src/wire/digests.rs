@@ -191,6 +191,7 @@ impl From<engine::digest::DigestEntry> for DigestPaper {
 #[derive(Debug, Clone, Copy, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Widened {
+    #[ts(type = "number")]
     pub days: i64,
     pub new_this_week: usize,
 }

@@ -216,7 +216,7 @@ relevanceScore: number, retracted: boolean,
  */
 source: Source, sources: Array<Source>, summary: string, title: string, url: string | null, };
 
-export type Widened = { days: bigint, newThisWeek: number, };
+export type Widened = { days: number, newThisWeek: number, };
 
 export type PlanChoice = { 
 /**
@@ -266,11 +266,11 @@ export type BillingUserView = { email: string, stripeCustomerId: string | null, 
 
 export type StripeCustomerView = { customerId: string | null, invoices: Array<InvoiceView>, subscriptions: Array<StripeSubscriptionView>, };
 
-export type InvoiceView = { amount_due: bigint, amount_paid: bigint, 
+export type InvoiceView = { amount_due: number, amount_paid: number, 
 /**
  * Unix seconds.
  */
-created: bigint | null, currency: string, id: string, paid: boolean, status: string | null, };
+created: number | null, currency: string, id: string, paid: boolean, status: string | null, };
 
 export type StripeSubscriptionView = { id: string, status: string, tier: Tier | null, };
 
