@@ -210,8 +210,8 @@ mod tests {
         let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             checked_in == generated,
-            "web/{TYPESCRIPT_PATH} differs from what the wire types generate: a wire type changed. Regenerate it with\n    {REGENERATE}\n\
-             and commit it (the client's build then shows what the change breaks)."
+            "web/{TYPESCRIPT_PATH} differs from what the wire types generate (a wire type changed, or the file was edited by hand). \
+             Regenerate it with\n    {REGENERATE}\nand commit it (the client's build then shows what the change breaks)."
         );
     }
 
