@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 use crate::connections::body_deadline;
 use crate::error::{json_error_bodies, json_payload_error, path_error, query_error};
+use crate::routes::WireTypes;
 use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
-use crate::{auth, billing, client, digests, headers, health, ratings, terms, users};
+use crate::wire::config::ClientConfig;
+use crate::{auth, billing, client, contract, digests, headers, health, ratings, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -40,13 +42,14 @@ pub fn create_app(
 
 /// Every `/api` route, each registered once through `routes` (which also records it).
 pub fn configure_api(routes: &mut ApiRoutes) {
-    routes.get("/config", client::config);
+    routes.get("/config", client::config, WireTypes::answer::<ClientConfig>());
     auth::configure(routes);
     users::configure(routes);
     terms::configure(routes);
     ratings::configure(routes);
     digests::configure(routes);
     billing::configure(routes);
+    contract::configure(routes);
 }
 
 /// The table of every `/api` route, as [`create_app`] registers them.

@@ -17,10 +17,10 @@ use actix_web::http::Method;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use rust_embed::RustEmbed;
-use serde_json::json;
 
 use crate::fallback;
 use crate::state::AppState;
+use crate::wire::config::{AnalyticsView, ClientConfig, StripeView};
 
 #[derive(RustEmbed)]
 #[folder = "client/dist"]
@@ -116,15 +116,15 @@ pub fn is_client_route(path: &str) -> bool {
 /// `GET /api/config`: the support address, the analytics provider (none unless configured; the
 /// client loads it only after consent) and whether billing is on.
 pub async fn config(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(json!({
-        "supportEmail": state.settings.support_email,
-        "analytics": state.settings.analytics,
-        "billingEnabled": state.billing.is_some(),
-        "stripe": state.billing.as_ref().map(|billing| json!({
-            "publishableKey": billing.settings().publishable_key,
-            "jsUrl": billing.settings().js_url.as_str(),
-        })),
-    }))
+    HttpResponse::Ok().json(ClientConfig {
+        analytics: state.settings.analytics.as_ref().map(AnalyticsView::from),
+        billing_enabled: state.billing.is_some(),
+        stripe: state.billing.as_ref().map(|billing| StripeView {
+            js_url: billing.settings().js_url.as_str().to_owned(),
+            publishable_key: billing.settings().publishable_key.clone(),
+        }),
+        support_email: state.settings.support_email.clone(),
+    })
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Extensions, Payload, ServiceRequest, ServiceResponse};
-use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web::{HttpMessage, ResponseError};
@@ -196,8 +195,7 @@ pub async fn body_deadline(
             Err(_) => {
                 BODY_TIMEOUTS.fetch_add(1, Ordering::Relaxed);
                 tracing::info!(path = request.path(), "request body not received in time");
-                let mut answer =
-                    ApiError::new(StatusCode::REQUEST_TIMEOUT, "body_timeout", "The request body did not arrive in time.").error_response();
+                let mut answer = ApiError::new(crate::error::ErrorCode::BodyTimeout, "The request body did not arrive in time.").error_response();
                 answer.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
                 return Ok(request.into_response(answer).map_into_right_body());
             }

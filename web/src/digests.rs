@@ -16,36 +16,31 @@ use engine::account::normalize_email;
 use engine::digest::{has_digest_allowance, Digest, DigestKind};
 use engine::mail::{welcome_mail, RenderedMail};
 use engine::search_term::{already_followed, is_same_term, validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
-use serde::Deserialize;
-use serde_json::json;
 use store::search_terms::Added;
 use store::User;
 use uuid::Uuid;
 
 use crate::auth::SignedIn;
-use crate::error::{ApiError, ApiResult};
-use crate::routes::ApiRoutes;
+use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
+use crate::routes::{ApiRoutes, WireTypes};
 use crate::state::AppState;
+use crate::wire::digests::{
+    DigestView, ImmediateSearchAnswer, ImmediateSearchRequest, ResendAnswer, ResendRequest, TestEmailRequest, TriggerDigestAnswer,
+};
+use crate::wire::DoneWithMessage;
 
 const MSG_UNSUBSCRIBED: &str = "You have been unsubscribed from weekly digests. You can turn them back on in your dashboard.";
 const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please check your email for the correct link.";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .post("/immediate-search", immediate_search)
-        .post("/resend-email", resend)
-        .post("/test-email", test_email)
-        .post("/trigger-digest", trigger_digest)
-        .get("/users/{user_id}/digests", list)
-        .get("/unsubscribe/{token}", unsubscribe)
-        .post("/unsubscribe/{token}", unsubscribe);
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ImmediateSearch {
-    email: String,
-    search_term: String,
+        .post("/immediate-search", immediate_search, WireTypes::of::<ImmediateSearchRequest, ImmediateSearchAnswer>())
+        .post("/resend-email", resend, WireTypes::of::<ResendRequest, ResendAnswer>())
+        .post("/test-email", test_email, WireTypes::of::<TestEmailRequest, DoneWithMessage>())
+        .post("/trigger-digest", trigger_digest, WireTypes::answer::<TriggerDigestAnswer>())
+        .get("/users/{user_id}/digests", list, WireTypes::answer::<Vec<DigestView>>())
+        .get("/unsubscribe/{token}", unsubscribe, WireTypes::answer::<DoneWithMessage>())
+        .post("/unsubscribe/{token}", unsubscribe, WireTypes::answer::<DoneWithMessage>());
 }
 
 /// `POST /api/immediate-search` `{ email, searchTerm }`: the term is kept and, if the plan allows
@@ -53,10 +48,10 @@ struct ImmediateSearch {
 /// case and spacing) is refused with a 409 that says so, unless its last search failed: then it
 /// is searched again, once however many requests ask. A free plan whose digests are used keeps the term and gets no digest
 /// (`digestSent: false`, with a message saying why).
-async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ImmediateSearch>) -> ApiResult<HttpResponse> {
+async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ImmediateSearchRequest>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
     if normalize_email(&body.email) != user.email {
-        return Err(ApiError::forbidden("not_your_account", "You can only search for your own account."));
+        return Err(ApiError::new(ErrorCode::NotYourAccount, "You can only search for your own account."));
     }
     let text = validate_search_term(&body.search_term).map_err(|message| term_error("searchTerm", message))?;
     state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
@@ -100,15 +95,15 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     let digest = match outcome? {
         DigestOutcome::Sent(digest) => digest,
         DigestOutcome::FreeDigestsUsed => {
-            return Ok(HttpResponse::Ok().json(json!({
-                "success": true,
-                "searchTerm": term.term,
-                "termId": term.id,
-                "digestId": null,
-                "papersFound": 0,
-                "digestSent": false,
-                "message": MSG_FREE_DIGESTS_USED_SAVED,
-            })));
+            return Ok(HttpResponse::Ok().json(ImmediateSearchAnswer {
+                digest_id: None,
+                digest_sent: false,
+                message: MSG_FREE_DIGESTS_USED_SAVED.to_owned(),
+                papers_found: 0,
+                search_term: term.term,
+                success: true,
+                term_id: term.id.0,
+            }));
         }
     };
     state.poke_mailer();
@@ -121,15 +116,15 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
         (_, Some(widened)) => format!("{} Your digest is on its way.", widened.note()),
         (_, None) => "Your digest is on its way.".to_owned(),
     };
-    Ok(HttpResponse::Ok().json(json!({
-        "success": true,
-        "searchTerm": term.term,
-        "termId": term.id,
-        "digestId": digest.id,
-        "papersFound": papers,
-        "digestSent": true,
-        "message": message,
-    })))
+    Ok(HttpResponse::Ok().json(ImmediateSearchAnswer {
+        digest_id: Some(digest.id),
+        digest_sent: true,
+        message,
+        papers_found: papers,
+        search_term: term.term,
+        success: true,
+        term_id: term.id.0,
+    }))
 }
 
 const MSG_FREE_DIGESTS_USED_SAVED: &str = "Your search term is saved. Your free plan's 2 digests have been used, so no digest was sent.";
@@ -147,7 +142,8 @@ pub fn term_error(field: &'static str, message: &str) -> ApiError {
 
 /// The 409 of a topic the user follows already (`term`, as they follow it).
 pub fn already_followed_error(term: &SearchTerm) -> ApiError {
-    ApiError::new(actix_web::http::StatusCode::CONFLICT, "term_already_followed", already_followed(&term.term)).with("termId", term.id.to_string())
+    let details = ErrorDetails { term_id: Some(term.id.to_string()), ..ErrorDetails::default() };
+    ApiError::new(ErrorCode::TermAlreadyFollowed, already_followed(&term.term)).with_details(details)
 }
 
 /// Stores a new term, or answers that the user follows it already (409), or the plan limit's 402
@@ -157,12 +153,12 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
         Added::Added(term) => Ok(term),
         Added::AlreadyFollowed(same) => Err(already_followed_error(&same)),
         Added::OverLimit(TermLimit::RequiresPayment { current_count, message }) => {
-            Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "requires_payment", message)
-                .with("requiresPayment", true)
-                .with("currentCount", current_count))
+            let details = ErrorDetails { requires_payment: Some(true), current_count: Some(current_count), ..ErrorDetails::default() };
+            Err(ApiError::new(ErrorCode::RequiresPayment, message).with_details(details))
         }
         Added::OverLimit(TermLimit::RequiresSupport { message }) => {
-            Err(ApiError::forbidden("requires_support", message).with("requiresSupport", true))
+            let details = ErrorDetails { requires_support: Some(true), ..ErrorDetails::default() };
+            Err(ApiError::new(ErrorCode::RequiresSupport, message).with_details(details))
         }
     }
 }
@@ -178,14 +174,8 @@ fn render_digest(state: &AppState, user: &User, to: &str, digest: &Digest) -> Ap
     state.digester.render(user, to, digest).map_err(ApiError::internal)
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Resend {
-    search_term: String,
-}
-
 /// `POST /api/resend-email` `{ searchTerm }`: mails the user's latest digest of that term again.
-async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<Resend>) -> ApiResult<HttpResponse> {
+async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ResendRequest>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
     state.limiter.check("resend-email", &user.id.to_string(), state.settings.rate_limits.resend_email)?;
     let wanted = body.search_term.trim().to_lowercase();
@@ -199,22 +189,14 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
     state.store.enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "searchTerm": digest.search_term })))
-}
-
-#[derive(Debug, Deserialize)]
-struct TestEmail {
-    #[serde(default)]
-    email: String,
-    #[serde(rename = "type", default)]
-    kind: String,
+    Ok(HttpResponse::Ok().json(ResendAnswer { search_term: digest.search_term, success: true }))
 }
 
 const MSG_EMAIL_REQUIRED: &str = "Please enter an email address";
 
 /// `POST /api/test-email` `{ email, type: welcome | digest }`: a welcome mail, or the user's
 /// latest digest, to the user's own address (operators: any address).
-async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<TestEmail>) -> ApiResult<HttpResponse> {
+async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<TestEmailRequest>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
     let typed = body.email.trim();
     if typed.is_empty() {
@@ -227,7 +209,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     let to = normalize_email(typed);
     let is_operator = crate::auth::is_operator(&user, &state.settings);
     if to != user.email && !is_operator {
-        return Err(ApiError::forbidden("not_your_address", "Test mail goes only to your own address."));
+        return Err(ApiError::new(ErrorCode::NotYourAddress, "Test mail goes only to your own address."));
     }
     let is_welcome = match body.kind.as_str() {
         "welcome" => true,
@@ -246,7 +228,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     state.store.enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "message": format!("Test mail queued for {to}.") })))
+    Ok(HttpResponse::Ok().json(DoneWithMessage::new(format!("Test mail queued for {to}."))))
 }
 
 /// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term. Refused on
@@ -255,7 +237,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
 async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
     if has_digest_allowance(user.subscription_tier) {
-        return Err(ApiError::forbidden("trigger_needs_paid_plan", MSG_TRIGGER_NEEDS_PAID_PLAN));
+        return Err(ApiError::new(ErrorCode::TriggerNeedsPaidPlan, MSG_TRIGGER_NEEDS_PAID_PLAN));
     }
     let terms: Vec<SearchTerm> = state.store.search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
     if terms.is_empty() {
@@ -268,8 +250,8 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
         let digest = match run_term_digest(&state, &user, term, DigestKind::Weekly).await? {
             DigestOutcome::Sent(digest) => digest,
             DigestOutcome::FreeDigestsUsed if sent == 0 => {
-                return Err(ApiError::new(actix_web::http::StatusCode::PAYMENT_REQUIRED, "free_digests_used", MSG_FREE_DIGESTS_USED)
-                    .with("requiresPayment", true));
+                let details = ErrorDetails { requires_payment: Some(true), ..ErrorDetails::default() };
+                return Err(ApiError::new(ErrorCode::FreeDigestsUsed, MSG_FREE_DIGESTS_USED).with_details(details));
             }
             DigestOutcome::FreeDigestsUsed => break,
         };
@@ -278,7 +260,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     }
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "digests": sent, "papersFound": papers })))
+    Ok(HttpResponse::Ok().json(TriggerDigestAnswer { digests: sent, papers_found: papers, success: true }))
 }
 
 /// `GET /api/users/{userId}/digests` → the user's digests, newest first, each paper as the
@@ -286,19 +268,9 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
     signed_in.require_owner(&user_id)?;
     let digests = state.store.digests(signed_in.user.id)?;
-    let mut listed = serde_json::to_value(&digests).map_err(ApiError::internal)?;
-    for paper in listed.as_array_mut().into_iter().flatten().filter_map(|digest| digest["papersData"].as_array_mut()).flatten() {
-        if let Some(paper) = paper.as_object_mut() {
-            // The paper's first dedup key names it when it is rated.
-            let paper_key = paper.get("keys").and_then(|keys| keys.get(0)).cloned();
-            if let Some(paper_key) = paper_key {
-                paper.insert("paperKey".to_owned(), paper_key);
-            }
-            // The store's bookkeeping: which works were sent, and the impact prior of the ranking.
-            paper.remove("keys");
-            paper.remove("impact");
-        }
-    }
+    // Each paper is named by its first dedup key; the store's bookkeeping (which works were
+    // sent, the ranking's impact prior) is no part of the wire type.
+    let listed: Vec<DigestView> = digests.into_iter().map(DigestView::from).collect();
     Ok(HttpResponse::Ok().json(listed))
 }
 
@@ -319,5 +291,5 @@ async fn unsubscribe(state: web::Data<AppState>, request: HttpRequest, token: we
     preferences.weekly_digest = false;
     state.store.put_preferences(user_id, &preferences)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "message": MSG_UNSUBSCRIBED })))
+    Ok(HttpResponse::Ok().json(DoneWithMessage::new(MSG_UNSUBSCRIBED)))
 }

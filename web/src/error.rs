@@ -1,19 +1,287 @@
 //! The API's one error type: a status, a stable machine-readable code and a human message,
 //! answered as JSON `{ "message": ..., "code": ... }` plus any extra fields a client needs.
+//!
+//! The codes are one enum, [`ErrorCode`], each with its HTTP status; the body is one type,
+//! [`ErrorBody`], whose extra fields are optional and absent unless set. Both are part of the
+//! contract ([`crate::contract`]).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use engine::ValidationErrors;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::wire::Tier;
+
+/// Every error code the API answers, with its HTTP status. Serialized as its snake_case name,
+/// the stable string clients branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    // 400
+    BadRequest,
+    ValidationFailed,
+    InvalidToken,
+    DowngradeNotOffered,
+    BadSignature,
+    // 401
+    Unauthorized,
+    MetricsTokenRequired,
+    // 402
+    RequiresPayment,
+    FreeDigestsUsed,
+    CardDeclined,
+    // 403
+    CrossSiteRequest,
+    AccountDeactivated,
+    EmailNotVerified,
+    RequiresUpgrade,
+    NotYourAccount,
+    NotYourAddress,
+    RequiresSupport,
+    TriggerNeedsPaidPlan,
+    // 404, 405, 408, 409, 410, 413, 429
+    NotFound,
+    MethodNotAllowed,
+    BodyTimeout,
+    EmailTaken,
+    TermAlreadyFollowed,
+    AlreadyActive,
+    UseCardForm,
+    LinkExpired,
+    DigestGone,
+    TermGone,
+    PayloadTooLarge,
+    RateLimited,
+    // 5xx
+    Internal,
+    BillingDisabled,
+    Busy,
+    DiskFull,
+    PaymentServiceUnavailable,
+    /// A refusal made by the HTTP layer itself (an extractor, a guard): its status is the
+    /// refusal's own, any 4xx or 5xx.
+    HttpError,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 36] = [
+        ErrorCode::BadRequest,
+        ErrorCode::ValidationFailed,
+        ErrorCode::InvalidToken,
+        ErrorCode::DowngradeNotOffered,
+        ErrorCode::BadSignature,
+        ErrorCode::Unauthorized,
+        ErrorCode::MetricsTokenRequired,
+        ErrorCode::RequiresPayment,
+        ErrorCode::FreeDigestsUsed,
+        ErrorCode::CardDeclined,
+        ErrorCode::CrossSiteRequest,
+        ErrorCode::AccountDeactivated,
+        ErrorCode::EmailNotVerified,
+        ErrorCode::RequiresUpgrade,
+        ErrorCode::NotYourAccount,
+        ErrorCode::NotYourAddress,
+        ErrorCode::RequiresSupport,
+        ErrorCode::TriggerNeedsPaidPlan,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::BodyTimeout,
+        ErrorCode::EmailTaken,
+        ErrorCode::TermAlreadyFollowed,
+        ErrorCode::AlreadyActive,
+        ErrorCode::UseCardForm,
+        ErrorCode::LinkExpired,
+        ErrorCode::DigestGone,
+        ErrorCode::TermGone,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::RateLimited,
+        ErrorCode::Internal,
+        ErrorCode::BillingDisabled,
+        ErrorCode::Busy,
+        ErrorCode::DiskFull,
+        ErrorCode::PaymentServiceUnavailable,
+        ErrorCode::HttpError,
+    ];
+
+    /// The HTTP status every answer with this code has; `None` for [`ErrorCode::HttpError`],
+    /// whose status is the refusal's own.
+    pub fn fixed_status(self) -> Option<StatusCode> {
+        let status = match self {
+            ErrorCode::BadRequest
+            | ErrorCode::ValidationFailed
+            | ErrorCode::InvalidToken
+            | ErrorCode::DowngradeNotOffered
+            | ErrorCode::BadSignature => StatusCode::BAD_REQUEST,
+            ErrorCode::Unauthorized | ErrorCode::MetricsTokenRequired => StatusCode::UNAUTHORIZED,
+            ErrorCode::RequiresPayment | ErrorCode::FreeDigestsUsed | ErrorCode::CardDeclined => StatusCode::PAYMENT_REQUIRED,
+            ErrorCode::CrossSiteRequest
+            | ErrorCode::AccountDeactivated
+            | ErrorCode::EmailNotVerified
+            | ErrorCode::RequiresUpgrade
+            | ErrorCode::NotYourAccount
+            | ErrorCode::NotYourAddress
+            | ErrorCode::RequiresSupport
+            | ErrorCode::TriggerNeedsPaidPlan => StatusCode::FORBIDDEN,
+            ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            ErrorCode::EmailTaken | ErrorCode::TermAlreadyFollowed | ErrorCode::AlreadyActive | ErrorCode::UseCardForm => StatusCode::CONFLICT,
+            ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
+            ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::BillingDisabled => StatusCode::NOT_IMPLEMENTED,
+            ErrorCode::Busy | ErrorCode::DiskFull | ErrorCode::PaymentServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::HttpError => return None,
+        };
+        Some(status)
+    }
+
+    /// The HTTP status of an [`ApiError`] with this code.
+    pub fn status(self) -> StatusCode {
+        self.fixed_status().unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    /// The code as clients read it: `validation_failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::ValidationFailed => "validation_failed",
+            ErrorCode::InvalidToken => "invalid_token",
+            ErrorCode::DowngradeNotOffered => "downgrade_not_offered",
+            ErrorCode::BadSignature => "bad_signature",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::MetricsTokenRequired => "metrics_token_required",
+            ErrorCode::RequiresPayment => "requires_payment",
+            ErrorCode::FreeDigestsUsed => "free_digests_used",
+            ErrorCode::CardDeclined => "card_declined",
+            ErrorCode::CrossSiteRequest => "cross_site_request",
+            ErrorCode::AccountDeactivated => "account_deactivated",
+            ErrorCode::EmailNotVerified => "email_not_verified",
+            ErrorCode::RequiresUpgrade => "requires_upgrade",
+            ErrorCode::NotYourAccount => "not_your_account",
+            ErrorCode::NotYourAddress => "not_your_address",
+            ErrorCode::RequiresSupport => "requires_support",
+            ErrorCode::TriggerNeedsPaidPlan => "trigger_needs_paid_plan",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::BodyTimeout => "body_timeout",
+            ErrorCode::EmailTaken => "email_taken",
+            ErrorCode::TermAlreadyFollowed => "term_already_followed",
+            ErrorCode::AlreadyActive => "already_active",
+            ErrorCode::UseCardForm => "use_card_form",
+            ErrorCode::LinkExpired => "link_expired",
+            ErrorCode::DigestGone => "digest_gone",
+            ErrorCode::TermGone => "term_gone",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Internal => "internal",
+            ErrorCode::BillingDisabled => "billing_disabled",
+            ErrorCode::Busy => "busy",
+            ErrorCode::DiskFull => "disk_full",
+            ErrorCode::PaymentServiceUnavailable => "payment_service_unavailable",
+            ErrorCode::HttpError => "http_error",
+        }
+    }
+}
+
+/// The fields some errors add to `code` and `message`, each absent unless set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorDetails {
+    pub already_active: Option<bool>,
+    pub billing_enabled: Option<bool>,
+    pub current_count: Option<usize>,
+    pub current_search_count: Option<usize>,
+    pub errors: Option<Vec<FieldErrorView>>,
+    pub requires_payment: Option<bool>,
+    pub requires_search_deletion: Option<bool>,
+    pub requires_support: Option<bool>,
+    pub requires_verification: Option<bool>,
+    pub subscription_id: Option<String>,
+    pub success: Option<bool>,
+    pub term_id: Option<String>,
+    pub tier: Option<Tier>,
+}
+
+/// Every error answer's body: the code and message, and the extra fields some errors carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    /// `already_active`: the plan asked for is the user's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub already_active: Option<bool>,
+    /// `billing_disabled`: always `false`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub billing_enabled: Option<bool>,
+    pub code: ErrorCode,
+    /// `requires_payment`: the user's terms now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub current_count: Option<usize>,
+    /// A cancel refused until terms are deleted: the active terms now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub current_search_count: Option<usize>,
+    /// `validation_failed`: every rejected field, in the form's order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub errors: Option<Vec<FieldErrorView>>,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub requires_payment: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub requires_search_deletion: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub requires_support: Option<bool>,
+    /// `email_not_verified`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub requires_verification: Option<bool>,
+    /// `card_declined` of a subscription that was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub subscription_id: Option<String>,
+    /// The verification link's refusals: `false`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub success: Option<bool>,
+    /// `term_already_followed`: the term the user follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub term_id: Option<String>,
+    /// `already_active` and `use_card_form`: the plan asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub tier: Option<Tier>,
+}
+
+/// One rejected field with the message a user reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct FieldErrorView {
+    pub field: String,
+    pub message: String,
+}
+
+impl From<&engine::FieldError> for FieldErrorView {
+    fn from(error: &engine::FieldError) -> FieldErrorView {
+        FieldErrorView { field: error.field.to_owned(), message: error.message.clone() }
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
-    /// Extra top-level fields (`errors`, `requiresVerification`, ...).
-    pub extra: Map<String, Value>,
+    /// Extra top-level fields (`errors`, `requiresVerification`, ...), boxed: most errors have none.
+    pub details: Option<Box<ErrorDetails>>,
     /// Seconds to wait, for 429 and 503 answers.
     pub retry_after_secs: Option<u64>,
     /// Other headers of the answer (`Allow` of a 405).
@@ -23,12 +291,14 @@ pub struct ApiError {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into(), extra: Map::new(), retry_after_secs: None, headers: Vec::new() }
+    /// An error with `code`, answered with the code's status.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError { status: code.status(), code, message: message.into(), details: None, retry_after_secs: None, headers: Vec::new() }
     }
 
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> ApiError {
-        self.extra.insert(key.to_owned(), value.into());
+    /// The error with the extra fields `details` sets.
+    pub fn with_details(mut self, details: ErrorDetails) -> ApiError {
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -37,27 +307,44 @@ impl ApiError {
         self
     }
 
+    /// The body this error is answered with.
+    pub fn body(&self) -> ErrorBody {
+        let details = self.details.as_deref().cloned().unwrap_or_default();
+        ErrorBody {
+            already_active: details.already_active,
+            billing_enabled: details.billing_enabled,
+            code: self.code,
+            current_count: details.current_count,
+            current_search_count: details.current_search_count,
+            errors: details.errors,
+            message: self.message.clone(),
+            requires_payment: details.requires_payment,
+            requires_search_deletion: details.requires_search_deletion,
+            requires_support: details.requires_support,
+            requires_verification: details.requires_verification,
+            subscription_id: details.subscription_id,
+            success: details.success,
+            term_id: details.term_id,
+            tier: details.tier,
+        }
+    }
+
     pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+        ApiError::new(ErrorCode::BadRequest, message)
     }
 
     pub fn unauthorized(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
-    }
-
-    pub fn forbidden(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::FORBIDDEN, code, message)
+        ApiError::new(ErrorCode::Unauthorized, message)
     }
 
     pub fn not_found(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", message)
+        ApiError::new(ErrorCode::NotFound, message)
     }
 
     pub fn too_many_requests(retry_after_secs: u64) -> ApiError {
         let minutes = retry_after_secs.div_ceil(60).max(1);
         let unit = if minutes == 1 { "minute" } else { "minutes" };
-        let mut error =
-            ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", format!("Too many attempts. Please try again in {minutes} {unit}."));
+        let mut error = ApiError::new(ErrorCode::RateLimited, format!("Too many attempts. Please try again in {minutes} {unit}."));
         error.retry_after_secs = Some(retry_after_secs);
         error
     }
@@ -65,7 +352,7 @@ impl ApiError {
     /// A server fault: the cause is logged, the answer says nothing about it.
     pub fn internal(cause: impl std::fmt::Display) -> ApiError {
         tracing::error!(%cause, "request failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "Something went wrong on our side. Please try again.")
+        ApiError::new(ErrorCode::Internal, "Something went wrong on our side. Please try again.")
     }
 }
 
@@ -77,7 +364,7 @@ impl ApiError {
     /// The disk is full: 503 with `Retry-After`; the cause is logged for the operator.
     pub fn disk_full(cause: impl std::fmt::Display) -> ApiError {
         tracing::error!(%cause, "a write was refused: the data directory's disk is full");
-        let mut error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "disk_full", MSG_DISK_FULL);
+        let mut error = ApiError::new(ErrorCode::DiskFull, MSG_DISK_FULL);
         error.retry_after_secs = Some(60);
         error
     }
@@ -85,8 +372,8 @@ impl ApiError {
 
 impl From<ValidationErrors> for ApiError {
     fn from(errors: ValidationErrors) -> ApiError {
-        let details = serde_json::to_value(&errors.errors).unwrap_or(Value::Null);
-        ApiError::new(StatusCode::BAD_REQUEST, "validation_failed", errors.first_message()).with("errors", details)
+        let details = ErrorDetails { errors: Some(errors.errors.iter().map(FieldErrorView::from).collect()), ..ErrorDetails::default() };
+        ApiError::new(ErrorCode::ValidationFailed, errors.first_message()).with_details(details)
     }
 }
 
@@ -94,7 +381,7 @@ impl From<store::StoreError> for ApiError {
     fn from(error: store::StoreError) -> ApiError {
         match error {
             store::StoreError::DuplicateEmail => {
-                ApiError::new(StatusCode::CONFLICT, "email_taken", "An account with this email already exists. Please sign in instead.")
+                ApiError::new(ErrorCode::EmailTaken, "An account with this email already exists. Please sign in instead.")
             }
             store::StoreError::UserNotFound => ApiError::not_found("Not found"),
             store::StoreError::NotFound("search term") => ApiError::not_found("Search term not found"),
@@ -117,9 +404,6 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let mut body = self.extra.clone();
-        body.insert("message".into(), json!(self.message));
-        body.insert("code".into(), json!(self.code));
         let mut response = HttpResponse::build(self.status);
         if let Some(seconds) = self.retry_after_secs {
             response.insert_header(("Retry-After", seconds.to_string()));
@@ -127,7 +411,7 @@ impl ResponseError for ApiError {
         for (name, value) in &self.headers {
             response.insert_header((*name, value.as_str()));
         }
-        response.json(Value::Object(body))
+        response.json(self.body())
     }
 }
 
@@ -136,7 +420,7 @@ pub fn json_payload_error(error: actix_web::error::JsonPayloadError, _: &actix_w
     use actix_web::error::JsonPayloadError;
     let api_error = match &error {
         JsonPayloadError::Overflow { .. } | JsonPayloadError::OverflowKnownLength { .. } => {
-            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "The request body is too large.")
+            ApiError::new(ErrorCode::PayloadTooLarge, "The request body is too large.")
         }
         JsonPayloadError::ContentType => ApiError::bad_request("Expected a JSON body (Content-Type: application/json)."),
         JsonPayloadError::Deserialize(cause) => ApiError::bad_request(format!("Invalid JSON body: {}", public_serde_message(&cause.to_string()))),
@@ -211,7 +495,7 @@ pub async fn json_error_bodies(
         StatusCode::INTERNAL_SERVER_ERROR => "Something went wrong on our side. Please try again.".to_owned(),
         other => format!("{}.", other.canonical_reason().unwrap_or("The request could not be answered")),
     };
-    let body = json!({ "message": message, "code": "http_error" }).to_string();
+    let body = serde_json::to_string(&ApiError::new(ErrorCode::HttpError, message).body()).unwrap_or_default();
     let response = response.map_body(|head, _| {
         head.headers.insert(actix_web::http::header::CONTENT_TYPE, actix_web::http::header::HeaderValue::from_static("application/json"));
         head.headers.remove(actix_web::http::header::CONTENT_LENGTH);

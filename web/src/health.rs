@@ -185,11 +185,7 @@ fn may_read_metrics(state: &AppState, request: &HttpRequest) -> bool {
 /// `PAPERTIDE_METRICS_TOKEN` set, only for `Authorization: Bearer TOKEN` (else 401).
 pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpResponse {
     if !may_read_metrics(&state, &request) {
-        let refusal = crate::error::ApiError::new(
-            actix_web::http::StatusCode::UNAUTHORIZED,
-            "metrics_token_required",
-            "This server's metrics need its metrics token.",
-        );
+        let refusal = crate::error::ApiError::new(crate::error::ErrorCode::MetricsTokenRequired, "This server's metrics need its metrics token.");
         let mut answer = actix_web::ResponseError::error_response(&refusal);
         answer.headers_mut().insert(actix_web::http::header::WWW_AUTHENTICATE, actix_web::http::header::HeaderValue::from_static("Bearer"));
         return answer;

@@ -4,6 +4,10 @@
 //! Architecture invariant: HTTP types live only here; every lower error becomes an
 //! [`error::ApiError`] with a status, a stable code and a message. `create_app` is the only way
 //! an application is built, for the binary and the tests alike.
+//!
+//! Architecture invariant: every `/api` answer and request is a type of [`wire`] (errors:
+//! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the
+//! client's TypeScript is generated from them.
 
 pub mod app;
 pub mod auth;
@@ -11,6 +15,7 @@ pub mod billing;
 pub mod client;
 pub mod commands;
 pub mod connections;
+pub mod contract;
 /// The configuration lives in its own crate, light enough to fuzz; `web::config` is it.
 pub use ::config;
 pub mod digests;
@@ -29,6 +34,7 @@ pub mod server;
 pub mod state;
 pub mod terms;
 pub mod users;
+pub mod wire;
 
 pub use app::create_app;
 pub use config::Settings;

@@ -6,20 +6,19 @@
 //! tokens count against the client's link guesses.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use engine::digest::{Digest, DigestEntry};
-use engine::rating::{verify_rating_token, Rating, RatingClaim, RatingTokenError, Verdict};
+use engine::rating::{verify_rating_token, Rating, RatingClaim, RatingTokenError};
 use engine::search_term::SearchTerm;
 use engine::UserId;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
-use uuid::Uuid;
 
 use crate::auth::SignedIn;
-use crate::error::{ApiError, ApiResult};
-use crate::routes::ApiRoutes;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::routes::{ApiRoutes, WireTypes};
 use crate::state::AppState;
 use crate::terms::owned_term;
+use crate::wire::ratings::{RateRequest, RatingLinkConfirmed, RatingLinkQuery, RatingLinkRequest, RatingLinkView, RatingView, RemoveRatingQuery};
+use crate::wire::Done;
 
 pub const MSG_LINK_INVALID: &str = "This rating link is not valid.";
 pub const MSG_LINK_EXPIRED: &str = "This rating link has expired.";
@@ -32,34 +31,11 @@ const MSG_PAPER_KEY_REQUIRED: &str = "paperKey is required";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/search-terms/{term_id}/ratings", list)
-        .put("/search-terms/{term_id}/ratings", rate)
-        .delete("/search-terms/{term_id}/ratings", remove)
-        .get("/ratings/link", look_at_link)
-        .post("/ratings/link", confirm_link);
-}
-
-/// A rating as the API answers it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RatingView {
-    paper_key: String,
-    title: String,
-    verdict: Verdict,
-    digest_id: Option<Uuid>,
-    rated_at: DateTime<Utc>,
-}
-
-impl From<Rating> for RatingView {
-    fn from(rating: Rating) -> RatingView {
-        RatingView {
-            paper_key: rating.paper_key,
-            title: rating.title,
-            verdict: rating.verdict,
-            digest_id: rating.digest_id,
-            rated_at: rating.rated_at,
-        }
-    }
+        .get("/search-terms/{term_id}/ratings", list, WireTypes::answer::<Vec<RatingView>>())
+        .put("/search-terms/{term_id}/ratings", rate, WireTypes::of::<RateRequest, RatingView>())
+        .delete("/search-terms/{term_id}/ratings", remove, WireTypes::of::<RemoveRatingQuery, Done>())
+        .get("/ratings/link", look_at_link, WireTypes::of::<RatingLinkQuery, RatingLinkView>())
+        .post("/ratings/link", confirm_link, WireTypes::of::<RatingLinkRequest, RatingLinkConfirmed>());
 }
 
 /// `GET /api/search-terms/{termId}/ratings` → the term's ratings, newest first.
@@ -69,17 +45,9 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
     Ok(HttpResponse::Ok().json(ratings))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RateBody {
-    digest_id: Uuid,
-    paper_key: String,
-    verdict: Verdict,
-}
-
 /// `PUT /api/search-terms/{termId}/ratings` `{ digestId, paperKey, verdict }`: the paper must be
 /// in one of the user's digests of the term; its title is the digest's.
-async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>, body: web::Json<RateBody>) -> ApiResult<HttpResponse> {
+async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>, body: web::Json<RateRequest>) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let user_id = signed_in.user.id;
     let digest = state.store.user_digest(user_id, body.digest_id)?.filter(|digest| is_of_term(digest, &term));
@@ -93,7 +61,7 @@ async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
         term_id: term.id,
         paper_key: body.paper_key.clone(),
         title: entry.title.clone(),
-        verdict: body.verdict,
+        verdict: body.verdict.into(),
         digest_id: Some(digest.id),
         rated_at: Utc::now(),
     };
@@ -102,18 +70,12 @@ async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
     Ok(HttpResponse::Ok().json(RatingView::from(rating)))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RemoveQuery {
-    paper_key: Option<String>,
-}
-
 /// `DELETE /api/search-terms/{termId}/ratings?paperKey=…`.
 async fn remove(
     state: web::Data<AppState>,
     signed_in: SignedIn,
     term_id: web::Path<String>,
-    query: web::Query<RemoveQuery>,
+    query: web::Query<RemoveRatingQuery>,
 ) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let paper_key = query.paper_key.as_deref().filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_PAPER_KEY_REQUIRED))?;
@@ -121,39 +83,18 @@ async fn remove(
         return Err(ApiError::not_found(MSG_NO_RATING));
     }
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(json!({ "success": true })))
-}
-
-#[derive(Debug, Deserialize)]
-struct LinkQuery {
-    token: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct LinkBody {
-    token: String,
-}
-
-/// What a rating link stands for, as its page shows it.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LinkView {
-    term: String,
-    term_id: String,
-    title: String,
-    paper_key: String,
-    verdict: Verdict,
+    Ok(HttpResponse::Ok().json(Done::new()))
 }
 
 /// `GET /api/ratings/link?token=…` → the term, the paper's title and the verdict; writes nothing.
-async fn look_at_link(state: web::Data<AppState>, request: HttpRequest, query: web::Query<LinkQuery>) -> ApiResult<HttpResponse> {
+async fn look_at_link(state: web::Data<AppState>, request: HttpRequest, query: web::Query<RatingLinkQuery>) -> ApiResult<HttpResponse> {
     let token = query.token.clone().unwrap_or_default();
     let link = resolve_link(&state, &request, &token)?;
     Ok(HttpResponse::Ok().json(link.view()))
 }
 
 /// `POST /api/ratings/link {token}` → records the link's rating (again, the same: idempotent).
-async fn confirm_link(state: web::Data<AppState>, request: HttpRequest, body: web::Json<LinkBody>) -> ApiResult<HttpResponse> {
+async fn confirm_link(state: web::Data<AppState>, request: HttpRequest, body: web::Json<RatingLinkRequest>) -> ApiResult<HttpResponse> {
     let link = resolve_link(&state, &request, &body.token)?;
     let rating = Rating {
         term_id: link.term.id,
@@ -165,7 +106,7 @@ async fn confirm_link(state: web::Data<AppState>, request: HttpRequest, body: we
     };
     state.store.rate(link.claim.user_id, &rating)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "rating": link.view() })))
+    Ok(HttpResponse::Ok().json(RatingLinkConfirmed { rating: link.view(), success: true }))
 }
 
 /// A rating link's claim with the term and paper it names.
@@ -177,13 +118,13 @@ struct ResolvedLink {
 }
 
 impl ResolvedLink {
-    fn view(&self) -> LinkView {
-        LinkView {
+    fn view(&self) -> RatingLinkView {
+        RatingLinkView {
             term: self.term.term.clone(),
             term_id: self.term.id.to_string(),
             title: self.title.clone(),
             paper_key: self.paper_key.clone(),
-            verdict: self.claim.verdict,
+            verdict: self.claim.verdict.into(),
         }
     }
 }
@@ -199,22 +140,19 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
     let verified = if key.is_empty() { Err(RatingTokenError::Invalid) } else { verify_rating_token(&key, token, Utc::now()) };
     let claim = match verified {
         Ok(claim) => claim,
-        Err(RatingTokenError::Expired) => return Err(ApiError::new(actix_web::http::StatusCode::GONE, "link_expired", MSG_LINK_EXPIRED)),
+        Err(RatingTokenError::Expired) => return Err(ApiError::new(ErrorCode::LinkExpired, MSG_LINK_EXPIRED)),
         Err(RatingTokenError::Invalid) => {
             state.limiter.check("link-guess", &ip, guesses)?;
             return Err(ApiError::bad_request(MSG_LINK_INVALID));
         }
     };
-    let digest = state
-        .store
-        .user_digest(claim.user_id, claim.digest_id)?
-        .ok_or_else(|| ApiError::new(actix_web::http::StatusCode::GONE, "digest_gone", MSG_LINK_DIGEST_GONE))?;
+    let digest =
+        state.store.user_digest(claim.user_id, claim.digest_id)?.ok_or_else(|| ApiError::new(ErrorCode::DigestGone, MSG_LINK_DIGEST_GONE))?;
     let entry = digest.papers_data.get(usize::from(claim.position));
     let Some((entry, paper_key)) = entry.and_then(|entry| first_key(entry).map(|key| (entry, key.to_owned()))) else {
         return Err(ApiError::bad_request(MSG_LINK_INVALID));
     };
-    let term = term_of_digest(state, claim.user_id, &digest)?
-        .ok_or_else(|| ApiError::new(actix_web::http::StatusCode::GONE, "term_gone", MSG_LINK_TERM_GONE))?;
+    let term = term_of_digest(state, claim.user_id, &digest)?.ok_or_else(|| ApiError::new(ErrorCode::TermGone, MSG_LINK_TERM_GONE))?;
     Ok(ResolvedLink { claim, term, title: entry.title.clone(), paper_key })
 }
 

@@ -1,22 +1,55 @@
 //! The API's route table: every `/api` route is registered through [`ApiRoutes`], which adds it
-//! to actix and records its method and path. The record answers what actix cannot: a known path
-//! called with another method gets 405 with `Allow` (actix would answer 404), and the list of
-//! every route is there for the tests that must cover each one.
+//! to actix and records its method, its path and its wire types (what it reads, what it
+//! answers). The record answers what actix cannot: a known path called with another method gets
+//! 405 with `Allow` (actix would answer 404); the published contract (`GET /api/contract`) is
+//! read from it, so the contract lists exactly the routes there are; and the list of every
+//! route is there for the tests that must cover each one.
 
 use std::sync::Arc;
 
 use actix_web::dev::ResourceDef;
-use actix_web::http::{Method, StatusCode};
+use actix_web::http::Method;
 use actix_web::{web, FromRequest, Handler, HttpRequest, HttpResponse, Responder};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
-/// One registered API route: its method and its full path pattern (`/api/search-terms/{term_id}`).
+/// One registered API route: its method, its full path pattern (`/api/search-terms/{term_id}`)
+/// and its wire types.
 #[derive(Debug, Clone)]
 pub struct ApiRoute {
     pub method: Method,
     pub path: String,
+    pub wire: WireTypes,
     pattern: ResourceDef,
+}
+
+/// A route's wire types, by their names in the generated TypeScript: the request it reads (its
+/// JSON body, or for a `GET` or `DELETE` its query string), if any, and the answer of its success.
+#[derive(Debug, Clone, Copy)]
+pub struct WireTypes {
+    request: Option<fn() -> String>,
+    answer: fn() -> String,
+}
+
+impl WireTypes {
+    /// A route that reads nothing but its path (and its session) and answers `Answer`.
+    pub fn answer<Answer: ts_rs::TS>() -> WireTypes {
+        WireTypes { request: None, answer: Answer::name }
+    }
+
+    /// A route that reads `Request` and answers `Answer`.
+    pub fn of<Request: ts_rs::TS, Answer: ts_rs::TS>() -> WireTypes {
+        WireTypes { request: Some(Request::name), answer: Answer::name }
+    }
+
+    /// The request type's name, if the route reads one.
+    pub fn request_name(&self) -> Option<String> {
+        self.request.map(|name| name())
+    }
+
+    pub fn answer_name(&self) -> String {
+        (self.answer)()
+    }
 }
 
 /// Every API route, in registration order.
@@ -55,52 +88,52 @@ impl<'a> ApiRoutes<'a> {
         ApiRoutes { config, table, prefix }
     }
 
-    pub fn get<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
+    pub fn get<F, Args>(&mut self, path: &str, handler: F, wire: WireTypes) -> &mut Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        self.add(Method::GET, path, handler)
+        self.add(Method::GET, path, handler, wire)
     }
 
-    pub fn post<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
+    pub fn post<F, Args>(&mut self, path: &str, handler: F, wire: WireTypes) -> &mut Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        self.add(Method::POST, path, handler)
+        self.add(Method::POST, path, handler, wire)
     }
 
-    pub fn put<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
+    pub fn put<F, Args>(&mut self, path: &str, handler: F, wire: WireTypes) -> &mut Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        self.add(Method::PUT, path, handler)
+        self.add(Method::PUT, path, handler, wire)
     }
 
-    pub fn patch<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
+    pub fn patch<F, Args>(&mut self, path: &str, handler: F, wire: WireTypes) -> &mut Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        self.add(Method::PATCH, path, handler)
+        self.add(Method::PATCH, path, handler, wire)
     }
 
-    pub fn delete<F, Args>(&mut self, path: &str, handler: F) -> &mut Self
+    pub fn delete<F, Args>(&mut self, path: &str, handler: F, wire: WireTypes) -> &mut Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        self.add(Method::DELETE, path, handler)
+        self.add(Method::DELETE, path, handler, wire)
     }
 
-    fn add<F, Args>(&mut self, method: Method, path: &str, handler: F) -> &mut Self
+    fn add<F, Args>(&mut self, method: Method, path: &str, handler: F, wire: WireTypes) -> &mut Self
     where
         F: Handler<Args>,
         Args: FromRequest + 'static,
@@ -108,7 +141,7 @@ impl<'a> ApiRoutes<'a> {
     {
         self.config.route(path, web::method(method.clone()).to(handler));
         let full_path = format!("{}{path}", self.prefix);
-        self.table.routes.push(ApiRoute { method, pattern: ResourceDef::new(full_path.as_str()), path: full_path });
+        self.table.routes.push(ApiRoute { method, pattern: ResourceDef::new(full_path.as_str()), path: full_path, wire });
         self
     }
 }
@@ -122,7 +155,7 @@ pub async fn unmatched(request: HttpRequest, table: web::Data<Arc<RouteTable>>) 
     }
     let allow = allowed.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
     let message = format!("{} is not allowed here; this address accepts {allow}.", request.method());
-    Err(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", message).with_header("Allow", allow))
+    Err(ApiError::new(ErrorCode::MethodNotAllowed, message).with_header("Allow", allow))
 }
 
 #[cfg(test)]
@@ -138,10 +171,10 @@ mod tests {
         let mut table = RouteTable::default();
         let _ = web::scope("/api").configure(|config| {
             ApiRoutes::new(config, &mut table, "/api")
-                .patch("/search-terms/{term_id}", nothing)
-                .delete("/search-terms/{term_id}", nothing)
-                .get("/unsubscribe/{token}", nothing)
-                .post("/unsubscribe/{token}", nothing);
+                .patch("/search-terms/{term_id}", nothing, WireTypes::answer::<String>())
+                .delete("/search-terms/{term_id}", nothing, WireTypes::answer::<String>())
+                .get("/unsubscribe/{token}", nothing, WireTypes::answer::<String>())
+                .post("/unsubscribe/{token}", nothing, WireTypes::answer::<String>());
         });
         assert_eq!(table.routes().len(), 4);
         assert_eq!(table.methods_for("/api/search-terms/42"), vec![Method::PATCH, Method::DELETE]);

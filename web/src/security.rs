@@ -90,7 +90,7 @@ pub async fn same_origin_guard(
     let is_allowed = state.is_some_and(|state| is_allowed_origin(request.request(), &state.settings.public_url, forms_welcome));
     if needs_origin_check(&request) && !is_allowed {
         tracing::warn!(path = request.path(), "cross-site request refused");
-        let refusal = ApiError::forbidden("cross_site_request", "Cross-site request refused.").error_response();
+        let refusal = ApiError::new(crate::error::ErrorCode::CrossSiteRequest, "Cross-site request refused.").error_response();
         return Ok(request.into_response(refusal).map_into_right_body());
     }
     let response = next.call(request).await?;

@@ -9,18 +9,20 @@ use chrono::Utc;
 use engine::digest::{next_weekly_run, WeeklyInputs};
 use engine::rating::validate_exclude_words;
 use engine::search_term::{is_same_term, validate_search_term, SearchTerm, TermId, TermStatus};
-use serde::Deserialize;
-use serde_json::json;
 
 use crate::auth::SignedIn;
 use crate::error::{ApiError, ApiResult};
-use crate::routes::ApiRoutes;
+use crate::routes::{ApiRoutes, WireTypes};
 use crate::state::AppState;
+use crate::wire::terms::{SearchTermView, TermChange, TermDeleted};
 
 const MSG_NO_TERM: &str = "Search term not found";
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/users/{user_id}/search-terms", list).patch("/search-terms/{term_id}", update).delete("/search-terms/{term_id}", remove);
+    routes
+        .get("/users/{user_id}/search-terms", list, WireTypes::answer::<Vec<SearchTermView>>())
+        .patch("/search-terms/{term_id}", update, WireTypes::of::<TermChange, SearchTermView>())
+        .delete("/search-terms/{term_id}", remove, WireTypes::answer::<TermDeleted>());
 }
 
 /// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.
@@ -42,6 +44,7 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
         // Computed when read, so a change of plan or preferences shows at once.
         term.next_scheduled_run = next.filter(|_| term.is_active);
     }
+    let terms: Vec<SearchTermView> = terms.into_iter().map(SearchTermView::from).collect();
     Ok(HttpResponse::Ok().json(terms))
 }
 
@@ -52,13 +55,6 @@ pub(crate) fn owned_term(state: &AppState, signed_in: &SignedIn, term_id: &str) 
         Some(term) if term.user_id == signed_in.user.id => Ok(term),
         _ => Err(ApiError::not_found(MSG_NO_TERM)),
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TermChange {
-    term: Option<String>,
-    exclude: Option<Vec<String>>,
 }
 
 const MSG_NOTHING_TO_CHANGE: &str = "Send a new term, exclusion words (exclude), or both";
@@ -97,7 +93,7 @@ async fn update(
         })?
         .ok_or_else(|| ApiError::not_found(MSG_NO_TERM))?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(changed))
+    Ok(HttpResponse::Ok().json(SearchTermView::from(changed)))
 }
 
 /// `DELETE /api/search-terms/{termId}`.
@@ -105,5 +101,5 @@ async fn remove(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::P
     let term = owned_term(&state, &signed_in, &term_id)?;
     state.store.delete_search_term(term.id)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(json!({ "success": true, "id": term.id })))
+    Ok(HttpResponse::Ok().json(TermDeleted { id: term.id.0, success: true }))
 }

@@ -7,53 +7,38 @@
 //! cannot be probed.
 
 use actix_web::{web, HttpResponse};
-use engine::account::{normalize_email, PreferencesChange, MSG_FREE_PLAN_LOCKED};
-use engine::{DeliveryDay, Preferences, UserId};
-use serde::Serialize;
+use engine::account::{normalize_email, MSG_FREE_PLAN_LOCKED};
+use engine::Preferences;
 
 use crate::auth::{SignedIn, UserView};
-use crate::error::{ApiError, ApiResult};
-use crate::routes::ApiRoutes;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::routes::{ApiRoutes, WireTypes};
 use crate::state::AppState;
+use crate::wire::users::{LockedPreference, PreferencesChange, PreferencesView};
 
 const MSG_NOT_FOUND: &str = "Not found";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/users/{user_id}/preferences", preferences)
-        .patch("/users/{user_id}/preferences", change_preferences)
-        .get("/users/{user_email}", user_by_email);
+        .get("/users/{user_id}/preferences", preferences, WireTypes::answer::<PreferencesView>())
+        .patch("/users/{user_id}/preferences", change_preferences, WireTypes::of::<PreferencesChange, PreferencesView>())
+        .get("/users/{user_email}", user_by_email, WireTypes::answer::<UserView>());
 }
 
-/// Preferences as the client reads them.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PreferencesView {
-    user_id: UserId,
-    include_pubmed: bool,
-    include_arxiv: bool,
-    include_biorxiv: bool,
-    weekly_digest: bool,
-    daily_highlights: bool,
-    delivery_day: DeliveryDay,
-    /// The fields the user's plan does not let them change.
-    locked: Vec<&'static str>,
-}
-
-impl PreferencesView {
-    fn of(signed_in: &SignedIn, stored: &Preferences) -> PreferencesView {
-        let tier = signed_in.user.subscription_tier;
-        let effective = stored.effective(tier);
-        PreferencesView {
-            user_id: signed_in.user.id,
-            include_pubmed: effective.include_pubmed,
-            include_arxiv: effective.include_arxiv,
-            include_biorxiv: effective.include_biorxiv,
-            weekly_digest: effective.weekly_digest,
-            daily_highlights: effective.daily_highlights,
-            delivery_day: effective.delivery_day,
-            locked: if tier.is_paid() { Vec::new() } else { vec!["includePubmed", "includeArxiv", "includeBiorxiv", "deliveryDay"] },
-        }
+/// The preferences the service applies on the signed-in user's plan, as the client reads them.
+fn preferences_view(signed_in: &SignedIn, stored: &Preferences) -> PreferencesView {
+    let tier = signed_in.user.subscription_tier;
+    let effective = stored.effective(tier);
+    let locked = [LockedPreference::IncludePubmed, LockedPreference::IncludeArxiv, LockedPreference::IncludeBiorxiv, LockedPreference::DeliveryDay];
+    PreferencesView {
+        user_id: signed_in.user.id.0,
+        include_pubmed: effective.include_pubmed,
+        include_arxiv: effective.include_arxiv,
+        include_biorxiv: effective.include_biorxiv,
+        weekly_digest: effective.weekly_digest,
+        daily_highlights: effective.daily_highlights,
+        delivery_day: effective.delivery_day.into(),
+        locked: if tier.is_paid() { Vec::new() } else { locked.to_vec() },
     }
 }
 
@@ -61,7 +46,7 @@ impl PreferencesView {
 async fn preferences(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
     signed_in.require_owner(&user_id)?;
     let stored = state.store.preferences(signed_in.user.id)?;
-    Ok(HttpResponse::Ok().json(PreferencesView::of(&signed_in, &stored)))
+    Ok(HttpResponse::Ok().json(preferences_view(&signed_in, &stored)))
 }
 
 /// `PATCH /api/users/{userId}/preferences` with any of the fields; answers the preferences now.
@@ -73,16 +58,17 @@ async fn change_preferences(
 ) -> ApiResult<HttpResponse> {
     signed_in.require_owner(&user_id)?;
     let stored = state.store.preferences(signed_in.user.id)?;
+    let change = engine::account::PreferencesChange::from(change.into_inner());
     let changed = stored.changed(&change, signed_in.user.subscription_tier).map_err(|message| {
         if message == MSG_FREE_PLAN_LOCKED {
-            ApiError::forbidden("requires_upgrade", message)
+            ApiError::new(ErrorCode::RequiresUpgrade, message)
         } else {
             ApiError::bad_request(message)
         }
     })?;
     state.store.put_preferences(signed_in.user.id, &changed)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(PreferencesView::of(&signed_in, &changed)))
+    Ok(HttpResponse::Ok().json(preferences_view(&signed_in, &changed)))
 }
 
 /// `GET /api/users/{userEmail}` → the signed-in user's own record (`id`, `subscriptionTier`, …).

@@ -5,21 +5,24 @@ use chrono::{Duration, Utc};
 use engine::mail::{account_exists_mail, password_reset_mail, verification_mail, welcome_mail};
 use engine::validation::{
     check_new_password_for_account, validate_combined_signup, validate_email_form, validate_login, validate_reset_password,
-    validate_standalone_signup, CombinedSignupForm, EmailForm, LoginForm, ResetPasswordForm, Signup, StandaloneSignupForm,
+    validate_standalone_signup, EmailForm, Signup,
 };
 use engine::{Preferences, UserId};
-use serde::Deserialize;
-use serde_json::json;
 use store::{NewAccount, PendingSignup, SignupRestart, TokenHash, TokenPurpose, User, VERIFICATION_WINDOW_HOURS};
 use uuid::Uuid;
 
 use super::device::{device_cookie, trusted_device};
 use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
 use super::view::UserView;
-use crate::error::{ApiError, ApiResult};
-use crate::routes::ApiRoutes;
+use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
+use crate::routes::{ApiRoutes, WireTypes};
 use crate::security::client_ip;
 use crate::state::AppState;
+use crate::wire::auth::{
+    CombinedSignupRequest, EmailRequest, LoginAnswer, LoginRequest, MeAnswer, ResetPasswordRequest, SignupAnswer, StandaloneSignupRequest,
+    VerifyEmailAnswer, VerifyEmailQuery,
+};
+use crate::wire::Message;
 
 pub const RESET_TTL_HOURS: i64 = 1;
 
@@ -34,26 +37,21 @@ const MSG_RESEND_SENT: &str = "If that account is waiting for verification, a ne
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/auth/me", me)
-        .get("/auth/user", current_user)
-        .post("/auth/login", login)
-        .post("/auth/signup", standalone_signup)
-        .post("/auth/logout", logout)
-        .post("/auth/resend-verification", resend_verification)
-        .post("/signup", combined_signup)
-        .post("/forgot-password", forgot_password)
-        .post("/reset-password", reset_password)
-        .get("/verify-email", verify_email);
+        .get("/auth/me", me, WireTypes::answer::<MeAnswer>())
+        .get("/auth/user", current_user, WireTypes::answer::<UserView>())
+        .post("/auth/login", login, WireTypes::of::<LoginRequest, LoginAnswer>())
+        .post("/auth/signup", standalone_signup, WireTypes::of::<StandaloneSignupRequest, SignupAnswer>())
+        .post("/auth/logout", logout, WireTypes::answer::<Message>())
+        .post("/auth/resend-verification", resend_verification, WireTypes::of::<EmailRequest, Message>())
+        .post("/signup", combined_signup, WireTypes::of::<CombinedSignupRequest, SignupAnswer>())
+        .post("/forgot-password", forgot_password, WireTypes::of::<EmailRequest, Message>())
+        .post("/reset-password", reset_password, WireTypes::of::<ResetPasswordRequest, Message>())
+        .get("/verify-email", verify_email, WireTypes::of::<VerifyEmailQuery, VerifyEmailAnswer>());
 }
 
 /// `GET /api/auth/me` → `{ user }`.
 async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    /// `{"user": …}`, serialized straight from the view.
-    #[derive(serde::Serialize)]
-    struct Me {
-        user: UserView,
-    }
-    Ok(HttpResponse::Ok().json(Me { user: UserView::of_account(&signed_in.user, &state)? }))
+    Ok(HttpResponse::Ok().json(MeAnswer { user: UserView::of_account(&signed_in.user, &state)? }))
 }
 
 /// `GET /api/auth/user` → the user itself.
@@ -62,16 +60,16 @@ async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiRes
 }
 
 /// `POST /api/signup`: the combined form on /auth.
-async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<CombinedSignupForm>) -> ApiResult<HttpResponse> {
+async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<CombinedSignupRequest>) -> ApiResult<HttpResponse> {
     let ip = check_signup_rates(&state, &request)?;
-    let signup = validate_combined_signup(&form)?;
+    let signup = validate_combined_signup(&form.into_inner().into())?;
     create_account(state, signup, ip).await
 }
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
-async fn standalone_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<StandaloneSignupForm>) -> ApiResult<HttpResponse> {
+async fn standalone_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<StandaloneSignupRequest>) -> ApiResult<HttpResponse> {
     let ip = check_signup_rates(&state, &request)?;
-    let signup = validate_standalone_signup(&form)?;
+    let signup = validate_standalone_signup(&form.into_inner().into())?;
     create_account(state, signup, ip).await
 }
 
@@ -145,11 +143,11 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) 
     }
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Created().json(json!({
-        "message": "Account created successfully! Please check your email (and spam folder) to verify your account.",
-        "requiresVerification": true,
-        "user": UserView::of(&user, &state.settings),
-    })))
+    Ok(HttpResponse::Created().json(SignupAnswer {
+        message: "Account created successfully! Please check your email (and spam folder) to verify your account.".to_owned(),
+        requires_verification: true,
+        user: UserView::of(&user, &state.settings),
+    }))
 }
 
 /// The account, its preferences, its verification token and mail, in one transaction.
@@ -176,15 +174,10 @@ fn note_signup_of_verified_address(state: &AppState, owner: &User, may_mail: boo
 }
 
 /// `GET /api/verify-email?token=`: verifies the address and signs the user in.
-#[derive(Debug, Deserialize)]
-struct VerifyQuery {
-    token: Option<String>,
-}
-
-async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: web::Query<VerifyQuery>) -> ApiResult<HttpResponse> {
+async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: web::Query<VerifyEmailQuery>) -> ApiResult<HttpResponse> {
     let token = query.token.as_deref().map(str::trim).unwrap_or_default();
     if token.is_empty() {
-        return Err(ApiError::bad_request(MSG_VERIFY_NO_TOKEN).with("success", false));
+        return Err(ApiError::bad_request(MSG_VERIFY_NO_TOKEN).with_details(not_a_success()));
     }
     let ip = client_ip(&request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
@@ -193,28 +186,33 @@ async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: w
     let verified = state.store.verify_email(TokenHash::of(token), Utc::now(), |user| welcome_mail(&context, &user.email))?;
     let Some(user) = verified else {
         state.limiter.check("link-guess", &ip, guesses)?;
-        return Err(ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_VERIFY_INVALID).with("success", false));
+        return Err(ApiError::new(ErrorCode::InvalidToken, MSG_VERIFY_INVALID).with_details(not_a_success()));
     };
     let cookie = start_session(&state, &user, Some(ip))?;
     let device = device_cookie(&state, &user, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     tracing::info!(user_id = %user.id, "email verified");
-    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(json!({
-        "success": true,
-        "message": "Email verified successfully",
-        "user": UserView::of_account(&user, &state)?,
-        "pendingSearch": user.pending_search,
-    })))
+    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(VerifyEmailAnswer {
+        message: "Email verified successfully".to_owned(),
+        pending_search: user.pending_search.clone(),
+        success: true,
+        user: UserView::of_account(&user, &state)?,
+    }))
+}
+
+/// The verification link's refusals say `success: false`.
+fn not_a_success() -> ErrorDetails {
+    ErrorDetails { success: Some(false), ..ErrorDetails::default() }
 }
 
 /// `POST /api/auth/login`. Guessing is limited before anything is hashed (see
 /// [`check_login_rates`]); a successful sign-in also gives the browser a device cookie.
-async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginForm>) -> ApiResult<HttpResponse> {
+async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginRequest>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     // The form first: an address that is not one (over 254 characters, say) is refused before
     // anything is counted or kept.
-    let credentials = validate_login(&form)?;
+    let credentials = validate_login(&form.into_inner().into())?;
     let user = state.store.user_by_email(&credentials.email)?;
     check_login_rates(&state, &request, &ip, &credentials.email, user.as_ref())?;
     let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
@@ -224,10 +222,11 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
         _ => return Err(ApiError::unauthorized(MSG_INVALID_CREDENTIALS)),
     };
     if !user.is_active {
-        return Err(ApiError::forbidden("account_deactivated", MSG_DEACTIVATED));
+        return Err(ApiError::new(ErrorCode::AccountDeactivated, MSG_DEACTIVATED));
     }
     if !user.is_email_verified {
-        return Err(ApiError::forbidden("email_not_verified", MSG_NOT_VERIFIED).with("requiresVerification", true));
+        let details = ErrorDetails { requires_verification: Some(true), ..ErrorDetails::default() };
+        return Err(ApiError::new(ErrorCode::EmailNotVerified, MSG_NOT_VERIFIED).with_details(details));
     }
     if let Some(previous) = session_hash(&request) {
         state.store.delete_session(previous)?;
@@ -235,10 +234,10 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
     let cookie = start_session(&state, &user, Some(ip))?;
     let device = device_cookie(&state, &user, Utc::now())?;
     tracing::info!(user_id = %user.id, "signed in");
-    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(json!({
-        "message": "Login successful",
-        "user": UserView::of_account(&user, &state)?,
-    })))
+    Ok(HttpResponse::Ok()
+        .cookie(cookie)
+        .cookie(device)
+        .json(LoginAnswer { message: "Login successful".to_owned(), user: UserView::of_account(&user, &state)? }))
 }
 
 /// Sign-in's limits (OWASP ASVS 2.2.1), each answering 429 with `Retry-After`:
@@ -282,24 +281,24 @@ async fn logout(state: web::Data<AppState>, request: HttpRequest) -> ApiResult<H
     if let Some(hash) = session_hash(&request) {
         state.store.delete_session(hash)?;
     }
-    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(json!({ "message": "Logged out" })))
+    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(Message::new("Logged out")))
 }
 
 /// `POST /api/forgot-password`: the same answer whether or not the account exists.
-async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailForm>) -> ApiResult<HttpResponse> {
-    answer_link_request(state, &request, &form, TokenPurpose::PasswordReset).await
+async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailRequest>) -> ApiResult<HttpResponse> {
+    answer_link_request(state, &request, &form.into_inner().into(), TokenPurpose::PasswordReset).await
 }
 
 /// `POST /api/reset-password`: sets the new password and signs the user out everywhere. The
 /// cheap checks come first — the client's rate, the form, the token, the new password against
 /// the account's address — and the password is hashed only for a token that can be used; using
 /// it is checked again in the write.
-async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<ResetPasswordForm>) -> ApiResult<HttpResponse> {
+async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<ResetPasswordRequest>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("reset-password", &ip, state.settings.rate_limits.reset_password)?;
-    let reset = validate_reset_password(&form)?;
+    let reset = validate_reset_password(&form.into_inner().into())?;
     let token = TokenHash::of(&reset.token);
-    let invalid_token = || ApiError::new(actix_web::http::StatusCode::BAD_REQUEST, "invalid_token", MSG_RESET_INVALID);
+    let invalid_token = || ApiError::new(ErrorCode::InvalidToken, MSG_RESET_INVALID);
     let Some(account) = state.store.usable_token_user(token, TokenPurpose::PasswordReset, Utc::now())? else {
         return Err(invalid_token());
     };
@@ -311,14 +310,12 @@ async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: 
     state.store.delete_sessions_of(user.id)?;
     state.store.flush_async().await?;
     tracing::info!(user_id = %user.id, "password reset");
-    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(json!({
-        "message": "Password reset successful. You can now sign in with your new password.",
-    })))
+    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(Message::new("Password reset successful. You can now sign in with your new password.")))
 }
 
 /// `POST /api/auth/resend-verification`: a new link for an account still waiting for one.
-async fn resend_verification(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailForm>) -> ApiResult<HttpResponse> {
-    answer_link_request(state, &request, &form, TokenPurpose::EmailVerification).await
+async fn resend_verification(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailRequest>) -> ApiResult<HttpResponse> {
+    answer_link_request(state, &request, &form.into_inner().into(), TokenPurpose::EmailVerification).await
 }
 
 /// Both "mail me a link" endpoints: rate limited per client address and, silently, by the
@@ -339,7 +336,7 @@ async fn answer_link_request(state: web::Data<AppState>, request: &HttpRequest, 
             tracing::error!(%error, ?purpose, "mailing a one-time link");
         }
     });
-    Ok(HttpResponse::Ok().json(json!({ "message": answer })))
+    Ok(HttpResponse::Ok().json(Message::new(answer)))
 }
 
 /// Issues a fresh token of `purpose` to the account of `email`, if there is one that can use

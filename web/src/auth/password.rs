@@ -152,7 +152,7 @@ impl PasswordHasher {
 
 /// 503 with `Retry-After`: the hashing queue is full.
 fn busy() -> ApiError {
-    let mut error = ApiError::new(actix_web::http::StatusCode::SERVICE_UNAVAILABLE, "busy", MSG_BUSY);
+    let mut error = ApiError::new(crate::error::ErrorCode::Busy, MSG_BUSY);
     error.retry_after_secs = Some(BUSY_RETRY_AFTER_SECS);
     error
 }

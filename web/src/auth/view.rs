@@ -1,14 +1,12 @@
-//! How a user record looks to the client: never a hash or a token.
+//! How a user record becomes its wire view ([`UserView`]): never a hash or a token.
 
-use chrono::{DateTime, Utc};
-use engine::digest::{free_digests, FreeDigests};
-use engine::{Tier, UserId};
-use serde::Serialize;
+use engine::digest::free_digests;
 use store::User;
 
 use crate::config::Settings;
 use crate::error::ApiResult;
 use crate::state::AppState;
+pub use crate::wire::auth::UserView;
 
 /// Whether `user` is an operator: granted from the CLI (`users grant-admin`), or named in the
 /// settings' admin emails and verified — an address listed there gives nothing to whoever signs
@@ -17,36 +15,13 @@ pub fn is_operator(user: &User, settings: &Settings) -> bool {
     user.is_admin || (user.is_email_verified && settings.is_admin_email(&user.email))
 }
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UserView {
-    pub id: UserId,
-    pub email: String,
-    pub research_field: Option<String>,
-    pub subscription_tier: Tier,
-    pub is_active: bool,
-    pub is_email_verified: bool,
-    pub is_unlimited: bool,
-    pub is_admin: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stripe_customer_id: Option<String>,
-    pub last_digest_sent_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    /// The topic typed before signup, until it has been searched.
-    pub pending_search: Option<String>,
-    /// A free plan's digests used, of how many; `null` for paid plans.
-    pub free_digests: Option<FreeDigests>,
-    /// The paid plan that ended, until the next upgrade.
-    pub plan_ended: Option<engine::billing::PlanEnded>,
-}
-
 impl UserView {
     pub fn of(user: &User, settings: &Settings) -> UserView {
         UserView {
-            id: user.id,
+            id: user.id.0,
             email: user.email.clone(),
             research_field: user.research_field.clone(),
-            subscription_tier: user.subscription_tier,
+            subscription_tier: user.subscription_tier.into(),
             is_active: user.is_active,
             is_email_verified: user.is_email_verified,
             is_unlimited: user.is_unlimited,
@@ -56,7 +31,7 @@ impl UserView {
             created_at: user.created_at,
             pending_search: user.pending_search.clone(),
             free_digests: None,
-            plan_ended: user.plan_ended.clone(),
+            plan_ended: user.plan_ended.clone().map(Into::into),
         }
     }
 
@@ -66,7 +41,7 @@ impl UserView {
         let ledger = state.store.signed_in_ledger(user.id)?;
         view.last_digest_sent_at = ledger.last_digest.or(user.last_digest_sent_at);
         if engine::digest::has_digest_allowance(user.subscription_tier) {
-            view.free_digests = free_digests(user.subscription_tier, &ledger.history(user.created_at));
+            view.free_digests = free_digests(user.subscription_tier, &ledger.history(user.created_at)).map(Into::into);
         }
         Ok(view)
     }

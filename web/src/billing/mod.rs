@@ -15,16 +15,18 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use engine::billing::{plan_change_mail, PlanChange, SubscriptionState, TrackingStatus, Verdict};
 use engine::Tier;
-use serde::Deserialize;
-use serde_json::json;
 use store::billing::Applied;
 use store::User;
 
 use self::stripe::{StripeFailure, StripeGateway};
 use crate::auth::SignedIn;
-use crate::error::{ApiError, ApiResult};
-use crate::routes::ApiRoutes;
+use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
+use crate::routes::{ApiRoutes, WireTypes};
 use crate::state::AppState;
+use crate::wire::billing::{
+    BillingUserView, CancelAnswer, CheckoutSessionAnswer, CreateSubscriptionAnswer, FixSubscriptionAnswer, InvoiceView, PlanChoice, SessionQuery,
+    SessionStatusAnswer, StripeCustomerView, StripeSubscriptionView, SubscriptionStatusAnswer, SubscriptionStep, WebhookAnswer, WebhookStatusAnswer,
+};
 
 pub const MSG_BILLING_DISABLED: &str = "Billing is not enabled on this server. Plans on this Papertide installation are set by its operator.";
 const MSG_NOTHING_TO_CANCEL: &str = "You are on the Free plan: there is no subscription to cancel.";
@@ -39,18 +41,20 @@ const RECHECK_AFTER_SECS: i64 = 6;
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .post("/cancel-subscription", cancel_subscription)
-        .post("/create-subscription", create_subscription)
-        .post("/create-checkout-session", create_checkout_session)
-        .get("/session-status", session_status)
-        .get("/subscriptions/{subscription_id}/status", subscription_status)
-        .get("/debug-webhook-status", debug_webhook_status)
-        .post("/fix-subscription", fix_subscription)
-        .post("/stripe/webhook", stripe_webhook);
+        .post("/cancel-subscription", cancel_subscription, WireTypes::answer::<CancelAnswer>())
+        .post("/create-subscription", create_subscription, WireTypes::of::<PlanChoice, CreateSubscriptionAnswer>())
+        .post("/create-checkout-session", create_checkout_session, WireTypes::of::<PlanChoice, CheckoutSessionAnswer>())
+        .get("/session-status", session_status, WireTypes::of::<SessionQuery, SessionStatusAnswer>())
+        .get("/subscriptions/{subscription_id}/status", subscription_status, WireTypes::answer::<SubscriptionStatusAnswer>())
+        .get("/debug-webhook-status", debug_webhook_status, WireTypes::answer::<WebhookStatusAnswer>())
+        .post("/fix-subscription", fix_subscription, WireTypes::answer::<FixSubscriptionAnswer>())
+        // The body is Stripe's event, read by signature (engine::stripe_webhook), not a wire type of ours.
+        .post("/stripe/webhook", stripe_webhook, WireTypes::answer::<WebhookAnswer>());
 }
 
 fn billing_disabled() -> ApiError {
-    ApiError::new(StatusCode::NOT_IMPLEMENTED, "billing_disabled", MSG_BILLING_DISABLED).with("billingEnabled", false)
+    let details = ErrorDetails { billing_enabled: Some(false), ..ErrorDetails::default() };
+    ApiError::new(ErrorCode::BillingDisabled, MSG_BILLING_DISABLED).with_details(details)
 }
 
 fn gateway(state: &AppState) -> ApiResult<&StripeGateway> {
@@ -60,11 +64,11 @@ fn gateway(state: &AppState) -> ApiResult<&StripeGateway> {
 impl From<StripeFailure> for ApiError {
     fn from(failure: StripeFailure) -> ApiError {
         match failure {
-            StripeFailure::Refused { message, card_error: true, .. } => ApiError::new(StatusCode::PAYMENT_REQUIRED, "card_declined", message),
+            StripeFailure::Refused { message, card_error: true, .. } => ApiError::new(ErrorCode::CardDeclined, message),
             StripeFailure::Refused { status: 404, .. } => ApiError::not_found(MSG_NO_SUBSCRIPTION),
             other => {
                 tracing::warn!(error = %other, "a Stripe call failed");
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "payment_service_unavailable", MSG_UNAVAILABLE)
+                ApiError::new(ErrorCode::PaymentServiceUnavailable, MSG_UNAVAILABLE)
             }
         }
     }
@@ -117,16 +121,6 @@ fn own_user(state: &AppState, signed_in: &SignedIn) -> ApiResult<User> {
     state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PlanChoice {
-    #[serde(default)]
-    tier: String,
-    /// Step 2 of the card flow: the SetupIntent the browser confirmed.
-    #[serde(default)]
-    setup_intent_id: Option<String>,
-}
-
 fn paid_tier(text: &str) -> ApiResult<Tier> {
     match text.parse::<Tier>() {
         Ok(tier) if tier.is_paid() => Ok(tier),
@@ -136,8 +130,7 @@ fn paid_tier(text: &str) -> ApiResult<Tier> {
 
 fn downgrade_refused(current: Tier, asked: Tier) -> ApiError {
     ApiError::new(
-        StatusCode::BAD_REQUEST,
-        "downgrade_not_offered",
+        ErrorCode::DowngradeNotOffered,
         format!(
             "Moving from {} to {} is not offered. A downgrade first requires reducing your search terms to the {} plan's limits; cancel your subscription from the dashboard and choose the plan again.",
             current.label(),
@@ -153,12 +146,15 @@ async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, bo
     let gateway = gateway(&state)?;
     let user = own_user(&state, &signed_in)?;
     if user.subscription_tier == tier {
-        return Ok(HttpResponse::Ok().json(json!({
-            "alreadyActive": true,
-            "tier": tier,
-            "clientSecret": null,
-            "subscriptionId": user.stripe_subscription_id,
-        })));
+        return Ok(HttpResponse::Ok().json(CreateSubscriptionAnswer {
+            already_active: true,
+            client_secret: None,
+            payment_status: None,
+            state: None,
+            step: None,
+            subscription_id: user.stripe_subscription_id,
+            tier: tier.into(),
+        }));
     }
     if user.subscription_tier > tier {
         return Err(downgrade_refused(user.subscription_tier, tier));
@@ -166,13 +162,15 @@ async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, bo
     let customer = customer_of(&state, gateway, &user).await?;
     let Some(setup_intent_id) = body.setup_intent_id.as_deref().filter(|id| !id.trim().is_empty()) else {
         let (_, secret) = gateway.create_setup_intent(&customer, user.id, tier).await?;
-        return Ok(HttpResponse::Ok().json(json!({
-            "alreadyActive": false,
-            "tier": tier,
-            "step": "setup",
-            "clientSecret": secret,
-            "subscriptionId": null,
-        })));
+        return Ok(HttpResponse::Ok().json(CreateSubscriptionAnswer {
+            already_active: false,
+            client_secret: Some(secret),
+            payment_status: None,
+            state: None,
+            step: Some(SubscriptionStep::Setup),
+            subscription_id: None,
+            tier: tier.into(),
+        }));
     };
     let setup = gateway.setup_intent(setup_intent_id).await.map_err(|failure| match failure {
         failure if failure.is_not_found() => ApiError::not_found("No such card setup."),
@@ -204,17 +202,18 @@ async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, bo
                 tracing::warn!(%error, subscription = %subscription_id, "could not cancel a subscription whose first payment failed");
             }
         }
-        return Err(ApiError::new(StatusCode::PAYMENT_REQUIRED, "card_declined", reason).with("subscriptionId", subscription_id));
+        let details = ErrorDetails { subscription_id: Some(subscription_id), ..ErrorDetails::default() };
+        return Err(ApiError::new(ErrorCode::CardDeclined, reason).with_details(details));
     }
-    Ok(HttpResponse::Ok().json(json!({
-        "alreadyActive": false,
-        "tier": tier,
-        "step": "subscription",
-        "subscriptionId": subscription_id,
-        "clientSecret": created.action_secret,
-        "paymentStatus": created.state.payment_status,
-        "state": applied.tracking.as_ref().map(|row| row.state()),
-    })))
+    Ok(HttpResponse::Ok().json(CreateSubscriptionAnswer {
+        already_active: false,
+        client_secret: created.action_secret,
+        payment_status: Some(created.state.payment_status),
+        state: Some(applied.tracking.as_ref().map(|row| row.state())),
+        step: Some(SubscriptionStep::Subscription),
+        subscription_id: Some(subscription_id),
+        tier: tier.into(),
+    }))
 }
 
 /// Cancels the user's earlier subscriptions that were never paid (an abandoned 3-D Secure,
@@ -240,31 +239,26 @@ async fn create_checkout_session(state: web::Data<AppState>, signed_in: SignedIn
     let gateway = gateway(&state)?;
     let user = own_user(&state, &signed_in)?;
     if user.subscription_tier == tier {
-        return Err(ApiError::new(StatusCode::CONFLICT, "already_active", format!("You already have an active {} subscription.", tier.as_str()))
-            .with("alreadyActive", true)
-            .with("tier", tier.as_str()));
+        let details = ErrorDetails { already_active: Some(true), tier: Some(tier.into()), ..ErrorDetails::default() };
+        return Err(
+            ApiError::new(ErrorCode::AlreadyActive, format!("You already have an active {} subscription.", tier.as_str())).with_details(details)
+        );
     }
     if user.subscription_tier > tier {
         return Err(downgrade_refused(user.subscription_tier, tier));
     }
     if user.subscription_tier.is_paid() {
+        let details = ErrorDetails { tier: Some(tier.into()), ..ErrorDetails::default() };
         return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "use_card_form",
+            ErrorCode::UseCardForm,
             "Your plan is changed on the card form, which moves your current subscription to the new plan.",
         )
-        .with("tier", tier.as_str()));
+        .with_details(details));
     }
     let customer = customer_of(&state, gateway, &user).await?;
     let return_url = format!("{}/payment-success?session_id={{CHECKOUT_SESSION_ID}}", state.settings.public_base());
     let secret = gateway.create_checkout_session(&customer, user.id, tier, &return_url).await?;
-    Ok(HttpResponse::Ok().json(json!({ "clientSecret": secret })))
-}
-
-#[derive(Debug, Deserialize)]
-struct SessionQuery {
-    #[serde(default)]
-    session_id: String,
+    Ok(HttpResponse::Ok().json(CheckoutSessionAnswer { client_secret: secret }))
 }
 
 /// `GET /api/session-status?session_id=`: the caller's own Checkout Session; a complete one's
@@ -294,11 +288,11 @@ async fn session_status(state: web::Data<AppState>, signed_in: SignedIn, query: 
             apply(&state, user, &subscription)?;
         }
     }
-    Ok(HttpResponse::Ok().json(json!({
-        "status": session.status,
-        "subscription_id": session.subscription,
-        "payment_status": session.payment_status,
-    })))
+    Ok(HttpResponse::Ok().json(SessionStatusAnswer {
+        payment_status: session.payment_status,
+        status: session.status,
+        subscription_id: session.subscription,
+    }))
 }
 
 /// `GET /api/subscriptions/{id}/status`: the caller's own tracking row.
@@ -319,12 +313,7 @@ async fn subscription_status(state: web::Data<AppState>, signed_in: SignedIn, pa
         "failed" => Some(row.last_error.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())),
         _ => None,
     };
-    Ok(HttpResponse::Ok().json(json!({
-        "state": state_name,
-        "reason": reason,
-        "tier": row.tier,
-        "status": row.status.as_str(),
-    })))
+    Ok(HttpResponse::Ok().json(SubscriptionStatusAnswer { reason, state: state_name, status: row.status.as_str(), tier: row.tier.into() }))
 }
 
 /// `POST /api/cancel-subscription`: the plan and active-term rules, then the subscription is
@@ -336,11 +325,11 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
     }
     let active = state.store.search_terms(user.id)?.iter().filter(|term| term.is_active).count();
     if active > 1 {
+        let details = ErrorDetails { requires_search_deletion: Some(true), current_search_count: Some(active), ..ErrorDetails::default() };
         return Err(ApiError::bad_request(format!(
             "You have {active} active search terms. Please delete search terms until only 1 remains, then cancel your subscription."
         ))
-        .with("requiresSearchDeletion", true)
-        .with("currentSearchCount", active));
+        .with_details(details));
     }
     let gateway = gateway(&state)?;
     if let Some(subscription_id) = &user.stripe_subscription_id {
@@ -354,11 +343,11 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
     let applied = state.store.cancel_plan(user.id, Utc::now(), change_mail(&state))?;
     state.store.flush()?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(json!({
-        "success": true,
-        "tier": applied.user.subscription_tier,
-        "message": "Your subscription has been canceled. You remain on the Free plan, and your search terms and digests are kept.",
-    })))
+    Ok(HttpResponse::Ok().json(CancelAnswer {
+        message: "Your subscription has been canceled. You remain on the Free plan, and your search terms and digests are kept.".to_owned(),
+        success: true,
+        tier: applied.user.subscription_tier.into(),
+    }))
 }
 
 /// `GET /api/debug-webhook-status`: what Stripe knows of the caller.
@@ -369,31 +358,35 @@ async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -
         Some(customer) => (gateway.customer_subscriptions(customer).await?, gateway.customer_invoices(customer).await?),
         None => (Vec::new(), Vec::new()),
     };
-    Ok(HttpResponse::Ok().json(json!({
-        "user": {
-            "email": user.email,
-            "subscriptionTier": user.subscription_tier,
-            "stripeCustomerId": user.stripe_customer_id,
-            "stripeSubscriptionId": user.stripe_subscription_id,
+    let subscriptions = subscriptions
+        .iter()
+        .map(|subscription| StripeSubscriptionView {
+            id: subscription.id.clone(),
+            status: subscription.status.as_str().to_owned(),
+            tier: subscription.tier.map(Into::into),
+        })
+        .collect();
+    let invoices = invoices
+        .into_iter()
+        .map(|listed| InvoiceView {
+            amount_due: listed.invoice.amount_due,
+            amount_paid: listed.invoice.amount_paid,
+            created: listed.created,
+            currency: listed.invoice.currency,
+            id: listed.invoice.id,
+            paid: listed.invoice.paid,
+            status: listed.invoice.status,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(WebhookStatusAnswer {
+        stripe: StripeCustomerView { customer_id: user.stripe_customer_id.clone(), invoices, subscriptions },
+        user: BillingUserView {
+            email: user.email,
+            stripe_customer_id: user.stripe_customer_id,
+            stripe_subscription_id: user.stripe_subscription_id,
+            subscription_tier: user.subscription_tier.into(),
         },
-        "stripe": {
-            "customerId": user.stripe_customer_id,
-            "subscriptions": subscriptions.iter().map(|subscription| json!({
-                "id": subscription.id,
-                "status": subscription.status.as_str(),
-                "tier": subscription.tier,
-            })).collect::<Vec<_>>(),
-            "invoices": invoices.iter().map(|listed| json!({
-                "id": listed.invoice.id,
-                "status": listed.invoice.status,
-                "paid": listed.invoice.paid,
-                "amount_paid": listed.invoice.amount_paid,
-                "amount_due": listed.invoice.amount_due,
-                "currency": listed.invoice.currency,
-                "created": listed.created,
-            })).collect::<Vec<_>>(),
-        },
-    })))
+    }))
 }
 
 /// `POST /api/fix-subscription`: reads the caller's subscriptions from Stripe and applies them,
@@ -403,7 +396,7 @@ async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> Ap
     let user = own_user(&state, &signed_in)?;
     let before = user.subscription_tier;
     let Some(customer) = user.stripe_customer_id.clone() else {
-        return Ok(HttpResponse::Ok().json(json!({ "tier": before, "changed": false })));
+        return Ok(HttpResponse::Ok().json(FixSubscriptionAnswer { changed: false, tier: before.into() }));
     };
     let mut subscriptions = gateway.customer_subscriptions(&customer).await?;
     if let Some(current) = &user.stripe_subscription_id {
@@ -428,7 +421,7 @@ async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> Ap
         let current = own_user(&state, &signed_in)?;
         after = apply(&state, &current, subscription)?.user.subscription_tier;
     }
-    Ok(HttpResponse::Ok().json(json!({ "tier": after, "changed": after != before })))
+    Ok(HttpResponse::Ok().json(FixSubscriptionAnswer { changed: after != before, tier: after.into() }))
 }
 
 /// `POST /api/stripe/webhook`: verified by signature (no session, no Origin), applied once per
@@ -437,10 +430,10 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
     let gateway = gateway(&state)?;
     let header = request.headers().get("Stripe-Signature").and_then(|value| value.to_str().ok());
     webhook::verify(&gateway.settings().webhook_secret, header, &body, Utc::now().timestamp())
-        .map_err(|error| ApiError::new(StatusCode::BAD_REQUEST, "bad_signature", format!("Webhook refused: {error}.")))?;
+        .map_err(|error| ApiError::new(ErrorCode::BadSignature, format!("Webhook refused: {error}.")))?;
     let event = webhook::parse_event(&body).ok_or_else(|| ApiError::bad_request("Webhook refused: the body is not a Stripe event."))?;
     if state.store.stripe_event_applied(&event.id)? {
-        return Ok(HttpResponse::Ok().json(json!({ "received": true, "duplicate": true })));
+        return Ok(HttpResponse::Ok().json(WebhookAnswer { duplicate: Some(true), received: true }));
     }
     if let Some(subscription_id) = subscription_of_event(gateway, &event).await? {
         match reconcile(&state, gateway, &subscription_id).await {
@@ -455,7 +448,7 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
     }
     state.store.record_stripe_event(&event.id, Utc::now())?;
     state.store.flush()?;
-    Ok(HttpResponse::Ok().json(json!({ "received": true })))
+    Ok(HttpResponse::Ok().json(WebhookAnswer { duplicate: None, received: true }))
 }
 
 /// The subscription an event is about, if it is about one.

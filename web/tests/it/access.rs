@@ -77,6 +77,8 @@ fn by_id_and_email(target: &Target, path: impl Fn(&str) -> String, body: Option<
 
 const RULES: &[Rule] = &[
     Rule { method: "GET", path: "/api/config", access: Access::Public, requests: |_| no_body("/api/config"), owner_status: 200 },
+    Rule { method: "GET", path: "/api/contract", access: Access::Public, requests: |_| no_body("/api/contract"), owner_status: 200 },
+    Rule { method: "GET", path: "/api/contract.ts", access: Access::Public, requests: |_| no_body("/api/contract.ts"), owner_status: 200 },
     Rule { method: "GET", path: "/api/auth/me", access: Access::Owner, requests: |_| no_body("/api/auth/me"), owner_status: 200 },
     Rule { method: "GET", path: "/api/auth/user", access: Access::Owner, requests: |_| no_body("/api/auth/user"), owner_status: 200 },
     Rule {

@@ -48,6 +48,8 @@ use Kind::{Email, Flag, Password, Text};
 /// Every API route and its inputs. `the_input_table_names_every_api_route` keeps it complete.
 const INPUTS: &[RouteInputs] = &[
     route("GET", "/api/config", &[], &[]),
+    route("GET", "/api/contract", &[], &[]),
+    route("GET", "/api/contract.ts", &[], &[]),
     route("GET", "/api/auth/me", &[], &[]),
     route("GET", "/api/auth/user", &[], &[]),
     route("POST", "/api/auth/login", &[("email", Email), ("password", Password)], &[]),
@@ -511,7 +513,16 @@ async fn forged_session_cookies_and_anonymous_hostile_calls_are_refused_and_writ
         b"papertide_session=\xff\xfe\x80".to_vec(),
         b"papertide_session=a; papertide_session=b; papertide_session={{7*7}}".to_vec(),
     ];
-    let public = ["/api/config", "/api/auth/login", "/api/auth/signup", "/api/signup", "/api/auth/logout", "/api/forgot-password"];
+    let public = [
+        "/api/config",
+        "/api/contract",
+        "/api/contract.ts",
+        "/api/auth/login",
+        "/api/auth/signup",
+        "/api/signup",
+        "/api/auth/logout",
+        "/api/forgot-password",
+    ];
     // With billing off (this server's default) the webhook answers 501 before reading anything;
     // the billing-on server above takes it through its signature check.
     for route in INPUTS.iter().filter(|route| route.path != "/api/stripe/webhook") {

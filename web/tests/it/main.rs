@@ -9,6 +9,7 @@ mod brute_force;
 mod cli;
 mod client;
 mod common;
+mod contract;
 mod crash;
 mod digests;
 mod enumeration;

@@ -1,5 +1,9 @@
 // The only place the client calls fetch. Every request sends credentials; bodies are JSON; a
-// non-OK answer raises ApiError whose message is "status: JSON body" (spec §8).
+// non-OK answer raises ApiError whose message is "status: JSON body" (spec §8). The shapes of
+// requests, answers and error bodies are the server's, generated into `@/api/contract`.
+import type { ErrorBody, ErrorCode } from "@/api/contract";
+
+export type { ErrorBody, ErrorCode };
 
 export class ApiError extends Error {
   readonly status: number;
@@ -12,10 +16,10 @@ export class ApiError extends Error {
     this.body = body;
   }
 
-  /** A field of a JSON error body, e.g. `message` or `requiresVerification`. */
-  field<T = unknown>(name: string): T | undefined {
+  /** A field of the JSON error body (`ErrorBody`), e.g. `message` or `requiresVerification`. */
+  field<K extends keyof ErrorBody>(name: K): ErrorBody[K] | undefined {
     if (this.body && typeof this.body === "object" && name in this.body) {
-      return (this.body as Record<string, T>)[name];
+      return (this.body as Partial<ErrorBody>)[name];
     }
     return undefined;
   }
@@ -73,7 +77,7 @@ export const postJson = <T>(url: string, body: unknown = {}) => apiRequest<T>("P
  */
 export function fieldErrors(error: unknown): Record<string, string[]> {
   if (!(error instanceof ApiError)) return {};
-  const details = error.field<Array<{ field?: unknown; message?: unknown }>>("errors");
+  const details: Array<{ field?: unknown; message?: unknown }> | undefined = error.field("errors");
   if (!Array.isArray(details)) return {};
   const errors: Record<string, string[]> = {};
   for (const detail of details) {
@@ -86,8 +90,15 @@ export function fieldErrors(error: unknown): Record<string, string[]> {
 /** The server's message in an error, or `fallback` when there is none. */
 export function errorMessage(error: unknown, fallback: string): string {
   if (error instanceof ApiError) {
-    const message = error.field<string>("message");
+    const message = error.field("message");
     if (typeof message === "string" && message) return message;
   }
   return fallback;
+}
+
+/** The machine-readable `code` of an error answer (`card_declined`, …), if the server gave one. */
+export function errorCode(error: unknown): ErrorCode | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const code = error.field("code");
+  return typeof code === "string" ? code : undefined;
 }

@@ -1,35 +1,29 @@
 // What the server tells the client about this installation (GET /api/config).
 import { signal } from "@preact/signals-react";
+import type { AnalyticsView, ClientConfig, StripeView } from "@/api/contract";
 import { getJson } from "@/lib/api";
 
 export type AnalyticsProvider = "plausible" | "umami" | "ga4";
 
-export interface AnalyticsConfig {
-  provider: AnalyticsProvider;
-  /** The script to load once the visitor consents. */
-  scriptUrl: string;
-  /** Plausible: the site's domain; Umami: the website id; GA4: the measurement id. */
-  siteId: string;
-}
+/**
+ * The server's analytics provider, of the kinds the client knows: the script to load once the
+ * visitor consents, and the site (Plausible: the site's domain; Umami: the website id; GA4: the
+ * measurement id).
+ */
+export type AnalyticsConfig = Omit<AnalyticsView, "provider"> & { provider: AnalyticsProvider };
 
-/** The payment provider's browser side (Stripe.js), when billing is on. */
-export interface StripeConfig {
-  /** The publishable key handed to `Stripe(…)`. */
-  publishableKey: string;
-  /** Where Stripe.js is loaded from (the operator's setting; a stand-in in tests). */
-  jsUrl: string;
-}
+/** The payment provider's browser side (Stripe.js), when billing is on: its key and script. */
+export type StripeConfig = StripeView;
 
-export interface AppConfig {
-  /** Where users write for help; null when the operator gave none (then: "the operator of this server"). */
+/**
+ * What the client knows of the installation (`ClientConfig`): `supportEmail` is null when the
+ * operator gave none (then: "the operator of this server"); analytics load only after consent;
+ * `stripe` is null with billing off.
+ */
+export type AppConfig = Omit<ClientConfig, "supportEmail" | "analytics"> & {
   supportEmail: string | null;
-  /** None unless the operator configured a provider; loaded only after consent. */
   analytics: AnalyticsConfig | null;
-  /** Whether paid plans are sold on this server. */
-  billingEnabled: boolean;
-  /** Stripe.js and its key; null with billing off. */
-  stripe: StripeConfig | null;
-}
+};
 
 /** What the client assumes until the server answers: no address known, no analytics, billing off. */
 export const DEFAULT_CONFIG: AppConfig = { supportEmail: null, analytics: null, billingEnabled: false, stripe: null };
@@ -46,12 +40,13 @@ let loading: Promise<AppConfig> | null = null;
 
 /** Loads the configuration once; later calls share the first answer. */
 export function loadAppConfig(): Promise<AppConfig> {
-  loading ??= getJson<Partial<AppConfig> | null>("/api/config")
+  loading ??= getJson<Partial<ClientConfig> | null>("/api/config")
     .then((config) => {
       const answer = config && typeof config === "object" ? config : {};
       appConfig.value = {
         ...DEFAULT_CONFIG,
         ...answer,
+        analytics: analyticsConfig(answer.analytics),
         supportEmail: answer.supportEmail || null,
         billingEnabled: answer.billingEnabled === true,
         stripe: stripeConfig(answer.stripe),
@@ -63,6 +58,14 @@ export function loadAppConfig(): Promise<AppConfig> {
       appConfigLoaded.value = true;
     });
   return loading;
+}
+
+/** The `analytics` answer when its provider is one the client knows, else null. */
+function analyticsConfig(value: AnalyticsView | null | undefined): AnalyticsConfig | null {
+  if (!value || typeof value !== "object") return null;
+  const provider = value.provider as AnalyticsProvider;
+  if (!["plausible", "umami", "ga4"].includes(provider)) return null;
+  return { ...value, provider };
 }
 
 /** The `stripe` answer when it names both a key and a script, else null. */

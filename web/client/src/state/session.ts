@@ -5,40 +5,28 @@
 // out). What sign-in, verification and sign-out learn replaces it, and an answer the server gave
 // before such a change is not applied over it. The dashboard asks afresh (`refreshCurrentUser`).
 import { signal } from "@preact/signals-react";
+import type { FreeDigests, MeAnswer, PlanEnded as PlanEndedView, Tier, UserView } from "@/api/contract";
 import { ApiError, getJson, postJson } from "@/lib/api";
 import { clearPendingSearch } from "./pendingSearch";
 
-export type Tier = "free" | "pro" | "team";
-
 /** A free plan's digests: `used` counts only digests that had papers (an empty-week notice does not). */
-export interface FreeDigests {
-  used: number;
-  total: number;
-}
+export type { FreeDigests, Tier };
 
-/** A paid plan that ended (spec §4: cancelled, unpaid or expired), until an upgrade clears it. */
-export interface PlanEnded {
-  tier: Tier;
-  endedAt: string;
-  /** Search terms beyond the free plan's limit, made inactive when the plan ended. */
-  inactiveTerms: number;
-}
+/**
+ * A paid plan that ended (spec §4: cancelled, unpaid or expired), until an upgrade clears it;
+ * `inactiveTerms`: search terms beyond the free plan's limit, made inactive when it ended.
+ */
+export type PlanEnded = Pick<PlanEndedView, "tier" | "endedAt" | "inactiveTerms"> & Partial<Pick<PlanEndedView, "cause">>;
 
-export interface CurrentUser {
-  id: string;
-  email: string;
-  subscriptionTier: Tier;
-  stripeCustomerId?: string;
-  researchField?: string | null;
-  isEmailVerified?: boolean;
-  isAdmin?: boolean;
-  /** The topic typed on the landing page before signing up, kept by the server until it is searched. */
-  pendingSearch?: string | null;
-  /** The free plan's digests used; null on paid plans. */
-  freeDigests?: FreeDigests | null;
-  /** The paid plan that ended, if one did and no upgrade followed. */
-  planEnded?: PlanEnded | null;
-}
+/**
+ * The signed-in user as the client keeps it (the server's `UserView`): who it is and its plan;
+ * the rest is read when the server sent it.
+ */
+export type CurrentUser = Pick<UserView, "id" | "email" | "subscriptionTier"> &
+  Partial<Pick<UserView, "stripeCustomerId" | "researchField" | "isEmailVerified" | "isAdmin" | "pendingSearch" | "freeDigests">> & {
+    /** The paid plan that ended, if one did and no upgrade followed. */
+    planEnded?: PlanEnded | null;
+  };
 
 export const currentUser = signal<CurrentUser | null>(null);
 
@@ -90,7 +78,7 @@ export function forgetSession() {
 
 async function fetchSignedInUser(): Promise<CurrentUser | null> {
   try {
-    const answer = await getJson<{ user?: CurrentUser | null }>("/api/auth/me");
+    const answer = await getJson<MeAnswer | null>("/api/auth/me");
     return answer?.user ?? null;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return null;

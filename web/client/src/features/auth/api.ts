@@ -1,29 +1,29 @@
 // The auth calls of spec §7, each a thin wrapper over the shared api module.
+import type {
+  CombinedSignupRequest,
+  EmailRequest,
+  LoginAnswer,
+  LoginRequest,
+  Message,
+  ResetPasswordRequest,
+  SignupAnswer,
+  StandaloneSignupRequest,
+  VerifyEmailAnswer,
+} from "@/api/contract";
 import { ApiError, errorMessage, fieldErrors, getJsonOnce, postJson } from "@/lib/api";
-import type { CurrentUser } from "@/state/session";
 import type { CombinedSignupValues, FormErrors, StandaloneSignupValues } from "./validation";
 
 export { dashboardPath } from "@/lib/paths";
 
-export interface MessageAnswer {
-  message: string;
-}
+export type { LoginAnswer, SignupAnswer };
 
-export interface SignupAnswer extends MessageAnswer {
-  requiresVerification: boolean;
-  user: CurrentUser;
-}
+export type MessageAnswer = Message;
 
-export interface LoginAnswer extends MessageAnswer {
-  user: CurrentUser;
-}
-
-export interface VerifyAnswer extends MessageAnswer {
-  success: boolean;
-  user?: CurrentUser;
-  /** The topic typed before signing up, as the server kept it with the account (another tab's storage is out of reach). */
-  pendingSearch?: string | null;
-}
+/**
+ * The verification link's answer. `pendingSearch` is the topic typed before signing up, as the
+ * server kept it with the account (another tab's storage is out of reach).
+ */
+export type VerifyAnswer = VerifyEmailAnswer;
 
 /**
  * `POST /api/signup`: the combined form on /auth. `pendingSearch`, the topic typed before signing
@@ -39,7 +39,7 @@ export function signUpCombined(values: CombinedSignupValues, pendingSearch: stri
     agreeToTerms: values.agreeToTerms,
     agreeToPrivacy: values.agreeToPrivacy,
     pendingSearch: pendingSearch ?? undefined,
-  });
+  } satisfies CombinedSignupRequest);
 }
 
 /** `POST /api/auth/signup`: the standalone /signup form, with the pending topic as above. */
@@ -50,27 +50,27 @@ export function signUpStandalone(values: StandaloneSignupValues, pendingSearch: 
     confirmPassword: values.confirmPassword,
     researchField: values.researchField.trim(),
     pendingSearch: pendingSearch ?? undefined,
-  });
+  } satisfies StandaloneSignupRequest);
 }
 
 /** `POST /api/auth/login`, used by both sign-in forms. */
 export function logIn(email: string, password: string): Promise<LoginAnswer> {
-  return postJson<LoginAnswer>("/api/auth/login", { email: email.trim(), password });
+  return postJson<LoginAnswer>("/api/auth/login", { email: email.trim(), password } satisfies LoginRequest);
 }
 
 /** `POST /api/forgot-password`: the server answers the same whether or not the account exists. */
 export function requestPasswordReset(email: string): Promise<MessageAnswer> {
-  return postJson<MessageAnswer>("/api/forgot-password", { email: email.trim() });
+  return postJson<MessageAnswer>("/api/forgot-password", { email: email.trim() } satisfies EmailRequest);
 }
 
 /** `POST /api/reset-password`. */
 export function resetPassword(token: string, password: string, confirmPassword: string): Promise<MessageAnswer> {
-  return postJson<MessageAnswer>("/api/reset-password", { token, password, confirmPassword });
+  return postJson<MessageAnswer>("/api/reset-password", { token, password, confirmPassword } satisfies ResetPasswordRequest);
 }
 
 /** `POST /api/auth/resend-verification`. */
 export function resendVerification(email: string): Promise<MessageAnswer> {
-  return postJson<MessageAnswer>("/api/auth/resend-verification", { email: email.trim() });
+  return postJson<MessageAnswer>("/api/auth/resend-verification", { email: email.trim() } satisfies EmailRequest);
 }
 
 /** `GET /api/verify-email?token=`, at most once per token for the life of the page (single use). */
@@ -85,7 +85,7 @@ export function serverFieldErrors(error: unknown): FormErrors {
 
 /** Whether a failed sign-in was refused because the address is not verified yet. */
 export function needsVerification(error: unknown): boolean {
-  return error instanceof ApiError && error.field<boolean>("requiresVerification") === true;
+  return error instanceof ApiError && error.field("requiresVerification") === true;
 }
 
 /** The text of a failed signup: the server's message, or the spec's defaults (§8). */

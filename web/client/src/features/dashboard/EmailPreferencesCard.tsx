@@ -79,7 +79,7 @@ function PreferencesForm({
   onChange: <F extends Field>(field: F, value: Preferences[F]) => void;
 }) {
   const shown = { ...stored, ...pending };
-  const isLocked = (field: Field) => stored.locked.includes(field);
+  const isLocked = (field: Field) => (stored.locked as readonly string[]).includes(field);
   const isSaving = (field: Field) => field in pending;
   const hasLockedFields = stored.locked.length > 0;
 

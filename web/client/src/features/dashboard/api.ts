@@ -1,29 +1,36 @@
 // The dashboard's calls of spec §7 and the shapes it reads. Each is a thin wrapper over the
 // shared api module; failures are ApiErrors (spec §8) that the cards turn into toasts.
+import type {
+  CancelAnswer,
+  DeliveryDay,
+  DigestPaper as DigestPaperView,
+  DigestView,
+  Done,
+  PreferencesChange as PreferencesChangeRequest,
+  PreferencesView,
+  RateRequest,
+  RatingView,
+  ResendAnswer,
+  ResendRequest,
+  SearchTermView,
+  Source,
+  TermChange,
+  TermDeleted,
+  TermStatus,
+  Tier,
+  Verdict,
+} from "@/api/contract";
 import { apiRequest, getJson, postJson } from "@/lib/api";
-import type { Tier } from "@/state/session";
 
-export type TermStatus = "pending" | "processing" | "completed" | "failed";
+export type { DeliveryDay, TermStatus, Verdict };
 
-/** A search term (spec §3 search_terms). */
-export interface SearchTerm {
-  id: string;
-  userId: string;
-  term: string;
-  isActive: boolean;
-  isFree: boolean;
+/** A search term (spec §3 search_terms), as the dashboard keeps it. */
+export type SearchTerm = Omit<SearchTermView, "status" | "exclude"> & {
   /** Any other value the server may send reads as pending. */
   status: TermStatus | string;
-  lastProcessedAt: string | null;
-  /** The next weekly run of an active term, when one is scheduled. */
-  nextScheduledRun: string | null;
-  createdAt: string;
   /** Words whose papers the term does not want. */
-  exclude?: string[];
-}
-
-/** What a researcher says of a paper for one of their terms. */
-export type Verdict = "relevant" | "notRelevant" | "moreLikeThis";
+  exclude?: SearchTermView["exclude"];
+};
 
 export const VERDICTS: ReadonlyArray<{ verdict: Verdict; label: string }> = [
   { verdict: "relevant", label: "Relevant" },
@@ -37,76 +44,38 @@ export function verdictLabel(verdict: Verdict | string): string {
 }
 
 /** A rating of a term's paper, newest first in a term's list. */
-export interface Rating {
-  paperKey: string;
-  title: string;
-  verdict: Verdict;
-  digestId: string | null;
-  ratedAt: string;
-}
-
-export type DeliveryDay = "sunday" | "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday";
+export type Rating = RatingView;
 
 export const DELIVERY_DAYS: readonly DeliveryDay[] = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 
 /** Mail preferences (spec §3 user_preferences), as the plan lets them apply. */
-export interface Preferences {
-  userId: string;
-  includePubmed: boolean;
-  includeArxiv: boolean;
-  includeBiorxiv: boolean;
-  weeklyDigest: boolean;
-  dailyHighlights: boolean;
-  deliveryDay: DeliveryDay;
-  /** The fields the user's plan does not let them change (free: sources and day). */
-  locked: string[];
-}
+export type Preferences = PreferencesView;
 
+/** The preferences the dashboard changes, each sent only when changed (a `PreferencesChange`). */
 export type PreferencesChange = Partial<Pick<Preferences, "weeklyDigest" | "deliveryDay" | "includePubmed" | "includeArxiv" | "includeBiorxiv">>;
 
-export type PaperSource = "pubmed" | "arxiv" | "biorxiv" | "medrxiv";
+export type PaperSource = Source;
 
-/** A paper in a digest (spec §3 Paper), with what the server adds. */
-export interface DigestPaper {
-  title: string;
-  url: string | null;
-  authors: string;
-  journal: string | null;
-  abstract: string;
-  source: PaperSource | string;
-  /** 0 to 1, shown as a percent. */
-  relevanceScore: number;
-  /** Every source that reported the paper. */
-  sources?: string[];
-  summary?: string;
-  /** Why it matched. */
-  reason?: string;
-  retracted?: boolean;
-  /** [label, address] pairs, best first. */
-  links?: Array<[string, string]>;
-  /** What a rating names the paper by. */
-  paperKey?: string;
-}
+/** A paper in a digest (spec §3 Paper), as the dashboard reads it: what it shows is required. */
+export type DigestPaper = Pick<DigestPaperView, "title" | "url" | "authors" | "journal" | "abstract" | "relevanceScore"> &
+  Partial<Pick<DigestPaperView, "sources" | "summary" | "reason" | "retracted" | "links" | "paperKey">> & {
+    source: PaperSource | string;
+  };
 
-/** A sent digest (spec §3 email_digests). */
-export interface EmailDigest {
-  id: string;
-  userId: string;
-  digestType: string;
+/** A sent digest (spec §3 email_digests), as the dashboard reads it. */
+export type EmailDigest = Pick<DigestView, "id" | "userId" | "searchTerm" | "sentAt"> & {
+  digestType: DigestView["digestType"] | string;
   /** The spec lets this be a JSON string or an array; read it with `digestPapers`. */
   papersData: DigestPaper[] | string;
-  searchTerm: string;
   /** The expanded query the papers were found with. */
-  searchedAs?: string | null;
+  searchedAs?: DigestView["searchedAs"];
   /** An immediate digest whose week had too few papers looked further back (30 or 90 days). */
-  widened?: { days: number; newThisWeek: number } | null;
+  widened?: DigestView["widened"];
   /** Line-separated. */
-  aiSummary: string | null;
-  sentAt: string;
-  subject?: string;
-  content?: string;
-  status?: string;
-}
+  aiSummary: DigestView["aiSummary"] | null;
+  subject?: DigestView["subject"];
+  status?: DigestView["status"] | string;
+};
 
 /** What a widened digest says first (the same words as its mail). */
 export function widenedNote(widened: EmailDigest["widened"]): string | null {
@@ -155,16 +124,18 @@ export const RECENT_DIGESTS = 3;
 
 const userPath = (userId: string, rest: string) => `/api/users/${encodeURIComponent(userId)}/${rest}`;
 
-export const fetchSearchTerms = (userId: string) => getJson<SearchTerm[]>(userPath(userId, "search-terms"));
-export const fetchPreferences = (userId: string) => getJson<Preferences>(userPath(userId, "preferences"));
+export const fetchSearchTerms = (userId: string) => getJson<SearchTermView[]>(userPath(userId, "search-terms"));
+export const fetchPreferences = (userId: string) => getJson<PreferencesView>(userPath(userId, "preferences"));
 /** Newest first. */
-export const fetchDigests = (userId: string) => getJson<EmailDigest[]>(userPath(userId, "digests"));
+export const fetchDigests = (userId: string) => getJson<DigestView[]>(userPath(userId, "digests"));
 
-export const updatePreferences = (userId: string, change: PreferencesChange) =>
-  apiRequest<Preferences>("PATCH", userPath(userId, "preferences"), change);
+export function updatePreferences(userId: string, change: PreferencesChange): Promise<PreferencesView> {
+  const request: PreferencesChangeRequest = change;
+  return apiRequest<PreferencesView>("PATCH", userPath(userId, "preferences"), request);
+}
 
-export const updateSearchTerm = (termId: string, change: { term?: string; exclude?: string[] }) =>
-  apiRequest<SearchTerm>("PATCH", `/api/search-terms/${encodeURIComponent(termId)}`, change);
+export const updateSearchTerm = (termId: string, change: TermChange) =>
+  apiRequest<SearchTermView>("PATCH", `/api/search-terms/${encodeURIComponent(termId)}`, change);
 
 const ratingsPath = (termId: string) => `/api/search-terms/${encodeURIComponent(termId)}/ratings`;
 
@@ -172,15 +143,15 @@ const ratingsPath = (termId: string) => `/api/search-terms/${encodeURIComponent(
 export const fetchRatings = (termId: string) => getJson<Rating[]>(ratingsPath(termId));
 
 export const ratePaper = (termId: string, digestId: string, paperKey: string, verdict: Verdict) =>
-  apiRequest<Rating>("PUT", ratingsPath(termId), { digestId, paperKey, verdict });
+  apiRequest<RatingView>("PUT", ratingsPath(termId), { digestId, paperKey, verdict } satisfies RateRequest);
 
 export const removeRating = (termId: string, paperKey: string) =>
-  apiRequest<unknown>("DELETE", `${ratingsPath(termId)}?paperKey=${encodeURIComponent(paperKey)}`);
+  apiRequest<Done>("DELETE", `${ratingsPath(termId)}?paperKey=${encodeURIComponent(paperKey)}`);
 
-export const deleteSearchTerm = (termId: string) => apiRequest<unknown>("DELETE", `/api/search-terms/${encodeURIComponent(termId)}`);
+export const deleteSearchTerm = (termId: string) => apiRequest<TermDeleted>("DELETE", `/api/search-terms/${encodeURIComponent(termId)}`);
 
 /** Mails the latest digest of `searchTerm` again. */
-export const resendDigest = (searchTerm: string) => postJson<{ searchTerm: string }>("/api/resend-email", { searchTerm });
+export const resendDigest = (searchTerm: string) => postJson<ResendAnswer>("/api/resend-email", { searchTerm } satisfies ResendRequest);
 
 /** Moves a paid plan back to free; refused with `requiresSearchDeletion` while >1 term is active. */
-export const cancelSubscription = () => postJson<{ message?: string; tier?: Tier }>("/api/cancel-subscription");
+export const cancelSubscription = () => postJson<CancelAnswer>("/api/cancel-subscription");

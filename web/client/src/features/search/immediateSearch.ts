@@ -1,5 +1,6 @@
 // The immediate search run after signup (spec §4): the stages the progress dialog walks
 // through, the call itself, what its answer means, and how its failures are told apart (spec §8).
+import type { ImmediateSearchAnswer, ImmediateSearchRequest } from "@/api/contract";
 import { ApiError, errorMessage, fieldErrors, postJson } from "@/lib/api";
 import { loadAppConfig } from "@/state/config";
 import { clearPendingSearch, setPendingSearch } from "@/state/pendingSearch";
@@ -32,22 +33,15 @@ export const MSG_SEARCH_FAILED = "Failed to perform search";
 
 export const MSG_DIGEST_ON_ITS_WAY = "Check your email for the research digest!";
 
-/** The answer of a search that went through: the term is saved, and usually its digest sent. */
-export interface ImmediateSearchAnswer {
-  success: boolean;
-  searchTerm: string;
-  termId: string;
-  digestId: string | null;
-  papersFound: number;
-  /** false: the term is saved but no digest was sent (a free plan's digests are used up). */
-  digestSent: boolean;
-  /** What happened, in the server's words. */
-  message: string;
-}
+/**
+ * The answer of a search that went through: the term is saved, and usually its digest sent
+ * (`digestSent: false`: a free plan's digests are used up).
+ */
+export type { ImmediateSearchAnswer };
 
 /** `POST /api/immediate-search`. */
 export function runImmediateSearch(email: string, searchTerm: string): Promise<ImmediateSearchAnswer> {
-  return postJson<ImmediateSearchAnswer>("/api/immediate-search", { email, searchTerm });
+  return postJson<ImmediateSearchAnswer>("/api/immediate-search", { email, searchTerm } satisfies ImmediateSearchRequest);
 }
 
 /** How a search that went through is told: its toast, and the line the progress dialog ends on. */
