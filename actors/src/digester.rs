@@ -28,6 +28,7 @@ use engine::paper::{Paper, Source};
 use engine::rating::Verdict;
 use engine::scoring::{evidence, key_concepts, match_reason, relevance, Evidence, PaperText, RatingMove, KEY_CONCEPT_SHARE, MEANING_COVERS};
 use engine::summary::digest_summary;
+use engine::sync::lock;
 use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
 use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
@@ -273,10 +274,6 @@ impl Ranked {
     fn paper(&self, key: &str) -> Option<&Paper> {
         self.by_key.get(key).map(|&index| &self.candidates[index].paper)
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Digester {

@@ -181,7 +181,7 @@ impl Actor for Mailer {
 
 impl Supervised for Mailer {
     fn restarting(&mut self, _: &mut Self::Context) {
-        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+        self.board.record_restart(ACTOR_NAME);
     }
 }
 

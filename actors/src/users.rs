@@ -116,7 +116,7 @@ impl UserActors {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Addr<UserActor>>> {
-        self.shared.actors.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        engine::sync::lock(&self.shared.actors)
     }
 
     /// The user's actor, started if it is not running.

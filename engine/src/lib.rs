@@ -5,7 +5,8 @@
 //! papers and the signed rating links of the digest mail.
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
-//! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
+//! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors. (`sync` holds
+//! the one poison-recovering lock helper every crate takes its locks with.)
 
 pub mod account;
 pub mod billing;
@@ -27,6 +28,7 @@ pub mod scoring;
 pub mod search_term;
 pub mod stripe_webhook;
 pub mod summary;
+pub mod sync;
 pub mod validation;
 
 pub use account::{DeliveryDay, Preferences, ResearchField, Tier, UserId};
