@@ -369,8 +369,7 @@ impl Vectorizer {
 /// The wait before a new pass after `failures` failed steps in a row (1 for the first):
 /// doubling from the base, capped.
 pub fn retry_delay(config: &VectorizerConfig, failures: u32) -> Duration {
-    let doublings = failures.saturating_sub(1).min(20);
-    config.retry_base.saturating_mul(1u32 << doublings).min(config.retry_cap)
+    engine::backoff::doubling(config.retry_base, config.retry_cap, failures)
 }
 
 /// Sends the next step once the arbiter had a turn. A message sent straight to itself would be

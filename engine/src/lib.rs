@@ -6,9 +6,11 @@
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
 //! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors. (`sync` holds
-//! the one poison-recovering lock helper every crate takes its locks with.)
+//! the one poison-recovering lock helper every crate takes its locks with, `backoff` the one
+//! retry backoff.)
 
 pub mod account;
+pub mod backoff;
 pub mod billing;
 pub mod dedup;
 pub mod digest;
