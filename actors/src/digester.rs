@@ -33,29 +33,13 @@ use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
 use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
 
+use crate::error::DigestError;
 use crate::llm::{Llm, ModelClass};
 use crate::semantic::{Semantic, WindowVectors};
 use uuid::Uuid;
 
 /// How many ranked candidates a digest chooses from.
 const CANDIDATES: usize = 100;
-
-/// Why a digest could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum DigestError {
-    #[error("searching the paper index: {0}")]
-    Index(#[from] index::IndexError),
-    #[error("the database: {0}")]
-    Store(#[from] store::StoreError),
-    #[error("the digest of a queued mail, or its user, is gone")]
-    Missing,
-    #[error("{0}")]
-    Stopped(String),
-    #[error("embedding the topic: {0}")]
-    Embedding(#[from] embed::EmbedError),
-    #[error("the user's digests kept changing while this one was chosen ({0} tries)")]
-    Busy(usize),
-}
 
 /// What came of asking for a digest.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ use engine::sync::lock;
 use index::{PaperId, PaperIndex};
 use store::Store;
 
-use crate::digester::DigestError;
+use crate::error::DigestError;
 
 /// A window whose papers are not all embedded yet is read again from the store at most this often.
 pub const REREAD_MISSING: Duration = Duration::from_secs(30);

@@ -26,7 +26,8 @@ use engine::UserId;
 use store::{Store, User};
 use tokio::sync::Semaphore;
 
-use crate::digester::{DigestError, DigestOutcome, Digester};
+use crate::digester::{DigestOutcome, Digester};
+use crate::error::DigestError;
 use crate::live::{LiveQuery, LiveSearch};
 
 /// An idle user's actor stops after this long without work.

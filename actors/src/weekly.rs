@@ -25,7 +25,8 @@ use engine::search_term::TermStatus;
 use engine::UserId;
 use store::{Commit, Store, UserDigests};
 
-use crate::digester::{DigestError, Digester, Reader, COMMIT_TRIES};
+use crate::digester::{Digester, Reader, COMMIT_TRIES};
+use crate::error::DigestError;
 
 /// Users per transaction of the pass: large enough that a commit's fixed costs are spread
 /// thin, small enough that a commit holds other writers off for a few milliseconds only.
