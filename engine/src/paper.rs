@@ -28,11 +28,6 @@ impl Source {
             Source::Medrxiv => "medrxiv",
         }
     }
-
-    /// Preprint servers, as opposed to the peer-reviewed literature PubMed indexes.
-    pub fn is_preprint_server(self) -> bool {
-        !matches!(self, Source::Pubmed)
-    }
 }
 
 impl std::str::FromStr for Source {

@@ -288,12 +288,6 @@ impl StripeGateway {
         Ok(invoice.subscription.as_ref().map(|subscription| subscription.id().to_string()))
     }
 
-    /// The invoice a payment pays, if any.
-    pub async fn payment_invoice(&self, payment_intent_id: &str) -> StripeResult<Option<String>> {
-        let intent = within(PaymentIntent::retrieve(&self.client, &id::<PaymentIntentId>(payment_intent_id)?, &[])).await?;
-        Ok(intent.invoice.as_ref().map(|invoice| invoice.id().to_string()))
-    }
-
     /// An embedded Checkout Session for `tier`: its client secret.
     pub async fn create_checkout_session(&self, customer: &str, user_id: UserId, tier: Tier, return_url: &str) -> StripeResult<String> {
         let price = self.paid_price(tier)?;
