@@ -12,8 +12,8 @@ use engine::{Tier, UserId};
 use stripe::{
     AttachPaymentMethod, CancelSubscription, CheckoutSession, CheckoutSessionMode, CheckoutSessionUiMode, Client, CreateCheckoutSession,
     CreateCheckoutSessionLineItems, CreateCustomer, CreateSetupIntent, CreateSubscription, CreateSubscriptionItems, Customer, CustomerId,
-    CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentIntentId, PaymentMethod,
-    PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError, Subscription, SubscriptionId, SubscriptionStatus,
+    CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentMethod, PaymentMethodId,
+    RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError, Subscription, SubscriptionId, SubscriptionStatus,
     SubscriptionStatusFilter, UpdateCustomer, UpdateSubscription, UpdateSubscriptionItems,
 };
 
