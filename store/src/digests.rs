@@ -358,6 +358,7 @@ impl Store {
 
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
     /// [`Store::unsubscribe_token`].
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
         self.room.ensure()?;
         self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;

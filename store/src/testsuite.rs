@@ -1,6 +1,7 @@
-//! What tests of the crates above need of the store and production never calls: recording a
-//! digest made by hand. Built for this crate's tests and with the `testsuite` feature, which
-//! only dev-dependencies enable.
+//! What tests need of the store and production never calls: recording a digest made by hand.
+//! Built for this crate's tests and with the `testsuite` feature, which only dev-dependencies
+//! enable; the readers tests observe the store with (queued mail, sessions, vectors, every raw
+//! entry) are gated the same way where they are defined.
 //!
 //! Production records digests through the digester, which chooses them against the ledger it
 //! read and commits them with [`Store::commit_digests`]; this does the same for one digest.
