@@ -28,30 +28,16 @@ use engine::recipe::{self, CANDIDATES, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
 use engine::scoring::{evidence, match_reason, Evidence, PaperText};
 use engine::search_term::TermId;
 use engine::summary::digest_summary;
+use engine::sync::lock;
 use engine::{Tier, UserId};
 use index::{Hit, PaperId, PaperIndex, PaperQuery};
 use store::{paper_fingerprint, Commit, DigestMailRef, EntryKey, Ledger, NewDigest, SentPapers, Store, TextKey, User, UserDigests};
 
+use crate::error::DigestError;
 use crate::llm::{Llm, ModelClass};
 use crate::semantic::{Semantic, WindowVectors};
 use uuid::Uuid;
 
-/// Why a digest could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum DigestError {
-    #[error("searching the paper index: {0}")]
-    Index(#[from] index::IndexError),
-    #[error("the database: {0}")]
-    Store(#[from] store::StoreError),
-    #[error("the digest of a queued mail, or its user, is gone")]
-    Missing,
-    #[error("{0}")]
-    Stopped(String),
-    #[error("embedding the topic: {0}")]
-    Embedding(#[from] embed::EmbedError),
-    #[error("the user's digests kept changing while this one was chosen ({0} tries)")]
-    Busy(usize),
-}
 
 /// What came of asking for a digest.
 #[derive(Debug, Clone)]
@@ -288,10 +274,6 @@ impl Ranked {
     fn paper(&self, key: &str) -> Option<&Paper> {
         self.by_key.get(key).map(|&index| &self.candidates[index].paper)
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Digester {

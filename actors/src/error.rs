@@ -1,4 +1,5 @@
-//! Why a mail could not be handed over, and whether trying again can help.
+//! Why a mail could not be handed over (and whether trying again can help), and why a digest
+//! could not be built.
 
 #[derive(Debug, thiserror::Error)]
 pub enum MailError {
@@ -14,4 +15,21 @@ impl MailError {
     pub fn is_permanent(&self) -> bool {
         matches!(self, MailError::Permanent(_))
     }
+}
+
+/// Why a digest could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum DigestError {
+    #[error("searching the paper index: {0}")]
+    Index(#[from] index::IndexError),
+    #[error("the database: {0}")]
+    Store(#[from] store::StoreError),
+    #[error("the digest of a queued mail, or its user, is gone")]
+    Missing,
+    #[error("{0}")]
+    Stopped(String),
+    #[error("embedding the topic: {0}")]
+    Embedding(#[from] embed::EmbedError),
+    #[error("the user's digests kept changing while this one was chosen ({0} tries)")]
+    Busy(usize),
 }

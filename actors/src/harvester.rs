@@ -237,7 +237,7 @@ impl Harvester {
         }
         self.running = true;
         let name = self.name();
-        self.board.update(name, |status| status.busy = true);
+        self.board.set_busy(name, true);
         let today = Utc::now().date_naive();
         let window = self.state().days_due(today, self.schedule.lookback_days);
         let (source, store, indexer) = (Arc::clone(&self.source), self.store.clone(), self.indexer.clone());
@@ -263,22 +263,15 @@ impl Harvester {
                 if let Err(error) = self.store.put_harvest_state(source, &state) {
                     tracing::error!(%error, %source, "storing the harvest state");
                 }
-                self.board.update(self.name(), |status| status.restarts += 1);
+                self.board.record_restart(self.name());
                 Err(message)
             }
         };
         self.board.update(self.name(), |status| {
             status.busy = false;
             match &outcome {
-                Ok(report) => {
-                    status.processed_total += report.received;
-                    status.last_success_at = Some(Utc::now());
-                }
-                Err(error) => {
-                    status.failed_total += 1;
-                    status.last_error_at = Some(Utc::now());
-                    status.last_error = Some(error.clone());
-                }
+                Ok(report) => status.record_success(report.received, Utc::now()),
+                Err(error) => status.record_failure(error, Utc::now()),
             }
         });
         match outcome {
@@ -295,7 +288,7 @@ impl Actor for Harvester {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        self.board.update(self.name(), |status| status.busy = false);
+        self.board.set_busy(self.name(), false);
         self.schedule_next(ctx);
     }
 }
@@ -304,6 +297,6 @@ impl Supervised for Harvester {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.running = false;
         self.next_run = None;
-        self.board.update(self.name(), |status| status.restarts += 1);
+        self.board.record_restart(self.name());
     }
 }

@@ -119,12 +119,7 @@ impl Indexer {
     }
 
     fn record_error(&self, error: &IndexerError) {
-        let message = error.to_string();
-        self.board.update(ACTOR_NAME, |status| {
-            status.failed_total += 1;
-            status.last_error_at = Some(Utc::now());
-            status.last_error = Some(message);
-        });
+        self.board.record_failure(ACTOR_NAME, error, Utc::now());
     }
 }
 
@@ -132,7 +127,7 @@ impl Actor for Indexer {
     type Context = Context<Self>;
 
     fn started(&mut self, _: &mut Self::Context) {
-        self.board.update(ACTOR_NAME, |_| {});
+        self.board.register(ACTOR_NAME);
         if let Err(error) = self.writer() {
             tracing::error!(%error, "the indexer cannot take the index writer yet");
             self.record_error(&error);
@@ -143,7 +138,7 @@ impl Actor for Indexer {
 impl Supervised for Indexer {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.writer = None;
-        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+        self.board.record_restart(ACTOR_NAME);
     }
 }
 
@@ -159,10 +154,7 @@ impl Handler<Ingest> for Indexer {
                 .map_err(|error| IndexerError::Failed(error.to_string()))
         });
         match &outcome {
-            Ok(_) => self.board.update(ACTOR_NAME, |status| {
-                status.processed_total += count;
-                status.last_success_at = Some(Utc::now());
-            }),
+            Ok(_) => self.board.record_success(ACTOR_NAME, count, Utc::now()),
             Err(error) => {
                 tracing::error!(%error, papers = count, "a batch was not indexed");
                 self.record_error(error);

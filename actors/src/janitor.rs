@@ -45,7 +45,7 @@ impl Actor for Janitor {
 
 impl Supervised for Janitor {
     fn restarting(&mut self, _: &mut Self::Context) {
-        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+        self.board.record_restart(ACTOR_NAME);
     }
 }
 
@@ -63,17 +63,10 @@ impl Handler<PurgeExpired> for Janitor {
             Ok(sessions + tokens + unverified)
         });
         match purged {
-            Ok(count) => self.board.update(ACTOR_NAME, |status| {
-                status.last_success_at = Some(now);
-                status.processed_total += count as u64;
-            }),
+            Ok(count) => self.board.record_success(ACTOR_NAME, count as u64, now),
             Err(error) => {
                 tracing::error!(%error, "purging expired sessions and tokens");
-                self.board.update(ACTOR_NAME, |status| {
-                    status.last_error_at = Some(now);
-                    status.last_error = Some(error.to_string());
-                    status.failed_total += 1;
-                });
+                self.board.record_failure(ACTOR_NAME, error, now);
             }
         }
     }

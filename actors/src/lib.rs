@@ -48,7 +48,6 @@
 //! paper embedded once per model and text, on a thread of its own, one batch per message.
 
 pub mod digester;
-pub mod embedder;
 mod error;
 pub mod harvester;
 pub mod indexer;
@@ -62,11 +61,11 @@ pub mod smtp;
 pub mod sources;
 pub mod status;
 pub mod users;
+pub mod vectorizer;
 pub mod weekly;
 
-pub use digester::{Chosen, DigestError, DigestOutcome, DigestRenderer, Digester, RatedTerm, Reader};
-pub use embedder::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError, VectorizerThread};
-pub use error::MailError;
+pub use digester::{Chosen, DigestOutcome, DigestRenderer, Digester, RatedTerm, Reader};
+pub use error::{DigestError, MailError};
 pub use harvester::{harvest_days, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
 pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};
 pub use janitor::{Janitor, PurgeExpired};
@@ -76,4 +75,5 @@ pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use scheduler::{RunDue, ScheduleConfig, Scheduler};
 pub use status::{ActorStatus, StatusBoard};
 pub use users::UserActors;
+pub use vectorizer::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError, VectorizerThread};
 pub use weekly::WeeklyError;

@@ -108,7 +108,7 @@ impl LiveSearch {
     /// entry shows from now on.
     pub fn with_pubmed(mut self, client: PubmedClient) -> LiveSearch {
         self.pubmed = Some(client);
-        self.board.update(LiveSearch::board_name(Source::Pubmed), |_| {});
+        self.board.register(LiveSearch::board_name(Source::Pubmed));
         self
     }
 
@@ -116,7 +116,7 @@ impl LiveSearch {
     /// entry shows from now on.
     pub fn with_arxiv(mut self, client: ArxivClient) -> LiveSearch {
         self.arxiv = Some(client);
-        self.board.update(LiveSearch::board_name(Source::Arxiv), |_| {});
+        self.board.register(LiveSearch::board_name(Source::Arxiv));
         self
     }
 
@@ -174,21 +174,13 @@ impl LiveSearch {
             match outcome {
                 Ok(counts) => {
                     tracing::info!(%source, added = counts.added, merged = counts.merged, unchanged = counts.unchanged, "live search answered");
-                    self.board.update(LiveSearch::board_name(source), |status| {
-                        status.processed_total += 1;
-                        status.last_success_at = Some(Utc::now());
-                    });
+                    self.board.record_success(LiveSearch::board_name(source), 1, Utc::now());
                     report.answered.push(source);
                     report.counts.add(counts);
                 }
                 Err(error) => {
                     tracing::warn!(%source, %error, "live search failed; the digest uses what the index has");
-                    let message = error.to_string();
-                    self.board.update(LiveSearch::board_name(source), |status| {
-                        status.failed_total += 1;
-                        status.last_error_at = Some(Utc::now());
-                        status.last_error = Some(message);
-                    });
+                    self.board.record_failure(LiveSearch::board_name(source), &error, Utc::now());
                     report.failed.push(source);
                 }
             }
@@ -227,7 +219,7 @@ impl LiveSearch {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, AskedToday> {
-        self.asked.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        engine::sync::lock(&self.asked)
     }
 
     fn was_asked(&self, key: &str, source: Source, today: NaiveDate) -> bool {

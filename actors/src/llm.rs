@@ -22,11 +22,12 @@
 //! cannot use (no JSON list, an empty summary) fails that call only: the service worked.
 
 use std::fmt;
-use std::sync::{mpsc, Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use engine::llm::{self as tasks, AnswerError, ChatRequest};
 use engine::paper::Paper;
+use engine::sync::lock;
 use engine::Tier;
 use reqwest::header::RETRY_AFTER;
 use reqwest::StatusCode;
@@ -422,10 +423,6 @@ impl Breaker {
     fn is_open(&self, now: Instant) -> bool {
         self.open_until.is_some_and(|until| now < until) || self.probing
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The first 200 characters of `text` on one line, for error messages.

@@ -181,7 +181,7 @@ impl Actor for Mailer {
 
 impl Supervised for Mailer {
     fn restarting(&mut self, _: &mut Self::Context) {
-        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+        self.board.record_restart(ACTOR_NAME);
     }
 }
 
@@ -283,9 +283,7 @@ async fn settle(
 /// Capped exponential backoff with up to 10% jitter, spread by mail id so retries after an
 /// outage do not arrive at once.
 pub fn retry_delay(config: &MailerConfig, attempt: u32, mail_id: u64) -> Duration {
-    let exponent = attempt.saturating_sub(1).min(20);
-    let uncapped = config.retry_base.saturating_mul(1u32 << exponent);
-    let capped = uncapped.min(config.retry_cap);
+    let capped = engine::backoff::doubling(config.retry_base, config.retry_cap, attempt);
     let jitter_permille = (mail_id.wrapping_mul(2_654_435_761) % 100) as u32;
     capped + capped * jitter_permille / 1000
 }

@@ -54,7 +54,7 @@ impl Actor for Scheduler {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        self.board.update(ACTOR_NAME, |_| {});
+        self.board.register(ACTOR_NAME);
         ctx.run_interval(self.config.interval, |_, ctx| {
             ctx.address().do_send(RunDue { now: Utc::now() });
         });
@@ -64,7 +64,7 @@ impl Actor for Scheduler {
 impl Supervised for Scheduler {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.running = false;
-        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+        self.board.record_restart(ACTOR_NAME);
     }
 }
 
@@ -80,17 +80,10 @@ impl Handler<RunDue> for Scheduler {
         let pass = async move { serve_due_users(&store, &users, now, hour).await };
         Box::pin(pass.into_actor(self).map(|outcome, scheduler, _| {
             scheduler.running = false;
-            scheduler.board.update(ACTOR_NAME, |status| match &outcome {
-                Ok(sent) => {
-                    status.processed_total += *sent as u64;
-                    status.last_success_at = Some(Utc::now());
-                }
-                Err(error) => {
-                    status.failed_total += 1;
-                    status.last_error_at = Some(Utc::now());
-                    status.last_error = Some(error.to_string());
-                }
-            });
+            match &outcome {
+                Ok(sent) => scheduler.board.record_success(ACTOR_NAME, *sent as u64, Utc::now()),
+                Err(error) => scheduler.board.record_failure(ACTOR_NAME, error, Utc::now()),
+            }
             outcome
         }))
     }

@@ -14,10 +14,11 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDate;
 use embed::Embedder;
 use engine::paper::Source;
+use engine::sync::lock;
 use index::{PaperId, PaperIndex};
 use store::Store;
 
-use crate::digester::DigestError;
+use crate::error::DigestError;
 
 /// A window whose papers are not all embedded yet is read again from the store at most this often.
 pub const REREAD_MISSING: Duration = Duration::from_secs(30);
@@ -126,8 +127,4 @@ impl Semantic {
         let missing = ids.iter().copied().filter(|id| !vectors.contains_key(id)).collect();
         Ok(WindowVectors { vectors, missing, read_at: Instant::now() })
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
+use engine::sync::{read, write};
 use serde::Serialize;
 
 /// What an actor last did and how often it was restarted.
@@ -34,19 +35,60 @@ pub struct StatusBoard {
     inner: Arc<RwLock<BTreeMap<&'static str, ActorStatus>>>,
 }
 
+impl ActorStatus {
+    /// `processed` more units of work done, the last at `at`.
+    pub fn record_success(&mut self, processed: u64, at: DateTime<Utc>) {
+        self.processed_total += processed;
+        self.last_success_at = Some(at);
+    }
+
+    /// One unit of work failed at `at` with `error`.
+    pub fn record_failure(&mut self, error: impl ToString, at: DateTime<Utc>) {
+        self.failed_total += 1;
+        self.last_error_at = Some(at);
+        self.last_error = Some(error.to_string());
+    }
+}
+
 impl StatusBoard {
-    /// Changes one actor's entry (created with defaults on first use).
+    /// Changes one actor's entry (created with defaults on first use). The methods below are
+    /// the common changes; this is for the rest.
     pub fn update(&self, actor: &'static str, change: impl FnOnce(&mut ActorStatus)) {
-        let mut board = self.inner.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut board = write(&self.inner);
         change(board.entry(actor).or_default());
+    }
+
+    /// Shows `actor` on the board (with a default entry) before it reports anything.
+    pub fn register(&self, actor: &'static str) {
+        self.update(actor, |_| {});
+    }
+
+    /// Counts one restart of `actor` by its supervisor.
+    pub fn record_restart(&self, actor: &'static str) {
+        self.update(actor, |status| status.restarts += 1);
+    }
+
+    /// Marks `actor` as working now or not.
+    pub fn set_busy(&self, actor: &'static str, busy: bool) {
+        self.update(actor, |status| status.busy = busy);
+    }
+
+    /// See [`ActorStatus::record_success`].
+    pub fn record_success(&self, actor: &'static str, processed: u64, at: DateTime<Utc>) {
+        self.update(actor, |status| status.record_success(processed, at));
+    }
+
+    /// See [`ActorStatus::record_failure`].
+    pub fn record_failure(&self, actor: &'static str, error: impl ToString, at: DateTime<Utc>) {
+        self.update(actor, |status| status.record_failure(error, at));
     }
 
     /// A copy of every entry, by actor name.
     pub fn snapshot(&self) -> BTreeMap<&'static str, ActorStatus> {
-        self.inner.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+        read(&self.inner).clone()
     }
 
     pub fn get(&self, actor: &str) -> Option<ActorStatus> {
-        self.inner.read().unwrap_or_else(|poisoned| poisoned.into_inner()).get(actor).cloned()
+        read(&self.inner).get(actor).cloned()
     }
 }

@@ -1,17 +1,18 @@
-//! One actor per active user serializes that user's digest work: an immediate search and the
-//! weekly digest of the same user never run at once (they would both see a paper as unsent and
-//! send it twice), while different users' work runs side by side.
+//! One actor per active user serializes that user's immediate digests, while different users'
+//! work runs side by side. (The weekly pass, [`crate::weekly`], does not go through these
+//! actors: each user's digests are committed against the ledger version they were chosen at,
+//! so a paper is never sent twice however an immediate digest races them.)
 //!
 //! The [`UserActors`] registry starts a user's [`UserActor`] on first use, on an arbiter of its
 //! own (not an HTTP worker's), and the actor stops itself after [`IDLE_STOP`] without work, so
 //! only users with work in flight hold one. Each message's work is blocking (index searches,
 //! sled) and runs on the blocking pool; the actor handles its next message only when it is done
 //! (`AtomicResponse`). A semaphore bounds how many users' work runs at once, one per core by
-//! default, so a weekly pass over many users queues instead of starting a thread for each.
+//! default, so many users' searches queue instead of starting a thread for each.
 //!
 //! With a [`LiveSearch`], an immediate digest whose term the index has little for first asks the
 //! sources live and waits for their papers to be indexed (bounded by the live search's
-//! timeout); no permit is held while it waits on the network. Weekly digests never do.
+//! timeout); no permit is held while it waits on the network. Weekly digests never search live.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -27,7 +28,8 @@ use engine::UserId;
 use store::{Store, User};
 use tokio::sync::Semaphore;
 
-use crate::digester::{DigestError, DigestOutcome, Digester, Entitlement};
+use crate::digester::{DigestOutcome, Digester, Entitlement};
+use crate::error::DigestError;
 use crate::live::{LiveQuery, LiveSearch};
 
 /// An idle user's actor stops after this long without work.
@@ -116,18 +118,8 @@ impl UserActors {
         }
     }
 
-    /// Serves `user_id`'s weekly digest if it is due at `now` (from `hour` UTC on their delivery
-    /// day), after any work of theirs in flight; answers how many digests went out.
-    pub async fn weekly(&self, user_id: UserId, now: DateTime<Utc>, hour: u32) -> Result<usize, DigestError> {
-        let actor = self.actor(user_id);
-        match actor.send(Weekly { user_id, now, hour }).await {
-            Ok(outcome) => outcome,
-            Err(error) => Err(DigestError::Stopped(error.to_string())),
-        }
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, Addr<UserActor>>> {
-        self.shared.actors.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        engine::sync::lock(&self.shared.actors)
     }
 
     /// The user's actor, started if it is not running.
@@ -177,17 +169,6 @@ impl UserActor {
             actor.last_work = Instant::now();
             outcome
         })))
-    }
-
-    /// Runs `work` on the blocking pool once a permit is free; the actor takes no other message
-    /// until it is done.
-    fn run_blocking<T, E, F>(&mut self, work: F) -> AtomicResponse<Self, Result<T, E>>
-    where
-        T: Send + 'static,
-        E: From<WorkStopped> + Send + 'static,
-        F: FnOnce(&Shared) -> Result<T, E> + Send + 'static,
-    {
-        self.run_job(move |shared| on_blocking_pool(shared, work))
     }
 }
 
@@ -276,21 +257,4 @@ fn check_digest(
         _ => None,
     };
     Ok(Some((user, entitlement, live_query)))
-}
-
-/// Serve the user's weekly digest if it is due.
-#[derive(Message)]
-#[rtype(result = "Result<usize, DigestError>")]
-struct Weekly {
-    user_id: UserId,
-    now: DateTime<Utc>,
-    hour: u32,
-}
-
-impl Handler<Weekly> for UserActor {
-    type Result = AtomicResponse<Self, Result<usize, DigestError>>;
-
-    fn handle(&mut self, Weekly { user_id, now, hour }: Weekly, _: &mut Self::Context) -> Self::Result {
-        self.run_blocking(move |shared| crate::weekly::serve_user(&shared.store, &shared.digester, &shared.mail, user_id, now, hour))
-    }
 }

@@ -25,7 +25,8 @@ use engine::search_term::TermStatus;
 use engine::UserId;
 use store::{Commit, Store, UserDigests};
 
-use crate::digester::{DigestError, Digester, Reader, COMMIT_TRIES};
+use crate::digester::{Digester, Reader, COMMIT_TRIES};
+use crate::error::DigestError;
 
 /// Users per transaction of the pass: large enough that a commit's fixed costs are spread
 /// thin, small enough that a commit holds other writers off for a few milliseconds only.
@@ -90,20 +91,9 @@ pub fn serve_due(
     Ok(sent)
 }
 
-/// Serves `user_id` alone if they are due; answers how many digests were recorded.
-pub fn serve_user(
-    store: &Store,
-    digester: &Digester,
-    mail: &MailContext,
-    user_id: UserId,
-    now: DateTime<Utc>,
-    hour: u32,
-) -> Result<usize, DigestError> {
-    Pass { store, digester, mail, now, hour }.serve_user(user_id)
-}
-
 impl Pass<'_> {
-    /// [`serve_user`]: chosen again while the user's ledger moves on under the choice.
+    /// Serves `user_id` alone if they are due, chosen again while the user's ledger moves on
+    /// under the choice; answers how many digests were recorded.
     fn serve_user(self, user_id: UserId) -> Result<usize, DigestError> {
         for _ in 0..COMMIT_TRIES {
             let Some(part) = self.user_week(user_id)? else { return Ok(0) };

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use engine::sync::lock;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
@@ -231,7 +232,7 @@ async fn slow_body_flood(config: &FloodConfig, address: SocketAddr, pid: u32) ->
                 let opened = Instant::now();
                 let outcome = slow_connection(address, deadline).await;
                 held_longest_ms.fetch_max(opened.elapsed().as_millis() as u64, Ordering::Relaxed);
-                ended.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).add(&outcome);
+                lock(&ended).add(&outcome);
                 if outcome == "connect-failed" {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
@@ -259,7 +260,7 @@ async fn slow_body_flood(config: &FloodConfig, address: SocketAddr, pid: u32) ->
     let mut latencies: Vec<u128> = normal.iter().filter(|(ok, _)| *ok).map(|(_, took)| took.as_millis()).collect();
     latencies.sort_unstable();
     let quantile = |q: f64| latencies.get(((latencies.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied();
-    let ended = std::mem::take(&mut *ended.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+    let ended = std::mem::take(&mut *lock(&ended));
     Ok(json!({
         "connections": config.slow_connections,
         "seconds": config.slow_seconds,

@@ -153,8 +153,9 @@ impl HarvestState {
 /// The wait before retry number `failures` (1 for the first): doubling from [`RETRY_BASE`],
 /// capped at [`RETRY_CAP`].
 pub fn retry_delay(failures: u32) -> Duration {
-    let doublings = failures.saturating_sub(1).min(16);
-    (RETRY_BASE * 2_i32.pow(doublings)).min(RETRY_CAP)
+    // Both constants are positive and far below the limits: no conversion here fails.
+    let (base, cap) = (RETRY_BASE.to_std().unwrap_or_default(), RETRY_CAP.to_std().unwrap_or_default());
+    Duration::from_std(crate::backoff::doubling(base, cap, failures)).unwrap_or(RETRY_CAP)
 }
 
 /// The Monday of `day`'s ISO week.

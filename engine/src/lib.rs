@@ -6,9 +6,12 @@
 //! transitions (`billing::transition`) and the free plan's allowance (`digest::allowance`).
 //!
 //! Architecture invariant: `engine` does no I/O and never reads the clock or a random source;
-//! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors.
+//! callers pass `now`, ids and tokens in. It knows nothing of HTTP, sled or actors. (`sync` holds
+//! the one poison-recovering lock helper every crate takes its locks with, `backoff` the one
+//! retry backoff.)
 
 pub mod account;
+pub mod backoff;
 pub mod billing;
 pub mod dedup;
 pub mod digest;
@@ -29,6 +32,7 @@ pub mod scoring;
 pub mod search_term;
 pub mod stripe_webhook;
 pub mod summary;
+pub mod sync;
 pub mod validation;
 
 pub use account::{DeliveryDay, Preferences, ResearchField, Tier, UserId};

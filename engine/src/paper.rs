@@ -28,11 +28,6 @@ impl Source {
             Source::Medrxiv => "medrxiv",
         }
     }
-
-    /// Preprint servers, as opposed to the peer-reviewed literature PubMed indexes.
-    pub fn is_preprint_server(self) -> bool {
-        !matches!(self, Source::Pubmed)
-    }
 }
 
 impl std::str::FromStr for Source {
@@ -184,8 +179,10 @@ impl Paper {
         parts.join("\n\n")
     }
 
-    /// Whether any source reporting the paper is a peer-reviewed index.
-    pub fn is_peer_reviewed(&self) -> bool {
+    /// Whether any source reporting the paper is a peer-reviewed index (what the parsers' tests
+    /// check of a preprint's published version).
+    #[cfg(test)]
+    pub(crate) fn is_peer_reviewed(&self) -> bool {
         self.sources.contains(&Source::Pubmed) || self.ids.published_doi.is_some()
     }
 }

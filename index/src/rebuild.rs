@@ -31,13 +31,18 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> IndexError + '_ {
     move |source| IndexError::Rebuild { path: path.to_owned(), reason: source.to_string() }
 }
 
+/// Whether `path` exists; an error reading its directory is an error, not "missing".
+fn is_there(path: &Path) -> Result<bool, IndexError> {
+    path.try_exists().map_err(io_error(path))
+}
+
 /// Finishes a rebuild a crash interrupted after the new index was complete.
 pub(crate) fn finish_interrupted(dir: &Path) -> Result<(), IndexError> {
     let rebuilt = sibling(dir, ".rebuilding");
     if rebuilt.join(COMPLETE_MARKER).is_file() {
-        if dir.exists() {
+        if is_there(dir)? {
             let previous = sibling(dir, ".previous");
-            if previous.exists() {
+            if is_there(&previous)? {
                 fs::remove_dir_all(&previous).map_err(io_error(&previous))?;
             }
             fs::rename(dir, &previous).map_err(io_error(dir))?;
@@ -46,7 +51,7 @@ pub(crate) fn finish_interrupted(dir: &Path) -> Result<(), IndexError> {
         fs::remove_file(dir.join(COMPLETE_MARKER)).map_err(io_error(dir))?;
     }
     let previous = sibling(dir, ".previous");
-    if previous.exists() && dir.exists() {
+    if is_there(&previous)? && is_there(dir)? {
         fs::remove_dir_all(&previous).map_err(io_error(&previous))?;
     }
     Ok(())
@@ -57,7 +62,7 @@ pub(crate) fn finish_interrupted(dir: &Path) -> Result<(), IndexError> {
 pub(crate) fn rebuild(dir: &Path, found: &str) -> Result<u64, IndexError> {
     tracing::warn!(path = %dir.display(), from = found, to = crate::SCHEMA_VERSION, "rebuilding the paper index in the new schema; this takes a while");
     let rebuilt = sibling(dir, ".rebuilding");
-    if rebuilt.exists() {
+    if is_there(&rebuilt)? {
         fs::remove_dir_all(&rebuilt).map_err(io_error(&rebuilt))?;
     }
     let old = Index::open_in_dir(dir).map_err(|source| IndexError::Open { path: dir.to_owned(), source })?;

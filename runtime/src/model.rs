@@ -58,7 +58,9 @@ pub fn embed_model(settings: &Settings, default_exists: impl FnOnce(&Path) -> bo
 /// fetched default one, that does not load is an error that stops the start; with neither there
 /// is no model (one warning: ranking is lexical).
 pub fn load_for_serve(settings: &Settings) -> anyhow::Result<Option<EmbeddingModel>> {
-    let (dir, remedy) = match embed_model(settings, Path::exists) {
+    // A default folder that cannot be looked at counts as there: loading it then fails with the
+    // I/O error, instead of the start going on lexically as if it were missing.
+    let (dir, remedy) = match embed_model(settings, |dir| dir.try_exists().unwrap_or(true)) {
         EmbedModel::Configured(dir) => (dir, "fix the folder, or unset PAPERTIDE_EMBED_MODEL_DIR"),
         EmbedModel::Default(dir) => (dir, "run `papertide model fetch` to fetch it again, or remove the folder to rank lexically"),
         EmbedModel::None { looked_in } => {

@@ -129,7 +129,7 @@ impl Store {
         mail: impl Fn(&User, &PlanChange) -> RenderedMail,
     ) -> Result<Applied> {
         self.room.ensure()?;
-        let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
         let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
@@ -161,7 +161,7 @@ impl Store {
     /// notice is queued. A free user is left as is.
     pub fn cancel_plan(&self, user_id: UserId, now: DateTime<Utc>, mail: impl Fn(&User, &PlanChange) -> RenderedMail) -> Result<Applied> {
         self.room.ensure()?;
-        let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
         let applied = trees.transaction(|(users, rows, term_tree, queue)| {
@@ -193,7 +193,7 @@ impl Store {
     /// back on to fit it like a paid change does; no mail.
     pub fn set_plan(&self, user_id: UserId, tier: Tier) -> Result<User> {
         self.room.ensure()?;
-        let _terms_held = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let user = (&self.users, &self.search_terms).transaction(|(users, term_tree)| {
             let mut user = tx_user(users, user_id)?;

@@ -290,6 +290,7 @@ impl Store {
 
     /// Every stored entry as (tree name, key, value), trees in name order: what checks that a
     /// refused request changed nothing compare before and after.
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn raw_entries(&self) -> Result<Vec<RawEntry>> {
         let mut names = self.db.tree_names();
         names.sort();

@@ -65,7 +65,7 @@ impl<T: DeserializeOwned> Decoded<T> {
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries<T>> {
         // A panic while the map was held leaves it whole (every change is one call), so a
         // poisoned lock is still a usable cache.
-        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        engine::sync::lock(&self.entries)
     }
 }
 

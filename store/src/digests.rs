@@ -10,7 +10,8 @@
 //! kilobyte per digest instead of the papers and their mail again for every user.
 
 use chrono::{DateTime, Utc};
-use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus};
+use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus, Widened};
+use engine::mail::RenderedMail;
 use engine::UserId;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,6 @@ use sha2::{Digest as _, Sha256};
 use uuid::Uuid;
 
 use crate::codec::{decode, encode};
-use crate::ledger::{paper_fingerprint, Commit, NewDigest, UserDigests};
 use crate::secret::TokenHash;
 use crate::{Result, Store, StoreError};
 
@@ -73,7 +73,7 @@ pub(crate) struct StoredDigest {
     #[serde(default)]
     sent_before: usize,
     #[serde(default)]
-    widened: Option<engine::digest::Widened>,
+    widened: Option<Widened>,
     /// Keys into `digest_entries`, 16 bytes each, in the digest's order.
     #[serde(default, with = "crate::codec::byte_string")]
     entry_keys: Vec<u8>,
@@ -112,6 +112,26 @@ impl StoredDigest {
     }
 }
 
+/// One digest to record, by reference to what is stored already: its papers' entries
+/// ([`Store::put_digest_entry`]) and its texts ([`Store::put_digest_text`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDigest {
+    pub id: Uuid,
+    pub kind: DigestKind,
+    pub term: String,
+    pub searched_as: Option<TextKey>,
+    pub entries: Vec<EntryKey>,
+    /// [`crate::paper_fingerprint`] of each entry's first dedup key: the papers it sends.
+    pub sent: Vec<u64>,
+    pub ai_summary: TextKey,
+    pub sent_at: DateTime<Utc>,
+    pub sent_before: usize,
+    pub widened: Option<Widened>,
+    /// Its queued mail: the address, subject and `List-Unsubscribe` (the body is rendered from
+    /// the stored digest when it is sent).
+    pub mail: RenderedMail,
+}
+
 /// What the weekly schedule needs to know of a user's digests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DigestStats {
@@ -128,53 +148,22 @@ pub struct DigestStats {
 /// The notice recorded once a free user was invited to upgrade.
 pub const UPGRADE_INVITE: &str = "upgrade-invite";
 
-/// A digest's mail as the queue holds it: the address and subject, and where the digest is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DigestMail {
-    pub to: String,
-    pub subject: String,
-    /// The one-click unsubscribe URL for the `List-Unsubscribe` header.
-    pub list_unsubscribe: Option<String>,
-}
-
 /// Stored digests are read back as [`Digest`]s.
 impl Store {
-    /// Stores `digest` (its papers and texts shared with every other digest that has them),
-    /// records its papers as sent to its user and queues its mail, in one transaction (see
-    /// [`Store::commit_digests`]); returns the mail's queue id. Not flushed.
-    pub fn record_digest(&self, digest: &Digest, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {
-        let entries = self.put_digest_entries(&digest.papers_data)?;
-        let new = NewDigest {
-            id: digest.id,
-            kind: digest.digest_type,
-            term: digest.search_term.clone(),
-            searched_as: digest.searched_as.as_deref().map(|text| self.put_digest_text(text)).transpose()?,
-            entries,
-            sent: digest.papers_data.iter().filter_map(|entry| entry.keys.first()).map(|key| paper_fingerprint(key)).collect(),
-            ai_summary: self.put_digest_text(&digest.ai_summary)?,
-            sent_at: digest.sent_at,
-            sent_before: digest.sent_before,
-            widened: digest.widened,
-            mail: engine::mail::RenderedMail {
-                to: mail.to.clone(),
-                subject: mail.subject.clone(),
-                html: String::new(),
-                text: String::new(),
-                action_url: None,
-                list_unsubscribe: mail.list_unsubscribe.clone(),
-            },
-        };
-        // Counted against the plan the user is on (none: as a free plan's).
-        let tier = self.user(digest.user_id)?.map_or(engine::Tier::Free, |user| user.subscription_tier);
-        loop {
-            let read = self.ledger(digest.user_id)?;
-            let mut ledger = read.clone();
-            ledger.record(digest.digest_type, tier, !digest.papers_data.is_empty(), digest.sent_at);
-            let part = UserDigests { user_id: digest.user_id, read, ledger, digests: vec![new.clone()], invite: None, completed_terms: Vec::new() };
-            if let [Commit::Written { mail_ids, .. }] = self.commit_digests(&[part], now)?.as_slice() {
-                return Ok(mail_ids[0]);
-            }
+    /// Stores a digest's text (its AI summary, its "searched as" line) once under the hash of
+    /// its content; returns its key.
+    pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
+        self.room.ensure()?;
+        let key = content_key(text.as_bytes());
+        if !self.digest_texts.contains_key(key)? {
+            self.digest_texts.insert(key, text.as_bytes())?;
         }
+        Ok(key)
+    }
+
+    /// The text stored under `key`.
+    pub fn digest_text(&self, key: &TextKey) -> Result<Option<String>> {
+        Ok(self.digest_texts.get(key)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Stores paper entries (each once, see the module docs); returns their keys. Entries that
@@ -369,6 +358,7 @@ impl Store {
 
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
     /// [`Store::unsubscribe_token`].
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
         self.room.ensure()?;
         self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
@@ -397,6 +387,7 @@ mod tests {
     use uuid::Uuid;
 
     use super::*;
+    use crate::testsuite::DigestMail;
 
     fn digest(user_id: UserId, term: &str, keys: &[&str], sent_at: DateTime<Utc>) -> Digest {
         let entry = DigestEntry {

@@ -18,17 +18,16 @@
 //!   user twice, however their digests race, and no lock is held while digests are chosen.
 
 use chrono::{DateTime, Utc};
-use engine::digest::{DigestHistory, DigestKind, Widened};
+use engine::digest::{DigestHistory, DigestKind};
 use engine::mail::RenderedMail;
 use engine::search_term::{SearchTerm, TermId, TermStatus};
 use engine::{Tier, UserId};
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 use sled::Transactional;
-use uuid::Uuid;
 
 use crate::codec::{decode, encode_packed, tx_decode, tx_encode, tx_encode_packed};
-use crate::digests::{digest_key, EntryKey, StoredDigest, TextKey};
+use crate::digests::{digest_key, NewDigest, StoredDigest};
 use crate::mail_queue::{tx_enqueue, DigestMailRef};
 use crate::users::User;
 use crate::{Result, Store, StoreError};
@@ -111,26 +110,6 @@ impl SentPapers {
         self.0.sort_unstable();
         self.0.dedup();
     }
-}
-
-/// One digest to record, by reference to what is stored already: its papers' entries
-/// ([`Store::put_digest_entry`]) and its texts ([`Store::put_digest_text`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct NewDigest {
-    pub id: Uuid,
-    pub kind: DigestKind,
-    pub term: String,
-    pub searched_as: Option<TextKey>,
-    pub entries: Vec<EntryKey>,
-    /// [`paper_fingerprint`] of each entry's first dedup key: the papers it sends.
-    pub sent: Vec<u64>,
-    pub ai_summary: TextKey,
-    pub sent_at: DateTime<Utc>,
-    pub sent_before: usize,
-    pub widened: Option<Widened>,
-    /// Its queued mail: the address, subject and `List-Unsubscribe` (the body is rendered from
-    /// the stored digest when it is sent).
-    pub mail: RenderedMail,
 }
 
 /// One user's part of a commit.
@@ -244,22 +223,6 @@ impl Store {
         Ok(commits)
     }
 
-    /// Stores a digest's text (its AI summary, its "searched as" line) once under the hash of
-    /// its content; returns its key.
-    pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
-        self.room.ensure()?;
-        let key = crate::digests::content_key(text.as_bytes());
-        if !self.digest_texts.contains_key(key)? {
-            self.digest_texts.insert(key, text.as_bytes())?;
-        }
-        Ok(key)
-    }
-
-    /// The text stored under `key`.
-    pub fn digest_text(&self, key: &TextKey) -> Result<Option<String>> {
-        Ok(self.digest_texts.get(key)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
-    }
-
     /// The user's terms as [`Store::search_terms`] gives them, with the last weekly pass counted
     /// as each served term's last processing.
     pub fn search_terms_as_processed(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
@@ -354,6 +317,7 @@ fn commit_user(
 #[cfg(test)]
 mod tests {
     use chrono::Duration;
+    use uuid::Uuid;
 
     use super::*;
     use crate::codec::encode;

@@ -25,19 +25,23 @@ pub mod search_terms;
 pub mod secret;
 mod sent_journal;
 pub mod sessions;
+#[cfg(any(test, feature = "testsuite"))]
+pub mod testsuite;
 pub mod tokens;
 pub mod users;
 pub mod vectors;
 
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
-pub use digests::{DigestMail, DigestStats, EntryKey, TextKey, UPGRADE_INVITE};
+pub use digests::{DigestStats, EntryKey, NewDigest, TextKey, UPGRADE_INVITE};
 pub use error::StoreError;
-pub use ledger::{paper_fingerprint, Commit, Ledger, NewDigest, SentPapers, UserDigests};
+pub use ledger::{paper_fingerprint, Commit, Ledger, SentPapers, UserDigests};
 pub use mail_queue::{DigestMailRef, QueuedMail, MSG_HAND_OVER_INTERRUPTED};
 pub use pending::{PendingSignup, SignupRestart, VERIFICATION_WINDOW_HOURS};
 pub use room::{DiskRoom, RoomStatus};
 pub use secret::TokenHash;
 pub use sessions::Session;
+#[cfg(any(test, feature = "testsuite"))]
+pub use testsuite::DigestMail;
 pub use tokens::TokenPurpose;
 pub use users::{NewAccount, User};
 pub use vectors::{StoredVector, VectorStamp};

@@ -83,6 +83,7 @@ impl Store {
     }
 
     /// Every queued mail, oldest first.
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn queued_mail(&self) -> Result<Vec<QueuedMail>> {
         self.queued_mail_iter().collect()
     }
@@ -108,7 +109,8 @@ impl Store {
         Ok(due)
     }
 
-    /// The earliest next attempt among queued mail, for the mailer's timer.
+    /// The earliest next attempt among queued mail.
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn next_mail_attempt_at(&self) -> Result<Option<DateTime<Utc>>> {
         self.queued_mail_iter().try_fold(None, |earliest: Option<DateTime<Utc>>, queued| {
             let next = queued?.next_attempt_at;

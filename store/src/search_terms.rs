@@ -48,7 +48,7 @@ impl Store {
     /// term (see `engine::search_term`).
     pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
         self.room.ensure()?;
-        let _adding = self.adding_terms.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _adding = engine::sync::lock(&self.adding_terms);
         let existing = self.search_terms(term.user_id)?;
         if let Some(same) = existing.iter().find(|existing| is_same_term(&existing.term, &term.term)) {
             return Ok(Added::AlreadyFollowed(same.clone()));

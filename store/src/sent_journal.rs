@@ -150,7 +150,7 @@ impl SentJournal {
     /// Holds the journal: appends and the removal they stand for happen under it, so a flush
     /// that reads [`SentJournal::appended`] under it covers every journalled removal.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Held> {
-        self.held.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        engine::sync::lock(&self.held)
     }
 
     /// Appends `entry` in one `write`.

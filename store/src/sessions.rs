@@ -111,6 +111,7 @@ impl Store {
     }
 
     /// How many sessions a user has; void ones count until they are purged.
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn session_count(&self, user_id: UserId) -> usize {
         self.sessions_by_user.scan_prefix(user_id.as_bytes()).count()
     }

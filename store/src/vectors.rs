@@ -60,6 +60,7 @@ impl Store {
     }
 
     /// A paper's vector, whatever model made it.
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn paper_vector(&self, id: u64) -> Result<Option<StoredVector>> {
         let Some(bytes) = self.paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
@@ -94,6 +95,7 @@ impl Store {
     }
 
     /// How many vectors `model` made (a whole pass over the tree).
+    #[cfg(any(test, feature = "testsuite"))]
     pub fn paper_vector_count(&self, model: &str) -> Result<u64> {
         let mut count = 0;
         for value in self.paper_vectors.iter().values() {

@@ -19,7 +19,8 @@ pub struct Maildev {
 
 fn maildev_binary() -> PathBuf {
     let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/node_modules/.bin/maildev");
-    assert!(tools.exists(), "maildev is not installed at {}: run the README's test command (make test), which installs it", tools.display());
+    let installed = tools.try_exists().unwrap_or_else(|error| panic!("looking for maildev at {}: {error}", tools.display()));
+    assert!(installed, "maildev is not installed at {}: run the README's test command (make test), which installs it", tools.display());
     tools
 }
 

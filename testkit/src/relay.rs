@@ -42,11 +42,11 @@ impl Relay {
                     break;
                 }
                 let Ok(client) = incoming else { continue };
-                let current = *mode.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                let current = *engine::sync::lock(&mode);
                 match current {
                     RelayMode::Forward => forward(client, peer),
                     RelayMode::Drop => drop(client.shutdown(Shutdown::Both)),
-                    RelayMode::Hang => held.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(client),
+                    RelayMode::Hang => engine::sync::lock(&held).push(client),
                 }
             }
         });
@@ -63,14 +63,14 @@ impl Relay {
 
     /// From now on, new connections get `mode`; connections already held by a hang are closed.
     pub fn set(&self, mode: RelayMode) {
-        *self.mode.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = mode;
+        *engine::sync::lock(&self.mode) = mode;
         if mode != RelayMode::Hang {
             self.release_held();
         }
     }
 
     fn release_held(&self) {
-        for stream in self.held.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).drain(..) {
+        for stream in engine::sync::lock(&self.held).drain(..) {
             let _ = stream.shutdown(Shutdown::Both);
         }
     }

@@ -197,7 +197,7 @@ impl ReplayServer {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        engine::sync::lock(&self.state)
     }
 }
 
@@ -250,7 +250,7 @@ async fn answer(request: HttpRequest, body: web::Bytes, state: web::Data<Mutex<S
         arrived,
     };
     let reply = {
-        let mut state = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut state = engine::sync::lock(&state);
         let reply = next_reply(&mut state.routes, &recorded);
         state.log.push(recorded.clone());
         reply

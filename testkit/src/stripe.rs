@@ -39,7 +39,8 @@ fn tools_stripe() -> PathBuf {
 
 fn python() -> PathBuf {
     let python = tools_stripe().join(".venv/bin/python");
-    assert!(python.exists(), "localstripe is not installed at {}: run the README's test command (make test), which installs it", python.display());
+    let installed = python.try_exists().unwrap_or_else(|error| panic!("looking for localstripe at {}: {error}", python.display()));
+    assert!(installed, "localstripe is not installed at {}: run the README's test command (make test), which installs it", python.display());
     python
 }
 

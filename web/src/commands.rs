@@ -58,7 +58,7 @@ pub fn grant_admin(data_dir: &Path, email: &str, out: &mut impl Write) -> anyhow
 
 fn open(data_dir: &Path) -> anyhow::Result<Store> {
     let path = data_dir.join("db");
-    if !path.exists() {
+    if !path.try_exists().with_context(|| format!("looking for the database in {}", data_dir.display()))? {
         anyhow::bail!("no database in {}: start the service once, or pass --data-dir", data_dir.display());
     }
     Store::open(&path).context("opening the database")

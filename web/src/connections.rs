@@ -19,6 +19,7 @@ use actix_web::dev::{Extensions, Payload, ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web::{HttpMessage, ResponseError};
+use engine::sync::lock;
 use futures_util::StreamExt;
 
 use crate::app::MAX_JSON_BODY_BYTES;
@@ -78,7 +79,7 @@ impl Drop for Admitted {
     fn drop(&mut self) {
         self.gate.open.fetch_sub(1, Ordering::AcqRel);
         if let Some(address) = self.address {
-            let mut per_address = self.gate.per_address.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut per_address = lock(&self.gate.per_address);
             if let Some(count) = per_address.get_mut(&address) {
                 *count -= 1;
                 if *count == 0 {
@@ -121,7 +122,7 @@ impl ConnectionGate {
         }
         let address = address.filter(|_| gate.max_per_address.is_some());
         if let (Some(address), Some(cap)) = (address, gate.max_per_address) {
-            let mut per_address = gate.per_address.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut per_address = lock(&gate.per_address);
             let count = per_address.entry(address).or_insert(0);
             if *count >= cap {
                 drop(per_address);
@@ -139,7 +140,7 @@ impl ConnectionGate {
         GateStats {
             open: gate.open.load(Ordering::Acquire),
             max_total: gate.max_total,
-            addresses: gate.per_address.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len(),
+            addresses: lock(&gate.per_address).len(),
             refused_total: gate.refused_total.load(Ordering::Relaxed),
         }
     }

@@ -125,7 +125,7 @@ impl ProgressDisplay {
     /// Records a source's `compact` state (the redrawn line) and prints `line` when not
     /// redrawing.
     fn set(&self, source: Source, compact: String, line: Option<String>) {
-        let mut lines = self.lines.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut lines = engine::sync::lock(&self.lines);
         let mut stderr = std::io::stderr().lock();
         if let Some(line) = line.filter(|_| !self.redraw) {
             let _ = writeln!(stderr, "{line}");

@@ -74,7 +74,7 @@ fn embeddings_status(state: &AppState) -> Value {
     let Some(model) = &state.embedding else {
         return json!({ "model": null, "ranking": "lexical" });
     };
-    let vectorizer = state.board.get(actors::embedder::ACTOR_NAME).unwrap_or_default();
+    let vectorizer = state.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default();
     let fingerprint = model.embedder.fingerprint();
     json!({
         "model": model.name,
@@ -204,7 +204,7 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
     gauge("papertide_disk_writable", "1 while writes are accepted, 0 while the disk is under its reserve.", u64::from(room.writable));
 
     gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
-    let vectorizer = state.board.get(actors::embedder::ACTOR_NAME).unwrap_or_default();
+    let vectorizer = state.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default();
     gauge("papertide_papers_embedded", "Papers with a vector of the embedding model (0 without a model).", vectorizer.up_to_date);
     gauge(
         "papertide_papers_waiting_for_embedding",

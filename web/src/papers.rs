@@ -91,7 +91,7 @@ pub fn search(
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let dir = index_dir(data_dir);
-    if !dir.exists() {
+    if !dir.try_exists().with_context(|| format!("looking for the paper index in {}", data_dir.display()))? {
         anyhow::bail!("no paper index in {}: import or harvest papers first", data_dir.display());
     }
     let index = PaperIndex::open_or_create(&dir).context("opening the paper index")?;

@@ -11,6 +11,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{web, HttpRequest, ResponseError};
+use engine::sync::lock;
 use url::Url;
 
 use crate::config::Rate;
@@ -164,7 +165,7 @@ impl RateLimiter {
     /// Counts one event; `Err(retry_after)` when the key is over its rate.
     pub fn hit(&self, action: &'static str, key: &str, rate: Rate, now: Instant) -> Result<(), Duration> {
         let slot = self.slot(action, key);
-        let mut counters = self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut counters = lock(&self.counters);
         if !counters.windows.contains_key(&slot) && counters.windows.len() >= counters.capacity {
             counters.make_room(now);
         }
@@ -184,7 +185,7 @@ impl RateLimiter {
     /// Whether `key` is over its rate now, without counting anything.
     pub fn is_over(&self, action: &'static str, key: &str, rate: Rate, now: Instant) -> Option<Duration> {
         let slot = self.slot(action, key);
-        let counters = self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let counters = lock(&self.counters);
         let window = counters.windows.get(&slot)?;
         let elapsed = now.duration_since(window.started);
         (elapsed < rate.window && window.count >= rate.max).then(|| rate.window.saturating_sub(elapsed))
@@ -192,7 +193,7 @@ impl RateLimiter {
 
     /// How many counters are kept now.
     pub fn len(&self) -> usize {
-        self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).windows.len()
+        lock(&self.counters).windows.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -201,7 +202,7 @@ impl RateLimiter {
 
     /// How many open counters were dropped to make room since the start.
     pub fn evicted_total(&self) -> u64 {
-        self.counters.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).evicted_total
+        lock(&self.counters).evicted_total
     }
 
     /// [`RateLimiter::hit`] answering 429 with `Retry-After` when over the rate.

@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-/// The wait before retry number `retry` (1 for the first retry): `base · 2^(retry-1)`, capped at
-/// `cap`, of which the upper half is scaled by `unit_random` (in `0.0..=1.0`), so that clients
-/// that failed together do not all come back together ("equal jitter": never less than half
-/// the exponential step).
+/// The wait before retry number `retry` (1 for the first): the [`engine::backoff::doubling`]
+/// step from `base` to `cap`, of which the upper half is scaled by `unit_random` (in
+/// `0.0..=1.0`), so that clients that failed together do not all come back together ("equal
+/// jitter": never less than half the exponential step).
 pub fn backoff_delay(base: Duration, cap: Duration, retry: u32, unit_random: f64) -> Duration {
-    let doublings = retry.saturating_sub(1).min(31);
-    let step = base.saturating_mul(1u32 << doublings).min(cap);
+    let step = engine::backoff::doubling(base, cap, retry);
     let half = step / 2;
     let jitter = half.mul_f64(unit_random.clamp(0.0, 1.0));
     half + jitter

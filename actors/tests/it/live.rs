@@ -226,7 +226,7 @@ async fn weekly_digests_never_search_live() {
     let term = SearchTerm::new(TermId(Uuid::new_v4()), ada.id, "breast cancer".into(), Tier::Free, in_2008() - chrono::Duration::days(20));
     world.store.add_search_term(&term, Tier::Free, false).expect("term");
 
-    let sent = world.users.weekly(ada.id, in_2008(), 8).await.expect("the weekly pass");
+    let sent = actors::scheduler::serve_due_users(&world.store, &world.users, in_2008(), 8).await.expect("the weekly pass");
 
     assert_eq!(sent, 1, "Monday is the free plan's delivery day");
     assert!(server.requests().is_empty(), "{:?}", server.requests());

@@ -61,7 +61,7 @@ impl Papers {
     }
 
     fn status(&self) -> ActorStatus {
-        self.board.get(actors::embedder::ACTOR_NAME).unwrap_or_default()
+        self.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default()
     }
 
     /// Whether a pass ended with `works` papers embedded and none waiting.

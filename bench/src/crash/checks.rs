@@ -21,7 +21,7 @@ use engine::paper::Source;
 use serde_json::Value;
 
 use super::server::{db_dir, index_dir};
-use super::workload::{recipient, Plan, User, VERIFY_SUBJECT};
+use super::workload::{recipient, User, VERIFY_SUBJECT};
 
 /// A queued mail seen in the database: it must arrive, once.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -243,13 +243,4 @@ pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, obse
         observed.checks_passed += 6;
     }
     Ok((interrupted.len(), interrupted_missing.len()))
-}
-
-/// Is this plan what the answers said? (For the report's last line.)
-pub fn plans_of(users: &[User]) -> BTreeMap<&'static str, usize> {
-    let mut plans = BTreeMap::new();
-    for user in users.iter().filter(|user| user.signed_up) {
-        *plans.entry(if user.plan == Plan::Pro { "pro" } else { "free" }).or_insert(0) += 1;
-    }
-    plans
 }

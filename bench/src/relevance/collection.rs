@@ -108,8 +108,15 @@ impl Collection {
     pub fn load_with_qrels(dir: &Path, format: Option<Format>, qrels: Option<&str>) -> anyhow::Result<Collection> {
         let format = match format {
             Some(format) => format,
-            None if dir.join("corpus.jsonl").exists() => Format::Beir,
-            None => Format::Smart,
+            None => {
+                let corpus = dir.join("corpus.jsonl");
+                let is_beir = corpus.try_exists().with_context(|| format!("looking for {}", corpus.display()))?;
+                if is_beir {
+                    Format::Beir
+                } else {
+                    Format::Smart
+                }
+            }
         };
         let name = dir.file_name().map_or_else(|| dir.display().to_string(), |name| name.to_string_lossy().into_owned());
         let collection = match format {

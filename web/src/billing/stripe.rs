@@ -12,8 +12,8 @@ use engine::{Tier, UserId};
 use stripe::{
     AttachPaymentMethod, CancelSubscription, CheckoutSession, CheckoutSessionMode, CheckoutSessionUiMode, Client, CreateCheckoutSession,
     CreateCheckoutSessionLineItems, CreateCustomer, CreateSetupIntent, CreateSubscription, CreateSubscriptionItems, Customer, CustomerId,
-    CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentIntentId, PaymentMethod,
-    PaymentMethodId, RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError, Subscription, SubscriptionId, SubscriptionStatus,
+    CustomerInvoiceSettings, Expandable, Invoice, InvoiceId, ListInvoices, ListSubscriptions, PaymentIntent, PaymentMethod, PaymentMethodId,
+    RequestStrategy, SetupIntent, SetupIntentId, SetupIntentStatus, StripeError, Subscription, SubscriptionId, SubscriptionStatus,
     SubscriptionStatusFilter, UpdateCustomer, UpdateSubscription, UpdateSubscriptionItems,
 };
 
@@ -286,12 +286,6 @@ impl StripeGateway {
     pub async fn invoice_subscription(&self, invoice_id: &str) -> StripeResult<Option<String>> {
         let invoice = within(Invoice::retrieve(&self.client, &id::<InvoiceId>(invoice_id)?, &[])).await?;
         Ok(invoice.subscription.as_ref().map(|subscription| subscription.id().to_string()))
-    }
-
-    /// The invoice a payment pays, if any.
-    pub async fn payment_invoice(&self, payment_intent_id: &str) -> StripeResult<Option<String>> {
-        let intent = within(PaymentIntent::retrieve(&self.client, &id::<PaymentIntentId>(payment_intent_id)?, &[])).await?;
-        Ok(intent.invoice.as_ref().map(|invoice| invoice.id().to_string()))
     }
 
     /// An embedded Checkout Session for `tier`: its client secret.

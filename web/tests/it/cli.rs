@@ -205,7 +205,7 @@ fn serve_refuses_to_start_with_half_configured_billing() {
         error.contains("billing is half-configured: PAPERTIDE_STRIPE_SECRET_KEY is set but PAPERTIDE_STRIPE_PUBLISHABLE_KEY, PAPERTIDE_STRIPE_WEBHOOK_SECRET, PAPERTIDE_STRIPE_PRICE_TEAM are missing"),
         "{error}"
     );
-    assert!(!data_dir.path().join("db").exists(), "nothing was written");
+    assert!(!data_dir.path().join("db").try_exists().expect("the data directory reads"), "nothing was written");
 }
 
 #[test]
@@ -230,7 +230,7 @@ fn serve_refuses_to_start_with_an_embedding_model_that_does_not_load() {
         "{error}"
     );
     assert!(error.contains("has no config.json"), "the cause is named: {error}");
-    assert!(!data_dir.path().join("db").exists(), "nothing was written");
+    assert!(!data_dir.path().join("db").try_exists().expect("the data directory reads"), "nothing was written");
 
     let fetched_badly = data_dir.path().join("models").join("all-minilm-l6-v2");
     std::fs::create_dir_all(&fetched_badly).expect("a folder");

@@ -259,10 +259,7 @@ impl Vectorizer {
             pass.embedded += count;
             pass.waiting = pass.waiting.saturating_sub(count);
             pass.embedded_now += count;
-            self.board.update(ACTOR_NAME, |status| {
-                status.processed_total += count;
-                status.last_success_at = Some(Utc::now());
-            });
+            self.board.record_success(ACTOR_NAME, count, Utc::now());
             return Ok(Step::Continue);
         }
         Ok(if is_listed_to_end { Step::Finished } else { Step::Continue })
@@ -358,13 +355,10 @@ impl Vectorizer {
         let delay = retry_delay(&self.config, self.failures_in_a_row);
         self.retry_at = Some(Instant::now() + delay);
         tracing::error!(%error, retry_in_secs = delay.as_secs(), "embedding papers failed; will retry");
-        let message = error.to_string();
         let panicked = matches!(error, VectorizerError::Panicked);
         self.board.update(ACTOR_NAME, |status| {
             status.busy = false;
-            status.failed_total += 1;
-            status.last_error_at = Some(Utc::now());
-            status.last_error = Some(message);
+            status.record_failure(error, Utc::now());
             if panicked {
                 status.restarts += 1;
             }
@@ -375,8 +369,7 @@ impl Vectorizer {
 /// The wait before a new pass after `failures` failed steps in a row (1 for the first):
 /// doubling from the base, capped.
 pub fn retry_delay(config: &VectorizerConfig, failures: u32) -> Duration {
-    let doublings = failures.saturating_sub(1).min(20);
-    config.retry_base.saturating_mul(1u32 << doublings).min(config.retry_cap)
+    engine::backoff::doubling(config.retry_base, config.retry_cap, failures)
 }
 
 /// Sends the next step once the arbiter had a turn. A message sent straight to itself would be
@@ -390,7 +383,7 @@ impl Actor for Vectorizer {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        self.board.update(ACTOR_NAME, |status| status.busy = false);
+        self.board.set_busy(ACTOR_NAME, false);
         ctx.run_interval(self.config.check_interval, |_, ctx| ctx.notify(CheckIndex));
         ctx.notify(CheckIndex);
     }
@@ -399,7 +392,7 @@ impl Actor for Vectorizer {
 impl Supervised for Vectorizer {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.pass = None;
-        self.board.update(ACTOR_NAME, |status| status.restarts += 1);
+        self.board.record_restart(ACTOR_NAME);
     }
 }
 
