@@ -38,7 +38,6 @@ use crate::llm::{Llm, ModelClass};
 use crate::semantic::{Semantic, WindowVectors};
 use uuid::Uuid;
 
-
 /// What came of asking for a digest.
 #[derive(Debug, Clone)]
 pub enum DigestOutcome {

@@ -258,7 +258,7 @@ mod tests {
         assert!(head.starts_with("HTTP/1.1 503 "));
         assert!(head.contains(&format!("Content-Length: {}", body.len())), "{head}");
         let json: serde_json::Value = serde_json::from_str(body).expect("JSON");
-        assert_eq!(json["code"], "too_many_connections");
+        assert_eq!(json["code"], crate::error::ErrorCode::TooManyConnections.as_str());
     }
 
     #[test]

@@ -57,6 +57,8 @@ pub enum ErrorCode {
     Internal,
     BillingDisabled,
     Busy,
+    /// The connection gate's refusal, written straight to the socket (`web::connections`).
+    TooManyConnections,
     DiskFull,
     PaymentServiceUnavailable,
     /// A refusal made by the HTTP layer itself (an extractor, a guard): its status is the
@@ -65,7 +67,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 36] = [
+    pub const ALL: [ErrorCode; 37] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -99,6 +101,7 @@ impl ErrorCode {
         ErrorCode::Internal,
         ErrorCode::BillingDisabled,
         ErrorCode::Busy,
+        ErrorCode::TooManyConnections,
         ErrorCode::DiskFull,
         ErrorCode::PaymentServiceUnavailable,
         ErrorCode::HttpError,
@@ -132,7 +135,9 @@ impl ErrorCode {
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::BillingDisabled => StatusCode::NOT_IMPLEMENTED,
-            ErrorCode::Busy | ErrorCode::DiskFull | ErrorCode::PaymentServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Busy | ErrorCode::TooManyConnections | ErrorCode::DiskFull | ErrorCode::PaymentServiceUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ErrorCode::HttpError => return None,
         };
         Some(status)
@@ -179,6 +184,7 @@ impl ErrorCode {
             ErrorCode::Internal => "internal",
             ErrorCode::BillingDisabled => "billing_disabled",
             ErrorCode::Busy => "busy",
+            ErrorCode::TooManyConnections => "too_many_connections",
             ErrorCode::DiskFull => "disk_full",
             ErrorCode::PaymentServiceUnavailable => "payment_service_unavailable",
             ErrorCode::HttpError => "http_error",

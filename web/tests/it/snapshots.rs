@@ -20,6 +20,8 @@ use crate::payments::{event, Billing, CARD_OK, WEBHOOK_SECRET};
 /// Every API route and the name of the snapshot of its successful answer.
 const ROUTES: &[(&str, &str, &str)] = &[
     ("GET", "/api/config", "config_ok"),
+    ("GET", "/api/contract", "contract_ok"),
+    ("GET", "/api/contract.ts", "contract_ts_ok"),
     ("GET", "/api/auth/me", "auth_me_ok"),
     ("GET", "/api/auth/user", "auth_user_ok"),
     ("POST", "/api/auth/login", "auth_login_ok"),
@@ -72,6 +74,8 @@ const FAULT_CODES: &[&str] = &["busy", "too_many_connections", "body_timeout", "
 /// carries); every other route wants a signed-in user.
 const PUBLIC_OR_SECRET: &[&str] = &[
     "/api/config",
+    "/api/contract",
+    "/api/contract.ts",
     "/api/auth/login",
     "/api/auth/signup",
     "/api/auth/logout",
@@ -223,6 +227,14 @@ async fn account_routes_answer_as_pinned() {
     let mut redactor = Redactor::new(&server);
     let anonymous = server.client();
     check(&redactor, "config_ok", &anonymous.get("/api/config").await);
+
+    // The contract, as anyone may read it; the TypeScript is the checked-in file (pinned there).
+    check(&redactor, "contract_ok", &anonymous.get("/api/contract").await);
+    let mut typescript = anonymous.get("/api/contract.ts").await;
+    let checked_in = include_str!("../../client/src/api/contract.ts");
+    assert_eq!(typescript.body, Value::String(checked_in.to_owned()), "/api/contract.ts serves the checked-in TypeScript");
+    typescript.body = Value::String("[web/client/src/api/contract.ts, as checked in]".to_owned());
+    check(&redactor, "contract_ts_ok", &typescript);
 
     // Sign-up, both forms, and their refusals.
     let erin = server.client();
@@ -554,47 +566,25 @@ fn every_route_and_every_error_code_has_a_snapshot() {
 
     let mut shown: BTreeSet<String> = BTreeSet::new();
     for entry in std::fs::read_dir(&snapshots_dir).expect("the snapshots directory") {
-        let text = std::fs::read_to_string(entry.expect("a snapshot").path()).expect("a readable snapshot");
+        let path = entry.expect("a snapshot").path();
+        // The contract lists every code; it shows none of them answered.
+        if path.file_name().is_some_and(|name| name == "it__snapshots__contract_ok.snap") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a readable snapshot");
         for line in text.lines().filter_map(|line| line.trim().strip_prefix("\"code\": \"")) {
             shown.insert(line.trim_end_matches([',', '"']).to_owned());
         }
     }
-    for code in error_codes_in_source() {
+    for code in error_codes() {
         assert!(shown.contains(&code) || FAULT_CODES.contains(&code.as_str()), "the error code {code} has no snapshot");
     }
     for code in FAULT_CODES {
-        assert!(error_codes_in_source().contains(*code), "{code} is no longer an error code of web/src");
+        assert!(error_codes().contains(*code), "{code} is no longer an error code of the API");
     }
 }
 
-/// The error codes `web/src` can answer: the string given to `ApiError::new`/`forbidden`, and
-/// each `"code"` written by hand.
-fn error_codes_in_source() -> BTreeSet<String> {
-    let mut files = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
-    let mut codes = BTreeSet::new();
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(std::fs::read_dir(&path).expect("a source directory").map(|entry| entry.expect("an entry").path()));
-            continue;
-        }
-        if path.extension().is_none_or(|extension| extension != "rs") {
-            continue;
-        }
-        let source = std::fs::read_to_string(&path).expect("a source file");
-        let source = source.split("#[cfg(test)]").next().unwrap_or_default();
-        for marker in ["ApiError::new(", "forbidden(", "\"code\": \"", "\\\"code\\\":\\\""] {
-            for (at, _) in source.match_indices(marker) {
-                let after = &source[at + marker.len()..];
-                let literal = if marker.starts_with('\\') || marker.ends_with('"') {
-                    after.split(['"', '\\']).next()
-                } else {
-                    after.split('"').nth(1).filter(|_| !after.split('"').next().unwrap_or_default().contains(')'))
-                };
-                if let Some(code) = literal.filter(|code| !code.is_empty() && code.chars().all(|c| c.is_ascii_lowercase() || c == '_')) {
-                    codes.insert(code.to_owned());
-                }
-            }
-        }
-    }
-    codes
+/// Every error code the API can answer: the contract's list.
+fn error_codes() -> BTreeSet<String> {
+    web::error::ErrorCode::ALL.iter().map(|code| code.as_str().to_owned()).collect()
 }
