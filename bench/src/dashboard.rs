@@ -4,22 +4,20 @@
 //!
 //! The server is stopped meanwhile (the database is one process's): the papers are indexed,
 //! the plans set and the terms added in this process, and the weeks served by the production
-//! weekly pass (`actors::weekly::serve_due`) on the Mondays after signup. The digests' mails are
+//! weekly pass on the system as `papertide weekly` starts it (`runtime::System`, the scheduler's
+//! `serve_due_users`) on the Mondays after signup. The digests' mails are
 //! queued as a pass queues them, and the server sends them to its outbox when it starts again.
 
 use std::path::Path;
 
-use actors::Digester;
+use actors::scheduler::serve_due_users;
 use anyhow::{bail, Context};
 use chrono::{Duration, Utc};
-use engine::mail::MailContext;
 use engine::search_term::{SearchTerm, TermId};
 use engine::{Tier, UserId};
-use index::PaperIndex;
-use store::Store;
 use uuid::Uuid;
 
-use crate::digest::{build_index_range, next_monday, HOUR, TOPICS};
+use crate::digest::{build_index_range, next_monday, settings, HOUR, TOPICS};
 
 /// Search terms each user has: the Pro plan's limit.
 pub const TERMS_PER_USER: usize = 5;
@@ -39,8 +37,11 @@ pub struct Filled {
 /// Gives each of `users` (ids as the server answered them) the Pro plan, terms up to
 /// [`TERMS_PER_USER`] and [`WEEKS`] weeks of digests, in the data directory of a stopped server.
 pub fn fill(data_dir: &Path, users: &[String]) -> anyhow::Result<Filled> {
-    let store = Store::open(&data_dir.join("db")).context("the server's database")?;
-    let index = PaperIndex::open_or_create(&data_dir.join("index")).context("the server's paper index")?;
+    let runner = actix_rt::System::new();
+    let system = runner
+        .block_on(async { runtime::System::start(&settings(data_dir)?, runtime::Options::command()) })
+        .context("the server's data directory")?;
+    let (store, index) = (&system.store, &system.index);
     let now = Utc::now();
     for id in users {
         let user_id: UserId = id.parse().map_err(|_| anyhow::anyhow!("a user id the server answered: {id}"))?;
@@ -54,20 +55,19 @@ pub fn fill(data_dir: &Path, users: &[String]) -> anyhow::Result<Filled> {
     }
     // The first Monday that may carry a weekly digest after signup, then one a week.
     let first = next_monday(now + Duration::days(engine::digest::WEEKLY_GAP_DAYS + 1));
-    let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
-    let digester = Digester::new(store.clone(), index.clone(), mail.clone());
-    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let mut weekly_digests = 0;
     for week in 0..WEEKS {
         let monday = first + Duration::weeks(week as i64);
         let numbers = week * PAPERS_PER_WEEK..(week + 1) * PAPERS_PER_WEEK;
-        build_index_range(&index, numbers, monday.date_naive() - Duration::days(1))?;
-        let served = actors::weekly::serve_due(&store, &digester, &mail, monday, HOUR, workers)?;
+        build_index_range(index, numbers, monday.date_naive() - Duration::days(1))?;
+        let served = runner.block_on(serve_due_users(store, &system.users, monday, HOUR));
+        let served = served.map_err(|error| anyhow::anyhow!("the weekly pass: {error}"))?;
         if served != users.len() * TERMS_PER_USER {
             bail!("week {} of the dashboards served {served} digests, not {}", week + 1, users.len() * TERMS_PER_USER);
         }
         weekly_digests += served;
     }
-    store.flush()?;
-    Ok(Filled { weekly_digests, papers: index.paper_count()? })
+    let papers = index.paper_count()?;
+    runner.block_on(system.shutdown())?;
+    Ok(Filled { weekly_digests, papers })
 }

@@ -134,7 +134,7 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
 
 /// The settings of a data directory whose mails link to `papers.example.org`, with nothing to
 /// harvest.
-fn settings(data_dir: &Path) -> anyhow::Result<config::Settings> {
+pub(crate) fn settings(data_dir: &Path) -> anyhow::Result<config::Settings> {
     let common = config::CommonArgs { config: None, data_dir: Some(data_dir.to_owned()) };
     let serve = config::ServeArgs {
         public_url: Some("https://papers.example.org".into()),

@@ -1,10 +1,30 @@
-//! The billing calls of spec §7 and Stripe's webhook (see ARCHITECTURE.md, "Billing").
+//! The billing calls of spec §7 and Stripe's webhook (the invariant is in ARCHITECTURE.md, "Billing").
 //!
 //! With billing off (no Stripe secret key, the embedded default) each call still checks who is
 //! asking and what was asked, then answers 501 "Billing is not enabled on this server"; plans
 //! are then set by the operator (`papertide users set-tier`). With billing on, every call acts
 //! on the signed-in user's own customer and subscriptions only, and a plan moves only through
-//! `Store::apply_subscription` / `Store::cancel_plan`, from a state just read from Stripe.
+//! `Store::apply_subscription` / `Store::cancel_plan`, as `engine::billing::transition` decides
+//! from a state just read from Stripe.
+//!
+//! The calls (all need a session and act on the caller's own account only; another user's
+//! subscription id is a 404):
+//!
+//! | call | answer |
+//! |---|---|
+//! | `POST /api/create-subscription {tier}` | step 1: `{alreadyActive:false, tier, step:"setup", clientSecret (a SetupIntent's), subscriptionId:null}` |
+//! | `POST /api/create-subscription {tier, setupIntentId}` | step 2, after `stripe.confirmCardSetup`: attaches the card, makes it the default, then creates the subscription (free → paid) or changes the plan of the existing one with proration (pro → team): `{alreadyActive:false, tier, step:"subscription", subscriptionId, clientSecret}` where `clientSecret` is the first payment's PaymentIntent secret only when it needs the customer's action (3-D Secure), else null. A card refused on charge: 402 `{code:"card_declined", message (Stripe's), subscriptionId}`, the incomplete subscription canceled |
+//! | same, already on that plan | `{alreadyActive:true, tier, clientSecret:null, subscriptionId}`; team → pro: 400 `downgrade_not_offered` |
+//! | `POST /api/create-checkout-session {tier}` | `{clientSecret}` of an embedded Checkout Session (`return_url` = `/payment-success?session_id={CHECKOUT_SESSION_ID}`); free users only: a pro user is sent to the card form, which changes the plan in place (409 `use_card_form`); already on that plan: 409 `already_active` |
+//! | `GET /api/session-status?session_id=` | `{status, subscription_id, payment_status}` of the caller's own session (else 404); a complete session's subscription is read and applied at once |
+//! | `GET /api/subscriptions/{id}/status` | `{state: pending\|success\|failed, reason, tier}` from the tracking row; a row pending for more than 6 s is read again from Stripe, so a lost webhook cannot leave the page waiting |
+//! | `POST /api/cancel-subscription` | the plan and active-term rules are checked, then the subscription is canceled at Stripe and the user moves to free: `{success:true, tier:"free", message}` |
+//! | `GET /api/debug-webhook-status` | `{user:{email, subscriptionTier, stripeCustomerId}, stripe:{customerId, subscriptions:[{id, status, tier}], invoices:[{id, status, paid, amount_paid, amount_due, currency, created}]}}` |
+//! | `POST /api/fix-subscription` | reads the caller's subscriptions from Stripe and applies the one that proves the highest paid plan (or the end of the current one): `{tier, changed}` |
+//! | `POST /api/stripe/webhook` | signature (`Stripe-Signature`, HMAC-SHA-256, 5-minute tolerance, constant-time compare) else 400; an event id already applied answers 200 `{received:true, duplicate:true}`; else the subscription the event concerns is read from Stripe and applied, then the event id is recorded (a failure answers 500 and Stripe delivers again) |
+//!
+//! `GET /api/config` gains `stripe: {publishableKey, jsUrl} | null` (null with billing off).
+//! The user view gains `planEnded: {tier, endedAt, inactiveTerms} | null` (cleared by an upgrade).
 
 pub mod stripe;
 /// Signature checks and event reading live in `engine`, where they are fuzzed without the server.
@@ -140,7 +160,7 @@ fn downgrade_refused(current: Tier, asked: Tier) -> ApiError {
     )
 }
 
-/// `POST /api/create-subscription {tier[, setupIntentId]}`: the card flow (ARCHITECTURE.md).
+/// `POST /api/create-subscription {tier[, setupIntentId]}`: the card flow (the module's table).
 async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
     let tier = paid_tier(&body.tier)?;
     let gateway = gateway(&state)?;

@@ -1,5 +1,5 @@
 //! The Stripe test peer (localstripe through tools/stripe/launcher.py, driven by
-//! tools/testing/stripe.rs) answers the calls the billing code makes in shapes async-stripe 0.41
+//! `testkit::stripe`) answers the calls the billing code makes in shapes async-stripe 0.41
 //! parses, webhook payloads included, and its test cards behave as tools/stripe/README.md says.
 
 use std::sync::{Arc, Mutex};
