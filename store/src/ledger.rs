@@ -409,14 +409,20 @@ mod tests {
         Ok(())
     }
 
-    #[test]
-    fn an_invitation_and_completed_terms_are_part_of_the_same_write() -> Result<()> {
+    /// A store with one account, Ada's, following one term on the free plan.
+    fn ada_following_malaria(now: DateTime<Utc>) -> Result<(Store, User, SearchTerm)> {
         let store = Store::temporary()?;
-        let now = Utc::now();
         let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now);
         let user = store.create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, "malaria".into(), engine::Tier::Free, now);
         store.add_search_term(&term, engine::Tier::Free, false)?;
+        Ok((store, user, term))
+    }
+
+    #[test]
+    fn an_invitation_and_completed_terms_are_part_of_the_same_write() -> Result<()> {
+        let now = Utc::now();
+        let (store, user, term) = ada_following_malaria(now)?;
         let mut invitation = part(&store, user.id, Vec::new())?;
         invitation.ledger.invited = true;
         invitation.invite = Some(mail("ada@example.org"));
@@ -431,12 +437,8 @@ mod tests {
 
     #[test]
     fn an_immediate_digest_and_its_terms_status_are_written_together_or_not_at_all() -> Result<()> {
-        let store = Store::temporary()?;
         let now = Utc::now();
-        let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now);
-        let user = store.create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
-        let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, "malaria".into(), engine::Tier::Free, now);
-        store.add_search_term(&term, engine::Tier::Free, false)?;
+        let (store, user, term) = ada_following_malaria(now)?;
         store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
         // Chosen, then another digest of the user's commits first: the stale part writes neither
         // the digest nor the term's status.
