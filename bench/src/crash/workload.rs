@@ -246,13 +246,17 @@ async fn search(user: &mut User, rng: &mut Rng, in_flight: &InFlight, tally: &mu
 /// The card flow of `/payment`: a SetupIntent, the card confirmed as Stripe.js would, then the
 /// subscription (free → pro).
 async fn upgrade_by_card(user: &mut User, stripe: &LocalStripe, in_flight: &InFlight, tally: &mut Tally) {
+    // In doubt from the moment a call that can change the plan is sent until its answer is read:
+    // when the server is killed meanwhile, this future is dropped before the answer, and the
+    // server may have committed the change (or created the customer). The repair call settles it.
+    user.plan_in_doubt = true;
     let setup = user.browser.post("/api/create-subscription", &json!({ "tier": "pro" })).await;
     count(tally, &setup);
+    if setup.status().is_none() {
+        return;
+    }
+    user.plan_in_doubt = false;
     if setup.status() != Some(200) {
-        if setup.status().is_none() {
-            // The customer may have been created: the plan is settled by the repair call.
-            user.plan_in_doubt = true;
-        }
         return;
     }
     let Some(secret) = setup.body()["clientSecret"].as_str().map(str::to_owned) else { return };
@@ -263,18 +267,19 @@ async fn upgrade_by_card(user: &mut User, stripe: &LocalStripe, in_flight: &InFl
     user.plan_changes_attempted += 1;
     tally.plan_changes += 1;
     in_flight.plan_change.set(true);
+    user.plan_in_doubt = true;
     let paid = user.browser.post("/api/create-subscription", &json!({ "tier": "pro", "setupIntentId": setup_intent_id })).await;
     in_flight.plan_change.set(false);
     count(tally, &paid);
-    match paid.status() {
-        Some(200) => {
-            user.plan = Plan::Pro;
-            user.plan_changes_acknowledged += 1;
-            user.subscription = paid.body()["subscriptionId"].as_str().map(str::to_owned);
-            learn_customer(user, tally).await;
-        }
-        Some(_) => {}
-        None => user.plan_in_doubt = true,
+    if paid.status().is_none() {
+        return;
+    }
+    user.plan_in_doubt = false;
+    if paid.status() == Some(200) {
+        user.plan = Plan::Pro;
+        user.plan_changes_acknowledged += 1;
+        user.subscription = paid.body()["subscriptionId"].as_str().map(str::to_owned);
+        learn_customer(user, tally).await;
     }
 }
 
