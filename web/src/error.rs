@@ -40,6 +40,7 @@ pub enum ErrorCode {
     NotYourAddress,
     RequiresSupport,
     TriggerNeedsPaidPlan,
+    OperatorOnly,
     // 404, 405, 408, 409, 410, 413, 429
     NotFound,
     MethodNotAllowed,
@@ -67,7 +68,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 37] = [
+    pub const ALL: [ErrorCode; 38] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -86,6 +87,7 @@ impl ErrorCode {
         ErrorCode::NotYourAddress,
         ErrorCode::RequiresSupport,
         ErrorCode::TriggerNeedsPaidPlan,
+        ErrorCode::OperatorOnly,
         ErrorCode::NotFound,
         ErrorCode::MethodNotAllowed,
         ErrorCode::BodyTimeout,
@@ -125,7 +127,8 @@ impl ErrorCode {
             | ErrorCode::NotYourAccount
             | ErrorCode::NotYourAddress
             | ErrorCode::RequiresSupport
-            | ErrorCode::TriggerNeedsPaidPlan => StatusCode::FORBIDDEN,
+            | ErrorCode::TriggerNeedsPaidPlan
+            | ErrorCode::OperatorOnly => StatusCode::FORBIDDEN,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -169,6 +172,7 @@ impl ErrorCode {
             ErrorCode::NotYourAddress => "not_your_address",
             ErrorCode::RequiresSupport => "requires_support",
             ErrorCode::TriggerNeedsPaidPlan => "trigger_needs_paid_plan",
+            ErrorCode::OperatorOnly => "operator_only",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::BodyTimeout => "body_timeout",

@@ -3,10 +3,12 @@
 
 pub mod device;
 mod handlers;
+mod operator;
 pub mod password;
 pub mod session;
 mod view;
 
 pub use handlers::configure;
+pub use operator::{LocalOperator, Operator};
 pub use session::SignedIn;
 pub use view::{is_operator, UserView};

@@ -81,7 +81,7 @@ impl FromRequest for SignedIn {
     }
 }
 
-fn signed_in(request: &HttpRequest) -> Result<SignedIn, ApiError> {
+pub(super) fn signed_in(request: &HttpRequest) -> Result<SignedIn, ApiError> {
     let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| ApiError::internal("application state missing"))?;
     let not_signed_in = || ApiError::unauthorized("Not authenticated");
     let hash = session_hash(request).ok_or_else(not_signed_in)?;

@@ -68,7 +68,7 @@ const ROUTES: &[(&str, &str, &str)] = &[
 /// refused to plans with a digest allowance before it starts). `disk_full`, `internal` and
 /// `email_taken` (a sign-up racing another for one address) are pinned from the constructors
 /// the handlers call.
-const FAULT_CODES: &[&str] = &["busy", "too_many_connections", "body_timeout", "http_error", "free_digests_used"];
+const FAULT_CODES: &[&str] = &["busy", "too_many_connections", "body_timeout", "http_error", "free_digests_used", "operator_only"];
 
 /// The routes anyone may call (what they do depends on what the request says or on a secret it
 /// carries); every other route wants a signed-in user.
