@@ -246,7 +246,7 @@ describe("the operator console", () => {
     expect(pubmed).toHaveTextContent("timed out");
     expect(within(table).getByRole("button", { name: "Harvest arXiv now" })).toBeDisabled();
     const index = screen.getByRole("region", { name: "Index" });
-    expect(within(index).getByText("Vector coverage").nextElementSibling).toHaveTextContent("80.0% (1200 of 1500)");
+    expect(within(index).getByText("Vector coverage").nextElementSibling).toHaveTextContent("80.0% (1,200 of 1,500)");
     expect(within(index).getByText("all-MiniLM-L6-v2")).toBeInTheDocument();
 
     await user.click(within(table).getByRole("button", { name: "Harvest PubMed now" }));

@@ -6,7 +6,7 @@ import { SectionCard } from "@/components/ui/Card";
 import { errorMessage } from "@/lib/api";
 import { toast } from "@/state/toast";
 import { fetchSources, harvestNow, type AdminSources, type SourceName } from "./api";
-import { formatTimestamp, yesNo } from "./format";
+import { formatCount, formatTimestamp, yesNo } from "./format";
 import { cellClass, Facts, LoadState, Table } from "./parts";
 import { useLoaded } from "./useLoaded";
 
@@ -56,13 +56,14 @@ export function SourcesTab() {
                     "—"
                   )}
                 </td>
-                <td className={cellClass}>{source.papersThisWeek}</td>
+                <td className={cellClass}>{formatCount(source.papersThisWeek)}</td>
                 <td className={cellClass}>{formatTimestamp(source.nextRunAt)}</td>
                 <td className={cellClass}>{yesNo(source.running)}</td>
                 <td className={cellClass}>
                   <Button
                     size="sm"
                     variant="outline"
+                    className="whitespace-nowrap"
                     aria-label={`Harvest ${sourceLabel(source.source)} now`}
                     disabled={!source.enabled || source.running || starting !== null}
                     onClick={() => void harvest(source.source)}
@@ -92,7 +93,7 @@ export function SourcesTab() {
 function IndexCard({ index }: { index: AdminSources["index"] }) {
   const { embedded, waiting, model } = index.vectors;
   const total = embedded + waiting;
-  const coverage = total === 0 ? "—" : `${((embedded / total) * 100).toFixed(1)}% (${embedded} of ${total})`;
+  const coverage = total === 0 ? "—" : `${((embedded / total) * 100).toFixed(1)}% (${formatCount(embedded)} of ${formatCount(total)})`;
   return (
     <SectionCard title="Index" contentClassName="grid gap-6 sm:grid-cols-2">
       <Facts

@@ -236,7 +236,7 @@ function UserRow({ user, onChanged, onDelete }: { user: AdminUser; onChanged: (u
         {user.digestsSent}
       </td>
       <td className={cellClass}>
-        <div className="flex flex-wrap gap-1">
+        <div className="flex flex-wrap gap-1 whitespace-nowrap">
           <Button
             variant="outline"
             size="sm"

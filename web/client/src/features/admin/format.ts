@@ -23,4 +23,9 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** A count with thousands separators: "120,331". */
+export const formatCount = (value: number) => COUNT.format(value);
+
+const COUNT = new Intl.NumberFormat("en-US");
+
 export const yesNo = (value: boolean) => (value ? "Yes" : "No");

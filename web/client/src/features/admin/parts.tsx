@@ -3,6 +3,7 @@
 import type { ReactNode } from "react";
 import { Spinner } from "@/components/ui/Spinner";
 import type { WeekCount } from "@/api/admin-pending";
+import { formatCount } from "./format";
 
 /** What a tab shows before its first answer, or when the server refused. */
 export function LoadState({ loading, error, label }: { loading: boolean; error: string | null; label: string }) {
@@ -16,14 +17,14 @@ export function LoadState({ loading, error, label }: { loading: boolean; error: 
   return loading ? <Spinner label={label} /> : null;
 }
 
-/** Label/value rows. */
+/** Label/value rows (numbers with thousands separators). */
 export function Facts({ rows, label }: { rows: Array<[string, ReactNode]>; label?: string }) {
   return (
     <dl aria-label={label} className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
       {rows.map(([name, value]) => (
         <div key={name} className="contents">
           <dt className="text-slate-600">{name}</dt>
-          <dd className="font-medium text-slate-900">{value}</dd>
+          <dd className="font-medium text-slate-900">{typeof value === "number" ? formatCount(value) : value}</dd>
         </div>
       ))}
     </dl>
