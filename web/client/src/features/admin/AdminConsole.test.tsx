@@ -100,6 +100,18 @@ describe("the operator console", () => {
     expect(await screen.findByText("This page is for the service's operators.")).toBeInTheDocument();
   });
 
+  it("shows the server's message when a tab's call is refused", async () => {
+    operatorApi({
+      "GET /api/admin/stats": { status: 403, body: { code: "operator_only", message: "This page is for the service's operators." } },
+      "GET /api/admin/mail": { status: 503, body: { code: "busy", message: "The server is busy. Please try again in a minute." } },
+    });
+    const user = renderConsole();
+    const numbers = await screen.findByRole("region", { name: "Numbers" });
+    expect(await within(numbers).findByRole("alert")).toHaveTextContent("This page is for the service's operators.");
+    await user.click(screen.getByRole("tab", { name: "Mail" }));
+    expect(await within(screen.getByRole("region", { name: "Mail" })).findByRole("alert")).toHaveTextContent("The server is busy.");
+  });
+
   it("shows the numbers, the weeks as bars and the users with their state", async () => {
     operatorApi();
     renderConsole();
