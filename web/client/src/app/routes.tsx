@@ -3,6 +3,7 @@
 // that this table and that file agree.
 import type { ReactElement } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router-dom";
+import { AdminPage } from "@/pages/Admin";
 import { AuthPage } from "@/pages/Auth";
 import { BlogPage } from "@/pages/Blog";
 import { BlogPostPage } from "@/pages/BlogPost";
@@ -55,6 +56,7 @@ export const ROUTES: Readonly<Record<string, ReactElement>> = {
   "/privacy": <PrivacyPage />,
   "/blog": <BlogPage />,
   "/blog/:id": <BlogPostPage />,
+  "/admin": <AdminPage />,
 };
 
 export function AppRoutes() {

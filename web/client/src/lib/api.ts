@@ -102,3 +102,33 @@ export function errorCode(error: unknown): ErrorCode | undefined {
   const code = error.field("code");
   return typeof code === "string" ? code : undefined;
 }
+
+/** A file the server sent as an attachment: its bytes and the name it gave. */
+export interface DownloadedFile {
+  blob: Blob;
+  filename: string;
+}
+
+/**
+ * `GET url` for a file: the body as a Blob and the name from `Content-Disposition`
+ * (`fallbackName` when none is given). A non-OK answer raises ApiError as other calls do.
+ */
+export async function fetchFile(url: string, fallbackName: string): Promise<DownloadedFile> {
+  const response = await fetch(url, { method: "GET", credentials: "include" });
+  if (!response.ok) throw new ApiError(response.status, await readBody(response));
+  return { blob: await response.blob(), filename: attachmentName(response.headers.get("Content-Disposition")) ?? fallbackName };
+}
+
+/** The file name of a `Content-Disposition: attachment; filename="…"` header, without any path. */
+export function attachmentName(header: string | null): string | null {
+  if (!header) return null;
+  const match = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(header);
+  if (!match) return null;
+  let name = match[1].trim();
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+    // Not percent-encoded after all: the name as it came.
+  }
+  return name.split(/[\\/]/).pop() || null;
+}

@@ -69,6 +69,12 @@ export async function signOut(): Promise<void> {
   setCurrentUser(null);
 }
 
+/** The account is gone (deleted by its owner): nobody is signed in any more in this tab. */
+export function endSession() {
+  clearPendingSearch();
+  setCurrentUser(null);
+}
+
 /** For tests: nobody known to be signed in, and the server not asked yet. */
 export function forgetSession() {
   sessionVersion += 1;

@@ -1,4 +1,5 @@
-// The signed-in header (spec §2): title, plan badge, email, Upgrade (by plan) and Logout.
+// The signed-in header (spec §2): title, plan badge, email, Upgrade (by plan), the operator
+// console for operators, and Logout.
 import { useState } from "react";
 import { useNavigate } from "react-router-dom";
 import { BrandMark } from "@/components/layout/BrandMark";
@@ -45,6 +46,11 @@ export function DashboardHeader({ user }: { user: CurrentUser }) {
           <span className="max-w-[16rem] truncate text-sm text-slate-600" title={user.email}>
             {user.email}
           </span>
+          {user.isAdmin ? (
+            <ButtonLink to="/admin" variant="outline" size="sm">
+              Operator console
+            </ButtonLink>
+          ) : null}
           {upgrade ? (
             <ButtonLink to={upgrade.to} size="sm">
               {upgrade.label}

@@ -1,5 +1,5 @@
 // /dashboard for a signed-in user (spec §2): asks the server who is signed in, sends anyone
-// else to /auth, loads what the cards show, and lays out the header, the five cards and the
+// else to /auth, loads what the cards show, and lays out the header, the six cards and the
 // light footer.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useState } from "react";
@@ -14,6 +14,7 @@ import { EmailPreferencesCard } from "./EmailPreferencesCard";
 import { PlanEndedNotice } from "./PlanEndedNotice";
 import { RecentDigestsCard } from "./RecentDigestsCard";
 import { SearchQueueCard } from "./SearchQueueCard";
+import { YourDataCard } from "./YourDataCard";
 import { loadDashboard, resetDashboard } from "./store";
 
 export function DashboardShell() {
@@ -67,6 +68,7 @@ export function DashboardShell() {
           <div className="space-y-6">
             <AccountStatusCard user={user} />
             <EmailPreferencesCard user={user} />
+            <YourDataCard user={user} />
           </div>
         </div>
       </main>

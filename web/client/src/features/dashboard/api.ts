@@ -6,6 +6,7 @@ import type {
   DigestPaper as DigestPaperView,
   DigestView,
   Done,
+  Message,
   PreferencesChange as PreferencesChangeRequest,
   PreferencesView,
   RateRequest,
@@ -20,7 +21,7 @@ import type {
   Tier,
   Verdict,
 } from "@/api/contract";
-import { apiRequest, getJson, postJson } from "@/lib/api";
+import { apiRequest, fetchFile, getJson, postJson } from "@/lib/api";
 
 export type { DeliveryDay, TermStatus, Verdict };
 
@@ -155,3 +156,9 @@ export const resendDigest = (searchTerm: string) => postJson<ResendAnswer>("/api
 
 /** Moves a paid plan back to free; refused with `requiresSearchDeletion` while >1 term is active. */
 export const cancelSubscription = () => postJson<CancelAnswer>("/api/cancel-subscription");
+
+/** The user's own data as a file (GET /api/users/{id}/export), named as the server names it. */
+export const downloadMyData = (userId: string) => fetchFile(userPath(userId, "export"), "papertide-data.json");
+
+/** Deletes the signed-in user's account after checking `password`; the session ends with it. */
+export const deleteMyAccount = (userId: string, password: string) => postJson<Message>(userPath(userId, "delete"), { password });
