@@ -34,5 +34,6 @@ mod snapshots;
 mod stripe_peer;
 mod takeover;
 mod terms;
+mod upgrade;
 mod users;
 mod verification;
