@@ -24,6 +24,17 @@ const ADAS_WEEK_AGAIN: &str = "2026-12-07T10:00:00Z";
 /// her immediate digest.
 const CYS_FIRST_WEEK: &str = "2026-12-01T09:00:00Z";
 
+/// `papertide serve`, killed if the test fails before it is stopped.
+struct Serving(std::process::Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        // Already stopped (the test passed) or killed now; either way reaped.
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// An archive unpacked into a temporary folder, and its data directory in it.
 struct Unpacked {
     _folder: TempDir,
@@ -90,11 +101,15 @@ async fn older_data_directories_serve_their_accounts_terms_digests_and_papers() 
         let unpacked = unpack(archive);
         let log = unpacked.data_dir.with_file_name("serve.log");
         let binary = binary_on(&unpacked.data_dir, &log);
-        let mut serve = binary.spawn_serve(&[]).expect("papertide starts");
-        let started = server::wait_until_healthy(&mut serve, &binary.base_url(), Duration::from_secs(60)).await;
+        let mut serve = Serving(binary.spawn_serve(&[]).expect("papertide starts"));
+        let started = server::wait_until_healthy(&mut serve.0, &binary.base_url(), Duration::from_secs(60)).await;
         let logged = std::fs::read_to_string(&log).unwrap_or_default();
         started.unwrap_or_else(|error| panic!("{archive}: {error}\n{logged}"));
-        assert_eq!(logged.contains("migrating database"), schema < store::SCHEMA_VERSION, "{archive}: the migration is logged when one runs:\n{logged}");
+        assert_eq!(
+            logged.contains("migrating database"),
+            schema < store::SCHEMA_VERSION,
+            "{archive}: the migration is logged when one runs:\n{logged}"
+        );
 
         let client = Client::new(&binary.base_url());
         let health = client.get("/healthz").await;
@@ -117,7 +132,10 @@ async fn older_data_directories_serve_their_accounts_terms_digests_and_papers() 
         let has = |kind: &str, term: &str, papers: Option<usize>| {
             listed.iter().any(|(k, t, n)| k == kind && t == term && papers.is_none_or(|papers| *n == papers))
         };
-        assert!(has("immediate", "phthalate", Some(10)) && has("immediate", "peroxisome proliferation", Some(2)), "{archive}: ada's first digests: {listed:?}");
+        assert!(
+            has("immediate", "phthalate", Some(10)) && has("immediate", "peroxisome proliferation", Some(2)),
+            "{archive}: ada's first digests: {listed:?}"
+        );
         // (How many papers each weekly digest has differs between the binaries that wrote them.)
         assert!(has("weekly", "phthalate", None) && has("weekly", "peroxisome proliferation", None), "{archive}: ada's weekly digests: {listed:?}");
         let weekly_at: Vec<&str> = items(&digests.body)
@@ -133,18 +151,25 @@ async fn older_data_directories_serve_their_accounts_terms_digests_and_papers() 
         let preferences = cys_client.get(&format!("/api/users/{cy}/preferences")).await;
         assert_eq!(preferences.body["deliveryDay"], "tuesday", "{archive}: {}", preferences.body);
         let cys_digests = digest_summaries(&cys_client.get(&format!("/api/users/{cy}/digests")).await.body);
-        assert!(cys_digests.iter().any(|(kind, term, papers)| kind == "immediate" && term == "phthalate" && *papers == 10), "{archive}: {cys_digests:?}");
+        assert!(
+            cys_digests.iter().any(|(kind, term, papers)| kind == "immediate" && term == "phthalate" && *papers == 10),
+            "{archive}: {cys_digests:?}"
+        );
 
         // The two weekly mails the archive left queued go out (to the outbox, beside the six
         // mailed before).
         let outbox = unpacked.data_dir.join("outbox");
         let mailed = testkit::wait::until(Duration::from_secs(10), Duration::from_millis(20), || {
-            let count = std::fs::read_dir(&outbox).ok()?.filter_map(Result::ok).filter(|entry| entry.path().extension().is_some_and(|ext| ext == "eml")).count();
+            let count = std::fs::read_dir(&outbox)
+                .ok()?
+                .filter_map(Result::ok)
+                .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "eml"))
+                .count();
             (count >= 8).then_some(count)
         });
         assert!(mailed.await.is_some(), "{archive}: the queued mail was not sent");
 
-        let stopped = server::terminate(&mut serve).expect("stopped");
+        let stopped = server::terminate(&mut serve.0).expect("stopped");
         assert!(stopped.success(), "{archive}: {stopped}");
         let found = run(&binary, &["search", "phthalate", "--limit", "50"]);
         assert!(found.contains("Species differences in di-(2-ethylhexyl) phthalate-induced hepatic peroxisome"), "{archive}: {found}");
@@ -167,7 +192,8 @@ fn the_weekly_pass_on_older_data_directories_serves_each_week_once_and_no_paper_
         assert_eq!(store.schema_version().expect("readable"), store::SCHEMA_VERSION);
         let cy = store.user_by_email("cy@example.org").expect("readable").expect("cy");
         let digests = store.digests(cy.id).expect("readable");
-        let first_key = |digest: &engine::digest::Digest| -> Vec<String> { digest.papers_data.iter().filter_map(|paper| paper.keys.first().cloned()).collect() };
+        let first_key =
+            |digest: &engine::digest::Digest| -> Vec<String> { digest.papers_data.iter().filter_map(|paper| paper.keys.first().cloned()).collect() };
         let (weekly, earlier): (Vec<_>, Vec<_>) = digests.iter().partition(|digest| digest.digest_type == engine::digest::DigestKind::Weekly);
         assert_eq!((weekly.len(), earlier.len()), (1, 1), "{archive}: {digests:?}");
         let sent_before: Vec<String> = first_key(earlier[0]);
