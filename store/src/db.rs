@@ -258,7 +258,7 @@ impl Store {
         Ok(stored.and_then(|bytes| <[u8; 4]>::try_from(bytes.as_ref()).ok()).map_or(0, u32::from_be_bytes))
     }
 
-    fn set_schema_version(&self, version: u32) -> Result<()> {
+    pub(crate) fn set_schema_version(&self, version: u32) -> Result<()> {
         self.meta.insert(SCHEMA_VERSION_KEY, &version.to_be_bytes())?;
         Ok(())
     }

@@ -1,4 +1,5 @@
-//! What tests need of the store and production never calls: recording a digest made by hand.
+//! What tests need of the store and production never calls: recording a digest made by hand,
+//! and stamping a schema version (a database "written by a newer binary").
 //! Built for this crate's tests and with the `testsuite` feature, which only dev-dependencies
 //! enable; the readers tests observe the store with (queued mail, sessions, vectors, every raw
 //! entry) are gated the same way where they are defined.
@@ -59,5 +60,13 @@ impl Store {
             [Commit::Written { mail_ids, .. }] if !mail_ids.is_empty() => Ok(mail_ids[0]),
             _ => Err(StoreError::NotFound("unchanged ledger to record the digest on (another writer recorded digests meanwhile)")),
         }
+    }
+
+    /// Records `version` as the database's schema and flushes: what a newer binary would leave,
+    /// for tests that check an older binary refuses it.
+    pub fn stamp_schema_version(&self, version: u32) -> Result<()> {
+        self.set_schema_version(version)?;
+        self.db.flush()?;
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
 //! Integration tests of the web crate: the real application over HTTP on loopback, the real
-//! binary for the CLI and crash tests, and maildev as a real SMTP peer.
+//! binary for the CLI, crash, upgrade and container-entrypoint tests, and maildev as a real SMTP
+//! peer.
 
 mod abuse;
 mod access;
@@ -11,6 +12,7 @@ mod client;
 mod common;
 mod contract;
 mod crash;
+mod deploy;
 mod digests;
 mod enumeration;
 mod escaping;
@@ -34,5 +36,6 @@ mod snapshots;
 mod stripe_peer;
 mod takeover;
 mod terms;
+mod upgrade;
 mod users;
 mod verification;
