@@ -147,6 +147,30 @@ const RULES: &[Rule] = &[
     },
     Rule {
         method: "GET",
+        path: "/api/users/{user_id}/export",
+        access: Access::Owner,
+        requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/export"), None),
+        owner_status: 200,
+    },
+    Rule {
+        // The owner's row sends a wrong password (403, nothing deleted): the rows after it need
+        // the account.
+        method: "POST",
+        path: "/api/users/{user_id}/delete",
+        access: Access::Owner,
+        requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/delete"), Some(json!({ "password": "Not-the-password-1" }))),
+        owner_status: 403,
+    },
+    Rule {
+        // After verify-email, which signs Dan in.
+        method: "DELETE",
+        path: "/api/admin/users/{user_id}",
+        access: Access::Operator,
+        requests: |target| no_body(&format!("/api/admin/users/{}", target.spare_id)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
         path: "/api/users/{user_email}",
         access: Access::Owner,
         requests: |target| {
@@ -315,29 +339,6 @@ const RULES: &[Rule] = &[
         path: "/api/cancel-subscription",
         access: Access::Owner,
         requests: |_| no_body("/api/cancel-subscription"),
-        owner_status: 200,
-    },
-    Rule {
-        method: "GET",
-        path: "/api/users/{user_id}/export",
-        access: Access::Owner,
-        requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/export"), None),
-        owner_status: 200,
-    },
-    Rule {
-        // The owner's row sends a wrong password (403, nothing deleted): the rows after it need
-        // the account.
-        method: "POST",
-        path: "/api/users/{user_id}/delete",
-        access: Access::Owner,
-        requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/delete"), Some(json!({ "password": "Not-the-password-1" }))),
-        owner_status: 403,
-    },
-    Rule {
-        method: "DELETE",
-        path: "/api/admin/users/{user_id}",
-        access: Access::Operator,
-        requests: |target| no_body(&format!("/api/admin/users/{}", target.spare_id)),
         owner_status: 200,
     },
     Rule {

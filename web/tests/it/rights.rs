@@ -31,7 +31,9 @@ async fn smtp_user_with_a_digest(server: &TestServer, maildev: &Maildev, email: 
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let link = loop {
         let mails = maildev.emails().await;
-        let verification = mails.iter().find(|mail| mail["to"][0]["address"] == email && mail["subject"].as_str().is_some_and(|subject| subject.starts_with("Verify")));
+        let verification = mails
+            .iter()
+            .find(|mail| mail["to"][0]["address"] == email && mail["subject"].as_str().is_some_and(|subject| subject.starts_with("Verify")));
         if let Some(mail) = verification {
             break link_in(mail["text"].as_str().expect("a plain-text part"), "/verify-email?token=");
         }
@@ -62,7 +64,8 @@ async fn settled_entries(server: &TestServer) -> Vec<store::RawEntry> {
 
 /// Whether any stored key or value holds the user's id (as bytes or text) or address.
 fn entries_naming(entries: &[store::RawEntry], user: &store::User) -> Vec<String> {
-    let needles = [user.id.as_bytes().to_vec(), user.id.to_string().into_bytes(), user.id.0.simple().to_string().into_bytes(), user.email.clone().into_bytes()];
+    let needles =
+        [user.id.as_bytes().to_vec(), user.id.to_string().into_bytes(), user.id.0.simple().to_string().into_bytes(), user.email.clone().into_bytes()];
     let holds = |bytes: &[u8]| needles.iter().any(|needle| bytes.windows(needle.len()).any(|window| window == needle.as_slice()));
     entries.iter().filter(|(_, key, value)| holds(key) || holds(value)).map(|(tree, ..)| tree.clone()).collect()
 }
