@@ -117,6 +117,14 @@ async fn the_owner_exports_their_data_and_nothing_of_another_user() {
     assert_eq!(other_by_email.status, 404);
     let anonymous = server.client().get(&format!("/api/users/{}/export", ada_user.id)).await;
     assert_eq!((anonymous.status, anonymous.body["code"].as_str()), (401, Some("unauthorized")));
+
+    // A heavy read: a few an hour per user (two were made above).
+    let mut statuses = Vec::new();
+    for _ in 0..9 {
+        statuses.push(ada.get(&format!("/api/users/{}/export", ada_user.id)).await.status);
+    }
+    assert_eq!(statuses, [vec![200; 8], vec![429]].concat());
+    assert_eq!(bob.get(&format!("/api/users/{}/export", bob_user.id)).await.status, 200, "counted per user");
 }
 
 #[actix_web::test]
