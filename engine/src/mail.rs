@@ -333,6 +333,34 @@ pub fn welcome_mail(context: &MailContext, to: &str) -> RenderedMail {
     )
 }
 
+/// The subject of [`account_deleted_mail`].
+pub const ACCOUNT_DELETED_SUBJECT: &str = "Your Papertide account has been deleted";
+
+/// Confirms that an account and everything kept of it were deleted: plain words, no link (there
+/// is no account left to open).
+pub fn account_deleted_mail(context: &MailContext, to: &str) -> RenderedMail {
+    let intro = "Your Papertide account and everything kept of it (your search terms, digests, \
+                 ratings, preferences and plan history) have been deleted, and any paid \
+                 subscription was canceled. No more mail will come to this address from \
+                 Papertide unless you sign up again.";
+    let outro = "If you did not ask for this, write to the service's support address.";
+    let text = format!(
+        "{subject}\n\n{intro}\n\n{outro}\n\n-- \nPapertide\nHelp: {support}\n",
+        subject = ACCOUNT_DELETED_SUBJECT,
+        intro = collapse_spaces(intro),
+        outro = collapse_spaces(outro),
+        support = context.support_email,
+    );
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{subject}</title></head>\n<body style=\"font-family:sans-serif;color:#0f172a\">\n<h1 style=\"font-size:20px\">{subject}</h1>\n<p>{intro}</p>\n<p>{outro}</p>\n<p style=\"font-size:12px;color:#64748b\">Papertide · Help: {support}</p>\n</body></html>\n",
+        subject = escape_html(ACCOUNT_DELETED_SUBJECT),
+        intro = escape_html(&collapse_spaces(intro)),
+        outro = escape_html(&collapse_spaces(outro)),
+        support = escape_html(&context.support_email),
+    );
+    RenderedMail { to: to.to_owned(), subject: ACCOUNT_DELETED_SUBJECT.to_owned(), html, text, action_url: None, list_unsubscribe: None }
+}
+
 /// Tells a free user their two free digests are used and invites an upgrade.
 pub fn upgrade_invite_mail(context: &MailContext, to: &str) -> RenderedMail {
     let link = format!("{}/subscribe?tier=pro", context.public_url);
@@ -698,5 +726,18 @@ mod tests {
         let hostile = MailContext { public_url: "https://x.org/\"><script>".into(), ..context() };
         let mail = welcome_mail(&hostile, "ada@example.org");
         assert!(!mail.html.contains("<script>"));
+    }
+
+    #[test]
+    fn the_deletion_confirmation_has_no_link() {
+        let context = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+        let mail = account_deleted_mail(&context, "ada@example.org");
+        assert_eq!(mail.subject, "Your Papertide account has been deleted");
+        assert_eq!(mail.action_url, None);
+        for body in [&mail.text, &mail.html] {
+            assert!(!body.contains("http"), "no link: {body}");
+            assert!(!body.contains("<a "), "no link: {body}");
+            assert!(body.contains("deleted"));
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Paid plans: the tracking rows of spec §3, the webhook events already applied, the customer →
-//! user index, and the one place a plan change is written ([`Store::apply_subscription`],
+//! user index, and the one place a plan change is written (with its record in the plan history,
+//! [`crate::plan_history`]) ([`Store::apply_subscription`],
 //! [`Store::cancel_plan`]); what the change is, `engine::billing::transition` and `end_plan` decide.
 //!
 //! Guarantee: the user's plan, the tracking row, the terms turned off or on and the mail that
@@ -20,6 +21,7 @@ use uuid::Uuid;
 use crate::codec::{decode, tx_decode, tx_encode};
 use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
+use crate::plan_history::{tx_record_plan_change, PlanReason};
 use crate::users::User;
 use crate::{Result, Store};
 
@@ -132,15 +134,19 @@ impl Store {
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
-        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
-        let applied = trees.transaction(|(users, rows, term_tree, queue)| {
+        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue, &self.plan_history);
+        let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
+            let before = user.subscription_tier;
             let row = rows.get(state.id.as_bytes())?.map(|bytes| tx_decode::<SubscriptionTracking>("subscription tracking", &bytes)).transpose()?;
             if row.as_ref().is_some_and(|row| row.user_id != user_id) {
                 return Err(abort(StoreError::UserNotFound));
             }
             let next = transition(&plan_holder(&user), row.as_ref(), state, &terms, now, new_row_id, user_id);
             set_plan_holder(&mut user, next.holder);
+            let reason =
+                if user.subscription_tier < before && !user.subscription_tier.is_paid() { PlanReason::PlanEnded } else { PlanReason::Stripe };
+            tx_record_plan_change(history, user_id, before, user.subscription_tier, reason, now)?;
             tx_set_active(term_tree, &next.turn_off, false)?;
             tx_set_active(term_tree, &next.turn_on, true)?;
             if let Some(change) = &next.change {
@@ -163,9 +169,10 @@ impl Store {
         self.room.ensure()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
-        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue);
-        let applied = trees.transaction(|(users, rows, term_tree, queue)| {
+        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue, &self.plan_history);
+        let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
+            let before = user.subscription_tier;
             let mut tracking = None;
             if let Some(subscription_id) = &user.stripe_subscription_id {
                 if let Some(bytes) = rows.get(subscription_id.as_bytes())? {
@@ -178,6 +185,7 @@ impl Store {
             }
             let ended = end_plan(&plan_holder(&user), &terms, EndCause::Canceled, now);
             set_plan_holder(&mut user, ended.holder);
+            tx_record_plan_change(history, user_id, before, user.subscription_tier, PlanReason::Canceled, now)?;
             tx_set_active(term_tree, &ended.turn_off, false)?;
             let change = ended.change;
             if let Some(change) = &change {
@@ -195,8 +203,10 @@ impl Store {
         self.room.ensure()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
-        let user = (&self.users, &self.search_terms).transaction(|(users, term_tree)| {
+        let now = Utc::now();
+        let user = (&self.users, &self.search_terms, &self.plan_history).transaction(|(users, term_tree, history)| {
             let mut user = tx_user(users, user_id)?;
+            tx_record_plan_change(history, user_id, user.subscription_tier, tier, PlanReason::Operator, now)?;
             user.subscription_tier = tier;
             let (deactivate, reactivate) = terms_for_plan(&terms, tier, user.is_unlimited);
             tx_set_active(term_tree, &deactivate, false)?;

@@ -85,6 +85,11 @@ pub struct Store {
     pub(crate) paper_vectors: sled::Tree,
     /// user id ++ term id ++ a paper's first dedup key → `Rating`
     pub(crate) ratings: sled::Tree,
+    /// user id ++ changed-at (µs, big-endian) → `PlanRecord`: each change of the user's plan
+    pub(crate) plan_history: sled::Tree,
+    /// user id → `Deletion`: an account deletion begun and not finished yet (see
+    /// [`crate::rights`])
+    pub(crate) account_deletions: sled::Tree,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
     /// The unsubscribe links' key once read from `meta`.
@@ -226,6 +231,8 @@ impl Store {
             stripe_customers: db.open_tree("stripe_customers")?,
             paper_vectors: db.open_tree("paper_vectors")?,
             ratings: db.open_tree("ratings")?,
+            plan_history: db.open_tree("plan_history")?,
+            account_deletions: db.open_tree("account_deletions")?,
             adding_terms: std::sync::Arc::default(),
             unsubscribe_key: std::sync::Arc::default(),
             room: DiskRoom::default(),

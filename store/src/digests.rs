@@ -107,6 +107,11 @@ impl StoredDigest {
         }
     }
 
+    /// The keys into `digest_texts` of its AI summary and "searched as" line.
+    pub(crate) fn text_keys(&self) -> impl Iterator<Item = TextKey> + '_ {
+        [&self.ai_summary_key, &self.searched_as_key].into_iter().filter_map(|key| <TextKey>::try_from(key.as_slice()).ok())
+    }
+
     fn paper_count(&self) -> usize {
         self.entries.len() + self.papers_data.len() + self.entry_keys.len() / 16
     }
@@ -199,8 +204,15 @@ impl Store {
             if key.is_empty() {
                 return Ok(inline);
             }
-            let stored = self.digest_texts.get(key)?.ok_or(StoreError::Corrupt("a digest's text"))?;
-            Ok(String::from_utf8_lossy(&stored).into_owned())
+            match self.digest_texts.get(key)? {
+                Some(stored) => Ok(String::from_utf8_lossy(&stored).into_owned()),
+                // Removed with the account of the only other digest that used it, as this one
+                // was being written: the digest reads without it.
+                None => {
+                    tracing::error!(digest = %stored.id, "a digest's text is missing; it is left out");
+                    Ok(String::new())
+                }
+            }
         };
         let searched_as = if stored.searched_as_key.is_empty() { stored.searched_as } else { Some(text(&stored.searched_as_key, String::new())?) };
         let subject = if stored.subject.is_empty() {

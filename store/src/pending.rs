@@ -10,10 +10,10 @@ use engine::UserId;
 use sled::Transactional;
 
 use crate::codec::{decode, tx_decode, tx_encode};
-use crate::mail_queue::{tx_enqueue, QueuedMail};
+use crate::mail_queue::tx_enqueue;
 use crate::secret::TokenHash;
 use crate::tokens::{previous_token_hash, tx_put_token, TokenPurpose, TokenRecord};
-use crate::users::{User, USER_COUNT_KEY};
+use crate::users::User;
 use crate::{Result, Store};
 
 /// How long a verification link lives, and so how long an unverified account is kept after the
@@ -121,61 +121,14 @@ impl Store {
         Ok(removed)
     }
 
-    /// Removes an account and everything kept under its id — when `condition` still holds of it
-    /// inside the transaction that removes the record, its address and its count. The rest
-    /// (sessions, tokens, terms, ratings, digests, notices, queued mail) is keyed by the id or the
-    /// address and is removed right after; a crash between the two leaves only records no
-    /// account reaches. Returns whether it was removed.
+    /// Removes an account and everything kept of it, as [`Store::delete_account`] does (without
+    /// a confirmation mail) — when `condition` still holds of it inside the transaction that
+    /// removes it. Returns whether it was removed.
     pub(crate) fn remove_account_if(&self, id: UserId, condition: impl Fn(&User) -> bool) -> Result<bool> {
-        let key = *id.as_bytes();
-        let trees = (&self.users, &self.users_by_email, &self.preferences, &self.digest_ledgers, &self.meta);
-        let removed = trees.transaction(|(users, emails, preferences, ledgers, meta)| {
-            let Some(bytes) = users.get(key)? else {
-                return Ok(None);
-            };
-            let user: User = tx_decode("user", &bytes)?;
-            if !condition(&user) {
-                return Ok(None);
-            }
-            users.remove(&key)?;
-            if emails.get(user.email.as_bytes())?.as_deref() == Some(key.as_slice()) {
-                emails.remove(user.email.as_bytes())?;
-            }
-            preferences.remove(&key)?;
-            ledgers.remove(&key)?;
-            let count = meta.get(USER_COUNT_KEY)?.as_deref().and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()).map_or(0, u64::from_be_bytes);
-            meta.insert(USER_COUNT_KEY, &count.saturating_sub(1).to_be_bytes())?;
-            Ok(Some(user))
-        })?;
-        let Some(user) = removed else {
-            return Ok(false);
-        };
-        self.signed_in.users.forget(&key);
-        for purpose in [TokenPurpose::EmailVerification, TokenPurpose::PasswordReset] {
-            if let Some(hash) = previous_token_hash(&user, purpose) {
-                self.tokens.remove(hash.as_bytes())?;
-            }
+        let removed = self.purge_account(id, condition, None)?;
+        if removed.is_some() {
+            self.finish_account_deletions(|_| {})?;
         }
-        self.delete_sessions_of(id)?;
-        for entry in self.search_terms_by_user.scan_prefix(key) {
-            let (entry_key, _) = entry?;
-            if let Some(term_id) = entry_key.get(16..) {
-                self.search_terms.remove(term_id)?;
-            }
-            self.search_terms_by_user.remove(entry_key)?;
-        }
-        for tree in [&self.digests, &self.sent_paper_sets, &self.notices, &self.ratings] {
-            for entry in tree.scan_prefix(key) {
-                tree.remove(entry?.0)?;
-            }
-        }
-        for entry in self.mail_queue.iter() {
-            let (mail_key, bytes) = entry?;
-            let queued: QueuedMail = decode("queued mail", &bytes)?;
-            if queued.mail.to == user.email {
-                self.mail_queue.remove(mail_key)?;
-            }
-        }
-        Ok(true)
+        Ok(removed.is_some())
     }
 }

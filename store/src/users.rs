@@ -10,6 +10,7 @@ use sled::Transactional;
 use crate::codec::{decode, tx_decode, tx_encode};
 use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
+use crate::plan_history::{tx_record_plan_change, PlanReason};
 use crate::secret::TokenHash;
 use crate::tokens::{tx_put_token, TokenPurpose, TokenRecord};
 use crate::{Result, Store};
@@ -196,15 +197,18 @@ impl Store {
     }
 
     /// Changes a user with `change` atomically and returns the new record. The email, id and
-    /// creation time cannot be changed this way.
+    /// creation time cannot be changed this way; a plan changed this way is recorded in the plan
+    /// history (reason `other`).
     pub fn update_user(&self, id: UserId, change: impl Fn(&mut User)) -> Result<User> {
         self.room.ensure()?;
         let key = *id.as_bytes();
-        let updated = self.users.transaction(|users| {
+        let now = Utc::now();
+        let updated = (&self.users, &self.plan_history).transaction(|(users, history)| {
             let bytes = users.get(key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
-            let (email, created_at) = (user.email.clone(), user.created_at);
+            let (email, created_at, tier) = (user.email.clone(), user.created_at, user.subscription_tier);
             change(&mut user);
+            tx_record_plan_change(history, id, tier, user.subscription_tier, PlanReason::Other, now)?;
             user.id = id;
             user.email = email;
             user.created_at = created_at;

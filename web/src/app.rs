@@ -14,7 +14,7 @@ use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::wire::config::ClientConfig;
-use crate::{auth, billing, client, contract, digests, headers, health, ratings, terms, users};
+use crate::{admin_delete, auth, billing, client, contract, digests, headers, health, ratings, rights, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -49,6 +49,8 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     ratings::configure(routes);
     digests::configure(routes);
     billing::configure(routes);
+    rights::configure(routes);
+    admin_delete::configure(routes);
     contract::configure(routes);
 }
 

@@ -20,7 +20,7 @@ use ts_rs::TS;
 
 use crate::error::{ErrorBody, ErrorCode, FieldErrorView};
 use crate::routes::{ApiRoutes, RouteTable, WireTypes};
-use crate::wire::{auth, billing, config, digests, ratings, terms, users};
+use crate::wire::{auth, billing, config, digests, ratings, rights, terms, users};
 use crate::wire::{DeliveryDay, Done, DoneWithMessage, Message, Source, Tier, Verdict};
 
 /// The checked-in TypeScript, as served by `GET /api/contract.ts`.
@@ -171,6 +171,17 @@ pub fn generate_typescript() -> String {
         billing::InvoiceView::decl(),
         billing::StripeSubscriptionView::decl(),
         billing::WebhookAnswer::decl(),
+        // Rights
+        rights::DataExport::decl(),
+        rights::AccountExport::decl(),
+        rights::PreferencesExport::decl(),
+        rights::DigestExport::decl(),
+        rights::PaperExport::decl(),
+        rights::RatingExport::decl(),
+        rights::PlanReason::decl(),
+        rights::PlanChangeExport::decl(),
+        rights::SubscriptionExport::decl(),
+        rights::DeleteAccountRequest::decl(),
         // The contract itself
         ApiContract::decl(),
         RouteContract::decl(),

@@ -41,6 +41,7 @@ pub enum ErrorCode {
     RequiresSupport,
     TriggerNeedsPaidPlan,
     OperatorOnly,
+    WrongPassword,
     // 404, 405, 408, 409, 410, 413, 429
     NotFound,
     MethodNotAllowed,
@@ -49,6 +50,7 @@ pub enum ErrorCode {
     TermAlreadyFollowed,
     AlreadyActive,
     UseCardForm,
+    CannotDeleteSelf,
     LinkExpired,
     DigestGone,
     TermGone,
@@ -68,7 +70,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 38] = [
+    pub const ALL: [ErrorCode; 40] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -88,6 +90,7 @@ impl ErrorCode {
         ErrorCode::RequiresSupport,
         ErrorCode::TriggerNeedsPaidPlan,
         ErrorCode::OperatorOnly,
+        ErrorCode::WrongPassword,
         ErrorCode::NotFound,
         ErrorCode::MethodNotAllowed,
         ErrorCode::BodyTimeout,
@@ -95,6 +98,7 @@ impl ErrorCode {
         ErrorCode::TermAlreadyFollowed,
         ErrorCode::AlreadyActive,
         ErrorCode::UseCardForm,
+        ErrorCode::CannotDeleteSelf,
         ErrorCode::LinkExpired,
         ErrorCode::DigestGone,
         ErrorCode::TermGone,
@@ -128,11 +132,16 @@ impl ErrorCode {
             | ErrorCode::NotYourAddress
             | ErrorCode::RequiresSupport
             | ErrorCode::TriggerNeedsPaidPlan
-            | ErrorCode::OperatorOnly => StatusCode::FORBIDDEN,
+            | ErrorCode::OperatorOnly
+            | ErrorCode::WrongPassword => StatusCode::FORBIDDEN,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::EmailTaken | ErrorCode::TermAlreadyFollowed | ErrorCode::AlreadyActive | ErrorCode::UseCardForm => StatusCode::CONFLICT,
+            ErrorCode::EmailTaken
+            | ErrorCode::TermAlreadyFollowed
+            | ErrorCode::AlreadyActive
+            | ErrorCode::UseCardForm
+            | ErrorCode::CannotDeleteSelf => StatusCode::CONFLICT,
             ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -173,6 +182,7 @@ impl ErrorCode {
             ErrorCode::RequiresSupport => "requires_support",
             ErrorCode::TriggerNeedsPaidPlan => "trigger_needs_paid_plan",
             ErrorCode::OperatorOnly => "operator_only",
+            ErrorCode::WrongPassword => "wrong_password",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::BodyTimeout => "body_timeout",
@@ -180,6 +190,7 @@ impl ErrorCode {
             ErrorCode::TermAlreadyFollowed => "term_already_followed",
             ErrorCode::AlreadyActive => "already_active",
             ErrorCode::UseCardForm => "use_card_form",
+            ErrorCode::CannotDeleteSelf => "cannot_delete_self",
             ErrorCode::LinkExpired => "link_expired",
             ErrorCode::DigestGone => "digest_gone",
             ErrorCode::TermGone => "term_gone",

@@ -9,6 +9,7 @@
 //! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the
 //! client's TypeScript is generated from them.
 
+pub mod admin_delete;
 pub mod app;
 pub mod auth;
 pub mod billing;
@@ -28,6 +29,7 @@ pub mod logging;
 pub mod model;
 pub mod papers;
 pub mod ratings;
+pub mod rights;
 pub mod routes;
 pub mod security;
 pub mod server;

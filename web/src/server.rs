@@ -28,6 +28,7 @@ pub struct Started {
 pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let system = System::start(&settings, Options::service())?;
     let state = AppState::from_system(settings.clone(), &system)?;
+    crate::rights::finish_unfinished_deletions(&state)?;
     let app_state = state.clone();
     let gate = state.connections.clone();
     let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;

@@ -13,6 +13,7 @@ pub mod common;
 pub mod config;
 pub mod digests;
 pub mod ratings;
+pub mod rights;
 pub mod terms;
 pub mod users;
 

@@ -28,6 +28,9 @@ enum Access {
     Owner,
     /// The signed-in owner, and an operator may do more (test mail to another address).
     OwnerOrOperator,
+    /// A verified operator only: anonymous is 401, any other signed-in user (the owner
+    /// included) 403 or 404; the matrix row is the operator's call.
+    Operator,
 }
 
 /// The owner's records a request names.
@@ -44,6 +47,8 @@ struct Target {
     digest_id: String,
     paper_key: String,
     rating_token: String,
+    /// Dan, a user an operator's row may delete.
+    spare_id: String,
 }
 
 /// A request's path and JSON body.
@@ -138,6 +143,30 @@ const RULES: &[Rule] = &[
         path: "/api/users/{user_id}/preferences",
         access: Access::Owner,
         requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/preferences"), Some(json!({ "deliveryDay": "friday" }))),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
+        path: "/api/users/{user_id}/export",
+        access: Access::Owner,
+        requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/export"), None),
+        owner_status: 200,
+    },
+    Rule {
+        // The owner's row sends a wrong password (403, nothing deleted): the rows after it need
+        // the account.
+        method: "POST",
+        path: "/api/users/{user_id}/delete",
+        access: Access::Owner,
+        requests: |target| by_id_and_email(target, |user| format!("/api/users/{user}/delete"), Some(json!({ "password": "Not-the-password-1" }))),
+        owner_status: 403,
+    },
+    Rule {
+        // After verify-email, which signs Dan in.
+        method: "DELETE",
+        path: "/api/admin/users/{user_id}",
+        access: Access::Operator,
+        requests: |target| no_body(&format!("/api/admin/users/{}", target.spare_id)),
         owner_status: 200,
     },
     Rule {
@@ -374,6 +403,7 @@ impl Matrix {
             digest_id: digest.id.to_string(),
             paper_key,
             rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
+            spare_id: billing.user_record("dan@example.org").id.to_string(),
         };
         Matrix { billing, ada, bob, carol, anonymous, target }
     }
@@ -455,6 +485,14 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
                     .refused(rule, "a caller without the secret", &matrix.anonymous, &forged_path, forged_body.as_ref(), &[400, 401, 403, 404])
                     .await;
             }
+            Access::Operator => {
+                for (path, body) in &requests {
+                    matrix.refused(rule, "anonymous", &matrix.anonymous, path, body.as_ref(), &[401]).await;
+                    for (who, caller) in [("another user", &matrix.bob), ("the owner", &matrix.ada)] {
+                        matrix.refused(rule, who, caller, path, body.as_ref(), &[403, 404]).await;
+                    }
+                }
+            }
             Access::Public => {}
         }
         if rule.access == Access::OwnerOrOperator {
@@ -468,6 +506,7 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
         let caller = match rule.access {
             Access::Public | Access::Secret => &stranger,
             Access::Owner | Access::OwnerOrOperator => &matrix.ada,
+            Access::Operator => &matrix.carol,
         };
         let answer = if rule.path == "/api/stripe/webhook" {
             matrix.billing.webhook(body.as_ref().expect("an event"), chrono::Utc::now().timestamp(), WEBHOOK_SECRET).await

@@ -116,6 +116,9 @@ const INPUTS: &[RouteInputs] = &[
     route("GET", "/api/debug-webhook-status", &[], &[]),
     route("POST", "/api/fix-subscription", &[], &[]),
     route("POST", "/api/stripe/webhook", &[], &[]),
+    route("GET", "/api/users/{user_id}/export", &[], &[]),
+    route("POST", "/api/users/{user_id}/delete", &[("password", Password)], &[]),
+    route("DELETE", "/api/admin/users/{user_id}", &[], &[]),
 ];
 
 /// How a hostile value may be answered.
@@ -215,6 +218,8 @@ fn valid_body(route: &RouteInputs, case: usize) -> Value {
         "/api/auth/resend-verification" | "/api/forgot-password" => json!({ "email": "nobody@example.org" }),
         "/api/reset-password" => json!({ "token": "no-such-token", "password": PASSWORD, "confirmPassword": PASSWORD }),
         "/api/users/{user_id}/preferences" => json!({ "weeklyDigest": true }),
+        // A wrong password: the account must outlive the run.
+        "/api/users/{user_id}/delete" => json!({ "password": "Not-the-password-1" }),
         "/api/search-terms/{term_id}" => json!({ "term": "topic alpha" }),
         "/api/search-terms/{term_id}/ratings" => {
             json!({ "digestId": "00000000-0000-0000-0000-000000000001", "paperKey": "doi:10.1/x", "verdict": "relevant" })

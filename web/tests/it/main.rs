@@ -29,6 +29,7 @@ mod papers;
 mod password_reset;
 mod payments;
 mod ratings;
+mod rights;
 mod security;
 mod signup;
 mod smtp;

@@ -58,6 +58,9 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ("POST", "/api/fix-subscription", "fix_subscription_ok"),
     ("POST", "/api/stripe/webhook", "stripe_webhook_ok"),
     ("POST", "/api/cancel-subscription", "cancel_subscription_ok"),
+    ("GET", "/api/users/{user_id}/export", "export_ok"),
+    ("POST", "/api/users/{user_id}/delete", "delete_account_ok"),
+    ("DELETE", "/api/admin/users/{user_id}", "admin_delete_user_ok"),
 ];
 
 /// Error codes no request here can bring about, whose bodies are therefore not pinned: `busy`
@@ -535,6 +538,37 @@ async fn a_payment_service_that_does_not_answer_is_pinned() {
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
     check(&redactor, "payment_service_unavailable", &ada.post("/api/create-subscription", json!({ "tier": "pro" })).await);
+}
+
+#[actix_web::test]
+async fn export_and_deletion_answer_as_pinned() {
+    let server = TestServer::start().await;
+    let mut redactor = Redactor::new(&server);
+    let ada = ada_with_a_term(&server, &mut redactor).await;
+    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+    let digest = crate::access::digest_with_a_paper(&server, &user, "kidney organoid maturation").await;
+    redactor.learn(&digest.id.to_string(), "digest_id");
+    server.state.store.set_plan(user.id, engine::Tier::Pro).expect("a plan change");
+    let mut export = ada.client.get(&format!("/api/users/{}/export", ada.id)).await;
+    // The immediate search's own digest (if any) depends on the run: only the recorded one is pinned.
+    if let Some(digests) = export.body["digests"].as_array_mut() {
+        digests.retain(|kept| kept["id"] == digest.id.to_string());
+    }
+    check(&redactor, "export_ok", &export);
+
+    let operator = server.operator().await;
+    let operator_id = server.state.store.user_by_email(crate::common::OPERATOR).expect("db").expect("the operator").id.to_string();
+    redactor.learn(&operator_id, "operator_id");
+    check(&redactor, "admin_delete_user_not_an_operator", &ada.client.delete(&format!("/api/admin/users/{operator_id}")).await);
+    check(&redactor, "admin_delete_user_self", &operator.delete(&format!("/api/admin/users/{operator_id}")).await);
+    let bob = server.client();
+    server.verified_user(&bob, "bob@example.org").await;
+    let bob_id = server.state.store.user_by_email("bob@example.org").expect("db").expect("Bob").id.to_string();
+    check(&redactor, "admin_delete_user_ok", &operator.delete(&format!("/api/admin/users/{bob_id}")).await);
+
+    let wrong = ada.client.post(&format!("/api/users/{}/delete", ada.id), json!({ "password": "Not-the-password-1" })).await;
+    check(&redactor, "delete_account_wrong_password", &wrong);
+    check(&redactor, "delete_account_ok", &ada.client.post(&format!("/api/users/{}/delete", ada.id), json!({ "password": PASSWORD })).await);
 }
 
 /// The answers of faults a test cannot cause without breaking the machine, from the constructors

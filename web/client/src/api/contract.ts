@@ -2,7 +2,7 @@
 // web/src/contract.rs). Do not edit by hand; after changing a wire type, run
 //   PAPERTIDE_UPDATE_CONTRACT=1 cargo test -p web --lib contract
 
-export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "link_expired" | "digest_gone" | "term_gone" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
+export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "link_expired" | "digest_gone" | "term_gone" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
 
 export type ErrorBody = { 
 /**
@@ -275,6 +275,78 @@ created: number | null, currency: string, id: string, paid: boolean, status: str
 export type StripeSubscriptionView = { id: string, status: string, tier: Tier | null, };
 
 export type WebhookAnswer = { duplicate?: true, received: true, };
+
+export type DataExport = { exportedAt: string, account: AccountExport, preferences: PreferencesExport, 
+/**
+ * Oldest first.
+ */
+searchTerms: Array<SearchTermView>, 
+/**
+ * Newest first, each with its papers.
+ */
+digests: Array<DigestExport>, 
+/**
+ * Newest first.
+ */
+ratings: Array<RatingExport>, 
+/**
+ * Oldest first.
+ */
+planHistory: Array<PlanChangeExport>, 
+/**
+ * What the plan history covers.
+ */
+planHistoryNote: string, 
+/**
+ * The paid subscriptions followed for the user, newest first.
+ */
+subscriptions: Array<SubscriptionExport>, };
+
+export type AccountExport = { id: string, email: string, createdAt: string, plan: Tier, verified: boolean, researchField: string | null, lastDigestAt: string | null, stripeCustomerId: string | null, stripeSubscriptionId: string | null, 
+/**
+ * The address the account was created from, when it was kept.
+ */
+signupAddress: string | null, };
+
+export type PreferencesExport = { includePubmed: boolean, includeArxiv: boolean, includeBiorxiv: boolean, weeklyDigest: boolean, dailyHighlights: boolean, deliveryDay: DeliveryDay, };
+
+export type DigestExport = { id: string, kind: DigestKind, searchTerm: string, searchedAs: string | null, subject: string, sentAt: string, 
+/**
+ * Line-separated.
+ */
+aiSummary: string, papers: Array<PaperExport>, };
+
+export type PaperExport = { title: string, authors: string, journal: string | null, source: Source, url: string | null, 
+/**
+ * (label, url) pairs.
+ */
+links: Array<[string, string]>, abstract: string, summary: string, reason: string, 
+/**
+ * 0 to 1.
+ */
+relevanceScore: number, retracted: boolean, };
+
+export type RatingExport = { termId: string, 
+/**
+ * The term's words, when the term is still there.
+ */
+term: string | null, 
+/**
+ * The paper's identifier (`doi:…`, `pmid:…`).
+ */
+paper: string, title: string, verdict: Verdict, digestId: string | null, ratedAt: string, };
+
+export type PlanReason = "operator" | "stripe" | "plan_ended" | "canceled" | "other";
+
+export type PlanChangeExport = { at: string, from: Tier, to: Tier, reason: PlanReason, };
+
+export type SubscriptionExport = { subscriptionId: string, plan: Tier, 
+/**
+ * pending, active, failed or canceled.
+ */
+status: string, createdAt: string, updatedAt: string, };
+
+export type DeleteAccountRequest = { password: string, };
 
 export type ApiContract = { 
 /**
