@@ -49,6 +49,11 @@ pub enum ErrorCode {
     TermAlreadyFollowed,
     AlreadyActive,
     UseCardForm,
+    CannotDemoteSelf,
+    OperatorBySettings,
+    CannotDisableSelf,
+    AlreadyVerified,
+    HarvestRunning,
     LinkExpired,
     DigestGone,
     TermGone,
@@ -68,7 +73,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 38] = [
+    pub const ALL: [ErrorCode; 43] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -95,6 +100,11 @@ impl ErrorCode {
         ErrorCode::TermAlreadyFollowed,
         ErrorCode::AlreadyActive,
         ErrorCode::UseCardForm,
+        ErrorCode::CannotDemoteSelf,
+        ErrorCode::OperatorBySettings,
+        ErrorCode::CannotDisableSelf,
+        ErrorCode::AlreadyVerified,
+        ErrorCode::HarvestRunning,
         ErrorCode::LinkExpired,
         ErrorCode::DigestGone,
         ErrorCode::TermGone,
@@ -132,7 +142,15 @@ impl ErrorCode {
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::EmailTaken | ErrorCode::TermAlreadyFollowed | ErrorCode::AlreadyActive | ErrorCode::UseCardForm => StatusCode::CONFLICT,
+            ErrorCode::EmailTaken
+            | ErrorCode::TermAlreadyFollowed
+            | ErrorCode::AlreadyActive
+            | ErrorCode::UseCardForm
+            | ErrorCode::CannotDemoteSelf
+            | ErrorCode::OperatorBySettings
+            | ErrorCode::CannotDisableSelf
+            | ErrorCode::AlreadyVerified
+            | ErrorCode::HarvestRunning => StatusCode::CONFLICT,
             ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -180,6 +198,11 @@ impl ErrorCode {
             ErrorCode::TermAlreadyFollowed => "term_already_followed",
             ErrorCode::AlreadyActive => "already_active",
             ErrorCode::UseCardForm => "use_card_form",
+            ErrorCode::CannotDemoteSelf => "cannot_demote_self",
+            ErrorCode::OperatorBySettings => "operator_by_settings",
+            ErrorCode::CannotDisableSelf => "cannot_disable_self",
+            ErrorCode::AlreadyVerified => "already_verified",
+            ErrorCode::HarvestRunning => "harvest_running",
             ErrorCode::LinkExpired => "link_expired",
             ErrorCode::DigestGone => "digest_gone",
             ErrorCode::TermGone => "term_gone",

@@ -9,6 +9,7 @@
 //! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the
 //! client's TypeScript is generated from them.
 
+pub mod admin;
 pub mod app;
 pub mod auth;
 pub mod billing;
@@ -24,6 +25,7 @@ mod fallback;
 pub mod harvest;
 mod headers;
 mod health;
+pub mod local;
 pub mod logging;
 pub mod model;
 pub mod papers;
