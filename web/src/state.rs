@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use actix::Addr;
 use actors::{Digester, DrainQueue, Harvester, Indexer, Mailer, StatusBoard, UserActors};
-use engine::paper::Source;
 use anyhow::Context;
 use engine::mail::MailContext;
+use engine::paper::Source;
 use index::PaperIndex;
 use store::Store;
 
@@ -85,7 +85,8 @@ impl AppState {
     pub fn from_system(settings: Settings, system: &runtime::System) -> anyhow::Result<AppState> {
         let mailer = system.mailer.clone().context("the service needs the system's mailer")?;
         let indexer = system.writer.as_ref().map(|writer| writer.indexer.clone()).context("the service needs the system's index writer")?;
-        let mut state = AppState::new(settings, system.store.clone(), mailer, system.index.clone(), indexer, system.users.clone(), system.board.clone());
+        let mut state =
+            AppState::new(settings, system.store.clone(), mailer, system.index.clone(), indexer, system.users.clone(), system.board.clone());
         state.harvesters = system.harvesters.clone();
         Ok(state.with_embedding(system.embedding.clone()))
     }

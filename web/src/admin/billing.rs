@@ -17,9 +17,11 @@ use crate::wire::admin::{AdminBilling, AdminBillingUser};
 use crate::wire::billing::FixSubscriptionAnswer;
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes
-        .get("/admin/billing", billing, WireTypes::answer::<AdminBilling>())
-        .post("/admin/users/{user_id}/repair-subscription", repair, WireTypes::answer::<FixSubscriptionAnswer>());
+    routes.get("/admin/billing", billing, WireTypes::answer::<AdminBilling>()).post(
+        "/admin/users/{user_id}/repair-subscription",
+        repair,
+        WireTypes::answer::<FixSubscriptionAnswer>(),
+    );
 }
 
 /// `GET /api/admin/billing`: paid accounts and accounts with a tracked subscription, oldest

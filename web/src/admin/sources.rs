@@ -18,9 +18,11 @@ use crate::wire::Message;
 const WEEK_DAYS: i64 = 7;
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes
-        .get("/admin/sources", sources, WireTypes::answer::<AdminSources>())
-        .post("/admin/sources/{source}/harvest", harvest_now, WireTypes::answer::<Message>());
+    routes.get("/admin/sources", sources, WireTypes::answer::<AdminSources>()).post(
+        "/admin/sources/{source}/harvest",
+        harvest_now,
+        WireTypes::answer::<Message>(),
+    );
 }
 
 /// `GET /api/admin/sources`.

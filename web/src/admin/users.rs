@@ -130,16 +130,7 @@ async fn set_disabled(
     if disable && operator.account().is_some_and(|own| own.id == user.id) {
         return Err(ApiError::new(ErrorCode::CannotDisableSelf, "You cannot disable your own account."));
     }
-    let user = state.store.update_user(user.id, |user| {
-        if disable && user.is_active {
-            user.session_epoch = user.session_epoch.wrapping_add(1);
-        }
-        user.is_active = !disable;
-    })?;
-    if disable {
-        // The epoch already voids them; the records go too.
-        state.store.delete_sessions_of(user.id)?;
-    }
+    let user = state.store.set_account_disabled(user.id, disable)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, disabled = disable, "an operator changed an account's access");
     Ok(HttpResponse::Ok().json(admin_user(&state, &user)?))
