@@ -1,6 +1,7 @@
 //! The access-control matrix: every API route the router registers, called by an anonymous
-//! caller, by another user, by an operator and by the owner, naming the owner's records by id and
-//! by email. A route missing from [`RULES`] fails the test, so a new route cannot be left out.
+//! caller, by another user, by an operator and by the owner (an operator route: by the
+//! operator), naming the owner's records by id and by email. A route missing from [`RULES`]
+//! fails the test, so a new route cannot be left out.
 //! Every refused call is checked to have written nothing (the database's content digest is the
 //! same before and after); the owner's call is checked to get through.
 //!
@@ -28,6 +29,9 @@ enum Access {
     Owner,
     /// The signed-in owner, and an operator may do more (test mail to another address).
     OwnerOrOperator,
+    /// A verified operator only (`/api/admin/...`): anonymous 401, any other user 403
+    /// `operator_only`; the row's call is the operator's.
+    Operator,
 }
 
 /// The owner's records a request names.
@@ -44,6 +48,10 @@ struct Target {
     digest_id: String,
     paper_key: String,
     rating_token: String,
+    /// Bob, another user, whom the operator rows act on (leaving him as he is).
+    other_id: String,
+    /// An account whose address is not verified, for the operator's resend.
+    unverified_id: String,
 }
 
 /// A request's path and JSON body.
@@ -290,6 +298,76 @@ const RULES: &[Rule] = &[
     Rule { method: "POST", path: "/api/fix-subscription", access: Access::Owner, requests: |_| no_body("/api/fix-subscription"), owner_status: 200 },
     Rule {
         method: "POST",
+        path: "/api/admin/users/{user_id}/repair-subscription",
+        access: Access::Operator,
+        requests: |target| no_body(&format!("/api/admin/users/{}/repair-subscription", target.id)),
+        owner_status: 200,
+    },
+    Rule { method: "GET", path: "/api/admin/stats", access: Access::Operator, requests: |_| no_body("/api/admin/stats"), owner_status: 200 },
+    Rule {
+        method: "GET",
+        path: "/api/admin/users",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/users?q=example&plan=pro&verified=true&page=1"),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/plan",
+        access: Access::Operator,
+        requests: |target| with_body(&format!("/api/admin/users/{}/plan", target.other_id), json!({ "plan": "free" })),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/operator",
+        access: Access::Operator,
+        requests: |target| with_body(&format!("/api/admin/users/{}/operator", target.other_id), json!({ "operator": false })),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/disabled",
+        access: Access::Operator,
+        requests: |target| with_body(&format!("/api/admin/users/{}/disabled", target.other_id), json!({ "disabled": false })),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/resend-verification",
+        access: Access::Operator,
+        requests: |target| no_body(&format!("/api/admin/users/{}/resend-verification", target.unverified_id)),
+        owner_status: 200,
+    },
+    Rule { method: "GET", path: "/api/admin/sources", access: Access::Operator, requests: |_| no_body("/api/admin/sources"), owner_status: 200 },
+    Rule {
+        // This server harvests no source: the operator gets through to "not harvested here".
+        method: "POST",
+        path: "/api/admin/sources/{source}/harvest",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/sources/pubmed/harvest"),
+        owner_status: 404,
+    },
+    Rule { method: "GET", path: "/api/admin/mail", access: Access::Operator, requests: |_| no_body("/api/admin/mail"), owner_status: 200 },
+    Rule {
+        // No mail was given up here: the operator gets through to "no such mail" (tests::admin
+        // retries a real one).
+        method: "POST",
+        path: "/api/admin/mail/dead/{mail_id}/retry",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/mail/dead/4242/retry"),
+        owner_status: 404,
+    },
+    Rule {
+        method: "DELETE",
+        path: "/api/admin/mail/dead/{mail_id}",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/mail/dead/4242"),
+        owner_status: 404,
+    },
+    Rule { method: "GET", path: "/api/admin/billing", access: Access::Operator, requests: |_| no_body("/api/admin/billing"), owner_status: 200 },
+    Rule {
+        method: "POST",
         path: "/api/stripe/webhook",
         access: Access::Secret,
         requests: |target| {
@@ -350,6 +428,7 @@ impl Matrix {
         tokio::time::sleep(Duration::from_millis(3000)).await;
         let bob = billing.user("bob@example.org", 1).await;
         let carol = billing.user("carol@example.org", 0).await;
+        server.sign_up(&server.client(), "gina@example.org").await;
 
         let user = billing.user_record("ada@example.org");
         let term = server.state.store.search_terms(user.id).expect("db").into_iter().next().expect("Ada's term");
@@ -374,6 +453,8 @@ impl Matrix {
             digest_id: digest.id.to_string(),
             paper_key,
             rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
+            other_id: billing.user_record("bob@example.org").id.to_string(),
+            unverified_id: billing.user_record("gina@example.org").id.to_string(),
         };
         Matrix { billing, ada, bob, carol, anonymous, target }
     }
@@ -455,6 +536,13 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
                     .refused(rule, "a caller without the secret", &matrix.anonymous, &forged_path, forged_body.as_ref(), &[400, 401, 403, 404])
                     .await;
             }
+            Access::Operator => {
+                for (path, body) in &requests {
+                    matrix.refused(rule, "anonymous", &matrix.anonymous, path, body.as_ref(), &[401]).await;
+                    let answer = matrix.refused(rule, "another user", &matrix.bob, path, body.as_ref(), &[403]).await;
+                    assert_eq!(answer.body["code"], "operator_only", "{} {path} as another user: {}", rule.method, answer.body);
+                }
+            }
             Access::Public => {}
         }
         if rule.access == Access::OwnerOrOperator {
@@ -468,6 +556,7 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
         let caller = match rule.access {
             Access::Public | Access::Secret => &stranger,
             Access::Owner | Access::OwnerOrOperator => &matrix.ada,
+            Access::Operator => &matrix.carol,
         };
         let answer = if rule.path == "/api/stripe/webhook" {
             matrix.billing.webhook(body.as_ref().expect("an event"), chrono::Utc::now().timestamp(), WEBHOOK_SECRET).await

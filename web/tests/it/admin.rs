@@ -139,7 +139,10 @@ async fn accounts_are_found_by_email_plan_and_verification_a_page_at_a_time() {
     let users = first.body["users"].as_array().expect("users");
     assert_eq!(users.len(), 50);
     assert_eq!(users[0]["email"], OPERATOR, "oldest first");
-    assert_eq!((users[0]["operator"].as_bool(), users[0]["operatorByEmail"].as_bool(), users[0]["operatorGranted"].as_bool()), (Some(true), Some(true), Some(false)));
+    assert_eq!(
+        (users[0]["operator"].as_bool(), users[0]["operatorByEmail"].as_bool(), users[0]["operatorGranted"].as_bool()),
+        (Some(true), Some(true), Some(false))
+    );
     let second = get("/api/admin/users?page=2").await;
     assert_eq!(second.body["users"].as_array().map(Vec::len), Some(7));
     assert_eq!(get("/api/admin/users?page=3").await.body["users"].as_array().map(Vec::len), Some(0));
@@ -378,7 +381,8 @@ async fn dead_mail_is_sent_again_and_delivered_or_dropped() {
     for email in ["erin@example.org", "fay@example.org"] {
         assert_eq!(server.client().post("/api/signup", signup_body(email, PASSWORD)).await.status, 201);
     }
-    wait_for("the mails were tried", || store.queued_mail().is_ok_and(|queued| queued.len() == 3 && queued.iter().all(|mail| mail.attempts >= 1))).await;
+    wait_for("the mails were tried", || store.queued_mail().is_ok_and(|queued| queued.len() == 3 && queued.iter().all(|mail| mail.attempts >= 1)))
+        .await;
     for queued in store.queued_mail().expect("the queue") {
         if queued.mail.to != OPERATOR {
             store.move_mail_to_dead(queued.id, "550 mailbox unavailable").expect("given up");
@@ -449,7 +453,8 @@ async fn harvest_now_runs_the_sources_harvester_and_moves_its_cursor() {
     wait_for("the harvester is idle", || console.server.state.board.get("harvester-biorxiv").is_some_and(|status| !status.busy)).await;
     let sources = console.operator.get("/api/admin/sources").await;
     assert_eq!(sources.status, 200, "{}", sources.body);
-    let biorxiv = sources.body["sources"].as_array().and_then(|all| all.iter().find(|source| source["source"] == "biorxiv")).expect("bioRxiv").clone();
+    let biorxiv =
+        sources.body["sources"].as_array().and_then(|all| all.iter().find(|source| source["source"] == "biorxiv")).expect("bioRxiv").clone();
     assert_eq!((biorxiv["enabled"].as_bool(), biorxiv["running"].as_bool()), (Some(true), Some(false)), "{biorxiv}");
     assert!(biorxiv["lastSuccessAt"].is_string() && biorxiv["nextRunAt"].is_string(), "{biorxiv}");
     let arxiv = sources.body["sources"].as_array().and_then(|all| all.iter().find(|source| source["source"] == "arxiv")).expect("arXiv").clone();
