@@ -3,7 +3,8 @@
 //!
 //! Architecture invariant: HTTP types live only here; every lower error becomes an
 //! [`error::ApiError`] with a status, a stable code and a message. `create_app` is the only way
-//! an application is built, for the binary and the tests alike.
+//! an application is built, for the binary and the tests alike (besides `create_local_app`, the
+//! data directory's socket's, which serves only the operator routes; see [`local`]).
 //!
 //! Architecture invariant: every `/api` answer and request is a type of [`wire`] (errors:
 //! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the

@@ -27,6 +27,12 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// `GET /api/admin/billing`: paid accounts and accounts with a tracked subscription, oldest
 /// account first.
 async fn billing(state: web::Data<AppState>, _operator: Operator) -> ApiResult<HttpResponse> {
+    // Every account is read: off the async threads.
+    let answer = web::block(move || paid_and_tracked(&state)).await??;
+    Ok(HttpResponse::Ok().json(answer))
+}
+
+fn paid_and_tracked(state: &AppState) -> ApiResult<AdminBilling> {
     let mut newest: BTreeMap<UserId, SubscriptionTracking> = BTreeMap::new();
     for row in state.store.all_subscription_trackings()? {
         let is_newer = newest.get(&row.user_id).is_none_or(|kept| kept.created_at < row.created_at);
@@ -51,7 +57,7 @@ async fn billing(state: web::Data<AppState>, _operator: Operator) -> ApiResult<H
             cancel_at_period_end: false,
         });
     }
-    Ok(HttpResponse::Ok().json(AdminBilling { enabled: state.billing.is_some(), users }))
+    Ok(AdminBilling { enabled: state.billing.is_some(), users })
 }
 
 /// `POST /api/admin/users/{userId}/repair-subscription`: reads the account's subscriptions

@@ -59,15 +59,30 @@ async fn user_page(state: web::Data<AppState>, _operator: Operator, query: web::
         return Err(ApiError::bad_request("Pages are counted from 1."));
     }
     let needle = query.q.as_deref().map(|text| text.trim().to_lowercase()).unwrap_or_default();
+    let filter = UserFilter { needle, plan, verified: query.verified };
+    // Every account is read: off the async threads.
+    let answer = web::block(move || find_users(&state, &filter, page)).await??;
+    Ok(HttpResponse::Ok().json(answer))
+}
+
+/// What `GET /api/admin/users` keeps.
+struct UserFilter {
+    /// Lower case; empty: every address.
+    needle: String,
+    plan: Option<Tier>,
+    verified: Option<bool>,
+}
+
+fn find_users(state: &AppState, filter: &UserFilter, page: u32) -> ApiResult<AdminUserPage> {
     let matches = |user: &User| {
-        user.email.contains(&needle)
-            && plan.is_none_or(|plan| user.subscription_tier == plan)
-            && query.verified.is_none_or(|verified| user.is_email_verified == verified)
+        user.email.contains(&filter.needle)
+            && filter.plan.is_none_or(|plan| user.subscription_tier == plan)
+            && filter.verified.is_none_or(|verified| user.is_email_verified == verified)
     };
     let found: Vec<User> = state.store.users()?.into_iter().filter(matches).collect();
     let skipped = usize::try_from(page - 1).unwrap_or(usize::MAX).saturating_mul(PAGE_SIZE as usize);
-    let users = found.iter().skip(skipped).take(PAGE_SIZE as usize).map(|user| admin_user(&state, user)).collect::<ApiResult<Vec<_>>>()?;
-    Ok(HttpResponse::Ok().json(AdminUserPage { users, total: found.len() as u64, page, page_size: PAGE_SIZE }))
+    let users = found.iter().skip(skipped).take(PAGE_SIZE as usize).map(|user| admin_user(state, user)).collect::<ApiResult<Vec<_>>>()?;
+    Ok(AdminUserPage { users, total: found.len() as u64, page, page_size: PAGE_SIZE })
 }
 
 /// `POST /api/admin/users/{userId}/plan` `{ plan }`: as `papertide users set-tier`, the terms
