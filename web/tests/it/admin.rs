@@ -597,3 +597,28 @@ async fn wait_for_file_containing(dir: &Path, text: &str) -> String {
         actix_web::rt::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[actix_web::test]
+async fn the_index_shows_its_papers_by_source_and_the_models_vectors() {
+    let server = TestServer::start_with_embedding_model().await;
+    let operator = server.operator().await;
+    let recorded = server.index_recorded_papers().await as u64;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let index = loop {
+        let sources = operator.get("/api/admin/sources").await;
+        assert_eq!(sources.status, 200, "{}", sources.body);
+        let index = sources.body["index"].clone();
+        if index["vectors"]["embedded"] == recorded && index["vectors"]["waiting"] == 0 {
+            break index;
+        }
+        assert!(Instant::now() < deadline, "the recorded papers were not embedded: {index}");
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(index["vectors"]["model"], "all-minilm-l6-v2");
+    assert_eq!(index["papers"], recorded);
+    assert_eq!(index["bySource"], json!({ "pubmed": recorded, "arxiv": 0, "biorxiv": 0, "medrxiv": 0 }));
+    let sources = operator.get("/api/admin/sources").await;
+    let pubmed = sources.body["sources"].as_array().and_then(|all| all.iter().find(|source| source["source"] == "pubmed")).expect("PubMed").clone();
+    assert_eq!(pubmed["papersThisWeek"], recorded, "the papers entered PubMed today: {pubmed}");
+    assert_eq!(pubmed["enabled"], false, "not harvested here");
+}
