@@ -1,5 +1,5 @@
 //! Harvesting: one [`Harvester`] actor per source fetches the source's new papers day by day on
-//! a daily schedule and hands them to the [`Indexer`]; [`harvest_days`] is the run itself,
+//! a daily schedule (or at once on [`HarvestNow`]) and hands them to the [`Indexer`]; [`harvest_days`] is the run itself,
 //! shared with `papertide harvest`.
 //!
 //! Schedule, cursor and backoff follow `engine::harvest` (the state lives in sled, written after
@@ -290,6 +290,27 @@ impl Actor for Harvester {
     fn started(&mut self, ctx: &mut Self::Context) {
         self.board.set_busy(self.name(), false);
         self.schedule_next(ctx);
+    }
+}
+
+/// Runs the harvester now, as its timer would (the operator's "harvest now"): answers `false`,
+/// starting nothing, when a run is under way already.
+#[derive(Debug, Clone, Copy, Message)]
+#[rtype(result = "bool")]
+pub struct HarvestNow;
+
+impl Handler<HarvestNow> for Harvester {
+    type Result = bool;
+
+    fn handle(&mut self, _: HarvestNow, ctx: &mut Self::Context) -> bool {
+        if self.running {
+            return false;
+        }
+        if let Some(handle) = self.next_run.take() {
+            ctx.cancel_future(handle);
+        }
+        self.start_run(ctx);
+        true
     }
 }
 

@@ -1,6 +1,6 @@
 //! Works by id, for work done on every paper rather than on the best matches of a query (the
 //! embedding of each paper, ranking candidates by their vectors): every id newest first, the ids
-//! in a date window, and the papers of given ids.
+//! in a date window (and their count), and the papers of given ids.
 //!
 //! Listing ids reads only fast fields (no stored document is loaded), so it stays cheap on an
 //! index of millions of works; [`PaperIndex::papers_by_id`] loads the few papers wanted.
@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use chrono::NaiveDate;
 use engine::paper::{Paper, Source};
-use tantivy::collector::DocSetCollector;
+use tantivy::collector::{Count, DocSetCollector};
 use tantivy::query::{AllQuery, BooleanQuery, Occur, TermSetQuery};
 use tantivy::{TantivyDocument, Term};
 
@@ -57,6 +57,19 @@ impl PaperIndex {
         let mut ids = found.into_iter().map(|address| id_of(&searcher, address)).collect::<Result<Vec<_>, _>>()?;
         ids.sort_unstable();
         Ok(ids)
+    }
+
+    /// How many committed works [`PaperIndex::ids_in_window`] would list, counted without
+    /// listing them.
+    pub fn count_in_window(&self, since: Option<NaiveDate>, until: Option<NaiveDate>, sources: &[Source]) -> Result<u64, IndexError> {
+        if matches!((since, until), (Some(since), Some(until)) if since > until) {
+            return Ok(0);
+        }
+        let window = PaperQuery { since, until, sources: sources.to_vec(), ..PaperQuery::default() };
+        let mut clauses = filters(self.fields(), &window);
+        clauses.push((Occur::Must, Box::new(AllQuery)));
+        let count = self.searcher().search(&BooleanQuery::new(clauses), &Count).map_err(|source| IndexError::Search { source })?;
+        Ok(count as u64)
     }
 
     /// The committed papers of `ids`, in the order asked (an id asked twice comes once); ids the

@@ -265,6 +265,22 @@ impl Store {
         }
     }
 
+    /// When each stored digest (of every user) was sent, read from the keys alone: for the
+    /// operator's counts by week.
+    pub fn digest_sent_times(&self) -> Result<Vec<DateTime<Utc>>> {
+        let mut times = Vec::new();
+        for key in self.digests.iter().keys() {
+            let key = key?;
+            let Some(micros) = key.get(16..24).and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()) else {
+                continue;
+            };
+            if let Some(at) = DateTime::from_timestamp_micros(i64::from_be_bytes(micros)) {
+                times.push(at);
+            }
+        }
+        Ok(times)
+    }
+
     /// How many digests the user received and when the last weekly one went out, without
     /// reading their papers.
     pub fn digest_stats(&self, user_id: UserId) -> Result<DigestStats> {

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use engine::mail::RenderedMail;
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionalTree};
+use sled::Transactional;
 
 use crate::codec::{decode, encode};
 use crate::error::StoreError;
@@ -129,6 +130,39 @@ impl Store {
     /// Every mail that failed for good, oldest first.
     pub fn dead_mail(&self) -> Result<Vec<QueuedMail>> {
         self.mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
+    }
+
+    /// One mail that failed for good, by id.
+    pub fn dead_mail_by_id(&self, id: u64) -> Result<Option<QueuedMail>> {
+        self.mail_dead.get(id.to_be_bytes())?.map(|bytes| decode("queued mail", &bytes)).transpose()
+    }
+
+    /// Gives a mail that failed for good another chance (the operator's retry, once the cause is
+    /// repaired): it leaves the dead mail for the queue in one transaction, due now, with its
+    /// attempts counted afresh and the same id (so the same Message-ID). Answers whether there was
+    /// such a mail.
+    pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
+        self.room.ensure()?;
+        let key = id.to_be_bytes();
+        let moved = (&self.mail_dead, &self.mail_queue).transaction(|(dead, queue)| {
+            let Some(bytes) = dead.get(key)? else {
+                return Ok(false);
+            };
+            let mut queued: QueuedMail = crate::codec::tx_decode("queued mail", &bytes)?;
+            queued.attempts = 0;
+            queued.next_attempt_at = now;
+            dead.remove(&key)?;
+            queue.insert(&key, crate::codec::tx_encode("queued mail", &queued)?)?;
+            Ok(true)
+        })?;
+        Ok(moved)
+    }
+
+    /// Drops a mail that failed for good, for an operator who decided it need not go; answers
+    /// whether there was such a mail.
+    pub fn drop_dead_mail(&self, id: u64) -> Result<bool> {
+        self.room.ensure()?;
+        Ok(self.mail_dead.remove(id.to_be_bytes())?.is_some())
     }
 
     /// The mail was handed over: it leaves the queue. That goes first to the journal of

@@ -40,6 +40,17 @@ impl Store {
         Ok(terms)
     }
 
+    /// How many terms of every user are active: one pass over the terms, for the operator's counts.
+    pub fn active_term_count(&self) -> Result<u64> {
+        let mut active = 0;
+        for bytes in self.search_terms.iter().values() {
+            if decode::<SearchTerm>("search term", &bytes?)?.is_active {
+                active += 1;
+            }
+        }
+        Ok(active)
+    }
+
     pub fn search_term(&self, id: TermId) -> Result<Option<SearchTerm>> {
         self.search_terms.get(id.0.as_bytes())?.map(|bytes| decode("search term", &bytes)).transpose()
     }

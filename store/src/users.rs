@@ -218,6 +218,21 @@ impl Store {
         Ok(updated)
     }
 
+    /// Disables an account (it cannot sign in, and its sessions and device cookies end at once:
+    /// the session epoch moves on and the session records go) or enables it again.
+    pub fn set_account_disabled(&self, id: UserId, disabled: bool) -> Result<User> {
+        let user = self.update_user(id, |user| {
+            if disabled && user.is_active {
+                user.session_epoch = user.session_epoch.wrapping_add(1);
+            }
+            user.is_active = !disabled;
+        })?;
+        if disabled {
+            self.delete_sessions_of(id)?;
+        }
+        Ok(user)
+    }
+
     /// [`Store::update_user`] by email.
     pub fn update_user_by_email(&self, email: &str, change: impl Fn(&mut User)) -> Result<User> {
         let user = self.user_by_email(email)?.ok_or(StoreError::UserNotFound)?;

@@ -1,4 +1,5 @@
-//! `create_app`: the one application factory used by the binary and by the tests.
+//! `create_app`: the one application factory used by the binary and by the tests; and
+//! `create_local_app`, the small one the data directory's socket serves (`crate::local`).
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -14,7 +15,7 @@ use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::wire::config::ClientConfig;
-use crate::{admin_delete, auth, billing, client, contract, digests, headers, health, ratings, rights, terms, users};
+use crate::{admin, admin_delete, auth, billing, client, contract, digests, headers, health, ratings, rights, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -40,6 +41,27 @@ pub fn create_app(
         .default_service(web::to(client::serve))
 }
 
+/// The application of the data directory's socket: the operator routes and `/healthz`, every
+/// request from the local operator. No Origin check (no browser reaches a socket file) and no
+/// connection gate (only the service's user can open it).
+pub fn create_local_app(
+    state: AppState,
+) -> App<impl ServiceFactory<ServiceRequest, Config = (), Response = ServiceResponse<impl MessageBody>, Error = actix_web::Error, InitError = ()>> {
+    let mut admin_routes = RouteTable::default();
+    let api = web::scope("/api").configure(|config| admin::configure(&mut ApiRoutes::new(config, &mut admin_routes, "/api")));
+    App::new()
+        .app_data(web::Data::new(state))
+        .app_data(web::Data::new(Arc::new(admin_routes)))
+        .app_data(auth::LocalOperator)
+        .app_data(web::JsonConfig::default().limit(MAX_JSON_BODY_BYTES).error_handler(json_payload_error))
+        .app_data(web::QueryConfig::default().error_handler(query_error))
+        .app_data(web::PathConfig::default().error_handler(path_error))
+        .wrap(from_fn(json_error_bodies))
+        .service(web::resource("/healthz").route(web::get().to(health::healthz)))
+        .service(api.default_service(web::to(unmatched)))
+        .default_service(web::to(unmatched))
+}
+
 /// Every `/api` route, each registered once through `routes` (which also records it).
 pub fn configure_api(routes: &mut ApiRoutes) {
     routes.get("/config", client::config, WireTypes::answer::<ClientConfig>());
@@ -51,6 +73,7 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     billing::configure(routes);
     rights::configure(routes);
     admin_delete::configure(routes);
+    admin::configure(routes);
     contract::configure(routes);
 }
 

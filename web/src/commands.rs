@@ -1,46 +1,73 @@
-//! The operator's `papertide users ...` and `papertide weekly` commands. They open the database
-//! directly, so the service must be stopped (sled allows one process at a time; the error says
-//! so).
+//! The operator's `papertide users ...` and `papertide weekly` commands. The `users` commands
+//! go through the running service's socket when one answers on the data directory
+//! ([`crate::local`]: the same operator routes as the console), and otherwise open the database
+//! directly (sled allows one process at a time). `weekly` needs the service stopped.
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
+use chrono::{DateTime, Utc};
+use engine::account::normalize_email;
 use engine::Tier;
+use serde_json::{json, Value};
 use store::{Store, StoreError};
 
+use crate::wire::admin::{AdminUser, AdminUserPage};
+
+/// One line of `papertide users list`.
+struct UserRow {
+    email: String,
+    tier: String,
+    verified: bool,
+    admin: bool,
+    active: bool,
+    created_at: DateTime<Utc>,
+}
+
 pub fn list_users(data_dir: &Path, out: &mut impl Write) -> anyhow::Result<()> {
-    let store = open(data_dir)?;
-    let users = store.users()?;
+    let rows = match service_users(data_dir, None)? {
+        Some(users) => users.into_iter().map(|user| row_of_admin_user(&user)).collect(),
+        None => open(data_dir)?.users()?.iter().map(row_of_user).collect::<Vec<UserRow>>(),
+    };
     writeln!(out, "{:<40} {:<5} {:<8} {:<5} {:<8} CREATED", "EMAIL", "TIER", "VERIFIED", "ADMIN", "ACTIVE")?;
-    for user in &users {
+    for row in &rows {
         writeln!(
             out,
             "{:<40} {:<5} {:<8} {:<5} {:<8} {}",
-            user.email,
-            user.subscription_tier,
-            yes_no(user.is_email_verified),
-            yes_no(user.is_admin),
-            yes_no(user.is_active),
-            user.created_at.format("%Y-%m-%d %H:%M UTC"),
+            row.email,
+            row.tier,
+            yes_no(row.verified),
+            yes_no(row.admin),
+            yes_no(row.active),
+            row.created_at.format("%Y-%m-%d %H:%M UTC"),
         )?;
     }
-    writeln!(out, "{} account(s)", users.len())?;
+    writeln!(out, "{} account(s)", rows.len())?;
     Ok(())
 }
 
 /// Puts an account on a plan by hand, turning its terms off or back on to fit the plan. With
 /// billing on, Stripe decides plans: the change is made, with a warning that the next event of
 /// the user's subscription (or a repair from the debug page) sets the plan Stripe proves.
+/// `billing_on` is this command's configuration; a running service says for itself.
 pub fn set_tier(data_dir: &Path, email: &str, tier: &str, billing_on: bool, out: &mut impl Write) -> anyhow::Result<()> {
     let tier: Tier = tier.parse()?;
+    const WARNING: &str = "warning: billing is on, and Stripe is the source of truth for plans: the next event of this account's subscription, or a repair from /debug-subscription, sets the plan its payments prove";
+    if let Some(user) = service_user(data_dir, email)? {
+        let billing = service_call(data_dir, "GET", "/api/admin/billing", None)?;
+        if billing["enabled"].as_bool().unwrap_or(false) {
+            writeln!(out, "{WARNING}")?;
+        }
+        let changed = service_call(data_dir, "POST", &format!("/api/admin/users/{}/plan", user.id), Some(&json!({ "plan": tier.to_string() })))?;
+        let changed: AdminUser = serde_json::from_value(changed).context("reading the service's answer")?;
+        writeln!(out, "{} is now on the {} plan", changed.email, plan_name(&changed))?;
+        return Ok(());
+    }
     let store = open(data_dir)?;
-    let user = store.user_by_email(email)?.ok_or_else(|| anyhow::anyhow!("no account with email {email}"))?;
+    let user = store.user_by_email(email)?.ok_or_else(|| no_account(email))?;
     if billing_on {
-        writeln!(
-            out,
-            "warning: billing is on, and Stripe is the source of truth for plans: the next event of this account's subscription, or a repair from /debug-subscription, sets the plan its payments prove"
-        )?;
+        writeln!(out, "{WARNING}")?;
     }
     let user = store.set_plan(user.id, tier).map_err(not_found(email))?;
     store.flush()?;
@@ -49,11 +76,139 @@ pub fn set_tier(data_dir: &Path, email: &str, tier: &str, billing_on: bool, out:
 }
 
 pub fn grant_admin(data_dir: &Path, email: &str, out: &mut impl Write) -> anyhow::Result<()> {
-    let store = open(data_dir)?;
-    let user = store.update_user_by_email(email, |user| user.is_admin = true).map_err(not_found(email))?;
-    store.flush()?;
-    writeln!(out, "{} is now an operator", user.email)?;
+    let email = set_operator(data_dir, email, true)?;
+    writeln!(out, "{email} is now an operator")?;
     Ok(())
+}
+
+/// Takes back the operator flag `grant-admin` gave. An address in `PAPERTIDE_ADMIN_EMAILS`
+/// stays an operator by the settings; the running service refuses to pretend otherwise.
+pub fn revoke_admin(data_dir: &Path, email: &str, out: &mut impl Write) -> anyhow::Result<()> {
+    let email = set_operator(data_dir, email, false)?;
+    writeln!(out, "{email} is no longer an operator")?;
+    Ok(())
+}
+
+/// Disables an account (it cannot sign in, and is signed out everywhere) or enables it again.
+pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    let email = match service_user(data_dir, email)? {
+        Some(user) => {
+            let path = format!("/api/admin/users/{}/disabled", user.id);
+            let changed = service_call(data_dir, "POST", &path, Some(&json!({ "disabled": disabled })))?;
+            changed["email"].as_str().unwrap_or(&user.email).to_owned()
+        }
+        None => {
+            let store = open(data_dir)?;
+            let user = store.user_by_email(email)?.ok_or_else(|| no_account(email))?;
+            let user = store.set_account_disabled(user.id, disabled).map_err(not_found(email))?;
+            store.flush()?;
+            user.email
+        }
+    };
+    if disabled {
+        writeln!(out, "{email} is now disabled: signed out everywhere, and cannot sign in")?;
+    } else {
+        writeln!(out, "{email} is enabled again")?;
+    }
+    Ok(())
+}
+
+/// Sets the stored operator flag of `email`'s account, through the running service or the
+/// database; answers the account's email.
+fn set_operator(data_dir: &Path, email: &str, operator: bool) -> anyhow::Result<String> {
+    if let Some(user) = service_user(data_dir, email)? {
+        let path = format!("/api/admin/users/{}/operator", user.id);
+        let changed = service_call(data_dir, "POST", &path, Some(&json!({ "operator": operator })))?;
+        return Ok(changed["email"].as_str().unwrap_or(&user.email).to_owned());
+    }
+    let store = open(data_dir)?;
+    let user = store.update_user_by_email(email, |user| user.is_admin = operator).map_err(not_found(email))?;
+    store.flush()?;
+    Ok(user.email)
+}
+
+/// Every account of the service running on `data_dir` whose email contains `search` (all:
+/// `None`), oldest first; `None` when no service runs there.
+fn service_users(data_dir: &Path, search: Option<&str>) -> anyhow::Result<Option<Vec<AdminUser>>> {
+    let mut users = Vec::new();
+    for page in 1u32.. {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        query.append_pair("page", &page.to_string());
+        if let Some(search) = search {
+            query.append_pair("q", search);
+        }
+        let path = format!("/api/admin/users?{}", query.finish());
+        let Some(answer) = service_request(data_dir, "GET", &path, None)? else {
+            return Ok(None);
+        };
+        let page: AdminUserPage = serde_json::from_value(answer).context("reading the service's list of accounts")?;
+        let is_last = page.users.len() < page.page_size as usize || users.len() + page.users.len() >= page.total as usize;
+        users.extend(page.users);
+        if is_last {
+            break;
+        }
+    }
+    Ok(Some(users))
+}
+
+/// The account of `email` on the service running on `data_dir` (an error when it has none);
+/// `None` when no service runs there.
+fn service_user(data_dir: &Path, email: &str) -> anyhow::Result<Option<AdminUser>> {
+    let normalized = normalize_email(email);
+    let Some(users) = service_users(data_dir, Some(&normalized))? else {
+        return Ok(None);
+    };
+    let user = users.into_iter().find(|user| user.email == normalized).ok_or_else(|| no_account(email))?;
+    Ok(Some(user))
+}
+
+/// A request to the running service that must succeed; its answer.
+fn service_call(data_dir: &Path, method: &str, path: &str, body: Option<&Value>) -> anyhow::Result<Value> {
+    service_request(data_dir, method, path, body)?.context("the service stopped while the command ran; run it again")
+}
+
+/// A request to the service on `data_dir`'s socket: its answer when it succeeded, an error with
+/// the service's message when it did not, `None` when no service runs there.
+fn service_request(data_dir: &Path, method: &str, path: &str, body: Option<&Value>) -> anyhow::Result<Option<Value>> {
+    let Some((status, answer)) = crate::local::request(data_dir, method, path, body)? else {
+        return Ok(None);
+    };
+    if !(200..300).contains(&status) {
+        let message = answer["message"].as_str().map_or_else(|| format!("the service answered {status}"), str::to_owned);
+        anyhow::bail!("{message}");
+    }
+    Ok(Some(answer))
+}
+
+fn row_of_user(user: &store::User) -> UserRow {
+    UserRow {
+        email: user.email.clone(),
+        tier: user.subscription_tier.to_string(),
+        verified: user.is_email_verified,
+        admin: user.is_admin,
+        active: user.is_active,
+        created_at: user.created_at,
+    }
+}
+
+fn row_of_admin_user(user: &AdminUser) -> UserRow {
+    UserRow {
+        email: user.email.clone(),
+        tier: plan_name(user),
+        verified: user.verified,
+        admin: user.operator_granted,
+        active: !user.disabled,
+        created_at: user.created_at,
+    }
+}
+
+/// The plan as the command line has always written it (`free`, `pro`, `team`).
+fn plan_name(user: &AdminUser) -> String {
+    serde_json::to_value(user.plan).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn no_account(email: &str) -> anyhow::Error {
+    anyhow::anyhow!("no account with email {email}")
 }
 
 fn open(data_dir: &Path) -> anyhow::Result<Store> {
@@ -66,7 +221,7 @@ fn open(data_dir: &Path) -> anyhow::Result<Store> {
 
 fn not_found(email: &str) -> impl FnOnce(StoreError) -> anyhow::Error + '_ {
     move |error| match error {
-        StoreError::UserNotFound => anyhow::anyhow!("no account with email {email}"),
+        StoreError::UserNotFound => no_account(email),
         other => other.into(),
     }
 }

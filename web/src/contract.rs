@@ -20,7 +20,7 @@ use ts_rs::TS;
 
 use crate::error::{ErrorBody, ErrorCode, FieldErrorView};
 use crate::routes::{ApiRoutes, RouteTable, WireTypes};
-use crate::wire::{auth, billing, config, digests, ratings, rights, terms, users};
+use crate::wire::{admin, auth, billing, config, digests, ratings, rights, terms, users};
 use crate::wire::{DeliveryDay, Done, DoneWithMessage, Message, Source, Tier, Verdict};
 
 /// The checked-in TypeScript, as served by `GET /api/contract.ts`.
@@ -182,6 +182,27 @@ pub fn generate_typescript() -> String {
         rights::PlanChangeExport::decl(),
         rights::SubscriptionExport::decl(),
         rights::DeleteAccountRequest::decl(),
+        // The operator console
+        admin::AdminStats::decl(),
+        admin::WeekCount::decl(),
+        admin::AdminUsersQuery::decl(),
+        admin::AdminUserPage::decl(),
+        admin::AdminUser::decl(),
+        admin::AdminPlanRequest::decl(),
+        admin::AdminOperatorRequest::decl(),
+        admin::AdminDisabledRequest::decl(),
+        admin::AdminSources::decl(),
+        admin::AdminSource::decl(),
+        admin::AdminIndex::decl(),
+        admin::PapersBySource::decl(),
+        admin::AdminVectors::decl(),
+        admin::AdminMail::decl(),
+        admin::MailTransportKind::decl(),
+        admin::SmtpStatus::decl(),
+        admin::SmtpState::decl(),
+        admin::DeadMail::decl(),
+        admin::AdminBilling::decl(),
+        admin::AdminBillingUser::decl(),
         // The contract itself
         ApiContract::decl(),
         RouteContract::decl(),

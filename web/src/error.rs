@@ -51,6 +51,11 @@ pub enum ErrorCode {
     AlreadyActive,
     UseCardForm,
     CannotDeleteSelf,
+    CannotDemoteSelf,
+    OperatorBySettings,
+    CannotDisableSelf,
+    AlreadyVerified,
+    HarvestRunning,
     LinkExpired,
     DigestGone,
     TermGone,
@@ -70,7 +75,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 40] = [
+    pub const ALL: [ErrorCode; 45] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -99,6 +104,11 @@ impl ErrorCode {
         ErrorCode::AlreadyActive,
         ErrorCode::UseCardForm,
         ErrorCode::CannotDeleteSelf,
+        ErrorCode::CannotDemoteSelf,
+        ErrorCode::OperatorBySettings,
+        ErrorCode::CannotDisableSelf,
+        ErrorCode::AlreadyVerified,
+        ErrorCode::HarvestRunning,
         ErrorCode::LinkExpired,
         ErrorCode::DigestGone,
         ErrorCode::TermGone,
@@ -141,7 +151,12 @@ impl ErrorCode {
             | ErrorCode::TermAlreadyFollowed
             | ErrorCode::AlreadyActive
             | ErrorCode::UseCardForm
-            | ErrorCode::CannotDeleteSelf => StatusCode::CONFLICT,
+            | ErrorCode::CannotDeleteSelf
+            | ErrorCode::CannotDemoteSelf
+            | ErrorCode::OperatorBySettings
+            | ErrorCode::CannotDisableSelf
+            | ErrorCode::AlreadyVerified
+            | ErrorCode::HarvestRunning => StatusCode::CONFLICT,
             ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -191,6 +206,11 @@ impl ErrorCode {
             ErrorCode::AlreadyActive => "already_active",
             ErrorCode::UseCardForm => "use_card_form",
             ErrorCode::CannotDeleteSelf => "cannot_delete_self",
+            ErrorCode::CannotDemoteSelf => "cannot_demote_self",
+            ErrorCode::OperatorBySettings => "operator_by_settings",
+            ErrorCode::CannotDisableSelf => "cannot_disable_self",
+            ErrorCode::AlreadyVerified => "already_verified",
+            ErrorCode::HarvestRunning => "harvest_running",
             ErrorCode::LinkExpired => "link_expired",
             ErrorCode::DigestGone => "digest_gone",
             ErrorCode::TermGone => "term_gone",

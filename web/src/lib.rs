@@ -3,12 +3,14 @@
 //!
 //! Architecture invariant: HTTP types live only here; every lower error becomes an
 //! [`error::ApiError`] with a status, a stable code and a message. `create_app` is the only way
-//! an application is built, for the binary and the tests alike.
+//! an application is built, for the binary and the tests alike (besides `create_local_app`, the
+//! data directory's socket's, which serves only the operator routes; see [`local`]).
 //!
 //! Architecture invariant: every `/api` answer and request is a type of [`wire`] (errors:
 //! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the
 //! client's TypeScript is generated from them.
 
+pub mod admin;
 pub mod admin_delete;
 pub mod app;
 pub mod auth;
@@ -25,6 +27,7 @@ mod fallback;
 pub mod harvest;
 mod headers;
 mod health;
+pub mod local;
 pub mod logging;
 pub mod model;
 pub mod papers;

@@ -16,7 +16,8 @@ struct Cli {
 enum Command {
     /// Serve the web client and the API.
     Serve(Box<ServeArgs>),
-    /// Manage accounts (stop the service first).
+    /// Manage accounts: through the running service when one runs on the data directory, else
+    /// in the database directly.
     #[command(subcommand)]
     Users(UsersCommand),
     /// Add papers from files: PubMed XML, arXiv Atom or OAI-PMH, bioRxiv/medRxiv JSON.
@@ -79,6 +80,13 @@ enum UsersCommand {
     },
     /// Make an account an operator.
     GrantAdmin { email: String },
+    /// Take back the operator flag grant-admin gave (an address in PAPERTIDE_ADMIN_EMAILS stays
+    /// an operator).
+    RevokeAdmin { email: String },
+    /// Disable an account: it is signed out everywhere and cannot sign in.
+    Disable { email: String },
+    /// Enable a disabled account again.
+    Enable { email: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -148,6 +156,9 @@ fn main() -> anyhow::Result<()> {
                     web::commands::set_tier(&data_dir, &email, &tier, billing.billing_on(&file), &mut out)
                 }
                 UsersCommand::GrantAdmin { email } => web::commands::grant_admin(&data_dir, &email, &mut out),
+                UsersCommand::RevokeAdmin { email } => web::commands::revoke_admin(&data_dir, &email, &mut out),
+                UsersCommand::Disable { email } => web::commands::set_disabled(&data_dir, &email, true, &mut out),
+                UsersCommand::Enable { email } => web::commands::set_disabled(&data_dir, &email, false, &mut out),
             }
         }
     }

@@ -1,15 +1,17 @@
 //! Starting and stopping the service: the system (the runtime's: store, index, model and
-//! actors), HTTP in front of it, and on SIGINT/SIGTERM stop accepting, finish requests in flight,
-//! stop the system's threads and flush the database.
+//! actors), HTTP in front of it (on its address, and the operator routes on the data
+//! directory's socket, `crate::local`), and on SIGINT/SIGTERM stop accepting, finish requests in
+//! flight, remove the socket, stop the system's threads and flush the database.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
-use actix_web::dev::Server;
+use actix_web::dev::{Server, ServerHandle};
 use actix_web::HttpServer;
 use anyhow::Context;
 use runtime::{Options, System};
 
-use crate::app::create_app;
+use crate::app::{create_app, create_local_app};
 use crate::config::Settings;
 use crate::state::AppState;
 
@@ -22,6 +24,23 @@ pub struct Started {
     pub state: AppState,
     /// The system behind the HTTP server; [`System::shutdown`] stops it.
     pub system: System,
+    /// The server of the data directory's socket, already running; none when the socket could
+    /// not be made (the service runs without it).
+    pub local: Option<LocalServer>,
+}
+
+/// The operator routes served on the data directory's socket.
+pub struct LocalServer {
+    pub handle: ServerHandle,
+    pub data_dir: PathBuf,
+}
+
+impl LocalServer {
+    /// Stops serving (requests in flight finish) and removes the socket.
+    pub async fn stop(self) {
+        self.handle.stop(true).await;
+        crate::local::remove(&self.data_dir);
+    }
 }
 
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
@@ -40,7 +59,32 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         .bind(settings.bind)
         .with_context(|| format!("listening on {}", settings.bind))?;
     let address = http.addrs().first().copied().context("the server has no address")?;
-    Ok(Started { server: http.run(), address, state, system })
+    let local = match start_local(&state) {
+        Ok(local) => Some(local),
+        Err(error) => {
+            tracing::warn!(error = format!("{error:#}"), "the local socket is off: papertide users commands cannot reach this service");
+            None
+        }
+    };
+    Ok(Started { server: http.run(), address, state, system, local })
+}
+
+/// Serves the operator routes on the data directory's socket, on one worker; stopped by
+/// [`LocalServer::stop`] (not by signals: `serve` stops it after the HTTP server).
+fn start_local(state: &AppState) -> anyhow::Result<LocalServer> {
+    let data_dir = state.settings.data_dir.clone();
+    let listener = crate::local::listen(&data_dir)?;
+    let local_state = state.clone();
+    let server = HttpServer::new(move || create_local_app(local_state.clone()))
+        .workers(1)
+        .disable_signals()
+        .shutdown_timeout(SHUTDOWN_GRACE_SECS)
+        .listen_uds(listener)
+        .context("serving the local socket")?
+        .run();
+    let handle = server.handle();
+    actix_web::rt::spawn(server);
+    Ok(LocalServer { handle, data_dir })
 }
 
 /// Raises the soft limit on open files to the hard limit, so that each connection, its socket
@@ -81,6 +125,7 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         address = %started.address,
         public_url = %started.state.settings.public_base(),
         data_dir = %started.state.settings.data_dir.display(),
+        socket = started.local.as_ref().map_or_else(|| "off".to_owned(), |local| crate::local::socket_path(&local.data_dir).display().to_string()),
         %mail,
         %harvest,
         %embeddings,
@@ -89,7 +134,11 @@ pub async fn serve(settings: Settings) -> anyhow::Result<()> {
         open_files,
         "papertide is listening"
     );
-    started.server.await.context("serving HTTP")?;
+    let served = started.server.await.context("serving HTTP");
+    if let Some(local) = started.local {
+        local.stop().await;
+    }
+    served?;
     started.system.shutdown().await?;
     tracing::info!("stopped; database flushed");
     Ok(())

@@ -1,12 +1,14 @@
 //! What every request handler shares.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use actix::Addr;
-use actors::{Digester, DrainQueue, Indexer, Mailer, StatusBoard, UserActors};
+use actors::{Digester, DrainQueue, Harvester, Indexer, Mailer, StatusBoard, UserActors};
 use anyhow::Context;
 use engine::mail::MailContext;
+use engine::paper::Source;
 use index::PaperIndex;
 use store::Store;
 
@@ -40,6 +42,8 @@ pub struct AppState {
     pub started_at: Instant,
     /// Stripe, when billing is on.
     pub billing: Option<Arc<crate::billing::stripe::StripeGateway>>,
+    /// The harvester of each source this service harvests (the operator's "harvest now").
+    pub harvesters: BTreeMap<Source, Addr<Harvester>>,
 }
 
 impl AppState {
@@ -73,6 +77,7 @@ impl AppState {
             hasher: PasswordHasher::start_per_core(),
             started_at: Instant::now(),
             billing: settings_billing,
+            harvesters: BTreeMap::new(),
         }
     }
 
@@ -80,7 +85,9 @@ impl AppState {
     pub fn from_system(settings: Settings, system: &runtime::System) -> anyhow::Result<AppState> {
         let mailer = system.mailer.clone().context("the service needs the system's mailer")?;
         let indexer = system.writer.as_ref().map(|writer| writer.indexer.clone()).context("the service needs the system's index writer")?;
-        let state = AppState::new(settings, system.store.clone(), mailer, system.index.clone(), indexer, system.users.clone(), system.board.clone());
+        let mut state =
+            AppState::new(settings, system.store.clone(), mailer, system.index.clone(), indexer, system.users.clone(), system.board.clone());
+        state.harvesters = system.harvesters.clone();
         Ok(state.with_embedding(system.embedding.clone()))
     }
 

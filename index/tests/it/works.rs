@@ -103,6 +103,7 @@ fn ids_in_a_window_follow_the_query_filters_without_a_limit() -> TestResult {
     let titles = |since: Option<&str>, until: Option<&str>, sources: &[Source]| -> Result<Vec<String>, Box<dyn std::error::Error>> {
         let ids = index.ids_in_window(since.map(date), until.map(date), sources)?;
         assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "in id order, each once");
+        assert_eq!(index.count_in_window(since.map(date), until.map(date), sources)?, ids.len() as u64, "the count is of the same works");
         let mut titles = titles_of(&index, &ids)?;
         titles.sort();
         Ok(titles)

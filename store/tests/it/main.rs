@@ -221,6 +221,47 @@ fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
 }
 
 #[test]
+fn a_dead_mail_goes_back_to_the_queue_whole_or_is_dropped_once() -> TestResult {
+    let store = Store::temporary()?;
+    let kept = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
+    let dropped = store.enqueue_mail(&mail("b@x.org", "two"), now())?;
+    store.move_mail_to_dead(kept, "550 no such user")?;
+    store.move_mail_to_dead(dropped, "550 no such user")?;
+    assert_eq!(store.dead_mail_by_id(kept)?.map(|dead| dead.mail.subject), Some("one".to_owned()));
+
+    let later = now() + Duration::hours(2);
+    assert!(store.retry_dead_mail(kept, later)?);
+    let queued = store.due_mail(later, 10)?;
+    assert_eq!(queued.iter().map(|queued| queued.id).collect::<Vec<_>>(), vec![kept], "the same id: the same Message-ID");
+    assert_eq!((queued[0].attempts, queued[0].next_attempt_at), (0, later), "due now, its attempts counted afresh");
+    assert_eq!(queued[0].last_error.as_deref(), Some("550 no such user"), "the last reason stays until the next attempt");
+    assert!(store.dead_mail_by_id(kept)?.is_none());
+    assert!(!store.retry_dead_mail(kept, later)?, "not dead any more");
+
+    assert!(store.drop_dead_mail(dropped)?);
+    assert!(!store.drop_dead_mail(dropped)?, "dropped once");
+    assert_eq!((store.dead_mail_len(), store.mail_queue_len()), (0, 1));
+    Ok(())
+}
+
+#[test]
+fn disabling_an_account_ends_its_sessions_and_enabling_keeps_them_ended() -> TestResult {
+    let store = Store::temporary()?;
+    let user = signup(&store, "ada@example.org", "verify")?;
+    store.create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
+    let disabled = store.set_account_disabled(user.id, true)?;
+    assert!(!disabled.is_active);
+    assert_eq!(store.session_count(user.id), 0);
+    assert!(store.session_user(TokenHash::of("laptop"), now())?.is_none());
+    let enabled = store.set_account_disabled(user.id, false)?;
+    assert!(enabled.is_active);
+    assert_eq!(enabled.session_epoch, disabled.session_epoch, "enabling signs nobody back in");
+    store.create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
+    assert!(store.session_user(TokenHash::of("laptop"), now())?.is_none(), "a session of the old epoch stays void");
+    Ok(())
+}
+
+#[test]
 fn update_user_cannot_change_identity() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "v")?;

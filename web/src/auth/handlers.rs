@@ -353,6 +353,18 @@ async fn mail_token(state: &AppState, email: &str, purpose: TokenPurpose) -> Res
     if !may_mail_recipient(state, &user.email) {
         return Ok(());
     }
+    issue_link(state, &user, purpose).await
+}
+
+/// The operator's resend: a fresh verification link to `user` and its mail queued, as
+/// `resend-verification` does, but without its rate limits (the operator decided to send it).
+pub(crate) async fn mail_verification_link(state: &AppState, user: &User) -> Result<(), store::StoreError> {
+    issue_link(state, user, TokenPurpose::EmailVerification).await
+}
+
+/// Issues a fresh token of `purpose` to `user`, queues the mail that carries it, makes both
+/// durable and pokes the mailer.
+async fn issue_link(state: &AppState, user: &User, purpose: TokenPurpose) -> Result<(), store::StoreError> {
     let token = new_secret_token();
     let now = Utc::now();
     let (mail, expires_at) = match purpose {

@@ -9,6 +9,7 @@ pub mod session;
 mod view;
 
 pub use handlers::configure;
+pub(crate) use handlers::mail_verification_link;
 pub use operator::{LocalOperator, Operator};
 pub use session::SignedIn;
 pub use view::{is_operator, UserView};

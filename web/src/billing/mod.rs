@@ -34,7 +34,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use engine::billing::{plan_change_mail, PlanChange, SubscriptionState, TrackingStatus, Verdict};
-use engine::Tier;
+use engine::{Tier, UserId};
 use store::billing::Applied;
 use store::User;
 
@@ -412,11 +412,18 @@ async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -
 /// `POST /api/fix-subscription`: reads the caller's subscriptions from Stripe and applies them,
 /// ended ones first and then paid ones from the lowest plan up, so the plan they prove wins.
 async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    let gateway = gateway(&state)?;
-    let user = own_user(&state, &signed_in)?;
+    Ok(HttpResponse::Ok().json(repair_subscription(&state, signed_in.user.id).await?))
+}
+
+/// The repair of `/api/fix-subscription` for the account `user_id` (its owner's, or an
+/// operator's from the console).
+pub(crate) async fn repair_subscription(state: &AppState, user_id: UserId) -> ApiResult<FixSubscriptionAnswer> {
+    let gateway = gateway(state)?;
+    let stored_user = || state.store.user(user_id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."));
+    let user = stored_user()?;
     let before = user.subscription_tier;
     let Some(customer) = user.stripe_customer_id.clone() else {
-        return Ok(HttpResponse::Ok().json(FixSubscriptionAnswer { changed: false, tier: before.into() }));
+        return Ok(FixSubscriptionAnswer { changed: false, tier: before.into() });
     };
     let mut subscriptions = gateway.customer_subscriptions(&customer).await?;
     if let Some(current) = &user.stripe_subscription_id {
@@ -438,10 +445,10 @@ async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> Ap
     subscriptions.sort_by_key(rank);
     let mut after = before;
     for subscription in subscriptions.iter().filter(|subscription| subscription.customer == customer) {
-        let current = own_user(&state, &signed_in)?;
-        after = apply(&state, &current, subscription)?.user.subscription_tier;
+        let current = stored_user()?;
+        after = apply(state, &current, subscription)?.user.subscription_tier;
     }
-    Ok(HttpResponse::Ok().json(FixSubscriptionAnswer { changed: after != before, tier: after.into() }))
+    Ok(FixSubscriptionAnswer { changed: after != before, tier: after.into() })
 }
 
 /// `POST /api/stripe/webhook`: verified by signature (no session, no Origin), applied once per

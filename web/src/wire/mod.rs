@@ -7,6 +7,7 @@
 //! Field order is the order the answers have always had on the wire: alphabetical where the
 //! answer was built as a JSON map, as declared where a struct was serialized.
 
+pub mod admin;
 pub mod auth;
 pub mod billing;
 pub mod common;

@@ -1,6 +1,7 @@
 //! The access-control matrix: every API route the router registers, called by an anonymous
-//! caller, by another user, by an operator and by the owner, naming the owner's records by id and
-//! by email. A route missing from [`RULES`] fails the test, so a new route cannot be left out.
+//! caller, by another user, by an operator and by the owner (an operator route: by the
+//! operator), naming the owner's records by id and by email. A route missing from [`RULES`]
+//! fails the test, so a new route cannot be left out.
 //! Every refused call is checked to have written nothing (the database's content digest is the
 //! same before and after); the owner's call is checked to get through.
 //!
@@ -28,8 +29,8 @@ enum Access {
     Owner,
     /// The signed-in owner, and an operator may do more (test mail to another address).
     OwnerOrOperator,
-    /// A verified operator only: anonymous is 401, any other signed-in user (the owner
-    /// included) 403 or 404; the matrix row is the operator's call.
+    /// A verified operator only (`/api/admin/...`): anonymous 401, any other user 403
+    /// `operator_only`; the row's call is the operator's.
     Operator,
 }
 
@@ -49,6 +50,10 @@ struct Target {
     rating_token: String,
     /// Dan, a user an operator's row may delete.
     spare_id: String,
+    /// Bob, another user, whom the operator rows act on (leaving him as he is).
+    other_id: String,
+    /// An account whose address is not verified, for the operator's resend.
+    unverified_id: String,
 }
 
 /// A request's path and JSON body.
@@ -319,6 +324,76 @@ const RULES: &[Rule] = &[
     Rule { method: "POST", path: "/api/fix-subscription", access: Access::Owner, requests: |_| no_body("/api/fix-subscription"), owner_status: 200 },
     Rule {
         method: "POST",
+        path: "/api/admin/users/{user_id}/repair-subscription",
+        access: Access::Operator,
+        requests: |target| no_body(&format!("/api/admin/users/{}/repair-subscription", target.id)),
+        owner_status: 200,
+    },
+    Rule { method: "GET", path: "/api/admin/stats", access: Access::Operator, requests: |_| no_body("/api/admin/stats"), owner_status: 200 },
+    Rule {
+        method: "GET",
+        path: "/api/admin/users",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/users?q=example&plan=pro&verified=true&page=1"),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/plan",
+        access: Access::Operator,
+        requests: |target| with_body(&format!("/api/admin/users/{}/plan", target.other_id), json!({ "plan": "free" })),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/operator",
+        access: Access::Operator,
+        requests: |target| with_body(&format!("/api/admin/users/{}/operator", target.other_id), json!({ "operator": false })),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/disabled",
+        access: Access::Operator,
+        requests: |target| with_body(&format!("/api/admin/users/{}/disabled", target.other_id), json!({ "disabled": false })),
+        owner_status: 200,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/admin/users/{user_id}/resend-verification",
+        access: Access::Operator,
+        requests: |target| no_body(&format!("/api/admin/users/{}/resend-verification", target.unverified_id)),
+        owner_status: 200,
+    },
+    Rule { method: "GET", path: "/api/admin/sources", access: Access::Operator, requests: |_| no_body("/api/admin/sources"), owner_status: 200 },
+    Rule {
+        // This server harvests no source: the operator gets through to "not harvested here".
+        method: "POST",
+        path: "/api/admin/sources/{source}/harvest",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/sources/pubmed/harvest"),
+        owner_status: 404,
+    },
+    Rule { method: "GET", path: "/api/admin/mail", access: Access::Operator, requests: |_| no_body("/api/admin/mail"), owner_status: 200 },
+    Rule {
+        // No mail was given up here: the operator gets through to "no such mail" (tests::admin
+        // retries a real one).
+        method: "POST",
+        path: "/api/admin/mail/dead/{mail_id}/retry",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/mail/dead/4242/retry"),
+        owner_status: 404,
+    },
+    Rule {
+        method: "DELETE",
+        path: "/api/admin/mail/dead/{mail_id}",
+        access: Access::Operator,
+        requests: |_| no_body("/api/admin/mail/dead/4242"),
+        owner_status: 404,
+    },
+    Rule { method: "GET", path: "/api/admin/billing", access: Access::Operator, requests: |_| no_body("/api/admin/billing"), owner_status: 200 },
+    Rule {
+        method: "POST",
         path: "/api/stripe/webhook",
         access: Access::Secret,
         requests: |target| {
@@ -379,6 +454,7 @@ impl Matrix {
         tokio::time::sleep(Duration::from_millis(3000)).await;
         let bob = billing.user("bob@example.org", 1).await;
         let carol = billing.user("carol@example.org", 0).await;
+        server.sign_up(&server.client(), "gina@example.org").await;
 
         let user = billing.user_record("ada@example.org");
         let term = server.state.store.search_terms(user.id).expect("db").into_iter().next().expect("Ada's term");
@@ -404,6 +480,8 @@ impl Matrix {
             paper_key,
             rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
             spare_id: billing.user_record("dan@example.org").id.to_string(),
+            other_id: billing.user_record("bob@example.org").id.to_string(),
+            unverified_id: billing.user_record("gina@example.org").id.to_string(),
         };
         Matrix { billing, ada, bob, carol, anonymous, target }
     }
@@ -489,7 +567,8 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
                 for (path, body) in &requests {
                     matrix.refused(rule, "anonymous", &matrix.anonymous, path, body.as_ref(), &[401]).await;
                     for (who, caller) in [("another user", &matrix.bob), ("the owner", &matrix.ada)] {
-                        matrix.refused(rule, who, caller, path, body.as_ref(), &[403, 404]).await;
+                        let answer = matrix.refused(rule, who, caller, path, body.as_ref(), &[403]).await;
+                        assert_eq!(answer.body["code"], "operator_only", "{} {path} as {who}: {}", rule.method, answer.body);
                     }
                 }
             }

@@ -4,6 +4,7 @@
 
 mod abuse;
 mod access;
+mod admin;
 mod architecture;
 mod billing;
 mod brute_force;

@@ -2,7 +2,7 @@
 // web/src/contract.rs). Do not edit by hand; after changing a wire type, run
 //   PAPERTIDE_UPDATE_CONTRACT=1 cargo test -p web --lib contract
 
-export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "link_expired" | "digest_gone" | "term_gone" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
+export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "link_expired" | "digest_gone" | "term_gone" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
 
 export type ErrorBody = { 
 /**
@@ -347,6 +347,134 @@ export type SubscriptionExport = { subscriptionId: string, plan: Tier,
 status: string, createdAt: string, updatedAt: string, };
 
 export type DeleteAccountRequest = { password: string, };
+
+export type AdminStats = { users: bigint, verified: bigint, disabled: bigint, free: bigint, pro: bigint, team: bigint, 
+/**
+ * Effective operators (granted, or by a verified address in the settings).
+ */
+operators: bigint, activeTerms: bigint, digestsSent: bigint, 
+/**
+ * The last 12 ISO weeks, oldest first, weeks without any included.
+ */
+signupsByWeek: Array<WeekCount>, digestsByWeek: Array<WeekCount>, };
+
+export type WeekCount = { week: string, count: bigint, };
+
+export type AdminUsersQuery = { 
+/**
+ * Part of the email, in any case.
+ */
+q?: string, 
+/**
+ * `free`, `pro` or `team`.
+ */
+plan?: string, verified?: boolean, page?: number, };
+
+export type AdminUserPage = { users: Array<AdminUser>, 
+/**
+ * How many accounts match the filters, on every page.
+ */
+total: bigint, page: number, pageSize: number, };
+
+export type AdminUser = { id: string, email: string, plan: Tier, verified: boolean, 
+/**
+ * An operator in effect: granted here or from the command line, or by the settings.
+ */
+operator: boolean, 
+/**
+ * Granted here or from the command line (what "remove operator" takes back).
+ */
+operatorGranted: boolean, 
+/**
+ * Named in the settings' admin emails (removed only there).
+ */
+operatorByEmail: boolean, disabled: boolean, createdAt: string, activeTerms: bigint, terms: bigint, digestsSent: bigint, lastDigestAt: string | null, stripeCustomerId: string | null, };
+
+export type AdminPlanRequest = { 
+/**
+ * `free`, `pro` or `team`.
+ */
+plan: string, };
+
+export type AdminOperatorRequest = { operator: boolean, };
+
+export type AdminDisabledRequest = { disabled: boolean, };
+
+export type AdminSources = { sources: Array<AdminSource>, index: AdminIndex, };
+
+export type AdminSource = { source: Source, 
+/**
+ * Harvested by this service (`PAPERTIDE_HARVEST_SOURCES`).
+ */
+enabled: boolean, 
+/**
+ * The last day harvested completely.
+ */
+cursor: string | null, lastSuccessAt: string | null, lastErrorAt: string | null, lastError: string | null, 
+/**
+ * Papers in the index whose source date is within the last 7 days.
+ */
+papersThisWeek: bigint, 
+/**
+ * When the harvester runs next, if it runs here.
+ */
+nextRunAt: string | null, running: boolean, };
+
+export type AdminIndex = { papers: bigint, 
+/**
+ * A paper reported by several sources counts for each.
+ */
+bySource: PapersBySource, vectors: AdminVectors, };
+
+export type PapersBySource = { pubmed: bigint, arxiv: bigint, biorxiv: bigint, medrxiv: bigint, };
+
+export type AdminVectors = { 
+/**
+ * None: no model is loaded, ranking is lexical.
+ */
+model: string | null, embedded: bigint, waiting: bigint, };
+
+export type AdminMail = { transport: MailTransportKind, smtp: SmtpStatus, 
+/**
+ * Mails waiting to be handed over.
+ */
+queued: bigint, 
+/**
+ * Mails given up for good, oldest first.
+ */
+dead: Array<DeadMail>, };
+
+export type MailTransportKind = "smtp" | "outbox";
+
+export type SmtpStatus = { state: SmtpState, lastSuccessAt: string | null, lastErrorAt: string | null, lastError: string | null, };
+
+export type SmtpState = "ok" | "failing" | "idle";
+
+export type DeadMail = { 
+/**
+ * The id the retry and drop routes name.
+ */
+id: string, to: string, subject: string, 
+/**
+ * When it was last tried (or queued, if never tried).
+ */
+failedAt: string, attempts: number, error: string | null, };
+
+export type AdminBilling = { enabled: boolean, users: Array<AdminBillingUser>, };
+
+export type AdminBillingUser = { id: string, email: string, plan: Tier, stripeCustomerId: string | null, 
+/**
+ * The newest tracked subscription (or the account's own, if none is tracked).
+ */
+subscriptionId: string | null, 
+/**
+ * The tracking's status: `pending`, `active`, `past_due`, `failed` or `canceled`.
+ */
+status: string | null, 
+/**
+ * Not stored with the tracking: known only from Stripe (the user's debug page).
+ */
+currentPeriodEnd: string | null, cancelAtPeriodEnd: boolean, };
 
 export type ApiContract = { 
 /**
