@@ -247,6 +247,15 @@ mod tests {
         );
     }
 
+    /// JSON numbers arrive in the browser as `number`; a 64-bit integer field generates `bigint`
+    /// unless it says `#[ts(type = "number")]`, and the client would type it wrong.
+    #[test]
+    fn no_wire_type_claims_a_bigint() {
+        let typescript = generate_typescript();
+        let claims: Vec<&str> = typescript.lines().filter(|line| line.contains("bigint")).collect();
+        assert!(claims.is_empty(), "give these 64-bit fields #[ts(type = \"number\")]: {claims:#?}");
+    }
+
     #[test]
     fn every_route_names_types_the_typescript_declares() {
         let typescript = generate_typescript();

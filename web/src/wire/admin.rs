@@ -12,15 +12,24 @@ use super::common::{Source, Tier};
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminStats {
+    #[ts(type = "number")]
     pub users: u64,
+    #[ts(type = "number")]
     pub verified: u64,
+    #[ts(type = "number")]
     pub disabled: u64,
+    #[ts(type = "number")]
     pub free: u64,
+    #[ts(type = "number")]
     pub pro: u64,
+    #[ts(type = "number")]
     pub team: u64,
     /// Effective operators (granted, or by a verified address in the settings).
+    #[ts(type = "number")]
     pub operators: u64,
+    #[ts(type = "number")]
     pub active_terms: u64,
+    #[ts(type = "number")]
     pub digests_sent: u64,
     /// The last 12 ISO weeks, oldest first, weeks without any included.
     pub signups_by_week: Vec<WeekCount>,
@@ -31,6 +40,7 @@ pub struct AdminStats {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct WeekCount {
     pub week: String,
+    #[ts(type = "number")]
     pub count: u64,
 }
 
@@ -56,6 +66,7 @@ pub struct AdminUsersQuery {
 pub struct AdminUserPage {
     pub users: Vec<AdminUser>,
     /// How many accounts match the filters, on every page.
+    #[ts(type = "number")]
     pub total: u64,
     pub page: u32,
     pub page_size: u32,
@@ -77,8 +88,11 @@ pub struct AdminUser {
     pub operator_by_email: bool,
     pub disabled: bool,
     pub created_at: DateTime<Utc>,
+    #[ts(type = "number")]
     pub active_terms: u64,
+    #[ts(type = "number")]
     pub terms: u64,
+    #[ts(type = "number")]
     pub digests_sent: u64,
     pub last_digest_at: Option<DateTime<Utc>>,
     pub stripe_customer_id: Option<String>,
@@ -127,6 +141,7 @@ pub struct AdminSource {
     pub last_error_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
     /// Papers in the index whose source date is within the last 7 days.
+    #[ts(type = "number")]
     pub papers_this_week: u64,
     /// When the harvester runs next, if it runs here.
     pub next_run_at: Option<DateTime<Utc>>,
@@ -137,6 +152,7 @@ pub struct AdminSource {
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminIndex {
+    #[ts(type = "number")]
     pub papers: u64,
     /// A paper reported by several sources counts for each.
     pub by_source: PapersBySource,
@@ -146,9 +162,13 @@ pub struct AdminIndex {
 /// Papers in the index by source.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct PapersBySource {
+    #[ts(type = "number")]
     pub pubmed: u64,
+    #[ts(type = "number")]
     pub arxiv: u64,
+    #[ts(type = "number")]
     pub biorxiv: u64,
+    #[ts(type = "number")]
     pub medrxiv: u64,
 }
 
@@ -158,7 +178,9 @@ pub struct PapersBySource {
 pub struct AdminVectors {
     /// None: no model is loaded, ranking is lexical.
     pub model: Option<String>,
+    #[ts(type = "number")]
     pub embedded: u64,
+    #[ts(type = "number")]
     pub waiting: u64,
 }
 
@@ -169,6 +191,7 @@ pub struct AdminMail {
     pub transport: MailTransportKind,
     pub smtp: SmtpStatus,
     /// Mails waiting to be handed over.
+    #[ts(type = "number")]
     pub queued: u64,
     /// Mails given up for good, oldest first.
     pub dead: Vec<DeadMail>,

@@ -348,17 +348,17 @@ status: string, createdAt: string, updatedAt: string, };
 
 export type DeleteAccountRequest = { password: string, };
 
-export type AdminStats = { users: bigint, verified: bigint, disabled: bigint, free: bigint, pro: bigint, team: bigint, 
+export type AdminStats = { users: number, verified: number, disabled: number, free: number, pro: number, team: number, 
 /**
  * Effective operators (granted, or by a verified address in the settings).
  */
-operators: bigint, activeTerms: bigint, digestsSent: bigint, 
+operators: number, activeTerms: number, digestsSent: number, 
 /**
  * The last 12 ISO weeks, oldest first, weeks without any included.
  */
 signupsByWeek: Array<WeekCount>, digestsByWeek: Array<WeekCount>, };
 
-export type WeekCount = { week: string, count: bigint, };
+export type WeekCount = { week: string, count: number, };
 
 export type AdminUsersQuery = { 
 /**
@@ -374,7 +374,7 @@ export type AdminUserPage = { users: Array<AdminUser>,
 /**
  * How many accounts match the filters, on every page.
  */
-total: bigint, page: number, pageSize: number, };
+total: number, page: number, pageSize: number, };
 
 export type AdminUser = { id: string, email: string, plan: Tier, verified: boolean, 
 /**
@@ -388,7 +388,7 @@ operatorGranted: boolean,
 /**
  * Named in the settings' admin emails (removed only there).
  */
-operatorByEmail: boolean, disabled: boolean, createdAt: string, activeTerms: bigint, terms: bigint, digestsSent: bigint, lastDigestAt: string | null, stripeCustomerId: string | null, };
+operatorByEmail: boolean, disabled: boolean, createdAt: string, activeTerms: number, terms: number, digestsSent: number, lastDigestAt: string | null, stripeCustomerId: string | null, };
 
 export type AdminPlanRequest = { 
 /**
@@ -414,31 +414,31 @@ cursor: string | null, lastSuccessAt: string | null, lastErrorAt: string | null,
 /**
  * Papers in the index whose source date is within the last 7 days.
  */
-papersThisWeek: bigint, 
+papersThisWeek: number, 
 /**
  * When the harvester runs next, if it runs here.
  */
 nextRunAt: string | null, running: boolean, };
 
-export type AdminIndex = { papers: bigint, 
+export type AdminIndex = { papers: number, 
 /**
  * A paper reported by several sources counts for each.
  */
 bySource: PapersBySource, vectors: AdminVectors, };
 
-export type PapersBySource = { pubmed: bigint, arxiv: bigint, biorxiv: bigint, medrxiv: bigint, };
+export type PapersBySource = { pubmed: number, arxiv: number, biorxiv: number, medrxiv: number, };
 
 export type AdminVectors = { 
 /**
  * None: no model is loaded, ranking is lexical.
  */
-model: string | null, embedded: bigint, waiting: bigint, };
+model: string | null, embedded: number, waiting: number, };
 
 export type AdminMail = { transport: MailTransportKind, smtp: SmtpStatus, 
 /**
  * Mails waiting to be handed over.
  */
-queued: bigint, 
+queued: number, 
 /**
  * Mails given up for good, oldest first.
  */
