@@ -123,7 +123,7 @@ impl Store {
     /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
     /// two signups race.
     pub fn create_account(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut user = account.user;
         user.email = normalize_email(&user.email);
         if let Some((hash, expires_at)) = &account.verification {
@@ -198,7 +198,7 @@ impl Store {
     /// Changes a user with `change` atomically and returns the new record. The email, id and
     /// creation time cannot be changed this way.
     pub fn update_user(&self, id: UserId, change: impl Fn(&mut User)) -> Result<User> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let key = *id.as_bytes();
         let updated = self.users.transaction(|users| {
             let bytes = users.get(key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
