@@ -117,6 +117,24 @@ impl Store {
     }
 }
 
+/// Whether a process holds the database in `db_dir` open now (sled locks its `db` file); a
+/// folder without a database is not held.
+pub fn database_is_locked(db_dir: &Path) -> std::io::Result<bool> {
+    use fs2::FileExt;
+    let file = match std::fs::OpenOptions::new().read(true).write(true).open(db_dir.join("db")) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(error) => return Err(error),
+    };
+    match file.try_lock_exclusive() {
+        Ok(()) => {
+            FileExt::unlock(&file)?;
+            Ok(false)
+        }
+        Err(_) => Ok(true),
+    }
+}
+
 fn write_durably(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let mut file = std::fs::File::create(path)?;

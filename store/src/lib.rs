@@ -32,7 +32,7 @@ pub mod tokens;
 pub mod users;
 pub mod vectors;
 
-pub use backup::StoreCopy;
+pub use backup::{database_is_locked, StoreCopy};
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use digests::{DigestStats, EntryKey, NewDigest, TextKey, UPGRADE_INVITE};
 pub use error::StoreError;
