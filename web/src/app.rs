@@ -50,6 +50,7 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     digests::configure(routes);
     billing::configure(routes);
     contract::configure(routes);
+    crate::admin_backup::configure(routes);
 }
 
 /// The table of every `/api` route, as [`create_app`] registers them.

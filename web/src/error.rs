@@ -52,6 +52,8 @@ pub enum ErrorCode {
     LinkExpired,
     DigestGone,
     TermGone,
+    BackupDirUnset,
+    BackupDestNotEmpty,
     PayloadTooLarge,
     RateLimited,
     // 5xx
@@ -68,7 +70,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 38] = [
+    pub const ALL: [ErrorCode; 40] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -98,6 +100,8 @@ impl ErrorCode {
         ErrorCode::LinkExpired,
         ErrorCode::DigestGone,
         ErrorCode::TermGone,
+        ErrorCode::BackupDirUnset,
+        ErrorCode::BackupDestNotEmpty,
         ErrorCode::PayloadTooLarge,
         ErrorCode::RateLimited,
         ErrorCode::Internal,
@@ -132,7 +136,12 @@ impl ErrorCode {
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::EmailTaken | ErrorCode::TermAlreadyFollowed | ErrorCode::AlreadyActive | ErrorCode::UseCardForm => StatusCode::CONFLICT,
+            ErrorCode::EmailTaken
+            | ErrorCode::TermAlreadyFollowed
+            | ErrorCode::AlreadyActive
+            | ErrorCode::UseCardForm
+            | ErrorCode::BackupDirUnset
+            | ErrorCode::BackupDestNotEmpty => StatusCode::CONFLICT,
             ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -183,6 +192,8 @@ impl ErrorCode {
             ErrorCode::LinkExpired => "link_expired",
             ErrorCode::DigestGone => "digest_gone",
             ErrorCode::TermGone => "term_gone",
+            ErrorCode::BackupDirUnset => "backup_dir_unset",
+            ErrorCode::BackupDestNotEmpty => "backup_dest_not_empty",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::Internal => "internal",

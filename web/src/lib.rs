@@ -9,6 +9,7 @@
 //! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the
 //! client's TypeScript is generated from them.
 
+pub mod admin_backup;
 pub mod app;
 pub mod auth;
 pub mod billing;

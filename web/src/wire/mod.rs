@@ -8,6 +8,7 @@
 //! answer was built as a JSON map, as declared where a struct was serialized.
 
 pub mod auth;
+pub mod backup;
 pub mod billing;
 pub mod common;
 pub mod config;
