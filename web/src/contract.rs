@@ -20,7 +20,7 @@ use ts_rs::TS;
 
 use crate::error::{ErrorBody, ErrorCode, FieldErrorView};
 use crate::routes::{ApiRoutes, RouteTable, WireTypes};
-use crate::wire::{auth, billing, config, digests, ratings, terms, users};
+use crate::wire::{auth, backup, billing, config, digests, ratings, terms, users};
 use crate::wire::{DeliveryDay, Done, DoneWithMessage, Message, Source, Tier, Verdict};
 
 /// The checked-in TypeScript, as served by `GET /api/contract.ts`.
@@ -171,6 +171,9 @@ pub fn generate_typescript() -> String {
         billing::InvoiceView::decl(),
         billing::StripeSubscriptionView::decl(),
         billing::WebhookAnswer::decl(),
+        // Operators: backups
+        backup::BackupRequest::decl(),
+        backup::BackupReport::decl(),
         // The contract itself
         ApiContract::decl(),
         RouteContract::decl(),

@@ -28,6 +28,8 @@ enum Access {
     Owner,
     /// The signed-in owner, and an operator may do more (test mail to another address).
     OwnerOrOperator,
+    /// A verified operator only: anonymous callers 401, every other user (the owner too) 403.
+    Operator,
 }
 
 /// The owner's records a request names.
@@ -44,6 +46,8 @@ struct Target {
     digest_id: String,
     paper_key: String,
     rating_token: String,
+    /// A folder an operator's backup may be written to (in the server's data directory).
+    backup_dest: String,
 }
 
 /// A request's path and JSON body.
@@ -79,6 +83,13 @@ const RULES: &[Rule] = &[
     Rule { method: "GET", path: "/api/config", access: Access::Public, requests: |_| no_body("/api/config"), owner_status: 200 },
     Rule { method: "GET", path: "/api/contract", access: Access::Public, requests: |_| no_body("/api/contract"), owner_status: 200 },
     Rule { method: "GET", path: "/api/contract.ts", access: Access::Public, requests: |_| no_body("/api/contract.ts"), owner_status: 200 },
+    Rule {
+        method: "POST",
+        path: "/api/admin/backup",
+        access: Access::Operator,
+        requests: |target| with_body("/api/admin/backup", json!({ "dest": target.backup_dest })),
+        owner_status: 200,
+    },
     Rule { method: "GET", path: "/api/auth/me", access: Access::Owner, requests: |_| no_body("/api/auth/me"), owner_status: 200 },
     Rule { method: "GET", path: "/api/auth/user", access: Access::Owner, requests: |_| no_body("/api/auth/user"), owner_status: 200 },
     Rule {
@@ -374,6 +385,7 @@ impl Matrix {
             digest_id: digest.id.to_string(),
             paper_key,
             rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
+            backup_dest: server.data_dir.path().join("backups").join("by-carol").display().to_string(),
         };
         Matrix { billing, ada, bob, carol, anonymous, target }
     }
@@ -455,6 +467,15 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
                     .refused(rule, "a caller without the secret", &matrix.anonymous, &forged_path, forged_body.as_ref(), &[400, 401, 403, 404])
                     .await;
             }
+            Access::Operator => {
+                for (path, body) in &requests {
+                    matrix.refused(rule, "anonymous", &matrix.anonymous, path, body.as_ref(), &[401]).await;
+                    for (who, caller) in [("another user", &matrix.bob), ("the owner", &matrix.ada)] {
+                        let answer = matrix.refused(rule, who, caller, path, body.as_ref(), &[403]).await;
+                        assert_eq!(answer.body["code"], "operator_only", "{} {path} as {who}", rule.method);
+                    }
+                }
+            }
             Access::Public => {}
         }
         if rule.access == Access::OwnerOrOperator {
@@ -468,6 +489,7 @@ async fn every_route_lets_only_its_owner_through_and_refusals_write_nothing() {
         let caller = match rule.access {
             Access::Public | Access::Secret => &stranger,
             Access::Owner | Access::OwnerOrOperator => &matrix.ada,
+            Access::Operator => &matrix.carol,
         };
         let answer = if rule.path == "/api/stripe/webhook" {
             matrix.billing.webhook(body.as_ref().expect("an event"), chrono::Utc::now().timestamp(), WEBHOOK_SECRET).await

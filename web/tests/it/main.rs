@@ -4,6 +4,7 @@
 mod abuse;
 mod access;
 mod architecture;
+mod backup;
 mod billing;
 mod brute_force;
 mod cli;
