@@ -19,8 +19,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use actix::prelude::*;
 use ::actors::{CopyIndex, Indexer, StatusBoard};
+use actix::prelude::*;
 use anyhow::{bail, Context as _};
 use chrono::{DateTime, NaiveTime, Utc};
 use index::{IndexCopy, PaperIndex};
@@ -140,10 +140,7 @@ pub async fn backup(store: Store, index: IndexSource, dest: PathBuf) -> anyhow::
     };
     let schema_version = store.schema_version().context("reading the database's schema version")?;
     let manifest_dest = dest.clone();
-    blocking(move || {
-        write_manifest(&manifest_dest, created_at, schema_version, store_copy.users, index_copy.papers, started.elapsed())
-    })
-    .await
+    blocking(move || write_manifest(&manifest_dest, created_at, schema_version, store_copy.users, index_copy.papers, started.elapsed())).await
 }
 
 /// Backs up the data directory of a stopped service into `dest`: opens its database (refused
@@ -171,10 +168,7 @@ pub fn restore(src: &Path, data_dir: &Path, force: bool) -> anyhow::Result<Resto
     let manifest = verify(src)?;
     let db_dir = data_dir.join(DB_DIR);
     if service_is_running(data_dir)? {
-        bail!(
-            "the service is running on {}: stop it before restoring (a restore replaces the database it has open)",
-            data_dir.display()
-        );
+        bail!("the service is running on {}: stop it before restoring (a restore replaces the database it has open)", data_dir.display());
     }
     let journal = journal_path(&db_dir);
     let index_dir = crate::index_dir(data_dir);
@@ -317,7 +311,13 @@ pub fn daily_backup_due(newest: Option<DateTime<Utc>>, now: DateTime<Utc>) -> bo
 }
 
 /// Makes the daily backup into `dir` when it is due, then prunes; answers the backup made.
-pub async fn run_daily_backup(store: Store, index: IndexSource, dir: PathBuf, keep: usize, now: DateTime<Utc>) -> anyhow::Result<Option<BackupReport>> {
+pub async fn run_daily_backup(
+    store: Store,
+    index: IndexSource,
+    dir: PathBuf,
+    keep: usize,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<BackupReport>> {
     let newest = dated_backups(&dir)?.last().map(|(made_at, _)| *made_at);
     if !daily_backup_due(newest, now) {
         return Ok(None);
@@ -404,7 +404,14 @@ impl Handler<BackUpIfDue> for DailyBackups {
 }
 
 /// Writes `dest/manifest.json` for the files under `dest` and answers the backup's report.
-fn write_manifest(dest: &Path, created_at: DateTime<Utc>, schema_version: u32, users: u64, papers: u64, took_so_far: Duration) -> anyhow::Result<BackupReport> {
+fn write_manifest(
+    dest: &Path,
+    created_at: DateTime<Utc>,
+    schema_version: u32,
+    users: u64,
+    papers: u64,
+    took_so_far: Duration,
+) -> anyhow::Result<BackupReport> {
     let started = Instant::now();
     let mut files = Vec::new();
     let mut store_bytes = 0;
@@ -422,8 +429,15 @@ fn write_manifest(dest: &Path, created_at: DateTime<Utc>, schema_version: u32, u
         }
         files.push(ManifestFile { path: relative, size_bytes, sha256 });
     }
-    let manifest =
-        Manifest { format_version: FORMAT_VERSION, created_at, papertide_version: env!("CARGO_PKG_VERSION").to_owned(), schema_version, users, papers, files };
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        created_at,
+        papertide_version: env!("CARGO_PKG_VERSION").to_owned(),
+        schema_version,
+        users,
+        papers,
+        files,
+    };
     let manifest_path = dest.join(MANIFEST_FILE);
     let text = serde_json::to_vec_pretty(&manifest)?;
     let mut file = std::fs::File::create(&manifest_path).with_context(|| format!("writing {}", manifest_path.display()))?;

@@ -103,7 +103,12 @@ async fn verification_link(data_dir: &Path, to: &str) -> String {
         let entries = std::fs::read_dir(data_dir.join("outbox")).ok()?;
         let mut paths: Vec<PathBuf> = entries.filter_map(|entry| entry.ok().map(|entry| entry.path())).collect();
         paths.sort();
-        paths.iter().rev().filter_map(|path| std::fs::read_to_string(path).ok()).map(|raw| decode_quoted_printable(&raw)).find(|mail| mail.contains(&to_line) && mail.contains("/verify-email?token="))
+        paths
+            .iter()
+            .rev()
+            .filter_map(|path| std::fs::read_to_string(path).ok())
+            .map(|raw| decode_quoted_printable(&raw))
+            .find(|mail| mail.contains(&to_line) && mail.contains("/verify-email?token="))
     });
     let mail = found.await.unwrap_or_else(|| panic!("no verification mail to {to}"));
     link_in(&mail, "/verify-email?token=")
@@ -234,7 +239,11 @@ async fn a_backup_under_load_restores_every_write_acknowledged_before_it_after_a
         // connection): that is the kill, not a failure of the load.
         let _ = task.await;
     }
-    assert!(during.signups.len() + during.terms.len() > before_backup.signups.len() + before_backup.terms.len() || made.body["tookMs"].as_u64() < Some(50), "the load went on during the backup");
+    assert!(
+        during.signups.len() + during.terms.len() > before_backup.signups.len() + before_backup.terms.len()
+            || made.body["tookMs"].as_u64() < Some(50),
+        "the load went on during the backup"
+    );
     assert!(made.body["users"].as_u64().expect("users") >= (4 + before_backup.signups.len()) as u64, "{}", made.body);
     assert!(made.body["papers"].as_u64().expect("papers") >= 20, "{}", made.body);
     assert!(made.body["storeBytes"].as_u64() > Some(0) && made.body["indexBytes"].as_u64() > Some(0), "{}", made.body);
@@ -320,7 +329,12 @@ async fn restore_refuses_a_live_data_directory_a_damaged_backup_and_a_database_w
     assert!(out.contains("moved to") && out.contains("before-restore-"), "{out}");
 
     let manifest: Value = serde_json::from_slice(&std::fs::read(backup_dir.join("manifest.json")).expect("a manifest")).expect("JSON");
-    let victim = manifest["files"].as_array().expect("files").iter().find(|file| file["path"].as_str().is_some_and(|path| path.starts_with("db/"))).expect("a file of the database");
+    let victim = manifest["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|file| file["path"].as_str().is_some_and(|path| path.starts_with("db/")))
+        .expect("a file of the database");
     let victim_path = victim["path"].as_str().expect("a path");
     let target = backup_dir.join(victim_path);
     let mut bytes = std::fs::read(&target).expect("readable");
@@ -353,15 +367,21 @@ async fn daily_backups_keep_the_newest_in_the_backup_folder() {
 
     let port = free_port();
     let mut server = Running(
-        binary(&data_dir, port).env("PAPERTIDE_BACKUP_DIR", backups.display().to_string()).env("PAPERTIDE_BACKUP_KEEP", "2").spawn_serve(&[]).expect("starts"),
+        binary(&data_dir, port)
+            .env("PAPERTIDE_BACKUP_DIR", backups.display().to_string())
+            .env("PAPERTIDE_BACKUP_KEEP", "2")
+            .spawn_serve(&[])
+            .expect("starts"),
     );
     // No backup today: one is made at start, and the oldest of the service's goes.
     let pruned = wait::until(Duration::from_secs(60), Duration::from_millis(100), || {
-        let names: Vec<String> = std::fs::read_dir(&backups).ok()?.filter_map(|entry| entry.ok()).map(|entry| entry.file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> =
+            std::fs::read_dir(&backups).ok()?.filter_map(|entry| entry.ok()).map(|entry| entry.file_name().to_string_lossy().into_owned()).collect();
         let today = names.iter().any(|name| name.starts_with(&format!("papertide-{}", chrono::Utc::now().format("%Y-%m-%d"))));
         (today && names.len() == 3).then_some(names)
     });
-    let mut names = pruned.await.unwrap_or_else(|| panic!("no daily backup and pruning: {:?}", std::fs::read_dir(&backups).map(|entries| entries.count())));
+    let mut names =
+        pruned.await.unwrap_or_else(|| panic!("no daily backup and pruning: {:?}", std::fs::read_dir(&backups).map(|entries| entries.count())));
     testkit::server::kill(&mut server.0).expect("SIGKILL");
     names.sort();
     assert_eq!(names[0], "papertide-2025-12-31T030000Z-keep-me");
