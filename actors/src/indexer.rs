@@ -67,6 +67,13 @@ pub fn index_papers(writer: &mut PaperWriter, papers: Vec<Paper>) -> Result<Inge
 #[rtype(result = "Result<IngestCounts, IndexerError>")]
 pub struct Ingest(pub Vec<Paper>);
 
+/// Copy the index's last commit into this folder, after committing what is pending: the writer
+/// waits while the copy is made (see `index::IndexCopy`). A backup sends it once it has copied
+/// the store: every paper the store's copy refers to was committed before.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<index::IndexCopy, IndexerError>")]
+pub struct CopyIndex(pub std::path::PathBuf);
+
 /// Why a batch was not indexed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum IndexerError {
@@ -139,6 +146,22 @@ impl Supervised for Indexer {
     fn restarting(&mut self, _: &mut Self::Context) {
         self.writer = None;
         self.board.record_restart(ACTOR_NAME);
+    }
+}
+
+impl Handler<CopyIndex> for Indexer {
+    type Result = Result<index::IndexCopy, IndexerError>;
+
+    fn handle(&mut self, CopyIndex(dest): CopyIndex, _: &mut Self::Context) -> Self::Result {
+        let copied = match self.writer() {
+            Ok(writer) => writer.copy_committed_to(&dest),
+            // Without the writer nothing commits here: the last commit is copied as it is.
+            Err(_) => self.index.copy_committed_to(&dest),
+        };
+        copied.map_err(|error| {
+            tracing::error!(%error, dest = %dest.display(), "the index was not copied");
+            IndexerError::Failed(error.to_string())
+        })
     }
 }
 

@@ -67,7 +67,7 @@ pub mod weekly;
 pub use digester::{Chosen, DigestOutcome, DigestRenderer, Digester, RatedTerm, Reader};
 pub use error::{DigestError, MailError};
 pub use harvester::{harvest_days, HarvestNow, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};
-pub use indexer::{index_papers, Indexer, IndexerError, Ingest, IngestCounts};
+pub use indexer::{index_papers, CopyIndex, Indexer, IndexerError, Ingest, IngestCounts};
 pub use janitor::{Janitor, PurgeExpired};
 pub use live::{LiveQuery, LiveReport, LiveSearch};
 pub use llm::{Llm, LlmConfig, LlmError, LlmStats, ModelClass};

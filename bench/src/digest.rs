@@ -2,7 +2,8 @@
 //! week, served by the production weekly path — the scheduler's pass (`serve_due_users`: batches
 //! of users on one thread per core, each batch recorded in one transaction) — so every digest is
 //! built (expanded search, scoring, summaries), stored with its sent papers and queued; then
-//! every queued mail rendered as the mailer renders it when it sends (not sent).
+//! every queued mail rendered as the mailer renders it when it sends (not sent); then a backup of
+//! the data directory (`runtime::backup`), timed and weighed.
 
 use std::path::Path;
 use std::time::Instant;
@@ -74,6 +75,10 @@ pub struct DigestRun {
     pub disk_bytes_per_digest: Option<f64>,
     /// The database's size on disk after the pass, per user.
     pub database_bytes_per_user: f64,
+    /// An online backup of the data directory after the pass (`runtime::backup`): its time,
+    /// manifest included, and its bytes (database and index).
+    pub backup_seconds: f64,
+    pub backup_bytes: u64,
 }
 
 /// Builds an index of about `papers` papers entered this week and `users` users with 3 terms
@@ -116,6 +121,10 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let started = Instant::now();
     let papers_sent = render_queue(store, digester, workers)?;
     let render_seconds = started.elapsed().as_secs_f64();
+
+    // A backup of the data directory the pass left, as the running service makes one.
+    let source = runtime::backup::IndexSource::Index(index.clone());
+    let backup = runner.block_on(runtime::backup::backup(store.clone(), source, dir.path().join("backup")))?;
     Ok(DigestRun {
         users,
         papers: index.paper_count()?,
@@ -129,6 +138,8 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         render_seconds,
         disk_bytes_per_digest,
         database_bytes_per_user,
+        backup_seconds: backup.took.as_secs_f64(),
+        backup_bytes: backup.store_bytes + backup.index_bytes,
     })
 }
 

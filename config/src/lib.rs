@@ -173,6 +173,15 @@ pub struct ServeArgs {
     /// the check off [default: 64].
     #[arg(long, env = "PAPERTIDE_MIN_FREE_DISK_MB")]
     pub min_free_disk_mb: Option<u64>,
+    /// Folder of the daily backups: once a day (from 03:00 UTC) the service copies its database
+    /// and index into a new `papertide-YYYY-MM-DDTHHMMSSZ` folder there [default: none, no daily
+    /// backup].
+    #[arg(long, env = "PAPERTIDE_BACKUP_DIR")]
+    pub backup_dir: Option<PathBuf>,
+    /// Daily backups kept in the backup folder; older ones the service made are deleted
+    /// [default: 7].
+    #[arg(long, env = "PAPERTIDE_BACKUP_KEEP")]
+    pub backup_keep: Option<usize>,
     /// Folder of the sentence-embedding model (sentence-transformers layout); one that does not
     /// load stops the start [default: DATA_DIR/models/all-minilm-l6-v2 if present, else none:
     /// lexical ranking].
@@ -253,6 +262,8 @@ pub struct FileConfig {
     pub live_search: Option<bool>,
     pub digest_hour: Option<u32>,
     pub min_free_disk_mb: Option<u64>,
+    pub backup_dir: Option<PathBuf>,
+    pub backup_keep: Option<usize>,
     pub embed_model_dir: Option<PathBuf>,
     pub llm: Option<FileLlm>,
     pub stripe: Option<FileStripe>,
@@ -518,6 +529,10 @@ pub struct Settings {
     pub digest_hour: u32,
     /// Free bytes kept on the data directory's disk; writes are refused under it (0: never).
     pub min_free_disk_bytes: u64,
+    /// Where the daily backups go; none: no daily backup.
+    pub backup_dir: Option<PathBuf>,
+    /// Daily backups kept (at least 1).
+    pub backup_keep: usize,
     /// The sentence-embedding model's folder as configured; none: the default folder if it
     /// exists (see [`Settings::embed_model`]).
     pub embed_model_dir: Option<PathBuf>,
@@ -546,6 +561,7 @@ pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
 pub const DEFAULT_MIN_FREE_DISK_MB: u64 = 64;
+pub const DEFAULT_BACKUP_KEEP: usize = 7;
 pub const DEFAULT_LLM_TIMEOUT_SECS: u64 = 30;
 /// The longest LLM timeout accepted: a digest run waits this long at worst before falling back.
 const MAX_LLM_TIMEOUT_SECS: u64 = 600;
@@ -679,10 +695,18 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     let Some(min_free_disk_bytes) = min_free_disk_mb.checked_mul(1024 * 1024) else {
         bail!("the free space to keep, {min_free_disk_mb} MiB, is more than any disk holds");
     };
+    // An empty value is no value, as for the model's folder.
+    let backup_dir = serve.backup_dir.clone().or(file.backup_dir).filter(|dir| !dir.as_os_str().is_empty());
+    let backup_keep = serve.backup_keep.or(file.backup_keep).unwrap_or(DEFAULT_BACKUP_KEEP);
+    if backup_keep == 0 {
+        bail!("backup_keep must be at least 1: the newest backup is always kept");
+    }
     Ok(Settings {
         sources,
         harvest,
         min_free_disk_bytes,
+        backup_dir,
+        backup_keep,
         live_search: serve.live_search.or(file.live_search).unwrap_or(true),
         digest_hour,
         embed_model_dir,
@@ -1172,6 +1196,21 @@ mod tests {
 
     /// The committed example must list every option with its default.
     #[test]
+    fn daily_backups_are_off_unless_a_folder_is_given_and_keep_at_least_one() -> anyhow::Result<()> {
+        let defaults = resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!((defaults.backup_dir, defaults.backup_keep), (None, DEFAULT_BACKUP_KEEP));
+        let file: FileConfig = toml::from_str("backup_dir = \"/srv/backups\"\nbackup_keep = 3\n")?;
+        let from_file = resolve(file.clone(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!((from_file.backup_dir, from_file.backup_keep), (Some(PathBuf::from("/srv/backups")), 3));
+        let flag = ServeArgs { backup_keep: Some(2), backup_dir: Some(PathBuf::new()), ..ServeArgs::default() };
+        let from_flag = resolve(file.clone(), &CommonArgs::default(), &flag)?;
+        assert_eq!((from_flag.backup_dir, from_flag.backup_keep), (None, 2), "an empty folder switches the file's off");
+        let none_kept = ServeArgs { backup_keep: Some(0), ..ServeArgs::default() };
+        assert!(resolve(file, &CommonArgs::default(), &none_kept).is_err());
+        Ok(())
+    }
+
+    #[test]
     fn the_example_configuration_matches_the_defaults() -> anyhow::Result<()> {
         let example_text = include_str!("../../papertide.example.toml");
         let example: FileConfig = toml::from_str(example_text)?;
@@ -1217,6 +1256,8 @@ mod tests {
             live_search: Some(false),
             digest_hour: Some(0),
             min_free_disk_mb: Some(0),
+            backup_dir: Some(PathBuf::new()),
+            backup_keep: Some(0),
             embed_model_dir: Some(PathBuf::new()),
             llm: Some(FileLlm {
                 url: Some(String::new()),

@@ -57,6 +57,10 @@ pub enum IndexError {
     EncodeCommitRecord { source: serde_json::Error },
     #[error("decoding stored paper {id}: {source}")]
     DecodePaper { id: PaperId, source: serde_json::Error },
+    #[error("reading the paper index to copy it: {reason}")]
+    CopyRead { reason: String },
+    #[error("writing the copy of the paper index at {path}: {source}")]
+    CopyWrite { path: PathBuf, source: std::io::Error },
     #[error("a stored document of the paper index lacks its {field} field; the index is damaged")]
     DamagedDocument { field: &'static str },
 }

@@ -31,6 +31,7 @@
 //! preprint and its journal record) merges them all into one document. The index keeps no dedup
 //! rule of its own; it stores each work's keys and asks `engine`.
 
+mod backup;
 mod error;
 mod expand;
 mod paper_index;
@@ -43,6 +44,7 @@ mod writer;
 
 use std::fmt;
 
+pub use backup::IndexCopy;
 pub use error::IndexError;
 pub use expand::Expansion;
 pub use paper_index::{PaperIndex, DEFAULT_WRITER_HEAP_BYTES, MIN_WRITER_HEAP_BYTES, SCHEMA_VERSION_FILE};

@@ -40,6 +40,8 @@ pub struct PaperIndex {
     reader: IndexReader,
     fields: Fields,
     writer_open: Arc<AtomicBool>,
+    /// The index's folder; `None` in RAM.
+    dir: Option<Arc<PathBuf>>,
 }
 
 impl PaperIndex {
@@ -82,7 +84,8 @@ impl PaperIndex {
             tracing::info!(path = %dir.display(), version = SCHEMA_VERSION, "creating the paper index");
             Index::create(directory, schema, IndexSettings::default()).map_err(|source| IndexError::Create { source })?
         };
-        PaperIndex::with_index(index, fields)
+        let opened = PaperIndex::with_index(index, fields)?;
+        Ok(PaperIndex { dir: Some(Arc::new(dir.to_owned())), ..opened })
     }
 
     /// A new, empty index in RAM: for tests, and for tools that need no persistence.
@@ -120,7 +123,8 @@ impl PaperIndex {
             source => IndexError::OpenWriter { source },
         })?;
         let metas = self.index.load_metas().map_err(|source| IndexError::ReadCommitRecord { source })?;
-        PaperWriter::new(writer, self.reader.clone(), self.fields, metas.payload.as_deref(), slot)
+        let paper_writer = PaperWriter::new(writer, self.reader.clone(), self.fields, metas.payload.as_deref(), slot)?;
+        Ok(paper_writer.in_directory(self.dir.clone()))
     }
 
     /// The committed paper recognised by `key`. Should several works share the key (records whose
@@ -157,6 +161,11 @@ impl PaperIndex {
         &self.index
     }
 
+    /// The index's folder; `None` in RAM.
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref().map(PathBuf::as_path)
+    }
+
     pub(crate) fn fields(&self) -> Fields {
         self.fields
     }
@@ -164,7 +173,7 @@ impl PaperIndex {
     fn with_index(index: Index, fields: Fields) -> Result<PaperIndex, IndexError> {
         index.tokenizers().register(ENGLISH_TOKENIZER, english_analyzer());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into().map_err(|source| IndexError::OpenReader { source })?;
-        Ok(PaperIndex { index, reader, fields, writer_open: Arc::new(AtomicBool::new(false)) })
+        Ok(PaperIndex { index, reader, fields, writer_open: Arc::new(AtomicBool::new(false)), dir: None })
     }
 }
 

@@ -53,6 +53,8 @@ pub struct PaperWriter {
     /// Whether tantivy may have lost part of the pending batch (a failed send or commit), so the
     /// next commit must send it all again.
     resend_at_commit: bool,
+    /// The index's folder; `None` in RAM.
+    dir: Option<Arc<std::path::PathBuf>>,
     /// Declared last so it is freed after `writer` has released tantivy's lock.
     _slot: WriterSlot,
 }
@@ -86,8 +88,15 @@ impl PaperWriter {
             pending_by_key: BTreeMap::new(),
             absorbed: BTreeSet::new(),
             resend_at_commit: false,
+            dir: None,
             _slot: slot,
         })
+    }
+
+    /// The same writer, of the index in `dir` (none: in RAM).
+    pub(crate) fn in_directory(mut self, dir: Option<Arc<std::path::PathBuf>>) -> PaperWriter {
+        self.dir = dir;
+        self
     }
 
     /// Adds `paper` as a new work, or merges it into the works it shares dedup keys with (see the
@@ -171,6 +180,16 @@ impl PaperWriter {
     pub fn rollback(&mut self) -> Result<u64, IndexError> {
         self.clear_pending();
         self.writer.rollback().map_err(|source| IndexError::Rollback { source })
+    }
+
+    /// Commits what is pending, then copies the commit into `dest` (see [`crate::IndexCopy`]
+    /// and `backup`): the copy holds every paper upserted before, and no commit of this writer
+    /// comes during the copy.
+    pub fn copy_committed_to(&mut self, dest: &std::path::Path) -> Result<crate::IndexCopy, IndexError> {
+        if self.pending_count() > 0 || self.resend_at_commit {
+            self.commit()?;
+        }
+        crate::backup::copy_committed(self.writer.index(), self.dir.as_deref().map(|dir| dir.as_path()), dest)
     }
 
     /// How many works the next commit will write (added or merged since the last one).

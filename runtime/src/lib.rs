@@ -8,6 +8,7 @@
 //! `papertide weekly`, the bench and the tests. A caller that does not need a part leaves it out
 //! with [`Options`], never by building its own copy.
 
+pub mod backup;
 pub mod model;
 pub mod sources;
 
@@ -44,7 +45,8 @@ pub struct Options {
     /// The index writer, and what feeds it: the harvesters, live search and the vectorizer. Off,
     /// the index is only read.
     pub index_writer: bool,
-    /// The scheduler, which hands due weekly digests to the user actors.
+    /// The scheduler, which hands due weekly digests to the user actors, and the daily backups
+    /// when the settings name their folder.
     pub scheduler: bool,
     /// The LLM client for query expansion and summaries, when the settings configure one.
     pub llm: bool,
@@ -92,6 +94,8 @@ pub struct System {
     /// embedding after the batch under way.
     pub vectorizer_thread: Option<VectorizerThread>,
     pub scheduler: Option<Addr<Scheduler>>,
+    /// The daily backups, with the scheduler when the settings name a backup folder.
+    pub backups: Option<Addr<backup::DailyBackups>>,
 }
 
 impl System {
@@ -168,7 +172,14 @@ impl System {
             let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
             Scheduler::new(store.clone(), users.clone(), schedule, board.clone()).start_supervised()
         });
-        Ok(System { store, board, index, embedding, digester, users, mailer, janitor, writer, harvesters, vectorizer_thread, scheduler })
+        let backups = settings.backup_dir.clone().filter(|_| options.scheduler).map(|dir| {
+            let source = match &writer {
+                Some(writer) => backup::IndexSource::Writer(writer.indexer.clone()),
+                None => backup::IndexSource::Index(index.clone()),
+            };
+            backup::DailyBackups::new(store.clone(), source, dir, settings.backup_keep, board.clone()).start_supervised()
+        });
+        Ok(System { store, board, index, embedding, digester, users, mailer, janitor, writer, harvesters, vectorizer_thread, scheduler, backups })
     }
 
     /// Stops the vectorizer (after its batch under way) and the index writer, then flushes the

@@ -41,7 +41,7 @@ impl Store {
     /// Records `customer_id` as the user's Stripe customer unless they already have one; returns
     /// the customer the user has now (the first one stored wins a race).
     pub fn set_stripe_customer(&self, user_id: UserId, customer_id: &str) -> Result<String> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let user = self.update_user(user_id, |user| {
             if user.stripe_customer_id.is_none() {
                 user.stripe_customer_id = Some(customer_id.to_owned());
@@ -83,7 +83,7 @@ impl Store {
     /// Starts following a subscription the user asked for (pending), or, for a plan change of a
     /// followed one, asks for `tier` on its row.
     pub fn track_subscription(&self, user_id: UserId, subscription_id: &str, tier: Tier, now: DateTime<Utc>) -> Result<SubscriptionTracking> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let row = self.subscription_tracking.transaction(|rows| {
             let row = match rows.get(subscription_id.as_bytes())? {
                 Some(bytes) => {
@@ -115,7 +115,7 @@ impl Store {
 
     /// Records that `event_id` has been applied.
     pub fn record_stripe_event(&self, event_id: &str, now: DateTime<Utc>) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
         Ok(())
     }
@@ -130,7 +130,7 @@ impl Store {
         now: DateTime<Utc>,
         mail: impl Fn(&User, &PlanChange) -> RenderedMail,
     ) -> Result<Applied> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
@@ -166,7 +166,7 @@ impl Store {
     /// free limit are turned off, the subscription's row (if any) is marked canceled, and the
     /// notice is queued. A free user is left as is.
     pub fn cancel_plan(&self, user_id: UserId, now: DateTime<Utc>, mail: impl Fn(&User, &PlanChange) -> RenderedMail) -> Result<Applied> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue, &self.plan_history);
@@ -200,7 +200,7 @@ impl Store {
     /// Sets a plan by the operator's hand (`papertide users set-tier`), turning terms off or
     /// back on to fit it like a paid change does; no mail.
     pub fn set_plan(&self, user_id: UserId, tier: Tier) -> Result<User> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let now = Utc::now();

@@ -103,6 +103,8 @@ pub struct Store {
     pub(crate) sent_journal: Option<std::sync::Arc<SentJournal>>,
     /// Signed-in users' sessions, accounts and ledgers, kept decoded (see [`crate::decoded`]).
     pub(crate) signed_in: std::sync::Arc<SignedInRecords>,
+    /// Held shared by every write and exclusively by a backup (see [`crate::backup`]).
+    pub(crate) gate: std::sync::Arc<crate::backup::WriteGate>,
 }
 
 /// The records every signed-in request reads, kept decoded beside their bytes.
@@ -239,6 +241,7 @@ impl Store {
             path: None,
             sent_journal: None,
             signed_in: Default::default(),
+            gate: std::sync::Arc::default(),
             db,
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
@@ -251,6 +254,7 @@ impl Store {
         if let Some(key) = self.meta.get(name)? {
             return Ok(key.to_vec());
         }
+        let _writing = self.writing()?;
         let mut fresh = [0u8; 32];
         rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut fresh);
         // Two first uses at once keep whichever key was stored first.

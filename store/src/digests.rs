@@ -158,7 +158,7 @@ impl Store {
     /// Stores a digest's text (its AI summary, its "searched as" line) once under the hash of
     /// its content; returns its key.
     pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let key = content_key(text.as_bytes());
         if !self.digest_texts.contains_key(key)? {
             self.digest_texts.insert(key, text.as_bytes())?;
@@ -175,13 +175,13 @@ impl Store {
     /// many digests share are put once and their keys reused, instead of encoding and hashing
     /// them again for every digest.
     pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// Stores a paper entry once under the hash of its content; returns its key.
     pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let bytes = encode("digest entry", entry)?;
         let key = content_key(&bytes);
         // Content-addressed, so an entry that is there is this entry: no need to write it again.
@@ -312,7 +312,7 @@ impl Store {
     /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
     /// flushing: for a caller that writes more and flushes once.
     pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
@@ -330,7 +330,7 @@ impl Store {
 
     /// Keeps the summary `model` wrote of a paper, for every user and every later week.
     pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
         Ok(())
     }
@@ -388,7 +388,7 @@ impl Store {
     /// [`Store::unsubscribe_token`].
     #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }

@@ -16,7 +16,7 @@ impl Store {
 
     /// Stores a source's harvest state and flushes it: the cursor must survive a crash.
     pub fn put_harvest_state(&self, source: Source, state: &HarvestState) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.harvest.insert(source.as_str().as_bytes(), encode("harvest state", state)?)?;
         self.harvest.flush()?;
         Ok(())

@@ -196,7 +196,7 @@ impl Store {
     /// answer (a crash before that loses a user's digests and their mails together, so a redo
     /// sends them once).
     pub fn commit_digests(&self, parts: &[UserDigests], now: DateTime<Utc>) -> Result<Vec<Commit>> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         // Everything that does not depend on what the transaction reads is encoded before it,
         // since the transaction holds every other writer off while it runs.
         let encoded: Vec<Vec<(Vec<u8>, Vec<u8>)>> = parts

@@ -8,6 +8,7 @@
 //! Architecture invariant: `store` knows nothing of HTTP or actors, and only `codec` touches
 //! serde_cbor.
 
+pub mod backup;
 pub mod billing;
 mod codec;
 mod db;
@@ -33,6 +34,7 @@ pub mod tokens;
 pub mod users;
 pub mod vectors;
 
+pub use backup::{database_is_locked, StoreCopy};
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use digests::{DigestStats, EntryKey, NewDigest, TextKey, UPGRADE_INVITE};
 pub use error::StoreError;

@@ -60,7 +60,7 @@ pub(crate) fn tx_enqueue(
 impl Store {
     /// Queues a mail on its own; returns its id.
     pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let id = self.db.generate_id()?;
         let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
         self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
@@ -70,7 +70,7 @@ impl Store {
     /// Makes every deferred mail due now; the mailer does this when it starts, since a restart
     /// often follows a repaired mail setup. Returns how many were deferred.
     pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut deferred = 0;
         for queued in self.queued_mail_iter() {
             let mut queued = queued?;
@@ -142,7 +142,7 @@ impl Store {
     /// attempts counted afresh and the same id (so the same Message-ID). Answers whether there was
     /// such a mail.
     pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let key = id.to_be_bytes();
         let moved = (&self.mail_dead, &self.mail_queue).transaction(|(dead, queue)| {
             let Some(bytes) = dead.get(key)? else {
@@ -161,7 +161,7 @@ impl Store {
     /// Drops a mail that failed for good, for an operator who decided it need not go; answers
     /// whether there was such a mail.
     pub fn drop_dead_mail(&self, id: u64) -> Result<bool> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         Ok(self.mail_dead.remove(id.to_be_bytes())?.is_some())
     }
 
@@ -170,7 +170,7 @@ impl Store {
     /// flush does not send it again; a journal that cannot be written only leaves the window
     /// open until that flush.
     pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         // The entry and the removal under one hold of the journal, so that a flush counting the
         // entries covers the removal.
         let _held = self.journal(Entry::Sent(id));
@@ -199,6 +199,8 @@ impl Store {
     /// the next flush.
     fn journal(&self, entry: Entry) -> Option<MutexGuard<'_, Held>> {
         let journal = self.sent_journal.as_ref()?;
+        // The journal is part of what a backup copies: its entries wait for a backup under way.
+        let _writing = self.gate.hold();
         let mut held = journal.lock();
         if let Err(error) = SentJournal::append(&mut held, entry) {
             tracing::warn!(%error, path = %journal.path().display(), ?entry, "journalling a mail's hand-over");
@@ -208,7 +210,7 @@ impl Store {
 
     /// The mail could not be sent now: count the attempt and schedule the next one.
     pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
             return Ok(None);
         };
@@ -222,7 +224,7 @@ impl Store {
 
     /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
     pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
             return Ok(());
         };

@@ -58,7 +58,7 @@ impl Store {
     /// moves), and a new verification token is stored with its mail. A verified or deactivated
     /// account is left as it is.
     pub fn restart_pending_signup(&self, email: &str, signup: PendingSignup, now: DateTime<Utc>) -> Result<SignupRestart> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let email = normalize_email(email);
         let (token_hash, expires_at) = signup.verification;
         let trees = (&self.users, &self.users_by_email, &self.tokens, &self.mail_queue);
@@ -103,7 +103,7 @@ impl Store {
     /// Removes every account whose address was never verified and whose verification window
     /// closed before `now`, with everything it holds; returns how many.
     pub fn remove_expired_unverified(&self, now: DateTime<Utc>) -> Result<usize> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut expired = Vec::new();
         for bytes in self.users.iter().values() {
             let user: User = decode("user", &bytes?)?;

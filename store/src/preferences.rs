@@ -13,7 +13,7 @@ impl Store {
     }
 
     pub fn put_preferences(&self, user_id: UserId, preferences: &Preferences) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.preferences.insert(user_id.as_bytes(), encode("preferences", preferences)?)?;
         Ok(())
     }

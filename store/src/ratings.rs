@@ -33,7 +33,7 @@ impl Store {
     /// drops the term's oldest ratings past [`MAX_RATINGS_PER_TERM`]. A term that is not the
     /// user's (or no longer there) is [`StoreError::NotFound`], and nothing is written.
     pub fn rate(&self, user_id: UserId, rating: &Rating) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let key = rating_key(user_id, rating.term_id, &rating.paper_key);
         let term_index_key = term_prefix(user_id, rating.term_id);
         (&self.search_terms_by_user, &self.ratings)
@@ -61,7 +61,7 @@ impl Store {
 
     /// Removes the user's rating of a paper for a term; whether there was one.
     pub fn remove_rating(&self, user_id: UserId, term_id: TermId, paper_key: &str) -> Result<bool> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         Ok(self.ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
     }
 

@@ -171,6 +171,7 @@ impl Store {
         condition: impl Fn(&User) -> bool,
         confirmation: Option<&dyn Fn(&User) -> RenderedMail>,
     ) -> Result<Option<User>> {
+        let _writing = self.writing()?;
         let Some(user) = self.user(id)? else {
             return Ok(None);
         };
@@ -207,6 +208,7 @@ impl Store {
     /// The rest of a deletion begun: sweeps what was written for the user since, runs
     /// `elsewhere`, then removes the mark and queues the confirmation in one transaction.
     fn finish_account_deletion(&self, id: UserId, elsewhere: &dyn Fn(&str)) -> Result<()> {
+        let _writing = self.writing()?;
         let Some(bytes) = self.account_deletions.get(id.as_bytes())? else {
             return Ok(());
         };

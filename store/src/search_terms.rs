@@ -58,7 +58,7 @@ impl Store {
     /// Adds `term` if the user does not have it already and the plan allows one more active
     /// term (see `engine::search_term`).
     pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let _adding = engine::sync::lock(&self.adding_terms);
         let existing = self.search_terms(term.user_id)?;
         if let Some(same) = existing.iter().find(|existing| is_same_term(&existing.term, &term.term)) {
@@ -81,7 +81,7 @@ impl Store {
 
     /// Changes a term in place; `None` when there is no such term.
     pub fn update_search_term(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut updated = None;
         self.search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
             let mut term: SearchTerm = decode("search term", bytes?).ok()?;
@@ -95,7 +95,7 @@ impl Store {
 
     /// Removes a term and its ratings (in one transaction); whether it was there.
     pub fn delete_search_term(&self, id: TermId) -> Result<bool> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let Some(term) = self.search_term(id)? else {
             return Ok(false);
         };

@@ -193,6 +193,12 @@ impl SentJournal {
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The journal's entries as they are on disk now (under its lock: no entry half-written).
+    pub(crate) fn contents(&self) -> std::io::Result<Vec<u8>> {
+        let _held = self.lock();
+        std::fs::read(&self.path)
+    }
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
 
 impl Store {
     pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let by_user_key = user_session_key(session.user_id, &hash);
         (&self.sessions, &self.sessions_by_user).transaction(|(sessions, by_user)| {
             sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
@@ -78,7 +78,7 @@ impl Store {
     }
 
     pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let Some(bytes) = self.sessions.remove(hash.as_bytes())? else {
             return Ok(());
         };
@@ -118,7 +118,7 @@ impl Store {
 
     /// Deletes the stored sessions of a user (sign out everywhere).
     pub fn delete_sessions_of(&self, user_id: UserId) -> Result<usize> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut deleted = 0;
         for entry in self.sessions_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
@@ -132,7 +132,7 @@ impl Store {
 
     /// Deletes expired sessions and sessions voided by a newer epoch; returns how many.
     pub fn purge_expired_sessions(&self, now: DateTime<Utc>) -> Result<usize> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut purged = 0;
         for entry in self.sessions.iter() {
             let (key, bytes) = entry?;

@@ -69,7 +69,7 @@ impl Store {
         mail: &RenderedMail,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let user_key = *user_id.as_bytes();
         (&self.users, &self.tokens, &self.mail_queue).transaction(|(users, tokens, queue)| {
             let bytes = users.get(user_key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
@@ -119,7 +119,7 @@ impl Store {
     /// Uses a verification token: marks the email verified and queues the mail `welcome` makes.
     /// `None` when the token is unknown, used, superseded or expired.
     pub fn verify_email(&self, hash: TokenHash, now: DateTime<Utc>, welcome: impl Fn(&User) -> RenderedMail) -> Result<Option<User>> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.consume_token(hash, TokenPurpose::EmailVerification, now, |user| {
             user.is_email_verified = true;
             Some(welcome(user))
@@ -129,7 +129,7 @@ impl Store {
     /// Uses a reset token: sets the new password hash, voids every session of the user, and
     /// (since the mail reached them) marks the email verified. `None` when the token is invalid.
     pub fn reset_password(&self, hash: TokenHash, new_password_hash: &str, now: DateTime<Utc>) -> Result<Option<User>> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         self.consume_token(hash, TokenPurpose::PasswordReset, now, |user| {
             user.password_hash = new_password_hash.to_owned();
             user.password_reset_token_expiry = None;
@@ -184,7 +184,7 @@ impl Store {
 
     /// Deletes tokens past their expiry; returns how many.
     pub fn purge_expired_tokens(&self, now: DateTime<Utc>) -> Result<usize> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut purged = 0;
         for entry in self.tokens.iter() {
             let (key, bytes) = entry?;

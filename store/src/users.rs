@@ -124,7 +124,7 @@ impl Store {
     /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
     /// two signups race.
     pub fn create_account(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut user = account.user;
         user.email = normalize_email(&user.email);
         if let Some((hash, expires_at)) = &account.verification {
@@ -200,7 +200,7 @@ impl Store {
     /// creation time cannot be changed this way; a plan changed this way is recorded in the plan
     /// history (reason `other`).
     pub fn update_user(&self, id: UserId, change: impl Fn(&mut User)) -> Result<User> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let key = *id.as_bytes();
         let now = Utc::now();
         let updated = (&self.users, &self.plan_history).transaction(|(users, history)| {

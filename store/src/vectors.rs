@@ -49,7 +49,7 @@ struct StampRecord {
 impl Store {
     /// Stores a batch of papers' vectors in one atomic write, replacing any they had.
     pub fn put_paper_vectors(&self, vectors: &[(u64, StoredVector)]) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut batch = sled::Batch::default();
         for (id, stored) in vectors {
             let record = VectorRecord { model: stored.model.clone(), text_hash: stored.text_hash, vector: vector_bytes(&stored.vector) };
@@ -114,7 +114,7 @@ impl Store {
 
     /// Drops the vectors of `ids` (works gone from the index), in one atomic write.
     pub fn remove_paper_vectors(&self, ids: &[u64]) -> Result<()> {
-        self.room.ensure()?;
+        let _writing = self.writing()?;
         let mut batch = sled::Batch::default();
         for id in ids {
             batch.remove(&id.to_be_bytes());

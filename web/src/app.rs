@@ -15,7 +15,7 @@ use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::wire::config::ClientConfig;
-use crate::{admin, admin_delete, auth, billing, client, contract, digests, headers, health, ratings, rights, terms, users};
+use crate::{admin, auth, billing, client, contract, digests, headers, health, ratings, rights, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -72,7 +72,6 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     digests::configure(routes);
     billing::configure(routes);
     rights::configure(routes);
-    admin_delete::configure(routes);
     admin::configure(routes);
     contract::configure(routes);
 }

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use store::{Store, StoreError};
 
 use crate::wire::admin::{AdminUser, AdminUserPage};
+use crate::wire::backup::BackupReport;
 
 /// One line of `papertide users list`.
 struct UserRow {
@@ -246,4 +247,65 @@ pub async fn run_weekly(settings: &crate::config::Settings, at: chrono::DateTime
     system.shutdown().await?;
     writeln!(out, "weekly pass as of {}: {sent} digest(s) built; their mails go out when papertide serve runs", at.format("%Y-%m-%d %H:%M UTC"))?;
     Ok(())
+}
+
+/// `papertide backup DEST` beside a stopped service: copies the data directory's database and
+/// index into DEST (a new or empty folder) with a manifest, and says what it copied.
+pub fn backup(data_dir: &Path, dest: &Path, out: &mut impl Write) -> anyhow::Result<()> {
+    // A running service makes the copy itself (its writes wait for the database's copy); the
+    // socket's requests are the local operator's.
+    let dest = std::path::absolute(dest).with_context(|| format!("resolving {}", dest.display()))?;
+    let request = json!({ "dest": dest.display().to_string() });
+    if let Some(answer) = service_request(data_dir, "POST", "/api/admin/backup", Some(&request))? {
+        let report: BackupReport = serde_json::from_value(answer).context("reading the service's backup report")?;
+        return print_backup(&report, out);
+    }
+    if !data_dir.join("db").try_exists().with_context(|| format!("looking for the database in {}", data_dir.display()))? {
+        anyhow::bail!("no database in {}: nothing to back up (pass --data-dir?)", data_dir.display());
+    }
+    let report = match runtime::backup::backup_stopped(data_dir, &dest) {
+        Err(error) if matches!(error.downcast_ref::<StoreError>(), Some(StoreError::Locked { .. })) => {
+            anyhow::bail!(
+                "the database in {} is open in another process that does not answer on its socket; stop it and run the backup again",
+                data_dir.display()
+            )
+        }
+        other => other?,
+    };
+    print_backup(&report.into(), out)
+}
+
+/// Says what a backup copied.
+pub fn print_backup(report: &BackupReport, out: &mut impl Write) -> anyhow::Result<()> {
+    writeln!(out, "backup written to {}", report.path)?;
+    writeln!(out, "  database: {} ({} account(s))", megabytes(report.store_bytes), report.users)?;
+    writeln!(out, "  index:    {} ({} paper(s))", megabytes(report.index_bytes), report.papers)?;
+    writeln!(out, "  {} files, manifest.json lists each with its SHA-256; took {:.1} s", report.files, report.took_ms as f64 / 1000.0)?;
+    Ok(())
+}
+
+/// `papertide restore SRC`: checks the backup at SRC and puts it in place in the data directory
+/// (see `runtime::backup::restore`), and says what it restored.
+pub fn restore(src: &Path, data_dir: &Path, force: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    let restored = runtime::backup::restore(src, data_dir, force)?;
+    let manifest = &restored.manifest;
+    if let Some(aside) = &restored.moved_aside {
+        writeln!(out, "the former database and index were moved to {}", aside.display())?;
+    }
+    writeln!(out, "restored the backup of {} into {}", manifest.created_at.format("%Y-%m-%d %H:%M:%S UTC"), data_dir.display())?;
+    writeln!(
+        out,
+        "  {} files checked against their SHA-256, {}; {} account(s), {} paper(s); made by papertide {}",
+        manifest.files.len(),
+        megabytes(restored.bytes),
+        manifest.users,
+        manifest.papers,
+        manifest.papertide_version
+    )?;
+    writeln!(out, "mail that was queued when the backup was made goes out when the service starts")?;
+    Ok(())
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_000_000.0)
 }

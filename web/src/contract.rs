@@ -20,7 +20,7 @@ use ts_rs::TS;
 
 use crate::error::{ErrorBody, ErrorCode, FieldErrorView};
 use crate::routes::{ApiRoutes, RouteTable, WireTypes};
-use crate::wire::{admin, auth, billing, config, digests, ratings, rights, terms, users};
+use crate::wire::{admin, auth, backup, billing, config, digests, ratings, rights, terms, users};
 use crate::wire::{DeliveryDay, Done, DoneWithMessage, Message, Source, Tier, Verdict};
 
 /// The checked-in TypeScript, as served by `GET /api/contract.ts`.
@@ -203,6 +203,9 @@ pub fn generate_typescript() -> String {
         admin::DeadMail::decl(),
         admin::AdminBilling::decl(),
         admin::AdminBillingUser::decl(),
+        // Operators: backups
+        backup::BackupRequest::decl(),
+        backup::BackupReport::decl(),
         // The contract itself
         ApiContract::decl(),
         RouteContract::decl(),

@@ -59,6 +59,8 @@ pub enum ErrorCode {
     LinkExpired,
     DigestGone,
     TermGone,
+    BackupDirUnset,
+    BackupDestNotEmpty,
     PayloadTooLarge,
     RateLimited,
     // 5xx
@@ -75,7 +77,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 45] = [
+    pub const ALL: [ErrorCode; 47] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -112,6 +114,8 @@ impl ErrorCode {
         ErrorCode::LinkExpired,
         ErrorCode::DigestGone,
         ErrorCode::TermGone,
+        ErrorCode::BackupDirUnset,
+        ErrorCode::BackupDestNotEmpty,
         ErrorCode::PayloadTooLarge,
         ErrorCode::RateLimited,
         ErrorCode::Internal,
@@ -156,7 +160,9 @@ impl ErrorCode {
             | ErrorCode::OperatorBySettings
             | ErrorCode::CannotDisableSelf
             | ErrorCode::AlreadyVerified
-            | ErrorCode::HarvestRunning => StatusCode::CONFLICT,
+            | ErrorCode::HarvestRunning
+            | ErrorCode::BackupDirUnset
+            | ErrorCode::BackupDestNotEmpty => StatusCode::CONFLICT,
             ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -214,6 +220,8 @@ impl ErrorCode {
             ErrorCode::LinkExpired => "link_expired",
             ErrorCode::DigestGone => "digest_gone",
             ErrorCode::TermGone => "term_gone",
+            ErrorCode::BackupDirUnset => "backup_dir_unset",
+            ErrorCode::BackupDestNotEmpty => "backup_dest_not_empty",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::Internal => "internal",

@@ -11,7 +11,6 @@
 //! client's TypeScript is generated from them.
 
 pub mod admin;
-pub mod admin_delete;
 pub mod app;
 pub mod auth;
 pub mod billing;

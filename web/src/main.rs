@@ -1,4 +1,4 @@
-//! The `papertide` binary: `serve`, and the operator's `users` commands.
+//! The `papertide` binary: `serve`, and the operator's commands (`users`, `backup`, `restore`, ...).
 
 use clap::{Parser, Subcommand};
 use web::config::{read_file_config, resolve, CommonArgs, ServeArgs, SourceArgs, DEFAULT_DATA_DIR};
@@ -53,6 +53,18 @@ enum Command {
     /// The sentence-embedding model.
     #[command(subcommand)]
     Model(ModelCommand),
+    /// Copy the database and the paper index into DEST, a new or empty folder, with a manifest
+    /// of every file's SHA-256 (stop the service first, or use POST /api/admin/backup).
+    Backup { dest: std::path::PathBuf },
+    /// Put the backup at SRC in place as the data directory's database and index, after checking
+    /// every file (stop the service first).
+    Restore {
+        src: std::path::PathBuf,
+        /// Restore into a data directory that already has a database: the former database and
+        /// index are moved into DATA_DIR/before-restore-<time>/, never deleted.
+        #[arg(long)]
+        force: bool,
+    },
     /// Search the paper index.
     Search {
         query: String,
@@ -146,6 +158,14 @@ fn main() -> anyhow::Result<()> {
             init_logging(&command_log());
             let source = source.as_deref().map(web::papers::parse_source).transpose()?;
             web::papers::search(&data_dir, &query, since, source, limit, &mut std::io::stdout().lock())
+        }
+        Command::Backup { dest } => {
+            init_logging(&command_log());
+            web::commands::backup(&data_dir, &dest, &mut std::io::stdout().lock())
+        }
+        Command::Restore { src, force } => {
+            init_logging(&command_log());
+            web::commands::restore(&src, &data_dir, force, &mut std::io::stdout().lock())
         }
         Command::Users(command) => {
             init_logging(&command_log());

@@ -8,7 +8,7 @@
 //! on (Stripe unreachable: 503 `payment_service_unavailable`, nothing deleted), then removes
 //! everything of the user ([`store::Store::delete_account`]) — the outbox's mail files to the
 //! address too — and queues one confirmation mail. The operator's `DELETE /api/admin/users/{id}`
-//! ([`crate::admin_delete`]) runs the same [`delete_user`].
+//! ([`crate::admin`]) runs the same [`delete_user`].
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
 //! Integration tests of the paper index: in-RAM indexes (and a temporary directory where the disk
 //! matters), papers built by hand.
 
+mod backup;
 mod common;
 mod dedup;
 mod expand;

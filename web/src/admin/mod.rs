@@ -1,12 +1,14 @@
 //! The operator console's API, `/api/admin/...`: accounts (search, plan, operator, disabled,
-//! verification mail), the service's counts, the sources and the index, the mail and billing.
+//! verification mail, deletion), the service's counts, the sources and the index, the mail and billing, and backups.
 //!
 //! Every route takes the [`Operator`](crate::auth::Operator) extractor: a signed-in, verified
 //! operator, or the local operator on the data directory's socket (`crate::local`); anyone
 //! else gets 401 or 403 `operator_only` before anything is read. Bad input is refused with a
 //! JSON error before anything is written.
 
+mod backup;
 mod billing;
+mod delete;
 mod mail;
 mod sources;
 mod stats;
@@ -29,6 +31,8 @@ pub fn configure(routes: &mut ApiRoutes) {
     sources::configure(routes);
     mail::configure(routes);
     billing::configure(routes);
+    delete::configure(routes);
+    backup::configure(routes);
 }
 
 /// The account a path's `{user_id}` names: 400 for text that is not a uuid, 404 for an id of

@@ -9,6 +9,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod backup;
 pub mod billing;
 pub mod common;
 pub mod config;

@@ -54,6 +54,8 @@ struct Target {
     other_id: String,
     /// An account whose address is not verified, for the operator's resend.
     unverified_id: String,
+    /// A folder an operator's backup may be written to (in the server's data directory).
+    backup_dest: String,
 }
 
 /// A request's path and JSON body.
@@ -89,6 +91,13 @@ const RULES: &[Rule] = &[
     Rule { method: "GET", path: "/api/config", access: Access::Public, requests: |_| no_body("/api/config"), owner_status: 200 },
     Rule { method: "GET", path: "/api/contract", access: Access::Public, requests: |_| no_body("/api/contract"), owner_status: 200 },
     Rule { method: "GET", path: "/api/contract.ts", access: Access::Public, requests: |_| no_body("/api/contract.ts"), owner_status: 200 },
+    Rule {
+        method: "POST",
+        path: "/api/admin/backup",
+        access: Access::Operator,
+        requests: |target| with_body("/api/admin/backup", json!({ "dest": target.backup_dest })),
+        owner_status: 200,
+    },
     Rule { method: "GET", path: "/api/auth/me", access: Access::Owner, requests: |_| no_body("/api/auth/me"), owner_status: 200 },
     Rule { method: "GET", path: "/api/auth/user", access: Access::Owner, requests: |_| no_body("/api/auth/user"), owner_status: 200 },
     Rule {
@@ -482,6 +491,7 @@ impl Matrix {
             spare_id: billing.user_record("dan@example.org").id.to_string(),
             other_id: billing.user_record("bob@example.org").id.to_string(),
             unverified_id: billing.user_record("gina@example.org").id.to_string(),
+            backup_dest: server.data_dir.path().join("backups").join("by-carol").display().to_string(),
         };
         Matrix { billing, ada, bob, carol, anonymous, target }
     }

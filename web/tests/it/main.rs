@@ -6,6 +6,7 @@ mod abuse;
 mod access;
 mod admin;
 mod architecture;
+mod backup;
 mod billing;
 mod brute_force;
 mod cli;

@@ -74,6 +74,7 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ("DELETE", "/api/admin/mail/dead/{mail_id}", "admin_mail_drop_ok"),
     ("GET", "/api/admin/billing", "admin_billing_ok"),
     ("POST", "/api/admin/users/{user_id}/repair-subscription", "admin_repair_subscription_ok"),
+    ("POST", "/api/admin/backup", "admin_backup_ok"),
 ];
 
 /// Error codes no request here can bring about, whose bodies are therefore not pinned: `busy`
@@ -430,6 +431,28 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "unsubscribe_get_ok", &anonymous.get(&format!("/api/unsubscribe/{unsubscribe}")).await);
     check(&redactor, "unsubscribe_post_ok", &anonymous.post(&format!("/api/unsubscribe/{unsubscribe}"), json!({})).await);
     check(&redactor, "unsubscribe_invalid", &anonymous.get(&format!("/api/unsubscribe/{}", "A".repeat(43))).await);
+}
+
+#[actix_web::test]
+async fn the_backup_route_answers_as_pinned() {
+    let server = TestServer::start().await;
+    let backups = tempfile::tempdir().expect("a backup folder");
+    let mut redactor = Redactor::new(&server);
+    redactor.learn(&backups.path().display().to_string(), "backups");
+    let operator = server.operator().await;
+    let dest = backups.path().join("today").display().to_string();
+    let mut made = operator.post("/api/admin/backup", json!({ "dest": dest })).await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    // Sizes, file counts and durations depend on the run; `backup` checks what they say.
+    for figure in ["storeBytes", "indexBytes", "files", "tookMs"] {
+        assert!(made.body[figure].is_number(), "{figure}: {}", made.body);
+        made.body[figure] = json!(format!("[{figure}]"));
+    }
+    check(&redactor, "admin_backup_ok", &made);
+    check(&redactor, "admin_backup_dest_not_empty", &operator.post("/api/admin/backup", json!({ "dest": dest })).await);
+    check(&redactor, "admin_backup_relative_dest", &operator.post("/api/admin/backup", json!({ "dest": "backups/today" })).await);
+    // No backup folder is configured here.
+    check(&redactor, "admin_backup_dir_unset", &operator.post("/api/admin/backup", json!({ "dest": null })).await);
 }
 
 #[actix_web::test]

@@ -2,7 +2,7 @@
 // web/src/contract.rs). Do not edit by hand; after changing a wire type, run
 //   PAPERTIDE_UPDATE_CONTRACT=1 cargo test -p web --lib contract
 
-export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "link_expired" | "digest_gone" | "term_gone" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
+export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "link_expired" | "digest_gone" | "term_gone" | "backup_dir_unset" | "backup_dest_not_empty" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
 
 export type ErrorBody = { 
 /**
@@ -475,6 +475,30 @@ status: string | null,
  * Not stored with the tracking: known only from Stripe (the user's debug page).
  */
 currentPeriodEnd: string | null, cancelAtPeriodEnd: boolean, };
+
+export type BackupRequest = { dest?: string | null, };
+
+export type BackupReport = { 
+/**
+ * The backup's folder.
+ */
+path: string, createdAt: string, 
+/**
+ * The database's schema version.
+ */
+schemaVersion: number, 
+/**
+ * Bytes of the database's copy.
+ */
+storeBytes: number, 
+/**
+ * Bytes of the index's copy.
+ */
+indexBytes: number, 
+/**
+ * Files written, the manifest included.
+ */
+files: number, users: number, papers: number, tookMs: number, };
 
 export type ApiContract = { 
 /**

@@ -1,4 +1,4 @@
-// /admin — the operator console (issue 27).
+// /admin — the operator console.
 import { AdminConsole } from "@/features/admin";
 
 export function AdminPage() {

@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import type { AdminMail, AdminSources, AdminStats, AdminUser, BackupReport } from "@/api/admin-pending";
+import type { AdminMail, AdminSources, AdminStats, AdminUser, BackupReport } from "@/api/contract";
 import { AdminPage } from "@/pages/Admin";
 import { resetAppConfig } from "@/state/config";
 import { forgetSession } from "@/state/session";
@@ -33,6 +33,7 @@ function adminUser(email: string, change: Partial<AdminUser> = {}): AdminUser {
     plan: "free",
     verified: true,
     operator: false,
+    operatorGranted: false,
     operatorByEmail: false,
     disabled: false,
     createdAt: "2026-11-02T10:00:00Z",

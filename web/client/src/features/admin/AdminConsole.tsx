@@ -1,4 +1,4 @@
-// /admin, the operator console (issue 27): asks the server who is signed in, sends anyone
+// /admin, the operator console: asks the server who is signed in, sends anyone
 // anonymous to /auth, tells a signed-in non-operator the page is not theirs, and shows an
 // operator the tabs Users, Sources, Mail, Billing (with billing on) and Backup. Each tab loads
 // what it shows when it opens; the server checks every call again.

@@ -1,4 +1,4 @@
-// The operator console's calls (/api/admin/..., issue 27). Every one needs a verified operator's
+// The operator console's calls (/api/admin/...). Every one needs a verified operator's
 // session: anonymous → 401, another user → 403 `operator_only`.
 import type {
   AdminBilling,
@@ -8,9 +8,11 @@ import type {
   AdminUser,
   AdminUserPage,
   BackupReport,
-  SourceName,
-} from "@/api/admin-pending";
-import type { FixSubscriptionAnswer, Message, Tier } from "@/api/contract";
+  FixSubscriptionAnswer,
+  Message,
+  Source as SourceName,
+  Tier,
+} from "@/api/contract";
 import { apiRequest, getJson, postJson } from "@/lib/api";
 
 export type { AdminBilling, AdminMail, AdminSources, AdminStats, AdminUser, AdminUserPage, BackupReport, SourceName, Tier };

@@ -2,7 +2,7 @@
 // the bar list of counts per week.
 import type { ReactNode } from "react";
 import { Spinner } from "@/components/ui/Spinner";
-import type { WeekCount } from "@/api/admin-pending";
+import type { WeekCount } from "@/api/contract";
 import { formatCount } from "./format";
 
 /** What a tab shows before its first answer, or when the server refused. */

@@ -1,4 +1,4 @@
-// The 'Your Data' card (issue 27): the user downloads everything the service keeps about them as
+// The 'Your Data' card: the user downloads everything the service keeps about them as
 // the JSON file the server names, or deletes their account behind a password check.
 import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router-dom";
