@@ -40,6 +40,19 @@ impl Binary {
         Binary { path: path.into(), data_dir: data_dir.into(), port, env: Vec::new(), unset: Vec::new(), log: Log::Inherit }
     }
 
+    /// The binary at `path` on `data_dir`, serving on `port` with nothing of the caller's
+    /// environment that would reach out or change it: no config file, no SMTP (mail to the
+    /// outbox), no model, no harvest and no live search; links name `http://127.0.0.1:PORT`.
+    pub fn isolated(path: impl Into<PathBuf>, data_dir: impl Into<PathBuf>, port: u16) -> Binary {
+        Binary::new(path, data_dir, port)
+            .unset("PAPERTIDE_CONFIG")
+            .unset("PAPERTIDE_SMTP_URL")
+            .unset("PAPERTIDE_EMBED_MODEL_DIR")
+            .env("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
+            .env("PAPERTIDE_HARVEST_SOURCES", "none")
+            .env("PAPERTIDE_LIVE_SEARCH", "false")
+    }
+
     /// Sets `name` to `value` for every command.
     pub fn env(mut self, name: &str, value: impl Into<String>) -> Binary {
         self.env.push((name.to_owned(), value.into()));

@@ -489,14 +489,7 @@ async fn serve(data_dir: &Path) -> (std::process::Child, Client) {
 }
 
 fn binary(data_dir: &Path, port: u16) -> testkit::server::Binary {
-    testkit::server::Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir, port)
-        .unset("PAPERTIDE_CONFIG")
-        .unset("PAPERTIDE_SMTP_URL")
-        .unset("PAPERTIDE_EMBED_MODEL_DIR")
-        .env("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
-        .env("PAPERTIDE_HARVEST_SOURCES", "none")
-        .env("PAPERTIDE_LIVE_SEARCH", "false")
-        .log(testkit::server::Log::Discard)
+    testkit::server::Binary::isolated(env!("CARGO_BIN_EXE_papertide"), data_dir, port).log(testkit::server::Log::Discard)
 }
 
 /// `papertide ARGS` on `data_dir` to its end, on a blocking thread; its status and stdout.

@@ -53,15 +53,7 @@ fn unpack(archive: &str) -> Unpacked {
 /// The binary on `data_dir` as an operator runs it (no model, no sources), its log in `log`.
 fn binary_on(data_dir: &Path, log: &Path) -> Binary {
     let port = free_port();
-    Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir, port)
-        .unset("PAPERTIDE_CONFIG")
-        .unset("PAPERTIDE_SMTP_URL")
-        .unset("PAPERTIDE_EMBED_MODEL_DIR")
-        .env("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
-        .env("PAPERTIDE_HARVEST_SOURCES", "none")
-        .env("PAPERTIDE_LIVE_SEARCH", "false")
-        .env("PAPERTIDE_LOG", "info")
-        .log(Log::File(log.to_owned()))
+    Binary::isolated(env!("CARGO_BIN_EXE_papertide"), data_dir, port).env("PAPERTIDE_LOG", "info").log(Log::File(log.to_owned()))
 }
 
 /// Runs a one-shot command to its end and answers its stdout (and fails on a failed command).

@@ -367,14 +367,8 @@ impl BinaryServer {
     pub async fn start(env: &[(&str, &str)], stderr: std::process::Stdio) -> BinaryServer {
         let data_dir = tempfile::tempdir().expect("temporary data directory");
         let port = free_port();
-        let binary = Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir.path(), port)
+        let binary = Binary::isolated(env!("CARGO_BIN_EXE_papertide"), data_dir.path(), port)
             .env("PAPERTIDE_BIND", format!("127.0.0.1:{port}"))
-            .unset("PAPERTIDE_CONFIG")
-            .unset("PAPERTIDE_SMTP_URL")
-            .unset("PAPERTIDE_EMBED_MODEL_DIR")
-            .env("PAPERTIDE_PUBLIC_URL", format!("http://127.0.0.1:{port}"))
-            .env("PAPERTIDE_HARVEST_SOURCES", "none")
-            .env("PAPERTIDE_LIVE_SEARCH", "false")
             .envs(env.iter().copied());
         let mut command = binary.command(&["serve"]).expect("the command");
         let child = command.stderr(stderr).spawn().expect("papertide starts");
