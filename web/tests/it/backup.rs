@@ -231,7 +231,13 @@ async fn a_backup_under_load_restores_every_write_acknowledged_before_it_after_a
     let backup_dir = folder.path().join("backup");
     let made = operator.post("/api/admin/backup", json!({ "dest": backup_dir.display().to_string() })).await;
     assert_eq!(made.status, 200, "{}", made.body);
-    let during = load.acknowledged();
+    // Writes wait while the database is copied, so none may be answered during the backup; the
+    // load must go on past it, so that the kill cuts writes the backup cannot hold.
+    let acknowledged_count = |acknowledged: &Acknowledged| acknowledged.signups.len() + acknowledged.terms.len();
+    let went_on = wait::until_async(Duration::from_secs(30), Duration::from_millis(20), || async {
+        (acknowledged_count(&load.acknowledged()) > acknowledged_count(&before_backup)).then_some(())
+    });
+    assert!(went_on.await.is_some(), "the load stopped at the backup");
     load.stop.store(true, Ordering::SeqCst);
     testkit::server::kill(&mut server.0).expect("SIGKILL");
     for task in tasks {
@@ -239,11 +245,6 @@ async fn a_backup_under_load_restores_every_write_acknowledged_before_it_after_a
         // connection): that is the kill, not a failure of the load.
         let _ = task.await;
     }
-    assert!(
-        during.signups.len() + during.terms.len() > before_backup.signups.len() + before_backup.terms.len()
-            || made.body["tookMs"].as_u64() < Some(50),
-        "the load went on during the backup"
-    );
     assert!(made.body["users"].as_u64().expect("users") >= (4 + before_backup.signups.len()) as u64, "{}", made.body);
     assert!(made.body["papers"].as_u64().expect("papers") >= 20, "{}", made.body);
     assert!(made.body["storeBytes"].as_u64() > Some(0) && made.body["indexBytes"].as_u64() > Some(0), "{}", made.body);
