@@ -10,11 +10,11 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use engine::account::normalize_email;
 use engine::Tier;
-use serde_json::{json, Value};
+use serde_json::Value;
 use store::{Store, StoreError};
 
-use crate::wire::admin::{AdminUser, AdminUserPage};
-use crate::wire::backup::BackupReport;
+use crate::wire::admin::{AdminDisabledRequest, AdminOperatorRequest, AdminPlanRequest, AdminUser, AdminUserPage};
+use crate::wire::backup::{BackupReport, BackupRequest};
 
 /// One line of `papertide users list`.
 struct UserRow {
@@ -60,7 +60,12 @@ pub fn set_tier(data_dir: &Path, email: &str, tier: &str, billing_on: bool, out:
         if billing["enabled"].as_bool().unwrap_or(false) {
             writeln!(out, "{WARNING}")?;
         }
-        let changed = service_call(data_dir, "POST", &format!("/api/admin/users/{}/plan", user.id), Some(&json!({ "plan": tier.to_string() })))?;
+        let changed = service_call(
+            data_dir,
+            "POST",
+            &format!("/api/admin/users/{}/plan", user.id),
+            Some(&wire_body(&AdminPlanRequest { plan: tier.to_string() })?),
+        )?;
         let changed: AdminUser = serde_json::from_value(changed).context("reading the service's answer")?;
         writeln!(out, "{} is now on the {} plan", changed.email, plan_name(&changed))?;
         return Ok(());
@@ -95,7 +100,7 @@ pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl
     let email = match service_user(data_dir, email)? {
         Some(user) => {
             let path = format!("/api/admin/users/{}/disabled", user.id);
-            let changed = service_call(data_dir, "POST", &path, Some(&json!({ "disabled": disabled })))?;
+            let changed = service_call(data_dir, "POST", &path, Some(&wire_body(&AdminDisabledRequest { disabled })?))?;
             changed["email"].as_str().unwrap_or(&user.email).to_owned()
         }
         None => {
@@ -119,7 +124,7 @@ pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl
 fn set_operator(data_dir: &Path, email: &str, operator: bool) -> anyhow::Result<String> {
     if let Some(user) = service_user(data_dir, email)? {
         let path = format!("/api/admin/users/{}/operator", user.id);
-        let changed = service_call(data_dir, "POST", &path, Some(&json!({ "operator": operator })))?;
+        let changed = service_call(data_dir, "POST", &path, Some(&wire_body(&AdminOperatorRequest { operator })?))?;
         return Ok(changed["email"].as_str().unwrap_or(&user.email).to_owned());
     }
     let store = open(data_dir)?;
@@ -161,6 +166,11 @@ fn service_user(data_dir: &Path, email: &str) -> anyhow::Result<Option<AdminUser
     };
     let user = users.into_iter().find(|user| user.email == normalized).ok_or_else(|| no_account(email))?;
     Ok(Some(user))
+}
+
+/// A request's body as the route reads it: its wire type, in JSON.
+fn wire_body(request: &impl serde::Serialize) -> anyhow::Result<Value> {
+    serde_json::to_value(request).context("encoding the request")
 }
 
 /// A request to the running service that must succeed; its answer.
@@ -255,7 +265,7 @@ pub fn backup(data_dir: &Path, dest: &Path, out: &mut impl Write) -> anyhow::Res
     // A running service makes the copy itself (its writes wait for the database's copy); the
     // socket's requests are the local operator's.
     let dest = std::path::absolute(dest).with_context(|| format!("resolving {}", dest.display()))?;
-    let request = json!({ "dest": dest.display().to_string() });
+    let request = wire_body(&BackupRequest { dest: Some(dest.display().to_string()) })?;
     if let Some(answer) = service_request(data_dir, "POST", "/api/admin/backup", Some(&request))? {
         let report: BackupReport = serde_json::from_value(answer).context("reading the service's backup report")?;
         return print_backup(&report, out);

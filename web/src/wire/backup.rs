@@ -6,7 +6,7 @@ use ts_rs::TS;
 
 /// Where to write the backup: an absolute path to a new or empty folder, or null for a new dated
 /// folder in the configured backup folder (`PAPERTIDE_BACKUP_DIR`).
-#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
 pub struct BackupRequest {
     #[ts(optional = nullable)]
     pub dest: Option<String>,
