@@ -4,14 +4,14 @@
 // what it shows when it opens; the server checks every call again.
 import * as TabsPrimitive from "@radix-ui/react-tabs";
 import { useSignals } from "@preact/signals-react/runtime";
-import { useEffect, useState, type ReactNode } from "react";
-import { useNavigate } from "react-router-dom";
+import { useState, type ReactNode } from "react";
 import { BrandMark } from "@/components/layout/BrandMark";
 import { ButtonLink } from "@/components/layout/ButtonLink";
 import { Footer } from "@/components/layout/Footer";
 import { Spinner } from "@/components/ui/Spinner";
 import { appConfig, loadAppConfig } from "@/state/config";
-import { currentUser, refreshCurrentUser, type CurrentUser } from "@/state/session";
+import { currentUser, type CurrentUser } from "@/state/session";
+import { useSignedInPage } from "@/state/useSignedInPage";
 import { OPERATORS_ONLY_TEXT } from "./api";
 import { BackupTab } from "./BackupTab";
 import { BillingTab } from "./BillingTab";
@@ -29,27 +29,8 @@ const triggerClass =
 
 export function AdminConsole() {
   useSignals();
-  const navigate = useNavigate();
-  const [checked, setChecked] = useState(false);
+  const checked = useSignedInPage(() => void loadAppConfig());
   const [tab, setTab] = useState("users");
-
-  useEffect(() => {
-    let mounted = true;
-    void loadAppConfig();
-    refreshCurrentUser()
-      .catch(() => null)
-      .then((user) => {
-        if (!mounted) return;
-        if (!user) {
-          navigate("/auth", { replace: true });
-          return;
-        }
-        setChecked(true);
-      });
-    return () => {
-      mounted = false;
-    };
-  }, [navigate]);
 
   const user = currentUser.value;
   if (!checked || !user) {

@@ -2,11 +2,10 @@
 // else to /auth, loads what the cards show, and lays out the header, the six cards and the
 // light footer.
 import { useSignals } from "@preact/signals-react/runtime";
-import { useEffect, useState } from "react";
-import { useNavigate } from "react-router-dom";
 import { Footer } from "@/components/layout/Footer";
 import { Spinner } from "@/components/ui/Spinner";
-import { currentUser, refreshCurrentUser } from "@/state/session";
+import { currentUser } from "@/state/session";
+import { useSignedInPage } from "@/state/useSignedInPage";
 import { DashboardHeader } from "./DashboardHeader";
 import { AccountStatusCard } from "./AccountStatusCard";
 import { AddSearchTermCard } from "./AddSearchTermCard";
@@ -19,27 +18,7 @@ import { loadDashboard, resetDashboard } from "./store";
 
 export function DashboardShell() {
   useSignals();
-  const navigate = useNavigate();
-  const [checked, setChecked] = useState(false);
-
-  useEffect(() => {
-    let mounted = true;
-    refreshCurrentUser()
-      .catch(() => null)
-      .then((user) => {
-        if (!mounted) return;
-        if (!user) {
-          navigate("/auth", { replace: true });
-          return;
-        }
-        setChecked(true);
-        void loadDashboard(user.id);
-      });
-    return () => {
-      mounted = false;
-      resetDashboard();
-    };
-  }, [navigate]);
+  const checked = useSignedInPage((user) => void loadDashboard(user.id), resetDashboard);
 
   const user = currentUser.value;
   if (!checked || !user) {
