@@ -59,6 +59,9 @@ pub struct HttpConfig {
     pub client_threads: usize,
     /// The calls of the mix, with their weights; empty: every call ([`Call::ALL`]).
     pub only: Vec<Call>,
+    /// `wrk`, run after the bench's own load on `GET /api/auth/me` as long and with as many
+    /// connections and threads, to check the generator against it (`crate::wrk`).
+    pub wrk: Option<PathBuf>,
 }
 
 /// One call of the mix: its name in the figures, and how often it is sent (out of 100).
@@ -177,8 +180,17 @@ pub fn run(config: &HttpConfig) -> anyhow::Result<Value> {
     let figures = runtime.block_on(async {
         server.wait_for_empty_queue().await?;
         let dashboard_bytes = check_dashboard(server.address, &users[0], digests_per_user).await?;
+        let cookie = users[0].session_cookie.clone();
         let mut figures = drive(config, &server, users, setup_seconds).await?;
         figures["digestsAnswerBytes"] = json!(dashboard_bytes);
+        if let Some(wrk) = &config.wrk {
+            eprintln!("http: wrk on GET /api/auth/me, {} connections for {} s", config.connections, config.seconds);
+            let measured = crate::wrk::run(wrk, server.address, &cookie, config.connections, config.seconds, config.client_threads)?;
+            if config.only == [Call::Me] && measured.requests_per_second > 0.0 {
+                figures["generatorVsWrk"] = json!(round(figures["requestsPerSecond"].as_f64().unwrap_or(0.0) / measured.requests_per_second));
+            }
+            figures["wrk"] = serde_json::to_value(measured)?;
+        }
         Ok::<_, anyhow::Error>(figures)
     });
     let peak_rss_mib = server.peak_rss_mib();

@@ -12,9 +12,11 @@ pub mod digest;
 pub mod embedding;
 pub mod floods;
 pub mod http;
+pub mod quiet;
 pub mod relevance;
 pub mod report;
 pub mod workload;
+pub mod wrk;
 
 /// The process's peak resident memory so far (Linux `VmHWM`), in MiB.
 pub fn peak_rss_mib() -> Option<f64> {

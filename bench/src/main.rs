@@ -131,6 +131,10 @@ enum Scenario {
         /// or separate with commas [default: the whole mix].
         #[arg(long, value_name = "CALL", value_delimiter = ',', value_parser = parse_call)]
         only: Vec<bench::http::Call>,
+        /// After the run, run wrk (this executable) on GET /api/auth/me against the same server,
+        /// as long and with as many connections and threads, and report both.
+        #[arg(long, value_name = "PATH")]
+        wrk: Option<std::path::PathBuf>,
     },
     /// Flood the real papertide binary from one client: sign-ins with ever new (and long)
     /// emails, then connections that trickle their bodies, while a normal client at another
@@ -181,6 +185,16 @@ enum Scenario {
         /// The papertide binary of http and coldstart [default: the one beside papertide-bench].
         #[arg(long, value_name = "PATH")]
         server: Option<std::path::PathBuf>,
+        /// Also the million-user weekly pass over a 1,000,000-paper index (about 25 minutes more).
+        #[arg(long)]
+        full: bool,
+        /// Seconds to wait before each run for other programs to leave the cores free; a run
+        /// started on busy cores is marked busy and judges no target [default: 120, 0 with --quick].
+        #[arg(long, value_name = "SECONDS")]
+        wait_quiet: Option<u64>,
+        /// wrk, run beside the bench's generator at 256 connections [default: wrk on the PATH, if any].
+        #[arg(long, value_name = "PATH")]
+        wrk: Option<std::path::PathBuf>,
     },
     /// Play a researcher who rates what each digest shows, with a test collection's judgments,
     /// and measure what the ratings teach (the semantic digest; needs the embedding model).
@@ -252,8 +266,30 @@ enum Scenario {
     },
 }
 
+impl Scenario {
+    /// The scenario's name on the command line.
+    fn name(&self) -> &'static str {
+        match self {
+            Scenario::Ingest { .. } => "ingest",
+            Scenario::Digest { .. } => "digest",
+            Scenario::Coldstart { .. } => "coldstart",
+            Scenario::Embed { .. } => "embed",
+            Scenario::Crash { .. } => "crash",
+            Scenario::Http { .. } => "http",
+            Scenario::Floods { .. } => "floods",
+            Scenario::Report { .. } => "report",
+            Scenario::Feedback { .. } => "feedback",
+            Scenario::Relevance { .. } => "relevance",
+        }
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    let name = cli.scenario.name();
+    // What else used the cores before and while the scenario measured (not for the report,
+    // whose runs each record their own).
+    let watch = (!matches!(cli.scenario, Scenario::Report { .. })).then(|| bench::quiet::Watch::start(name));
     let figures = match cli.scenario {
         Scenario::Ingest { records, writer_heap_mib, writer_threads, batch } => {
             let threads = writer_threads.unwrap_or_else(cores);
@@ -335,7 +371,7 @@ fn main() -> anyhow::Result<()> {
             figures["scenario"] = json!("crash");
             figures
         }
-        Scenario::Http { seconds, connections, users, login_storm, client_threads, server, only } => {
+        Scenario::Http { seconds, connections, users, login_storm, client_threads, server, only, wrk } => {
             let config = bench::http::HttpConfig {
                 server: bench::http::find_server_binary(server.as_deref())?,
                 seconds,
@@ -344,6 +380,7 @@ fn main() -> anyhow::Result<()> {
                 login_storm,
                 client_threads,
                 only,
+                wrk,
             };
             bench::http::run(&config)?
         }
@@ -388,10 +425,13 @@ fn main() -> anyhow::Result<()> {
                 "target": "100,000 users and 1,000,000 papers: < 1 s to a healthy /healthz",
             })
         }
-        Scenario::Report { out, quick, skip, server } => {
+        Scenario::Report { out, quick, skip, server, full, wait_quiet, wrk } => {
             let sizes = if quick { bench::report::Sizes::Quick } else { bench::report::Sizes::Full };
             let bench = std::env::current_exe().context("the papertide-bench executable")?;
-            let report = bench::report::run(&bench::report::ReportConfig { bench, out, sizes, skip, server })?;
+            let wait_quiet = std::time::Duration::from_secs(wait_quiet.unwrap_or(if quick { 0 } else { 120 }));
+            let wrk = wrk.or_else(bench::wrk::on_path);
+            let config = bench::report::ReportConfig { bench, out, sizes, skip, server, million: full, wait_quiet, wrk };
+            let report = bench::report::run(&config)?;
             eprintln!("report: written to {}", report.dir.display());
             json!({
                 "scenario": "report",
@@ -429,6 +469,9 @@ fn main() -> anyhow::Result<()> {
     let machine = machine();
     let mut report = figures;
     report["machine"] = machine;
+    if let Some(watch) = watch {
+        report["load"] = serde_json::to_value(watch.finish(name))?;
+    }
     if cli.json {
         #[allow(clippy::print_stdout)]
         {

@@ -13,12 +13,14 @@ mod summary;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::quiet::{self, Load};
 
 /// The file names a report writes besides its plots.
 pub const FIGURES_FILE: &str = "figures.json";
@@ -74,6 +76,14 @@ pub struct ReportConfig {
     pub skip: Vec<Part>,
     /// The `papertide` binary of `http` and `coldstart` [default: the one beside the bench].
     pub server: Option<PathBuf>,
+    /// Also the million-user weekly pass (`--full`: about 25 minutes more).
+    pub million: bool,
+    /// How long to wait before each run for other programs to leave the cores free; a run
+    /// started on busy cores is marked busy and judges no target.
+    pub wait_quiet: Duration,
+    /// The `wrk` executable to compare the bench's own load generator with at the target's
+    /// connections [default: `wrk` on the PATH, if any].
+    pub wrk: Option<PathBuf>,
 }
 
 /// One run: a scenario and its arguments.
@@ -117,6 +127,16 @@ pub enum Figures {
 }
 
 impl Figures {
+    /// What else used the cores before and during the run (`None`: not recorded).
+    pub fn load(&self) -> Option<&Load> {
+        match self {
+            Figures::Digest(digest) => digest.load.as_ref(),
+            Figures::Http(http) => http.load.as_ref(),
+            Figures::Ingest(ingest) => ingest.load.as_ref(),
+            Figures::Coldstart(coldstart) => coldstart.load.as_ref(),
+        }
+    }
+
     pub fn as_digest(&self) -> Option<&DigestFigures> {
         match self {
             Figures::Digest(digest) => Some(digest),
@@ -159,6 +179,9 @@ pub struct DigestFigures {
     pub users_per_second: f64,
     pub index_peak_rss_mib: Option<f64>,
     pub peak_rss_mib: Option<f64>,
+    /// What else used the cores before and during the run.
+    #[serde(default)]
+    pub load: Option<Load>,
 }
 
 /// The `http` scenario's figures (see `http::run`).
@@ -177,6 +200,15 @@ pub struct HttpFigures {
     pub endpoints: BTreeMap<String, CallLatency>,
     /// The server's peak RSS.
     pub rss_mib: Option<f64>,
+    /// wrk on `GET /api/auth/me` against the same server after the run (`--wrk`).
+    #[serde(default)]
+    pub wrk: Option<crate::wrk::WrkFigures>,
+    /// The run's requests per second over wrk's (an `--only me` run with `--wrk`).
+    #[serde(default)]
+    pub generator_vs_wrk: Option<f64>,
+    /// What else used the cores before and during the run.
+    #[serde(default)]
+    pub load: Option<Load>,
 }
 
 impl HttpFigures {
@@ -216,6 +248,9 @@ pub struct IngestFigures {
     /// Papers per commit.
     pub batch: usize,
     pub commits: usize,
+    /// What else used the cores before and during the run.
+    #[serde(default)]
+    pub load: Option<Load>,
 }
 
 /// The `coldstart` scenario's figures (see `main.rs`).
@@ -229,6 +264,9 @@ pub struct ColdstartFigures {
     pub median_start_seconds: f64,
     pub page_cache_dropped: bool,
     pub peak_rss_mib: Option<f64>,
+    /// What else used the cores before and during the run.
+    #[serde(default)]
+    pub load: Option<Load>,
 }
 
 /// The machine a report ran on.
@@ -259,9 +297,11 @@ pub struct Report {
     pub plots: Vec<String>,
 }
 
-/// The runs of a report at `sizes`, less the scenarios in `skip`, in the order they run.
-pub fn plan(sizes: Sizes, skip: &[Part]) -> Vec<Run> {
-    let runs = match sizes {
+/// The runs of a report at `sizes` (with the million-user pass when `million`), less the
+/// scenarios in `skip`, in the order they run. The `--only me` run at the target's connections
+/// also runs `wrk` when `wrk` is given.
+pub fn plan(sizes: Sizes, skip: &[Part], million: bool, wrk: Option<&Path>) -> Vec<Run> {
+    let mut runs = match sizes {
         Sizes::Full => vec![
             Run::new(Part::Digest, &["--users", "1000", "--papers", "35000"]),
             Run::new(Part::Digest, &["--users", "10000", "--papers", "35000"]),
@@ -287,12 +327,30 @@ pub fn plan(sizes: Sizes, skip: &[Part]) -> Vec<Run> {
             Run::new(Part::Coldstart, &["--users", "50", "--papers", "1000", "--runs", "1"]),
         ],
     };
+    if million {
+        let at = runs.iter().rposition(|run| run.part == Part::Digest).map_or(0, |last| last + 1);
+        let (users, papers) = match sizes {
+            Sizes::Full => ("1000000", "1000000"),
+            Sizes::Quick => ("100", "1000"),
+        };
+        runs.insert(at, Run::new(Part::Digest, &["--users", users, "--papers", papers]));
+    }
+    if let Some(wrk) = wrk {
+        let connections = match sizes {
+            Sizes::Full => "256",
+            Sizes::Quick => "8",
+        };
+        let target: Vec<String> = ["--only", "me", "--connections", connections].map(String::from).into();
+        if let Some(run) = runs.iter_mut().find(|run| run.part == Part::Http && run.args.starts_with(&target)) {
+            run.args.extend(["--wrk".to_owned(), wrk.display().to_string()]);
+        }
+    }
     runs.into_iter().filter(|run| !skip.contains(&run.part)).collect()
 }
 
 /// Runs the report's runs one after the other and writes its directory.
 pub fn run(config: &ReportConfig) -> anyhow::Result<Report> {
-    let runs = plan(config.sizes, &config.skip);
+    let runs = plan(config.sizes, &config.skip, config.million, config.wrk.as_deref());
     let server = if runs.iter().any(|run| run.part.needs_server()) {
         let server = crate::http::find_server_binary(config.server.as_deref())
             .context("the http and coldstart scenarios start the papertide binary (or skip them: --skip http,coldstart)")?;
@@ -306,6 +364,15 @@ pub fn run(config: &ReportConfig) -> anyhow::Result<Report> {
 
     let mut measured = Vec::with_capacity(runs.len());
     for (number, run) in runs.iter().enumerate() {
+        if !config.wait_quiet.is_zero() {
+            let others = quiet::wait_for_quiet(config.wait_quiet);
+            if others > quiet::QUIET_CORES {
+                eprintln!(
+                    "report: other programs still use {others:.2} cores after {} s of waiting; the run goes on, marked busy",
+                    config.wait_quiet.as_secs()
+                );
+            }
+        }
         eprintln!("report: {} ... ({} of {})", run.command_line(), number + 1, runs.len());
         let started = Instant::now();
         let raw = measure(&config.bench, run, server.as_deref()).with_context(|| {
@@ -444,19 +511,33 @@ mod tests {
 
     #[test]
     fn the_full_report_runs_the_targets_sizes_and_skips_what_it_is_told() {
-        let full = plan(Sizes::Full, &[]);
+        let full = plan(Sizes::Full, &[], false, None);
         let commands: Vec<String> = full.iter().map(Run::command_line).collect();
         assert!(commands.contains(&"digest --users 100000 --papers 35000".to_owned()), "{commands:?}");
         assert!(commands.contains(&"http --only me --connections 256 --seconds 15".to_owned()), "{commands:?}");
         assert!(commands.contains(&"http --only me --connections 1000 --seconds 15".to_owned()), "{commands:?}");
         assert!(commands.contains(&"ingest --records 35000 --batch 35000".to_owned()), "{commands:?}");
         assert!(commands.contains(&"coldstart --users 100000 --papers 1000000 --runs 3".to_owned()), "{commands:?}");
-        let without = plan(Sizes::Full, &[Part::Coldstart, Part::Http]);
+        let without = plan(Sizes::Full, &[Part::Coldstart, Part::Http], false, None);
         assert!(without.iter().all(|run| matches!(run.part, Part::Digest | Part::Ingest)));
         assert_eq!(without.len(), 6);
         for part in Part::ALL {
-            assert!(plan(Sizes::Quick, &[]).iter().any(|run| run.part == part), "quick runs {}", part.name());
+            assert!(plan(Sizes::Quick, &[], false, None).iter().any(|run| run.part == part), "quick runs {}", part.name());
         }
+    }
+
+    #[test]
+    fn the_full_report_adds_the_million_user_pass_and_wrk_beside_the_target_run() {
+        let wrk = Path::new("/usr/bin/wrk");
+        let runs = plan(Sizes::Full, &[], true, Some(wrk));
+        let commands: Vec<String> = runs.iter().map(Run::command_line).collect();
+        let million = commands.iter().position(|command| command == "digest --users 1000000 --papers 1000000");
+        let last_digest = commands.iter().rposition(|command| command.starts_with("digest"));
+        assert!(million.is_some() && million == last_digest, "the million-user pass runs after the other digest runs: {commands:?}");
+        let with_wrk: Vec<&String> = commands.iter().filter(|command| command.contains("--wrk")).collect();
+        assert_eq!(with_wrk, ["http --only me --connections 256 --seconds 15 --wrk /usr/bin/wrk"]);
+        assert_eq!(plan(Sizes::Full, &[], false, None).len() + 1, runs.len());
+        assert!(plan(Sizes::Full, &[Part::Digest], true, None).iter().all(|run| run.part != Part::Digest));
     }
 
     #[test]

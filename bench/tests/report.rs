@@ -26,7 +26,7 @@ fn a_quick_report_writes_every_plot_the_figures_and_a_summary() -> anyhow::Resul
     let output = report(out.path(), &["--quick", "--server", &server_binary().display().to_string()])?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "the report failed:\n{stderr}");
-    let runs = plan(Sizes::Quick, &[]);
+    let runs = plan(Sizes::Quick, &[], false, None);
     assert!(stderr.contains(&format!("report: {} ... (1 of {})", runs[0].command_line(), runs.len())), "progress on stderr:\n{stderr}");
 
     let figures: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("figures.json"))?)?;
@@ -34,6 +34,10 @@ fn a_quick_report_writes_every_plot_the_figures_and_a_summary() -> anyhow::Resul
     assert_eq!(figures.len(), runs.len(), "one object per run: {figures:?}");
     for (run, figures) in runs.iter().zip(figures) {
         assert_eq!(figures["scenario"], run.part.name(), "{}: {figures}", run.command_line());
+        // Every run records what else used the cores, before it and while it ran.
+        let load = &figures["load"];
+        assert!(load["quiet"].is_boolean() && load["otherCoresBefore"].is_number() && load["otherCoresDuring"].is_number(), "{load}");
+        assert_eq!(load["loadAverage"].as_array().map(Vec::len), Some(3), "{load}");
     }
 
     for (file, labels) in PLOTS {
@@ -53,6 +57,14 @@ fn a_quick_report_writes_every_plot_the_figures_and_a_summary() -> anyhow::Resul
     }
     assert!(summary.contains("**Quick sizes**"), "{summary}");
     assert!(summary.contains("| digest | 100,000 users in < 10 s of digest time | not measured: no run at 100,000 users |"), "{summary}");
+    assert!(summary.contains("only quiet runs judge a target"), "{summary}");
+    // wrk runs beside the bench's generator when it is installed (CI installs it).
+    if bench::wrk::on_path().is_some() {
+        assert!(summary.contains("wrk on `GET /api/auth/me` right after the 8-connection run"), "{summary}");
+        assert!(summary.contains("of wrk's rate on the same run | **"), "judged either way: {summary}");
+    } else {
+        assert!(summary.contains("not measured: no `--only me` run with `--wrk`"), "{summary}");
+    }
     Ok(())
 }
 
@@ -70,7 +82,7 @@ fn a_report_says_what_it_skipped_and_leaves_no_earlier_plot_of_it() -> anyhow::R
     assert!(summary.contains("not measured: coldstart skipped"), "{summary}");
     assert!(summary.contains("](ingest-rate.svg)"), "{summary}");
     let figures: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("figures.json"))?)?;
-    assert_eq!(figures.as_array().map(Vec::len), Some(plan(Sizes::Quick, &[]).iter().filter(|run| run.part.name() == "ingest").count()));
+    assert_eq!(figures.as_array().map(Vec::len), Some(plan(Sizes::Quick, &[], false, None).iter().filter(|run| run.part.name() == "ingest").count()));
     assert!(out.path().join("ingest-rate.svg").is_file());
     for (file, _) in PLOTS.iter().filter(|(file, _)| !file.starts_with("ingest")) {
         assert!(!out.path().join(file).try_exists().expect("the report directory reads"), "{file} is not in a report that skipped its scenario");
@@ -86,7 +98,8 @@ fn a_failing_run_stops_the_report_and_is_named() -> anyhow::Result<()> {
     let output = report(out.path(), &["--quick", "--skip", "digest,ingest,coldstart", "--server", &missing.display().to_string()])?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "a run without its server fails the report:\n{stderr}");
-    let first = &plan(Sizes::Quick, &[]).into_iter().find(|run| run.part.name() == "http").expect("the quick report runs http").command_line();
+    let first =
+        &plan(Sizes::Quick, &[], false, None).into_iter().find(|run| run.part.name() == "http").expect("the quick report runs http").command_line();
     assert!(stderr.contains(&format!("the run `papertide-bench --json {first}` failed")), "the failed run named in:\n{stderr}");
     assert!(!out.path().join("README.md").try_exists().expect("the report directory reads"), "no summary of a failed report");
     Ok(())
