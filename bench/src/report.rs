@@ -206,6 +206,11 @@ pub struct HttpFigures {
     /// The run's requests per second over wrk's (an `--only me` run with `--wrk`).
     #[serde(default)]
     pub generator_vs_wrk: Option<f64>,
+    /// Each user's dashboard: search terms and digests.
+    #[serde(default)]
+    pub terms_per_user: Option<usize>,
+    #[serde(default)]
+    pub digests_per_user: Option<usize>,
     /// What else used the cores before and during the run.
     #[serde(default)]
     pub load: Option<Load>,

@@ -395,7 +395,11 @@ fn http_tables(text: &mut String, runs: &[&HttpFigures]) {
         );
     }
     for run in runs.iter().filter(|run| run.only.is_empty() || run.only.len() > 1) {
-        let _ = writeln!(text, "\nEach call of the mix at {} connections:\n", format_number(run.connections as f64));
+        let dashboard = match (run.terms_per_user, run.digests_per_user) {
+            (Some(terms), Some(digests)) => format!(", each user's dashboard {terms} search terms and {digests} digests"),
+            _ => String::new(),
+        };
+        let _ = writeln!(text, "\nEach call of the mix at {} connections{dashboard}:\n", format_number(run.connections as f64));
         let _ = writeln!(text, "| call | requests/s | p50 ms | p99 ms | p99.9 ms | max ms | errors |\n|---|---|---|---|---|---|---|");
         for (call, latency) in run.endpoints.iter().filter(|(_, latency)| latency.requests > 0) {
             let _ = writeln!(
