@@ -1,5 +1,5 @@
-//! The `report` command: the `digest`, `http`, `ingest` and `coldstart` scenarios run at a few
-//! sizes, each run in a process of its own (`papertide-bench --json SCENARIO ...`, so that its
+//! The `report` command: the `digest`, `http`, `ingest`, `coldstart` and `embed` scenarios run
+//! at a few sizes, each run in a process of its own (`papertide-bench --json SCENARIO ...`, so that its
 //! peak memory is its own), and a directory written from their figures: `figures.json` (every
 //! run's JSON object as it printed it), plots of them as SVG (`plot`) and `README.md`, a summary
 //! that sets the figures beside each scenario's targets (`summary`).
@@ -33,10 +33,11 @@ pub enum Part {
     Http,
     Ingest,
     Coldstart,
+    Embed,
 }
 
 impl Part {
-    pub const ALL: [Part; 4] = [Part::Digest, Part::Http, Part::Ingest, Part::Coldstart];
+    pub const ALL: [Part; 5] = [Part::Digest, Part::Http, Part::Ingest, Part::Coldstart, Part::Embed];
 
     /// The scenario's name on the command line.
     pub fn name(self) -> &'static str {
@@ -45,6 +46,7 @@ impl Part {
             Part::Http => "http",
             Part::Ingest => "ingest",
             Part::Coldstart => "coldstart",
+            Part::Embed => "embed",
         }
     }
 
@@ -124,6 +126,7 @@ pub enum Figures {
     Http(HttpFigures),
     Ingest(IngestFigures),
     Coldstart(ColdstartFigures),
+    Embed(EmbedFigures),
 }
 
 impl Figures {
@@ -134,6 +137,7 @@ impl Figures {
             Figures::Http(http) => http.load.as_ref(),
             Figures::Ingest(ingest) => ingest.load.as_ref(),
             Figures::Coldstart(coldstart) => coldstart.load.as_ref(),
+            Figures::Embed(embed) => embed.load.as_ref(),
         }
     }
 
@@ -154,6 +158,13 @@ impl Figures {
     pub fn as_ingest(&self) -> Option<&IngestFigures> {
         match self {
             Figures::Ingest(ingest) => Some(ingest),
+            _ => None,
+        }
+    }
+
+    pub fn as_embed(&self) -> Option<&EmbedFigures> {
+        match self {
+            Figures::Embed(embed) => Some(embed),
             _ => None,
         }
     }
@@ -274,6 +285,23 @@ pub struct ColdstartFigures {
     pub load: Option<Load>,
 }
 
+/// The `embed` scenario's figures (see `main.rs`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbedFigures {
+    pub papers: usize,
+    pub papers_per_second: f64,
+    /// CPU time of the embedding, every thread.
+    #[serde(default)]
+    pub embed_cpu_seconds: Option<f64>,
+    pub term_embed_ms_p50: f64,
+    pub term_rank_ms_p50: f64,
+    pub peak_rss_mib: Option<f64>,
+    /// What else used the cores before and during the run.
+    #[serde(default)]
+    pub load: Option<Load>,
+}
+
 /// The machine a report ran on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
@@ -320,6 +348,7 @@ pub fn plan(sizes: Sizes, skip: &[Part], million: bool, wrk: Option<&Path>) -> V
             Run::new(Part::Http, &["--only", "me", "--connections", "1000", "--seconds", "15"]),
             Run::new(Part::Http, &["--connections", "256", "--seconds", "15"]),
             Run::new(Part::Coldstart, &["--users", "100000", "--papers", "1000000", "--runs", "3"]),
+            Run::new(Part::Embed, &["--papers", "2000"]),
         ],
         Sizes::Quick => vec![
             Run::new(Part::Digest, &["--users", "10", "--papers", "1000"]),
@@ -330,6 +359,7 @@ pub fn plan(sizes: Sizes, skip: &[Part], million: bool, wrk: Option<&Path>) -> V
             Run::new(Part::Http, &["--only", "me", "--connections", "8", "--seconds", "2"]),
             Run::new(Part::Http, &["--connections", "8", "--seconds", "2"]),
             Run::new(Part::Coldstart, &["--users", "50", "--papers", "1000", "--runs", "1"]),
+            Run::new(Part::Embed, &["--papers", "4"]),
         ],
     };
     if million {
@@ -356,6 +386,12 @@ pub fn plan(sizes: Sizes, skip: &[Part], million: bool, wrk: Option<&Path>) -> V
 /// Runs the report's runs one after the other and writes its directory.
 pub fn run(config: &ReportConfig) -> anyhow::Result<Report> {
     let runs = plan(config.sizes, &config.skip, config.million, config.wrk.as_deref());
+    if runs.iter().any(|run| run.part == Part::Embed) {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let given = std::env::var_os("PAPERTIDE_EMBED_MODEL_DIR").map(PathBuf::from);
+        crate::embedding::find_model_dir(given.as_deref(), &crate::embedding::default_model_dirs(home.as_deref()))
+            .context("the embed scenario needs the embedding model (or skip it: --skip embed)")?;
+    }
     let server = if runs.iter().any(|run| run.part.needs_server()) {
         let server = crate::http::find_server_binary(config.server.as_deref())
             .context("the http and coldstart scenarios start the papertide binary (or skip them: --skip http,coldstart)")?;
@@ -524,8 +560,8 @@ mod tests {
         assert!(commands.contains(&"ingest --records 35000 --batch 35000".to_owned()), "{commands:?}");
         assert!(commands.contains(&"coldstart --users 100000 --papers 1000000 --runs 3".to_owned()), "{commands:?}");
         let without = plan(Sizes::Full, &[Part::Coldstart, Part::Http], false, None);
-        assert!(without.iter().all(|run| matches!(run.part, Part::Digest | Part::Ingest)));
-        assert_eq!(without.len(), 6);
+        assert!(without.iter().all(|run| matches!(run.part, Part::Digest | Part::Ingest | Part::Embed)));
+        assert_eq!(without.len(), 7);
         for part in Part::ALL {
             assert!(plan(Sizes::Quick, &[], false, None).iter().any(|run| run.part == part), "quick runs {}", part.name());
         }

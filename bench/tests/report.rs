@@ -58,6 +58,8 @@ fn a_quick_report_writes_every_plot_the_figures_and_a_summary() -> anyhow::Resul
     assert!(summary.contains("**Quick sizes**"), "{summary}");
     assert!(summary.contains("| digest | 100,000 users in < 10 s of digest time | not measured: no run at 100,000 users |"), "{summary}");
     assert!(summary.contains("only quiet runs judge a target"), "{summary}");
+    assert!(summary.contains("## embed: papers' vectors and a term's ranking"), "{summary}");
+    assert!(summary.contains("| embed | ≥ 40 papers/s embedded | "), "{summary}");
     // wrk runs beside the bench's generator when it is installed (CI installs it).
     if bench::wrk::on_path().is_some() {
         assert!(summary.contains("wrk on `GET /api/auth/me` right after the 8-connection run"), "{summary}");
@@ -73,11 +75,11 @@ fn a_report_says_what_it_skipped_and_leaves_no_earlier_plot_of_it() -> anyhow::R
     let out = tempfile::tempdir()?;
     std::fs::write(out.path().join("http-latency.svg"), "<svg>an earlier report's</svg>")?;
     std::fs::write(out.path().join("notes.txt"), "not the report's")?;
-    let output = report(out.path(), &["--quick", "--skip", "digest,http", "--skip", "coldstart"])?;
+    let output = report(out.path(), &["--quick", "--skip", "digest,http", "--skip", "coldstart,embed"])?;
     assert!(output.status.success(), "the report failed:\n{}", String::from_utf8_lossy(&output.stderr));
 
     let summary = std::fs::read_to_string(out.path().join("README.md"))?;
-    assert!(summary.contains("Skipped (`--skip digest,http,coldstart`): digest, http, coldstart."), "{summary}");
+    assert!(summary.contains("Skipped (`--skip digest,http,coldstart,embed`): digest, http, coldstart, embed."), "{summary}");
     assert!(summary.contains("Skipped (`--skip http`)."), "{summary}");
     assert!(summary.contains("not measured: coldstart skipped"), "{summary}");
     assert!(summary.contains("](ingest-rate.svg)"), "{summary}");

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{figures_of, ColdstartFigures, DigestFigures, Figures, HttpFigures, IngestFigures, Machine, Measured, Part, Sizes};
+use super::{figures_of, ColdstartFigures, DigestFigures, EmbedFigures, Figures, HttpFigures, IngestFigures, Machine, Measured, Part, Sizes};
 use crate::quiet::{Load, QUIET_CORES};
 
 /// The weekly pass's targets: users, and the most seconds of digest time for them.
@@ -25,6 +25,8 @@ const HTTP_P99_MS: f64 = 10.0;
 const HTTP_ERRORLESS_CONNECTIONS: usize = 1_000;
 /// The bench's load generator, as a share of wrk's requests per second on the same run (%).
 const GENERATOR_SHARE_OF_WRK: f64 = 100.0 * (1.0 - crate::wrk::GENERATOR_TOLERANCE);
+/// Papers embedded per second (title and abstract), at least.
+const EMBED_PAPERS_PER_SECOND: f64 = 40.0;
 /// A cold start on this many users and papers, in at most this many seconds.
 const COLDSTART_USERS: usize = 100_000;
 const COLDSTART_PAPERS: u64 = 1_000_000;
@@ -76,6 +78,12 @@ impl Loaded for IngestFigures {
 }
 
 impl Loaded for HttpFigures {
+    fn load(&self) -> Option<&Load> {
+        self.load.as_ref()
+    }
+}
+
+impl Loaded for EmbedFigures {
     fn load(&self) -> Option<&Load> {
         self.load.as_ref()
     }
@@ -224,7 +232,7 @@ pub(super) fn render(inputs: &Inputs) -> String {
     let mut text = String::new();
     render_head(&mut text, inputs);
     render_targets(&mut text, &checked);
-    for part in [Part::Digest, Part::Ingest, Part::Http, Part::Coldstart] {
+    for part in [Part::Digest, Part::Ingest, Part::Embed, Part::Http, Part::Coldstart] {
         render_part(&mut text, inputs, part, &checked);
     }
     render_runs(&mut text, inputs);
@@ -279,6 +287,7 @@ fn render_part(text: &mut String, inputs: &Inputs, part: Part, checked: &[Checke
         Part::Ingest => "ingest: a week of new records",
         Part::Http => "http: the real binary under load",
         Part::Coldstart => "coldstart: start to a healthy /healthz",
+        Part::Embed => "embed: papers' vectors and a term's ranking",
     };
     let _ = writeln!(text, "\n## {heading}\n");
     if inputs.skipped.contains(&part) {
@@ -290,6 +299,7 @@ fn render_part(text: &mut String, inputs: &Inputs, part: Part, checked: &[Checke
         Part::Ingest => ingest_table(text, &figures_of(inputs.measured, Figures::as_ingest)),
         Part::Http => http_tables(text, &figures_of(inputs.measured, Figures::as_http)),
         Part::Coldstart => coldstart_table(text, &figures_of(inputs.measured, Figures::as_coldstart)),
+        Part::Embed => embed_table(text, &figures_of(inputs.measured, Figures::as_embed)),
     }
     let prefix = format!("{}-", part.name());
     for plot in inputs.plots.iter().filter(|plot| plot.starts_with(&prefix)) {
@@ -416,6 +426,28 @@ fn http_tables(text: &mut String, runs: &[&HttpFigures]) {
     }
 }
 
+fn embed_table(text: &mut String, runs: &[&EmbedFigures]) {
+    let _ = writeln!(
+        text,
+        "Papers' title and abstract embedded by the sentence-embedding model, then search terms embedded and ranked against a week of vectors.\n"
+    );
+    let _ = writeln!(text, "| papers | papers/s | CPU s per 1,000 papers | term vector p50 ms | term ranking p50 ms | peak RSS | cores |");
+    let _ = writeln!(text, "|---|---|---|---|---|---|---|");
+    for run in runs {
+        let cpu = run.embed_cpu_seconds.map_or_else(|| "—".to_owned(), |cpu| format_number(cpu * 1000.0 / run.papers.max(1) as f64));
+        let _ = writeln!(
+            text,
+            "| {} | {} | {cpu} | {} | {} | {} | {} |",
+            format_number(run.papers as f64),
+            format_number(run.papers_per_second),
+            format_number(run.term_embed_ms_p50),
+            format_number(run.term_rank_ms_p50),
+            mib(run.peak_rss_mib),
+            load_cell(*run),
+        );
+    }
+}
+
 fn coldstart_table(text: &mut String, runs: &[&ColdstartFigures]) {
     let _ =
         writeln!(text, "The data directory is built first (not timed); each start is timed from spawning the binary to `/healthz` answering 200.\n");
@@ -461,6 +493,7 @@ fn check_targets(measured: &[Measured], skipped: &[Part]) -> Vec<Checked> {
     checked.push(ingest_target(&figures_of(measured, Figures::as_ingest), skipped));
     checked.extend(http_targets(&figures_of(measured, Figures::as_http), skipped));
     checked.push(coldstart_target(&figures_of(measured, Figures::as_coldstart), skipped));
+    checked.push(embed_target(&figures_of(measured, Figures::as_embed), skipped));
     checked
 }
 
@@ -549,6 +582,16 @@ fn coldstart_target(runs: &[&ColdstartFigures], skipped: &[Part]) -> Checked {
         None => not_measured(skipped, Part::Coldstart, "no run at 100,000 users and 1,000,000 papers"),
     };
     Checked { part: Part::Coldstart, target: "< 1 s to a healthy `/healthz` with 100,000 users and 1,000,000 papers".into(), verdict }
+}
+
+fn embed_target(runs: &[&EmbedFigures], skipped: &[Part]) -> Checked {
+    // The largest run: the rate of a few papers is mostly the model's start.
+    let largest = runs.iter().map(|run| run.papers).max();
+    let verdict = match quiet_first(runs.iter().copied().filter(|run| Some(run.papers) == largest)) {
+        Some(run) => on_quiet(run, judge(run.papers_per_second, Goal::AtLeast(EMBED_PAPERS_PER_SECOND), "papers/s")),
+        None => not_measured(skipped, Part::Embed, "no embed run"),
+    };
+    Checked { part: Part::Embed, target: format!("≥ {} papers/s embedded", format_number(EMBED_PAPERS_PER_SECOND)), verdict }
 }
 
 fn not_measured(skipped: &[Part], part: Part, why: &str) -> Verdict {
@@ -648,7 +691,7 @@ mod tests {
         );
         assert_eq!(verdict("≥ 30,000 papers/s"), Some(Verdict::NotMeasured("no run of a whole week (35,000 records) in one commit".into())));
         assert_eq!(verdict("< 1 s"), Some(Verdict::NotMeasured("coldstart skipped".into())));
-        assert_eq!(checked.len(), 9);
+        assert_eq!(checked.len(), 10);
     }
 
     fn load(quiet: bool) -> Load {
