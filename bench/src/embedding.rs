@@ -181,14 +181,16 @@ pub fn default_model_dirs(home: Option<&Path>) -> Vec<PathBuf> {
     dirs
 }
 
-/// Embeds `papers` paper texts with the model in `model_dir`, then times a term's vector and
-/// its ranking against a week of stored vectors.
-pub fn run(model_dir: &Path, papers: usize) -> anyhow::Result<EmbedRun> {
+/// Embeds `papers` paper texts with the model in `model_dir` (cut at `max_tokens` word pieces,
+/// else the model's own limit), then times a term's vector and its ranking against a week of
+/// stored vectors.
+pub fn run(model_dir: &Path, papers: usize, max_tokens: Option<usize>) -> anyhow::Result<EmbedRun> {
     if papers == 0 {
         bail!("--papers must be at least 1");
     }
     let load_started = Instant::now();
-    let embedder = embed::Embedder::load(model_dir).with_context(|| format!("loading the embedding model in {}", model_dir.display()))?;
+    let embedder =
+        embed::Embedder::load_with_limit(model_dir, max_tokens).with_context(|| format!("loading the embedding model in {}", model_dir.display()))?;
     let load_seconds = load_started.elapsed().as_secs_f64();
 
     let recorded = recorded_paper_texts();
@@ -230,7 +232,7 @@ pub fn run(model_dir: &Path, papers: usize) -> anyhow::Result<EmbedRun> {
         embed_seconds,
         embed_cpu_seconds,
         embed_peak_rss_mib,
-        truncated_tokens: truncated_tokens(model_dir),
+        truncated_tokens: embedder.max_tokens(),
         term_embed_ms: percentiles(&mut embed_ms),
         term_rank_ms: percentiles(&mut rank_ms),
     })
@@ -316,17 +318,6 @@ fn stored_week(vectors: &[Vec<f32>], count: usize) -> Vec<f32> {
         week.extend(nudged.iter().map(|value| value / norm));
     }
     week
-}
-
-/// The model's word-piece limit as `Embedder::load` applies it: `max_seq_length` of
-/// `sentence_bert_config.json`, at most `embed::MAX_TOKENS`.
-fn truncated_tokens(model_dir: &Path) -> usize {
-    let configured = std::fs::read(model_dir.join("sentence_bert_config.json"))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|config| config["max_seq_length"].as_u64())
-        .and_then(|limit| usize::try_from(limit).ok());
-    configured.map_or(embed::MAX_TOKENS, |limit| limit.min(embed::MAX_TOKENS))
 }
 
 /// The CPU time the process has used so far, user and system, in seconds (Linux).
@@ -451,16 +442,5 @@ mod tests {
             [PathBuf::from("papertide-data/models/all-minilm-l6-v2"), PathBuf::from("/home/reader/.cache/papertide/data/models/all-minilm-l6-v2")]
         );
         assert_eq!(default_model_dirs(None).len(), 1);
-    }
-
-    #[test]
-    fn the_word_piece_limit_is_the_models_within_the_embedders() -> anyhow::Result<()> {
-        let dir = tempfile::tempdir()?;
-        assert_eq!(truncated_tokens(dir.path()), embed::MAX_TOKENS);
-        std::fs::write(dir.path().join("sentence_bert_config.json"), "{\"max_seq_length\": 128}")?;
-        assert_eq!(truncated_tokens(dir.path()), 128);
-        std::fs::write(dir.path().join("sentence_bert_config.json"), "{\"max_seq_length\": 512}")?;
-        assert_eq!(truncated_tokens(dir.path()), embed::MAX_TOKENS);
-        Ok(())
     }
 }

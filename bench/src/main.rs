@@ -86,6 +86,10 @@ enum Scenario {
         /// Papers embedded (title and abstract).
         #[arg(long, default_value_t = 2_000)]
         papers: usize,
+        /// Word pieces embedded of each text, below the model's own limit [default: the
+        /// service's].
+        #[arg(long)]
+        max_tokens: Option<usize>,
     },
     /// Kill the real `papertide` binary with SIGKILL at random moments (harvest, weekly pass,
     /// mail, webhooks), restart it, and check after each kill that nothing acknowledged is lost,
@@ -251,6 +255,10 @@ enum Scenario {
         /// Measure the lexical ranking only, as a service without a model ranks.
         #[arg(long, conflicts_with = "embed_model")]
         lexical: bool,
+        /// Word pieces embedded of each document, below the model's own limit [default: the
+        /// service's].
+        #[arg(long)]
+        max_tokens: Option<usize>,
         /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
         #[arg(long, value_delimiter = ',')]
         fusion: Option<Vec<f64>>,
@@ -309,14 +317,31 @@ fn main() -> anyhow::Result<()> {
                 None => engine::feedback::Rocchio::DEFAULT,
             };
             let model_dir = model_dir(false, embed_model)?.context("the feedback scenario needs the embedding model (--embed-model DIR)")?;
-            let embedder = embed::Embedder::load(&model_dir).context("loading the embedding model")?;
+            let embedder = embed::Embedder::load_with_limit(&model_dir, embed::DOCUMENT_TOKENS).context("loading the embedding model")?;
             feedback_figures(&collection, qrels.as_deref(), topics, rounds, &embedder, &weights)?
         }
-        Scenario::Relevance { collection, format, qrels, rm3, calibration, fit_calibration, embed_model, lexical, fusion, topics, dump_samples } => {
+        Scenario::Relevance {
+            collection,
+            format,
+            qrels,
+            rm3,
+            calibration,
+            fit_calibration,
+            embed_model,
+            lexical,
+            max_tokens,
+            fusion,
+            topics,
+            dump_samples,
+        } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
             let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
             let model_dir = model_dir(lexical, embed_model)?;
-            let embedder = model_dir.as_deref().map(embed::Embedder::load).transpose().context("loading the embedding model")?;
+            let embedder = model_dir
+                .as_deref()
+                .map(|dir| embed::Embedder::load_with_limit(dir, max_tokens.or(embed::DOCUMENT_TOKENS)))
+                .transpose()
+                .context("loading the embedding model")?;
             if embedder.is_none() && !lexical {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
@@ -331,10 +356,10 @@ fn main() -> anyhow::Result<()> {
             };
             figures
         }
-        Scenario::Embed { model, papers } => {
+        Scenario::Embed { model, papers, max_tokens } => {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
             let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
-            let run = embedding::run(&model_dir, papers)?;
+            let run = embedding::run(&model_dir, papers, max_tokens.or(embed::DOCUMENT_TOKENS))?;
             json!({
                 "scenario": "embed",
                 "model": model_dir.display().to_string(),

@@ -19,10 +19,13 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Tokenizer, TruncationParams};
 
 /// The most word pieces embedded of one text, whatever the model allows.
 pub const MAX_TOKENS: usize = 256;
+/// The word pieces of a paper the service embeds, when below the model's own limit (`None`: the
+/// model's limit). Chosen by measurement (bench/README.md, "embed").
+pub const DOCUMENT_TOKENS: Option<usize> = None;
 /// Texts run through the model together.
 const BATCH: usize = 16;
 
@@ -68,14 +71,20 @@ struct SentenceTransformersConfig {
     prompts: std::collections::HashMap<String, String>,
 }
 
+/// A vector and the position of its text among the caller's.
+type Numbered = (usize, Vec<f32>);
+
 /// A loaded model, ready to embed.
 pub struct Embedder {
     model: BertModel,
-    tokenizer: Tokenizer,
+    /// Truncates to the sequence limit and does not pad: [`Embedder::run`] pads each batch.
+    unpadded: Tokenizer,
     pooling: Pooling,
     query_prefix: String,
     dimensions: usize,
     fingerprint: String,
+    /// The most word pieces embedded of one text.
+    max_tokens: usize,
     device: Device,
 }
 
@@ -110,6 +119,13 @@ pub fn weights_fingerprint(weights: &[u8]) -> String {
 impl Embedder {
     /// Loads a sentence-transformers folder.
     pub fn load(dir: &Path) -> Result<Embedder> {
+        Embedder::load_with_limit(dir, None)
+    }
+
+    /// Loads a sentence-transformers folder, embedding at most `limit` word pieces of a text
+    /// when that is below the model's own limit. A lower limit embeds other inputs, so it is
+    /// part of the fingerprint (`…:t128`): vectors made under another limit are made again.
+    pub fn load_with_limit(dir: &Path, limit: Option<usize>) -> Result<Embedder> {
         let config: Config = serde_json::from_slice(&read(dir, "config.json")?)
             .map_err(|error| EmbedError::Corrupt { file: "config.json", reason: error.to_string() })?;
         let mut tokenizer = Tokenizer::from_bytes(read(dir, "tokenizer.json")?)
@@ -124,6 +140,10 @@ impl Embedder {
             .and_then(|config| config.max_seq_length)
             .unwrap_or(MAX_TOKENS)
             .clamp(8, MAX_TOKENS.min(config.max_position_embeddings));
+        let (max_tokens, fingerprint) = match limit {
+            Some(limit) if limit.max(8) < max_tokens => (limit.max(8), format!("{fingerprint}:t{}", limit.max(8))),
+            _ => (max_tokens, fingerprint),
+        };
         let query_prefix = optional_json::<SentenceTransformersConfig>(dir, "config_sentence_transformers.json")?
             .unwrap_or_default()
             .prompts
@@ -132,13 +152,13 @@ impl Embedder {
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: max_tokens, ..TruncationParams::default() }))
             .map_err(|error| EmbedError::Corrupt { file: "tokenizer.json", reason: error.to_string() })?;
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..PaddingParams::default() }));
+        tokenizer.with_padding(None);
         let device = Device::Cpu;
         let weights = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
             .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
         let model =
             BertModel::load(weights, &config).map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
-        Ok(Embedder { model, tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, device })
+        Ok(Embedder { model, unpadded: tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, max_tokens, device })
     }
 
     pub fn dimensions(&self) -> usize {
@@ -150,24 +170,40 @@ impl Embedder {
         &self.fingerprint
     }
 
+    /// The most word pieces embedded of one text; the rest is cut.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
     pub fn pooling(&self) -> Pooling {
         self.pooling
     }
 
-    /// Vectors of documents (papers: title, then abstract).
-    /// Batches run on every core at once, each on its own thread.
+    /// Vectors of documents (papers: title, then abstract), in the order of `texts`.
+    ///
+    /// The texts are tokenized once and sorted by length, so each batch holds texts of about
+    /// the same length and little of the model's work goes to padding. One worker per core
+    /// takes the next batch when it is free (longest batches first), so no thread idles while
+    /// another still holds a fixed share.
     pub fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).max(1);
-        let batches: Vec<&[&str]> = texts.chunks(BATCH).collect();
-        let per_thread = batches.len().div_ceil(threads).max(1);
-        let results: Vec<Result<Vec<Vec<f32>>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = batches
-                .chunks(per_thread)
-                .map(|share| {
-                    scope.spawn(move || {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let inputs: Vec<String> = texts.iter().map(|text| (*text).to_owned()).collect();
+        let encodings = self.unpadded.encode_batch(inputs, true).map_err(|error| EmbedError::Run(error.to_string()))?;
+        let batches = length_sorted_batches(&encodings.iter().map(tokenizers::Encoding::len).collect::<Vec<_>>(), BATCH);
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).clamp(1, batches.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Result<Vec<Numbered>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
                         let mut vectors = Vec::new();
-                        for batch in share {
-                            vectors.extend(self.embed_batch(batch)?);
+                        loop {
+                            let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(batch) = batches.get(taken) else { break };
+                            let members: Vec<&tokenizers::Encoding> = batch.iter().map(|&index| &encodings[index]).collect();
+                            vectors.extend(batch.iter().copied().zip(self.run(&members)?));
                         }
                         Ok(vectors)
                     })
@@ -175,9 +211,11 @@ impl Embedder {
                 .collect();
             handles.into_iter().map(|handle| handle.join().unwrap_or_else(|_| Err(EmbedError::Run("an embedding thread panicked".into())))).collect()
         });
-        let mut vectors = Vec::with_capacity(texts.len());
+        let mut vectors = vec![Vec::new(); texts.len()];
         for result in results {
-            vectors.extend(result?);
+            for (index, vector) in result? {
+                vectors[index] = vector;
+            }
         }
         Ok(vectors)
     }
@@ -194,14 +232,25 @@ impl Embedder {
             return Ok(Vec::new());
         }
         let inputs: Vec<String> = texts.iter().map(|text| (*text).to_owned()).collect();
-        let encodings = self.tokenizer.encode_batch(inputs, true).map_err(|error| EmbedError::Run(error.to_string()))?;
+        let encodings = self.unpadded.encode_batch(inputs, true).map_err(|error| EmbedError::Run(error.to_string()))?;
+        self.run(&encodings.iter().collect::<Vec<_>>())
+    }
+
+    /// Runs the model on one batch, padded (id 0, mask 0) to its longest member.
+    fn run(&self, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        let longest = encodings.iter().map(|encoding| encoding.len()).max().unwrap_or(0);
         let rows = |field: fn(&tokenizers::Encoding) -> &[u32]| -> Result<Tensor> {
-            let rows = encodings.iter().map(|encoding| Tensor::new(field(encoding), &self.device)).collect::<candle_core::Result<Vec<_>>>()?;
-            Ok(Tensor::stack(&rows, 0)?)
+            let mut flat = Vec::with_capacity(encodings.len() * longest);
+            for encoding in encodings {
+                let values = field(encoding);
+                flat.extend_from_slice(values);
+                flat.resize(flat.len() + longest - values.len(), 0);
+            }
+            Ok(Tensor::from_vec(flat, (encodings.len(), longest), &self.device)?)
         };
-        let ids = rows(|encoding| encoding.get_ids())?;
-        let types = rows(|encoding| encoding.get_type_ids())?;
-        let mask = rows(|encoding| encoding.get_attention_mask())?;
+        let ids = rows(tokenizers::Encoding::get_ids)?;
+        let types = rows(tokenizers::Encoding::get_type_ids)?;
+        let mask = rows(tokenizers::Encoding::get_attention_mask)?;
         let hidden = self.model.forward(&ids, &types, Some(&mask))?;
         let pooled = match self.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
@@ -218,7 +267,33 @@ impl Embedder {
     }
 }
 
+/// Indices of texts grouped into batches of at most `size` texts of similar length (`lengths`
+/// in word pieces): longest batches first, each holding neighbours in length order.
+pub fn length_sorted_batches(lengths: &[usize], size: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(lengths[index]));
+    order.chunks(size.max(1)).map(<[usize]>::to_vec).collect()
+}
+
 /// The cosine of two normalized vectors.
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::length_sorted_batches;
+
+    #[test]
+    fn batches_hold_neighbours_in_length_longest_first_and_every_index_once() {
+        let lengths = [5, 90, 12, 90, 7, 40, 3];
+        let batches = length_sorted_batches(&lengths, 3);
+        assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), vec![3, 3, 1]);
+        let in_order: Vec<usize> = batches.iter().flatten().map(|&index| lengths[index]).collect();
+        assert_eq!(in_order, vec![90, 90, 40, 12, 7, 5, 3]);
+        let mut seen: Vec<usize> = batches.concat();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..lengths.len()).collect::<Vec<_>>());
+        assert!(length_sorted_batches(&[], 16).is_empty());
+    }
 }

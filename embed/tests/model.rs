@@ -62,3 +62,41 @@ fn vectors_match_the_reference_implementation() {
         assert!(similarity >= 0.999, "{sentence:?}: cosine {similarity}");
     }
 }
+
+#[test]
+fn many_texts_of_mixed_lengths_come_back_in_the_callers_order_as_if_embedded_alone() {
+    let model = Embedder::load(&model_dir()).expect("the model loads");
+    let texts: Vec<String> = (0..37)
+        .map(|index| {
+            let words = ["immune", "lattice", "tumour", "protein", "signal", "disorder", "kinase"];
+            (0..1 + (index * 7) % 60).map(|word| words[(index + word) % words.len()]).collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let together = model.embed_documents(&borrowed).expect("embedded");
+    assert_eq!(together.len(), texts.len());
+    for (text, vector) in borrowed.iter().zip(&together) {
+        let alone = model.embed_documents(&[text]).expect("embedded");
+        let similarity = cosine(&alone[0], vector);
+        assert!(similarity > 0.9999, "{text}: {similarity}");
+    }
+    assert!(model.embed_documents(&[]).expect("nothing to embed").is_empty());
+}
+
+#[test]
+fn a_lower_word_piece_limit_cuts_texts_and_names_itself_in_the_fingerprint() {
+    let model = Embedder::load(&model_dir()).expect("the model loads");
+    assert_eq!(model.max_tokens(), embed::MAX_TOKENS, "all-MiniLM-L6-v2's own limit");
+    let short = Embedder::load_with_limit(&model_dir(), Some(128)).expect("the model loads");
+    assert_eq!(short.max_tokens(), 128);
+    assert_eq!(short.fingerprint(), format!("{}:t128", model.fingerprint()), "vectors under another limit are other vectors");
+    let above = Embedder::load_with_limit(&model_dir(), Some(4096)).expect("the model loads");
+    assert_eq!((above.max_tokens(), above.fingerprint()), (model.max_tokens(), model.fingerprint()), "a limit above the model's changes nothing");
+    // A text longer than 128 word pieces differs past the cut only: the short model cannot tell.
+    let words = "kinase ".repeat(150);
+    let (a, b) = (format!("{words} alpha beta gamma"), format!("{words} delta epsilon"));
+    let cut = short.embed_documents(&[&a, &b]).expect("embedded");
+    assert!(cosine(&cut[0], &cut[1]) > 0.99999, "cut at 128 word pieces, the texts are the same");
+    let whole = model.embed_documents(&[&a, &b]).expect("embedded");
+    assert!(cosine(&whole[0], &whole[1]) < 0.99999, "within 256 word pieces, the endings count");
+}

@@ -87,12 +87,14 @@ impl<'a> DocumentVectors<'a> {
     /// same model (kept in the system's temporary directory).
     pub fn of(collection: &Collection, embedder: &'a embed::Embedder) -> anyhow::Result<DocumentVectors<'a>> {
         let started = Instant::now();
-        let cache = std::env::temp_dir().join("papertide-bench-vectors").join(format!(
-            "{}-{}-{}.json",
-            collection.name,
-            collection.documents.len(),
-            &embedder.fingerprint()[..16]
-        ));
+        // The weights' hash, and the word-piece limit when one was set below the model's.
+        let fingerprint = embedder.fingerprint();
+        let model = match fingerprint.split_once(':') {
+            Some((weights, limit)) => format!("{}-{limit}", &weights[..16.min(weights.len())]),
+            None => fingerprint[..16.min(fingerprint.len())].to_owned(),
+        };
+        let cache =
+            std::env::temp_dir().join("papertide-bench-vectors").join(format!("{}-{}-{model}.json", collection.name, collection.documents.len()));
         if let Ok(bytes) = std::fs::read(&cache) {
             if let Ok(vectors) = serde_json::from_slice::<Vec<Vec<f32>>>(&bytes) {
                 return Ok(DocumentVectors { embedder, vectors, seconds: started.elapsed().as_secs_f64() });
