@@ -65,35 +65,18 @@ trait Loaded {
     }
 }
 
-impl Loaded for DigestFigures {
-    fn load(&self) -> Option<&Load> {
-        self.load.as_ref()
-    }
+/// Each scenario's figures carry their `load`.
+macro_rules! loaded {
+    ($($figures:ty),*) => {
+        $(impl Loaded for $figures {
+            fn load(&self) -> Option<&Load> {
+                self.load.as_ref()
+            }
+        })*
+    };
 }
 
-impl Loaded for IngestFigures {
-    fn load(&self) -> Option<&Load> {
-        self.load.as_ref()
-    }
-}
-
-impl Loaded for HttpFigures {
-    fn load(&self) -> Option<&Load> {
-        self.load.as_ref()
-    }
-}
-
-impl Loaded for EmbedFigures {
-    fn load(&self) -> Option<&Load> {
-        self.load.as_ref()
-    }
-}
-
-impl Loaded for ColdstartFigures {
-    fn load(&self) -> Option<&Load> {
-        self.load.as_ref()
-    }
-}
+loaded!(DigestFigures, IngestFigures, HttpFigures, EmbedFigures, ColdstartFigures);
 
 /// The run that judges a target among `candidates`: the first quiet one, else the first.
 fn quiet_first<'a, T: Loaded>(candidates: impl Iterator<Item = &'a T>) -> Option<&'a T> {
