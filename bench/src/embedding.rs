@@ -328,12 +328,7 @@ fn process_cpu_seconds() -> Option<f64> {
 /// `utime + stime` of a `/proc/PID/stat` line, counted in the kernel's fixed 100 ticks a second
 /// (`USER_HZ`). The command name, in parentheses, may hold spaces and parentheses itself.
 fn cpu_seconds_of_stat(stat: &str) -> Option<f64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // Fields 14 and 15 of the line; the first after the name is field 3 (the state).
-    let user_ticks: u64 = fields.get(11)?.parse().ok()?;
-    let system_ticks: u64 = fields.get(12)?.parse().ok()?;
-    Some((user_ticks + system_ticks) as f64 / 100.0)
+    crate::quiet::cpu_ticks_of_stat(stat).map(|ticks| ticks as f64 / 100.0)
 }
 
 /// Median and 99th percentile (nearest rank) of the samples.

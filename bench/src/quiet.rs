@@ -240,6 +240,11 @@ fn processes() -> impl Iterator<Item = (u32, ProcessStat)> {
     })
 }
 
+/// `utime + stime` of a `/proc/PID/stat` line, in clock ticks.
+pub fn cpu_ticks_of_stat(line: &str) -> Option<u64> {
+    parse_stat(line).map(|stat| stat.ticks)
+}
+
 /// A `/proc/PID/stat` line: `pid (name) state ppid ...`; the name may hold spaces and
 /// parentheses, so the fields are counted from its last `)`.
 fn parse_stat(line: &str) -> Option<ProcessStat> {
