@@ -58,6 +58,11 @@ pub struct BusyProcess {
 }
 
 impl Load {
+    /// The most the other programs used, before or during the run, in cores.
+    pub fn most_other_cores(&self) -> f64 {
+        self.other_cores_before.max(self.other_cores_during.unwrap_or(0.0))
+    }
+
     /// Why the run is not quiet, for a reader: e.g. "other processes used 0.62 of 2 cores while
     /// it ran (cargo 0.5)".
     pub fn why_busy(&self) -> Option<String> {

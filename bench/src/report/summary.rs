@@ -97,7 +97,7 @@ fn load_cell(run: &impl Loaded) -> String {
     match run.load() {
         None => "—".to_owned(),
         Some(load) if load.quiet => "quiet".to_owned(),
-        Some(load) => format!("busy ({} cores)", format_number(load.other_cores_before.max(load.other_cores_during.unwrap_or(0.0)))),
+        Some(load) => format!("busy ({} cores)", format_number(load.most_other_cores())),
     }
 }
 
@@ -463,7 +463,7 @@ fn render_runs(text: &mut String, inputs: &Inputs) {
             None => String::new(),
             Some(load) => match load.why_busy() {
                 Some(why) => format!(", **busy**: {why}"),
-                None => format!(", quiet (others {} cores)", format_number(load.other_cores_before.max(load.other_cores_during.unwrap_or(0.0)))),
+                None => format!(", quiet (others {} cores)", format_number(load.most_other_cores())),
             },
         };
         let _ = writeln!(text, "{}. `papertide-bench --json {command}`: {} s{load}", number + 1, format_number(measured.wall_seconds));
