@@ -327,7 +327,7 @@ fn process_cpu_seconds() -> Option<f64> {
 
 /// `utime + stime` of a `/proc/PID/stat` line, counted in the kernel's fixed 100 ticks a second
 /// (`USER_HZ`). The command name, in parentheses, may hold spaces and parentheses itself.
-fn cpu_seconds_of_stat(stat: &str) -> Option<f64> {
+pub(crate) fn cpu_seconds_of_stat(stat: &str) -> Option<f64> {
     crate::quiet::cpu_ticks_of_stat(stat).map(|ticks| ticks as f64 / 100.0)
 }
 

@@ -15,6 +15,7 @@ pub mod http;
 pub mod quiet;
 pub mod relevance;
 pub mod report;
+pub mod serving;
 pub mod workload;
 pub mod wrk;
 
@@ -26,7 +27,12 @@ pub fn peak_rss_mib() -> Option<f64> {
 
 /// The peak resident memory (`VmHWM`) of a `/proc/PID/status` text, in MiB.
 pub fn vm_hwm_mib(status: &str) -> Option<f64> {
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    status_mib(status, "VmHWM:")
+}
+
+/// The figure of a `/proc/PID/status` line (`VmHWM:`, `VmRSS:`), given in kB, in MiB.
+pub fn status_mib(status: &str, field: &str) -> Option<f64> {
+    let line = status.lines().find(|line| line.starts_with(field))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some((kib / 1024.0 * 100.0).round() / 100.0)
 }

@@ -90,6 +90,22 @@ enum Scenario {
         /// service's].
         #[arg(long)]
         max_tokens: Option<usize>,
+        /// Then start the real papertide binary with the model on an index of N papers without
+        /// vectors (a lab's backlog) and measure its vectorizer's rate over --backlog-seconds
+        /// [default: 0, none].
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        backlog: usize,
+        /// The stretch the backlog's rate is measured over, once its first batch is stored.
+        #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+        backlog_seconds: u64,
+        /// Then start the binary with the model on an index of N papers, wait until each has its
+        /// vector, leave it idle and read its resident memory (memory at rest) [default: 0, none].
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        rest_papers: usize,
+        /// The papertide binary of --backlog and --rest-papers [default: the one beside
+        /// papertide-bench].
+        #[arg(long)]
+        server: Option<std::path::PathBuf>,
     },
     /// Kill the real `papertide` binary with SIGKILL at random moments (harvest, weekly pass,
     /// mail, webhooks), restart it, and check after each kill that nothing acknowledged is lost,
@@ -356,10 +372,19 @@ fn main() -> anyhow::Result<()> {
             };
             figures
         }
-        Scenario::Embed { model, papers, max_tokens } => {
+        Scenario::Embed { model, papers, max_tokens, backlog, backlog_seconds, rest_papers, server } => {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
             let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
             let run = embedding::run(&model_dir, papers, max_tokens.or(embed::DOCUMENT_TOKENS))?;
+            let binary = || bench::http::find_server_binary(server.as_deref());
+            let backlog = match backlog {
+                0 => None,
+                papers => Some(bench::serving::backlog(&binary()?, &model_dir, papers, backlog_seconds)?),
+            };
+            let at_rest = match rest_papers {
+                0 => None,
+                papers => Some(bench::serving::at_rest(&binary()?, &model_dir, papers)?),
+            };
             json!({
                 "scenario": "embed",
                 "model": model_dir.display().to_string(),
@@ -383,6 +408,24 @@ fn main() -> anyhow::Result<()> {
                 "termRankedAgainst": embedding::WEEK_PAPERS,
                 "embedPeakRssMib": run.embed_peak_rss_mib,
                 "peakRssMib": peak_rss_mib(),
+                "backlog": backlog.map(|backlog| json!({
+                    "papers": backlog.papers,
+                    "firstBatchSeconds": round(backlog.first_batch_seconds),
+                    "measuredSeconds": round(backlog.measured_seconds),
+                    "embedded": backlog.embedded,
+                    "waiting": backlog.waiting,
+                    "papersPerSecond": round(backlog.papers_per_second()),
+                    "hoursForAll": round(backlog.hours_for_all()),
+                    "cpuSecondsPerThousand": backlog.cpu_seconds_per_thousand().map(round),
+                    "rssMib": backlog.rss_mib,
+                    "peakRssMib": backlog.peak_rss_mib,
+                })),
+                "atRest": at_rest.map(|rest| json!({
+                    "papers": rest.papers,
+                    "embeddedSeconds": round(rest.embedded_seconds),
+                    "rssMib": rest.rss_mib,
+                    "peakRssMib": rest.peak_rss_mib,
+                })),
             })
         }
         Scenario::Crash { kills, seed, users, server } => {
