@@ -309,6 +309,7 @@ impl Scenario {
 }
 
 fn main() -> anyhow::Result<()> {
+    embed::run_kernels_on_callers_thread();
     let cli = Cli::parse();
     let name = cli.scenario.name();
     // What else used the cores before and while the scenario measured (not for the report,

@@ -26,8 +26,23 @@ pub const MAX_TOKENS: usize = 256;
 /// The word pieces of a paper the service embeds, when below the model's own limit (`None`: the
 /// model's limit). Chosen by measurement (bench/README.md, "embed").
 pub const DOCUMENT_TOKENS: Option<usize> = None;
-/// Texts run through the model together.
-const BATCH: usize = 16;
+/// Texts run through the model together, on one core. Measured (bench/README.md, "embed"): 4
+/// embeds as fast as 8 or 16 on 2 cores or faster, with less than half their memory (a batch's
+/// attention scores alone are 12 heads × 256² floats per text).
+const BATCH: usize = 4;
+/// The setting candle reads before each matrix product to decide on how many threads it runs.
+const KERNEL_THREADS: &str = "RAYON_NUM_THREADS";
+
+/// Makes the model's matrix products run on the thread that asks for them, unless the operator
+/// set `RAYON_NUM_THREADS`. [`Embedder::embed_documents`] already runs one batch per core, and a
+/// product spread over every core from each of them makes the cores contend: on 2 cores this
+/// embeds 1.3–1.5× as many papers a second (bench/README.md, "embed"). Call it first in `main`,
+/// before any other thread starts, since it sets the process's environment.
+pub fn run_kernels_on_callers_thread() {
+    if std::env::var_os(KERNEL_THREADS).is_none() {
+        std::env::set_var(KERNEL_THREADS, "1");
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {

@@ -113,6 +113,7 @@ enum ModelCommand {
 }
 
 fn main() -> anyhow::Result<()> {
+    embed::run_kernels_on_callers_thread();
     let cli = Cli::parse();
     let file = read_file_config(cli.common.config.as_deref())?;
     let data_dir: std::path::PathBuf = cli.common.data_dir.clone().or(file.data_dir.clone()).unwrap_or_else(|| DEFAULT_DATA_DIR.into());
