@@ -308,6 +308,12 @@ impl Scenario {
     }
 }
 
+/// The bench (its in-process scenarios run the service's own code) allocates with mimalloc rather than glibc's malloc: the weekly pass spent about a
+/// quarter of its time in glibc's allocator, and glibc kept the embedding batches' freed memory
+/// resident between passes (bench/README.md, "Where the scale targets stand").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     embed::run_kernels_on_callers_thread();
     let cli = Cli::parse();
