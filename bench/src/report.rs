@@ -52,7 +52,8 @@ impl Part {
 
     /// Whether the scenario starts the `papertide` binary.
     fn needs_server(self) -> bool {
-        matches!(self, Part::Http | Part::Coldstart)
+        // The embed run's backlog and memory at rest are the real binary's.
+        matches!(self, Part::Http | Part::Coldstart | Part::Embed)
     }
 }
 
@@ -297,9 +298,37 @@ pub struct EmbedFigures {
     pub term_embed_ms_p50: f64,
     pub term_rank_ms_p50: f64,
     pub peak_rss_mib: Option<f64>,
+    /// The real binary's vectorizer on a backlog (`--backlog`).
+    #[serde(default)]
+    pub backlog: Option<BacklogFigures>,
+    /// The real binary with the model, idle once every paper has its vector (`--rest-papers`).
+    #[serde(default)]
+    pub at_rest: Option<AtRestFigures>,
     /// What else used the cores before and during the run.
     #[serde(default)]
     pub load: Option<Load>,
+}
+
+/// The `embed` scenario's `backlog` figures (see `serving.rs`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BacklogFigures {
+    pub papers: u64,
+    pub measured_seconds: f64,
+    pub embedded: u64,
+    pub papers_per_second: f64,
+    pub hours_for_all: f64,
+    pub cpu_seconds_per_thousand: Option<f64>,
+    pub peak_rss_mib: Option<f64>,
+}
+
+/// The `embed` scenario's `atRest` figures (see `serving.rs`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AtRestFigures {
+    pub papers: u64,
+    pub rss_mib: f64,
+    pub peak_rss_mib: Option<f64>,
 }
 
 /// The machine a report ran on.
@@ -348,7 +377,7 @@ pub fn plan(sizes: Sizes, skip: &[Part], million: bool, wrk: Option<&Path>) -> V
             Run::new(Part::Http, &["--only", "me", "--connections", "1000", "--seconds", "15"]),
             Run::new(Part::Http, &["--connections", "256", "--seconds", "15"]),
             Run::new(Part::Coldstart, &["--users", "100000", "--papers", "1000000", "--runs", "3"]),
-            Run::new(Part::Embed, &["--papers", "2000"]),
+            Run::new(Part::Embed, &["--papers", "2000", "--backlog", "100000", "--backlog-seconds", "120", "--rest-papers", "300"]),
         ],
         Sizes::Quick => vec![
             Run::new(Part::Digest, &["--users", "10", "--papers", "1000"]),
@@ -359,7 +388,7 @@ pub fn plan(sizes: Sizes, skip: &[Part], million: bool, wrk: Option<&Path>) -> V
             Run::new(Part::Http, &["--only", "me", "--connections", "8", "--seconds", "2"]),
             Run::new(Part::Http, &["--connections", "8", "--seconds", "2"]),
             Run::new(Part::Coldstart, &["--users", "50", "--papers", "1000", "--runs", "1"]),
-            Run::new(Part::Embed, &["--papers", "4"]),
+            Run::new(Part::Embed, &["--papers", "4", "--backlog", "200", "--backlog-seconds", "3", "--rest-papers", "8"]),
         ],
     };
     if million {
@@ -394,7 +423,7 @@ pub fn run(config: &ReportConfig) -> anyhow::Result<Report> {
     }
     let server = if runs.iter().any(|run| run.part.needs_server()) {
         let server = crate::http::find_server_binary(config.server.as_deref())
-            .context("the http and coldstart scenarios start the papertide binary (or skip them: --skip http,coldstart)")?;
+            .context("the http, coldstart and embed scenarios start the papertide binary (or skip them: --skip http,coldstart,embed)")?;
         Some(server)
     } else {
         None

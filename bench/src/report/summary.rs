@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{figures_of, ColdstartFigures, DigestFigures, EmbedFigures, Figures, HttpFigures, IngestFigures, Machine, Measured, Part, Sizes};
+use super::{figures_of, AtRestFigures, BacklogFigures, ColdstartFigures, DigestFigures, EmbedFigures, Figures, HttpFigures, IngestFigures, Machine, Measured, Part, Sizes};
 use crate::quiet::{Load, QUIET_CORES};
 
 /// The weekly pass's targets: users, and the most seconds of digest time for them.
@@ -27,6 +27,8 @@ const HTTP_ERRORLESS_CONNECTIONS: usize = 1_000;
 const GENERATOR_SHARE_OF_WRK: f64 = 100.0 * (1.0 - crate::wrk::GENERATOR_TOLERANCE);
 /// Papers embedded per second (title and abstract), at least.
 const EMBED_PAPERS_PER_SECOND: f64 = 40.0;
+/// The serving process with the model, idle once every paper has its vector, under this (MiB).
+const AT_REST_MIB: f64 = 500.0;
 /// A cold start on this many users and papers, in at most this many seconds.
 const COLDSTART_USERS: usize = 100_000;
 const COLDSTART_PAPERS: u64 = 1_000_000;
@@ -429,6 +431,37 @@ fn embed_table(text: &mut String, runs: &[&EmbedFigures]) {
             load_cell(*run),
         );
     }
+    let backlogs: Vec<(&BacklogFigures, &EmbedFigures)> = runs.iter().filter_map(|run| Some((run.backlog.as_ref()?, *run))).collect();
+    if !backlogs.is_empty() {
+        let _ = writeln!(
+            text,
+            "\nThe real binary with the model on an index of papers none of which has a vector yet (a lab's backlog): its vectorizer's rate over a stretch after its first batch, and the time the whole backlog takes at that rate.\n"
+        );
+        let _ = writeln!(text, "| papers waiting | measured s | embedded | papers/s | hours for all | CPU s per 1,000 papers | server peak RSS | cores |");
+        let _ = writeln!(text, "|---|---|---|---|---|---|---|---|");
+        for (backlog, run) in backlogs {
+            let _ = writeln!(
+                text,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                format_number(backlog.papers as f64),
+                format_number(backlog.measured_seconds),
+                format_number(backlog.embedded as f64),
+                format_number(backlog.papers_per_second),
+                format_number(backlog.hours_for_all),
+                backlog.cpu_seconds_per_thousand.map_or_else(|| "—".to_owned(), format_number),
+                mib(backlog.peak_rss_mib),
+                load_cell(run),
+            );
+        }
+    }
+    let rests: Vec<&AtRestFigures> = runs.iter().filter_map(|run| run.at_rest.as_ref()).collect();
+    if !rests.is_empty() {
+        let _ = writeln!(text, "\nThe real binary with the model, left idle once every paper of its index has its vector.\n");
+        let _ = writeln!(text, "| papers | resident at rest | peak while embedding |\n|---|---|---|");
+        for rest in rests {
+            let _ = writeln!(text, "| {} | {} | {} |", format_number(rest.papers as f64), mib(Some(rest.rss_mib)), mib(rest.peak_rss_mib));
+        }
+    }
 }
 
 fn coldstart_table(text: &mut String, runs: &[&ColdstartFigures]) {
@@ -477,6 +510,7 @@ fn check_targets(measured: &[Measured], skipped: &[Part]) -> Vec<Checked> {
     checked.extend(http_targets(&figures_of(measured, Figures::as_http), skipped));
     checked.push(coldstart_target(&figures_of(measured, Figures::as_coldstart), skipped));
     checked.push(embed_target(&figures_of(measured, Figures::as_embed), skipped));
+    checked.push(at_rest_target(&figures_of(measured, Figures::as_embed), skipped));
     checked
 }
 
@@ -575,6 +609,15 @@ fn embed_target(runs: &[&EmbedFigures], skipped: &[Part]) -> Checked {
         None => not_measured(skipped, Part::Embed, "no embed run"),
     };
     Checked { part: Part::Embed, target: format!("≥ {} papers/s embedded", format_number(EMBED_PAPERS_PER_SECOND)), verdict }
+}
+
+fn at_rest_target(runs: &[&EmbedFigures], skipped: &[Part]) -> Checked {
+    // Memory does not depend on other programs: the largest run judges it, busy or not.
+    let verdict = match runs.iter().filter_map(|run| run.at_rest.as_ref()).max_by_key(|rest| rest.papers) {
+        Some(rest) => judge(rest.rss_mib, Goal::Below(AT_REST_MIB), "MiB").at(&format!("{} papers embedded", format_number(rest.papers as f64))),
+        None => not_measured(skipped, Part::Embed, "no embed run with `--rest-papers`"),
+    };
+    Checked { part: Part::Embed, target: format!("the serving process with the model < {} MiB at rest", format_number(AT_REST_MIB)), verdict }
 }
 
 fn not_measured(skipped: &[Part], part: Part, why: &str) -> Verdict {
