@@ -335,7 +335,7 @@ async fn user_worker(
 ) -> WorkerOutcome {
     let user = &users[worker % users.len()];
     let mut outcome = WorkerOutcome { calls: vec![CallFigures::default(); Call::ALL.len()], ..WorkerOutcome::default() };
-    let mut connection = connect_with_retries(address, &mut outcome).await;
+    let mut connection = connect_with_retries(address, worker, &mut outcome).await;
     ready.wait().await;
     let mut draw = worker as u64 * 7919;
     let mut toggle = false;
@@ -344,7 +344,7 @@ async fn user_worker(
             Some(sender) if !sender.is_closed() => sender,
             _ => {
                 outcome.reconnects += 1;
-                connection = connect_with_retries(address, &mut outcome).await;
+                connection = connect_with_retries(address, worker, &mut outcome).await;
                 continue;
             }
         };
@@ -378,9 +378,9 @@ async fn user_worker(
     outcome
 }
 
-async fn connect_with_retries(address: SocketAddr, outcome: &mut WorkerOutcome) -> Option<SendRequest<Full<Bytes>>> {
+async fn connect_with_retries(address: SocketAddr, worker: usize, outcome: &mut WorkerOutcome) -> Option<SendRequest<Full<Bytes>>> {
     for attempt in 0..5u32 {
-        match connect(address).await {
+        match connect_as(address, worker).await {
             Ok(sender) => return Some(sender),
             Err(error) => {
                 outcome.connect_errors += 1;
@@ -622,8 +622,40 @@ pub fn decode_quoted_printable(text: &str) -> String {
     String::from_utf8_lossy(&decoded).into_owned()
 }
 
+/// Connections that share one client address. The server holds at most 256 connections of one
+/// address (`web::connections`), and the load is many users: on loopback, worker `n` connects
+/// from 127.0.0.(2 + n / this), as users behind a few shared addresses would.
+const CONNECTIONS_PER_CLIENT_ADDRESS: usize = 100;
+
+/// The source address worker `worker` connects to `server` from: one of loopback's many when the
+/// server is on loopback (IPv4), else the system's choice.
+fn client_address(server: SocketAddr, worker: usize) -> Option<std::net::Ipv4Addr> {
+    let SocketAddr::V4(server) = server else { return None };
+    if !server.ip().is_loopback() {
+        return None;
+    }
+    let index = u32::try_from(2 + worker / CONNECTIONS_PER_CLIENT_ADDRESS).ok()?;
+    (index < 1 << 24).then(|| std::net::Ipv4Addr::from(0x7f00_0000 | index))
+}
+
+/// A connection of the system's choosing (setup, guessers).
 async fn connect(address: SocketAddr) -> anyhow::Result<SendRequest<Full<Bytes>>> {
-    let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(address))
+    handshake(TcpStream::connect(address)).await
+}
+
+/// A connection of user worker `worker`, from its client address ([`client_address`]).
+async fn connect_as(address: SocketAddr, worker: usize) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+    let Some(source) = client_address(address, worker) else { return connect(address).await };
+    handshake(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(SocketAddr::from((source, 0)))?;
+        socket.connect(address).await
+    })
+    .await
+}
+
+async fn handshake(connecting: impl std::future::Future<Output = std::io::Result<TcpStream>>) -> anyhow::Result<SendRequest<Full<Bytes>>> {
+    let stream = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
         .await
         .map_err(|_| anyhow::anyhow!("no connection within {} s", CONNECT_TIMEOUT.as_secs()))?
         .context("connecting")?;
@@ -852,6 +884,19 @@ fn round(value: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_workers_spread_over_loopback_client_addresses_and_elsewhere_leave_it_to_the_system() {
+        let server = SocketAddr::from(([127, 0, 0, 1], 8080));
+        let from = |worker| client_address(server, worker);
+        assert_eq!(from(0), Some(std::net::Ipv4Addr::new(127, 0, 0, 2)));
+        assert_eq!(from(CONNECTIONS_PER_CLIENT_ADDRESS - 1), from(0), "a hundred workers share an address");
+        assert_eq!(from(CONNECTIONS_PER_CLIENT_ADDRESS), Some(std::net::Ipv4Addr::new(127, 0, 0, 3)));
+        assert_eq!(from(999), Some(std::net::Ipv4Addr::new(127, 0, 0, 11)), "1,000 connections come from 10 addresses");
+        assert_eq!(from(256 * CONNECTIONS_PER_CLIENT_ADDRESS), Some(std::net::Ipv4Addr::new(127, 0, 1, 2)));
+        assert_eq!(client_address(SocketAddr::from(([10, 0, 0, 5], 8080)), 7), None);
+        assert_eq!(client_address("[::1]:8080".parse().expect("an address"), 7), None);
+    }
 
     #[test]
     fn quantiles_are_nearest_rank() {

@@ -6,7 +6,10 @@
 
 use std::fmt::Write as _;
 
-use super::{figures_of, AtRestFigures, BacklogFigures, ColdstartFigures, DigestFigures, EmbedFigures, Figures, HttpFigures, IngestFigures, Machine, Measured, Part, Sizes};
+use super::{
+    figures_of, AtRestFigures, BacklogFigures, ColdstartFigures, DigestFigures, EmbedFigures, Figures, HttpFigures, IngestFigures, Machine, Measured,
+    Part, Sizes,
+};
 use crate::quiet::{Load, QUIET_CORES};
 
 /// The weekly pass's targets: users, and the most seconds of digest time for them.
@@ -437,7 +440,10 @@ fn embed_table(text: &mut String, runs: &[&EmbedFigures]) {
             text,
             "\nThe real binary with the model on an index of papers none of which has a vector yet (a lab's backlog): its vectorizer's rate over a stretch after its first batch, and the time the whole backlog takes at that rate.\n"
         );
-        let _ = writeln!(text, "| papers waiting | measured s | embedded | papers/s | hours for all | CPU s per 1,000 papers | server peak RSS | cores |");
+        let _ = writeln!(
+            text,
+            "| papers waiting | measured s | embedded | papers/s | hours for all | CPU s per 1,000 papers | server peak RSS | cores |"
+        );
         let _ = writeln!(text, "|---|---|---|---|---|---|---|---|");
         for (backlog, run) in backlogs {
             let _ = writeln!(
