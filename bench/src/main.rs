@@ -422,7 +422,7 @@ fn main() -> anyhow::Result<()> {
                     "embedded": backlog.embedded,
                     "waiting": backlog.waiting,
                     "papersPerSecond": round(backlog.papers_per_second()),
-                    "hoursForAll": round(backlog.hours_for_all()),
+                    "hoursForAll": backlog.hours_for_all().map(round),
                     "cpuSecondsPerThousand": backlog.cpu_seconds_per_thousand().map(round),
                     "rssMib": backlog.rss_mib,
                     "peakRssMib": backlog.peak_rss_mib,

@@ -317,7 +317,7 @@ pub struct BacklogFigures {
     pub measured_seconds: f64,
     pub embedded: u64,
     pub papers_per_second: f64,
-    pub hours_for_all: f64,
+    pub hours_for_all: Option<f64>,
     pub cpu_seconds_per_thousand: Option<f64>,
     pub peak_rss_mib: Option<f64>,
 }

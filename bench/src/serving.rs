@@ -48,12 +48,13 @@ pub struct Backlog {
 
 impl Backlog {
     pub fn papers_per_second(&self) -> f64 {
-        self.embedded as f64 / self.measured_seconds
+        self.embedded as f64 / self.measured_seconds.max(f64::EPSILON)
     }
 
-    /// Hours to embed the whole backlog at the measured rate.
-    pub fn hours_for_all(&self) -> f64 {
-        self.papers as f64 / self.papers_per_second() / 3600.0
+    /// Hours to embed the whole backlog at the measured rate (none when nothing was embedded
+    /// over the stretch: the backlog was done with its first batch).
+    pub fn hours_for_all(&self) -> Option<f64> {
+        (self.embedded > 0).then(|| self.papers as f64 / self.papers_per_second() / 3600.0)
     }
 
     /// CPU seconds per 1,000 papers embedded.
@@ -85,6 +86,11 @@ pub fn backlog(binary: &Path, model_dir: &Path, papers: usize, seconds: u64) -> 
     let cpu_before = process_cpu_seconds(server.pid());
     let from = Instant::now();
     let last = wait_for(&server, Duration::from_secs(seconds), |progress| progress.waiting == 0).or_else(|_| progress(server.address()))?;
+    // A stretch shorter than a batch counts until the next batch is in, so the rate is one.
+    let last = match last.embedded > first.embedded || last.waiting == 0 {
+        true => last,
+        false => wait_for(&server, Duration::from_secs(600), |progress| progress.embedded > first.embedded)?,
+    };
     let measured_seconds = from.elapsed().as_secs_f64();
     let cpu_seconds = process_cpu_seconds(server.pid()).zip(cpu_before).map(|(after, before)| after - before);
     let rss_mib = rss_mib(server.pid());
@@ -217,7 +223,8 @@ mod tests {
             cpu_seconds: Some(192.0),
         };
         assert_eq!(run.papers_per_second(), 6.4);
-        assert!((run.hours_for_all() - 100_000.0 / 6.4 / 3600.0).abs() < 1e-9);
+        assert!(run.hours_for_all().is_some_and(|hours| (hours - 100_000.0 / 6.4 / 3600.0).abs() < 1e-9));
+        assert_eq!(Backlog { embedded: 0, ..run.clone() }.hours_for_all(), None, "no rate, no estimate");
         assert_eq!(run.cpu_seconds_per_thousand(), Some(300.0));
     }
 }

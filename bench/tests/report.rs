@@ -60,6 +60,11 @@ fn a_quick_report_writes_every_plot_the_figures_and_a_summary() -> anyhow::Resul
     assert!(summary.contains("only quiet runs judge a target"), "{summary}");
     assert!(summary.contains("## embed: papers' vectors and a term's ranking"), "{summary}");
     assert!(summary.contains("| embed | ≥ 40 papers/s embedded | "), "{summary}");
+    // The real binary's backlog and its memory at rest, each with its figures.
+    assert!(summary.contains("| papers waiting | measured s | embedded | papers/s | hours for all |"), "{summary}");
+    assert!(summary.contains("| 200 | "), "the backlog's papers: {summary}");
+    assert!(summary.contains("| papers | resident at rest | peak while embedding |\n|---|---|---|\n| 8 | "), "{summary}");
+    assert!(summary.contains("| embed | the serving process with the model < 500 MiB at rest | **"), "judged: {summary}");
     // wrk runs beside the bench's generator when it is installed (CI installs it).
     if bench::wrk::on_path().is_some() {
         assert!(summary.contains("wrk on `GET /api/auth/me` right after the 8-connection run"), "{summary}");

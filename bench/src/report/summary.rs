@@ -453,7 +453,7 @@ fn embed_table(text: &mut String, runs: &[&EmbedFigures]) {
                 format_number(backlog.measured_seconds),
                 format_number(backlog.embedded as f64),
                 format_number(backlog.papers_per_second),
-                format_number(backlog.hours_for_all),
+                backlog.hours_for_all.map_or_else(|| "—".to_owned(), format_number),
                 backlog.cpu_seconds_per_thousand.map_or_else(|| "—".to_owned(), format_number),
                 mib(backlog.peak_rss_mib),
                 load_cell(run),
@@ -723,7 +723,7 @@ mod tests {
         );
         assert_eq!(verdict("≥ 30,000 papers/s"), Some(Verdict::NotMeasured("no run of a whole week (35,000 records) in one commit".into())));
         assert_eq!(verdict("< 1 s"), Some(Verdict::NotMeasured("coldstart skipped".into())));
-        assert_eq!(checked.len(), 10);
+        assert_eq!(checked.len(), 11);
     }
 
     fn load(quiet: bool) -> Load {
