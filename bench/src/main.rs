@@ -308,9 +308,8 @@ impl Scenario {
     }
 }
 
-/// The bench (its in-process scenarios run the service's own code) allocates with mimalloc rather than glibc's malloc: the weekly pass spent about a
-/// quarter of its time in glibc's allocator, and glibc kept the embedding batches' freed memory
-/// resident between passes (bench/README.md, "Where the scale targets stand").
+/// The bench allocates as the service does (its in-process scenarios run the service's own code):
+/// with mimalloc (bench/README.md, "The allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

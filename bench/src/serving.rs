@@ -87,9 +87,10 @@ pub fn backlog(binary: &Path, model_dir: &Path, papers: usize, seconds: u64) -> 
     let from = Instant::now();
     let last = wait_for(&server, Duration::from_secs(seconds), |progress| progress.waiting == 0).or_else(|_| progress(server.address()))?;
     // A stretch shorter than a batch counts until the next batch is in, so the rate is one.
-    let last = match last.embedded > first.embedded || last.waiting == 0 {
-        true => last,
-        false => wait_for(&server, Duration::from_secs(600), |progress| progress.embedded > first.embedded)?,
+    let last = if last.embedded > first.embedded || last.waiting == 0 {
+        last
+    } else {
+        wait_for(&server, Duration::from_secs(600), |progress| progress.embedded > first.embedded)?
     };
     let measured_seconds = from.elapsed().as_secs_f64();
     let cpu_seconds = process_cpu_seconds(server.pid()).zip(cpu_before).map(|(after, before)| after - before);

@@ -113,8 +113,8 @@ enum ModelCommand {
 }
 
 /// The service allocates with mimalloc rather than glibc's malloc: the weekly pass spent about a
-/// quarter of its time in glibc's allocator, and glibc kept the embedding batches' freed memory
-/// resident between passes (bench/README.md, "Where the scale targets stand").
+/// quarter of its time in glibc's allocator and peaked at twice the memory (bench/README.md,
+/// "The allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
