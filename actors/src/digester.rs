@@ -348,7 +348,7 @@ impl Digester {
             let sent = self.store.sent_papers(user.id)?;
             let reader = Reader { tier: user.subscription_tier, sources: &sources, sent: &sent, rated: rated.as_ref() };
             let chosen = self.choose(&reader, term, kind, now)?;
-            let digest = chosen.new_digest(term, kind, now, &user.email, &list_unsubscribe);
+            let digest = chosen.new_digest(term, term_id, kind, now, &user.email, &list_unsubscribe);
             let mut ledger = read.clone();
             ledger.record(kind, user.subscription_tier, !chosen.positions.is_empty(), now);
             let committed_at = Utc::now();
@@ -655,11 +655,20 @@ impl Chosen {
     }
 
     /// The digest to record, made `now`, its mail to `to` with `list_unsubscribe`.
-    pub fn new_digest(&self, term: &str, kind: DigestKind, now: DateTime<Utc>, to: &str, list_unsubscribe: &str) -> NewDigest {
+    pub fn new_digest(
+        &self,
+        term: &str,
+        term_id: Option<TermId>,
+        kind: DigestKind,
+        now: DateTime<Utc>,
+        to: &str,
+        list_unsubscribe: &str,
+    ) -> NewDigest {
         NewDigest {
             id: Uuid::new_v4(),
             kind,
             term: term.to_owned(),
+            term_id,
             searched_as: self.searched_as_key,
             entries: self.entries.clone(),
             sent: self.sent(),
@@ -689,6 +698,7 @@ impl Chosen {
             user_id,
             digest_type: digest.kind,
             search_term: digest.term.clone(),
+            term_id: digest.term_id,
             searched_as: self.ranked.searched_as.clone(),
             subject: digest.mail.subject.clone(),
             papers_data,

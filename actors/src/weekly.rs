@@ -177,7 +177,7 @@ impl Pass<'_> {
                     let rated = digester.rated(term)?;
                     let reader = Reader { tier: user.subscription_tier, sources: &sources, sent: &sent, rated: rated.as_ref() };
                     let chosen = digester.choose(&reader, &term.term, DigestKind::Weekly, now)?;
-                    let digest = chosen.new_digest(&term.term, DigestKind::Weekly, now, &user.email, &list_unsubscribe);
+                    let digest = chosen.new_digest(&term.term, Some(term.id), DigestKind::Weekly, now, &user.email, &list_unsubscribe);
                     sent.extend(&digest.sent);
                     part.ledger.record(DigestKind::Weekly, user.subscription_tier, !chosen.is_empty(), now);
                     left = left.after_digest(!chosen.is_empty());

@@ -73,6 +73,11 @@ pub struct Digest {
     pub user_id: UserId,
     pub digest_type: DigestKind,
     pub search_term: String,
+    /// The term it was made for, when it was made for a stored term: rating links and ratings
+    /// bind to this identity, so a term deleted and added again with the same text is a new
+    /// term that an old digest's links do not rate. `None` for digests made before it was kept.
+    #[serde(default)]
+    pub term_id: Option<crate::search_term::TermId>,
     pub searched_as: Option<String>,
     pub papers_data: Vec<DigestEntry>,
     /// Line-separated.

@@ -12,6 +12,7 @@
 use chrono::{DateTime, Utc};
 use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::mail::RenderedMail;
+use engine::search_term::TermId;
 use engine::UserId;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -74,6 +75,9 @@ pub(crate) struct StoredDigest {
     sent_before: usize,
     #[serde(default)]
     widened: Option<Widened>,
+    /// The stored term it was made for (none in digests written before it was kept).
+    #[serde(default)]
+    term_id: Option<TermId>,
     /// Keys into `digest_entries`, 16 bytes each, in the digest's order.
     #[serde(default, with = "crate::codec::byte_string")]
     entry_keys: Vec<u8>,
@@ -101,6 +105,7 @@ impl StoredDigest {
             sent_at: digest.sent_at,
             sent_before: digest.sent_before,
             widened: digest.widened,
+            term_id: digest.term_id,
             entry_keys: digest.entries.concat(),
             ai_summary_key: digest.ai_summary.to_vec(),
             searched_as_key: digest.searched_as.map(|key| key.to_vec()).unwrap_or_default(),
@@ -124,6 +129,8 @@ pub struct NewDigest {
     pub id: Uuid,
     pub kind: DigestKind,
     pub term: String,
+    /// The stored term it is made for, if any (see [`Digest::term_id`]).
+    pub term_id: Option<TermId>,
     pub searched_as: Option<TextKey>,
     pub entries: Vec<EntryKey>,
     /// [`crate::paper_fingerprint`] of each entry's first dedup key: the papers it sends.
@@ -226,6 +233,7 @@ impl Store {
             digest_type: stored.digest_type,
             ai_summary: text(&stored.ai_summary_key, stored.ai_summary)?,
             search_term: stored.search_term,
+            term_id: stored.term_id,
             searched_as,
             papers_data,
             subject,
@@ -439,6 +447,7 @@ mod tests {
             user_id,
             digest_type: DigestKind::Immediate,
             search_term: term.into(),
+            term_id: None,
             searched_as: None,
             papers_data: if keys.is_empty() { vec![] } else { vec![entry] },
             ai_summary: String::new(),

@@ -332,6 +332,7 @@ mod tests {
             id: Uuid::new_v4(),
             kind,
             term: "malaria".into(),
+            term_id: None,
             searched_as: Some(store.put_digest_text("malaria, plasmodium")?),
             entries: Vec::new(),
             sent: keys.iter().map(|key| paper_fingerprint(key)).collect(),
@@ -499,6 +500,7 @@ mod tests {
             user_id: user.id,
             digest_type: DigestKind::Weekly,
             search_term: "malaria".into(),
+            term_id: None,
             searched_as: None,
             papers_data: vec![engine::digest::DigestEntry {
                 title: "A trial".into(),

@@ -411,6 +411,7 @@ mod tests {
             user_id: user.id,
             digest_type: DigestKind::Immediate,
             search_term: term.term.clone(),
+            term_id: Some(term.id),
             searched_as: Some(format!("searched as {email}")),
             papers_data: vec![entry],
             ai_summary: summary.into(),

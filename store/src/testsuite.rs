@@ -34,6 +34,7 @@ impl Store {
             id: digest.id,
             kind: digest.digest_type,
             term: digest.search_term.clone(),
+            term_id: digest.term_id,
             searched_as: digest.searched_as.as_deref().map(|text| self.put_digest_text(text)).transpose()?,
             entries: self.put_digest_entries(&digest.papers_data)?,
             sent: digest.papers_data.iter().filter_map(|entry| entry.keys.first()).map(|key| paper_fingerprint(key)).collect(),

@@ -156,13 +156,23 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
     Ok(ResolvedLink { claim, term, title: entry.title.clone(), paper_key })
 }
 
-/// The user's term a digest was made for (the same text, in any case).
+/// The user's term a digest was made for (see [`is_of_term`]).
 fn term_of_digest(state: &AppState, user_id: UserId, digest: &Digest) -> ApiResult<Option<SearchTerm>> {
     Ok(state.store.search_terms(user_id)?.into_iter().find(|term| is_of_term(digest, term)))
 }
 
+/// Whether `digest` was made for `term`, as it is now: the same text in any case (a term edited to
+/// another topic no longer takes the old topic's ratings), and the same term: by identity when the
+/// digest kept it; a digest that did not (made before it was kept, or for a topic without a
+/// stored term) belongs to a term that existed when it was sent. So a term deleted and added
+/// again is a new term, which an old digest's links and ratings never reach.
 fn is_of_term(digest: &Digest, term: &SearchTerm) -> bool {
-    digest.search_term.to_lowercase() == term.term.to_lowercase()
+    let same_text = digest.search_term.to_lowercase() == term.term.to_lowercase();
+    let same_term = match digest.term_id {
+        Some(term_id) => term_id == term.id,
+        None => term.created_at <= digest.sent_at,
+    };
+    same_text && same_term
 }
 
 fn first_key(entry: &DigestEntry) -> Option<&str> {

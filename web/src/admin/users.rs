@@ -117,12 +117,7 @@ async fn set_operator(
         if operator.account().is_some_and(|own| own.id == user.id) {
             return Err(ApiError::new(ErrorCode::CannotDemoteSelf, "You cannot remove yourself as an operator; another operator can."));
         }
-        if state.settings.is_admin_email(&user.email) {
-            return Err(ApiError::new(
-                ErrorCode::OperatorBySettings,
-                "This address is an operator by the service's settings (PAPERTIDE_ADMIN_EMAILS); remove it there.",
-            ));
-        }
+        refuse_operator_by_settings(&state, &user)?;
     }
     let user = state.store.update_user(user.id, |user| user.is_admin = grant)?;
     state.store.flush_async().await?;
@@ -133,7 +128,7 @@ async fn set_operator(
 /// `POST /api/admin/users/{userId}/disabled` `{ disabled }`: a disabled account cannot sign in
 /// (`account_deactivated`) and gets no mail; disabling ends its sessions and device cookies
 /// at once (the session epoch moves on, as a password reset does). Nobody disables themselves
-/// (409 `cannot_disable_self`).
+/// (409 `cannot_disable_self`), nor an operator the settings name (409 `operator_by_settings`).
 async fn set_disabled(
     state: web::Data<AppState>,
     operator: Operator,
@@ -144,6 +139,9 @@ async fn set_disabled(
     let disable = body.disabled;
     if disable && operator.account().is_some_and(|own| own.id == user.id) {
         return Err(ApiError::new(ErrorCode::CannotDisableSelf, "You cannot disable your own account."));
+    }
+    if disable {
+        refuse_operator_by_settings(&state, &user)?;
     }
     let user = state.store.set_account_disabled(user.id, disable)?;
     state.store.flush_async().await?;
@@ -164,6 +162,19 @@ async fn resend_verification(state: web::Data<AppState>, _operator: Operator, us
     crate::auth::mail_verification_link(&state, &user).await?;
     tracing::info!(user = %user.id, "an operator sent a verification link again");
     Ok(HttpResponse::Ok().json(Message::new(format!("A new verification link is on its way to {}.", user.email))))
+}
+
+/// 409 `operator_by_settings` for an operator named in the settings' admin emails: nobody in the
+/// console demotes, disables or deletes them; the settings must change first (an operator granted
+/// in the console must not lock out the one the installation names).
+pub(super) fn refuse_operator_by_settings(state: &AppState, user: &User) -> ApiResult<()> {
+    if state.settings.is_admin_email(&user.email) {
+        return Err(ApiError::new(
+            ErrorCode::OperatorBySettings,
+            "This address is an operator by the service's settings (PAPERTIDE_ADMIN_EMAILS); remove it there.",
+        ));
+    }
+    Ok(())
 }
 
 fn parse_plan(text: &str) -> ApiResult<Tier> {

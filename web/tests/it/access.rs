@@ -645,6 +645,7 @@ pub(crate) async fn digest_with_a_paper(server: &crate::common::TestServer, user
         user_id: user.id,
         digest_type: engine::digest::DigestKind::Immediate,
         search_term: term.to_owned(),
+        term_id: None,
         searched_as: None,
         papers_data: vec![entry],
         ai_summary: String::new(),

@@ -205,7 +205,7 @@ async fn a_plan_set_by_an_operator_fits_the_terms_and_bad_input_changes_nothing(
 }
 
 #[actix_web::test]
-async fn operators_are_granted_and_removed_but_not_oneself_nor_one_the_settings_name() {
+async fn operators_are_granted_and_removed_but_not_oneself_nor_one_the_settings_name_who_is_neither_disabled_nor_deleted() {
     let console = Console::start().await;
     let server = &console.server;
     let operator_id = user(server, OPERATOR).id;
@@ -224,6 +224,14 @@ async fn operators_are_granted_and_removed_but_not_oneself_nor_one_the_settings_
     let himself = console.bob.post(&operator_path(&console.bob_id), json!({ "operator": false })).await;
     assert_eq!((himself.status, himself.body["code"].as_str()), (409, Some("cannot_demote_self")), "{}", himself.body);
     assert!(user(server, "bob@example.org").is_admin, "a refusal changes nothing");
+
+    let disable = console.bob.post(&format!("/api/admin/users/{operator_id}/disabled"), json!({ "disabled": true })).await;
+    assert_eq!((disable.status, disable.body["code"].as_str()), (409, Some("operator_by_settings")), "{}", disable.body);
+    let delete = console.bob.delete(&format!("/api/admin/users/{operator_id}")).await;
+    assert_eq!((delete.status, delete.body["code"].as_str()), (409, Some("operator_by_settings")), "{}", delete.body);
+    let named = user(server, OPERATOR);
+    assert!(named.is_active, "the operator the settings name is untouched");
+    assert_eq!(console.operator.get("/api/admin/stats").await.status, 200, "and still signed in");
 
     let removed = console.operator.post(&operator_path(&console.bob_id), json!({ "operator": false })).await;
     assert_eq!((removed.status, removed.body["operator"].as_bool()), (200, Some(false)), "{}", removed.body);

@@ -54,6 +54,7 @@ async fn rater(server: &TestServer, email: &str, text: &str) -> Rater {
         digest_type: DigestKind::Immediate,
         // The digest keeps the term as it was typed; any case matches.
         search_term: text.to_uppercase(),
+        term_id: Some(term.id),
         searched_as: None,
         papers_data: vec![
             entry(&format!("{text}: first"), &format!("doi:10.1/{email}-1")),
@@ -288,6 +289,42 @@ async fn altered_expired_and_orphaned_links_are_refused() {
     assert_eq!((orphaned.status, orphaned.message()), (410, "The search term this link rates was deleted."));
     assert!(server.state.store.ratings(ada.user_id, ada.term.id).expect("db").is_empty());
     assert!(server.state.store.ratings(bob.user_id, bob.term.id).expect("db").is_empty());
+}
+
+/// A link rates the term its digest was made for, not whichever term has its text now: the same
+/// topic deleted and added again is a new term, which the old digest's links and ratings do not
+/// reach — also for a digest that kept no term id (made before digests kept one).
+#[actix_web::test]
+async fn a_term_deleted_and_added_again_is_not_rated_by_the_old_digests_links() {
+    let server = TestServer::start().await;
+    let ada = rater(&server, "ada@example.org", "CRISPR base editing").await;
+    let mut untagged = ada.digest.clone();
+    untagged.id = Uuid::new_v4();
+    untagged.term_id = None;
+    let mail = store::DigestMail { to: "ada@example.org".into(), subject: "digest".into(), list_unsubscribe: None };
+    server.state.store.record_digest(&untagged, &mail, Utc::now()).expect("recorded");
+    let tagged_link = token(&server, ada.user_id, ada.digest.id, 0, Verdict::Relevant, Utc::now());
+    let untagged_link = token(&server, ada.user_id, untagged.id, 0, Verdict::Relevant, Utc::now());
+    let stranger = server.client();
+    for link in [&tagged_link, &untagged_link] {
+        assert_eq!(stranger.get(&format!("/api/ratings/link?token={link}")).await.status, 200, "both rate the term while it lives");
+    }
+
+    assert_eq!(ada.client.delete(&format!("/api/search-terms/{}", ada.term.id)).await.status, 200);
+    let mut again = SearchTerm::new(TermId(Uuid::new_v4()), ada.user_id, "crispr base editing".into(), Tier::Free, Utc::now());
+    again.status = TermStatus::Completed;
+    server.state.store.add_search_term(&again, Tier::Free, false).expect("added again");
+
+    for link in [&tagged_link, &untagged_link] {
+        let confirmed = stranger.post("/api/ratings/link", json!({ "token": link })).await;
+        assert_eq!((confirmed.status, confirmed.message()), (410, "The search term this link rates was deleted."), "{}", confirmed.body);
+    }
+    for digest in [&ada.digest, &untagged] {
+        let body = json!({ "digestId": digest.id, "paperKey": key_of(digest, 0), "verdict": "relevant" });
+        let rated = ada.client.send("PUT", &format!("/api/search-terms/{}/ratings", again.id), Some(&body)).await;
+        assert_eq!(rated.status, 404, "an old digest is not the new term's: {}", rated.body);
+    }
+    assert!(server.state.store.ratings(ada.user_id, again.id).expect("db").is_empty(), "the new term learned nothing from old links");
 }
 
 #[actix_web::test]
