@@ -176,8 +176,8 @@ pub struct ServeArgs {
     #[arg(long, env = "PAPERTIDE_MIN_FREE_DISK_MB")]
     pub min_free_disk_mb: Option<u64>,
     /// Folder of the daily backups: once a day (from 03:00 UTC) the service copies its database
-    /// and index into a new `papertide-YYYY-MM-DDTHHMMSSZ` folder there [default: none, no daily
-    /// backup].
+    /// and index into a new `papertide-YYYY-MM-DDTHHMMSSZ` folder there; the API's backups go
+    /// there too. Outside the data directory [default: none, no daily backup].
     #[arg(long, env = "PAPERTIDE_BACKUP_DIR")]
     pub backup_dir: Option<PathBuf>,
     /// Daily backups kept in the backup folder; older ones the service made are deleted
