@@ -25,7 +25,7 @@ mod restore;
 pub use restore::{is_backup_file_name, restore, verify, MAX_MANIFEST_BYTES, MAX_MANIFEST_FILES};
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -50,6 +50,8 @@ pub const DATED_FOLDER_PREFIX: &str = "papertide-";
 const DATED_FOLDER_TIME: &str = "%Y-%m-%dT%H%M%SZ";
 /// The board's name for the daily backups.
 pub const ACTOR_NAME: &str = "backup";
+/// Names a backup into the backup folder tries, a second apart, when the first is taken.
+const MAX_NAME_TRIES: i64 = 60;
 /// How often the daily backup looks whether one is due.
 const DAILY_CHECK_INTERVAL: Duration = Duration::from_secs(300);
 
@@ -161,11 +163,28 @@ pub async fn backup(store: Store, index: IndexSource, dest: PathBuf) -> anyhow::
 
 /// Backs the running service up into a new folder of `dir` named for the time
 /// ([`dated_folder_name`]): the backup folder of the settings, made owner-only if it is not
-/// (see [`crate::private`]).
+/// (see [`crate::private`]). The folder is claimed as it is made, so that two backups in the
+/// same second (the daily one and an operator's) take two names, the second a second later; a
+/// backup that fails removes its folder.
 pub async fn backup_into(store: Store, index: IndexSource, dir: &Path, now: DateTime<Utc>) -> anyhow::Result<BackupReport> {
     crate::private::create_private_dir_all(dir).map_err(|source| DestinationNotCreated { path: dir.to_owned(), source })?;
     crate::private::repair_and_warn(dir, "the backup folder")?;
-    backup_made_at(store, index, dir.join(dated_folder_name(now)), now).await
+    let mut made_at = now;
+    let dest = loop {
+        let dest = dir.join(dated_folder_name(made_at));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dest) {
+            Ok(()) => break dest,
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && made_at < now + chrono::Duration::seconds(MAX_NAME_TRIES) => {
+                made_at += chrono::Duration::seconds(1);
+            }
+            Err(source) => return Err(DestinationNotCreated { path: dest, source }.into()),
+        }
+    };
+    let made = backup_made_at(store, index, dest.clone(), made_at).await;
+    if made.is_err() {
+        let _ = std::fs::remove_dir_all(&dest);
+    }
+    made
 }
 
 /// [`backup`], saying in its manifest it was made at `created_at`.
@@ -767,6 +786,24 @@ mod tests {
         assert_eq!(kept, vec![dir.join(dated_folder_name(day(4))), dir.join(dated_folder_name(day(5)))]);
         assert!(dir.join("papertide-2026-11-01T000000Z-mine").try_exists()? && dir.join(dated_folder_name(day(6))).try_exists()?);
         assert!(dir.join(dated_folder_name(day(2) + chrono::Duration::hours(1))).try_exists()?);
+        Ok(())
+    }
+
+    /// Two backups into the backup folder in the same second (the daily one and an operator's)
+    /// take two names, and both count as the service's.
+    #[tokio::test]
+    async fn two_backups_in_the_same_second_take_two_names() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (data_dir, _) = backed_up(folder.path())?;
+        let store = Store::open(&data_dir.join(DB_DIR))?;
+        let index = IndexSource::Index(PaperIndex::open_or_create(&crate::index_dir(&data_dir))?);
+        let dir = folder.path().join("daily");
+        let now = at("2026-11-28T03:00:00Z");
+        let first = backup_into(store.clone(), index.clone(), &dir, now).await?;
+        let second = backup_into(store, index, &dir, now).await?;
+        assert_eq!((first.created_at, second.created_at), (now, now + chrono::Duration::seconds(1)));
+        let made: Vec<PathBuf> = dated_backups(&dir, now + chrono::Duration::seconds(1))?.into_iter().map(|(_, path)| path).collect();
+        assert_eq!(made, vec![first.path, second.path]);
         Ok(())
     }
 
