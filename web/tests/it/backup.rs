@@ -437,3 +437,38 @@ async fn daily_backups_keep_the_newest_in_the_backup_folder() {
     let (restored, out, err) = run(&folder.path().join("restored"), &["restore", &newest.display().to_string()]);
     assert!(restored, "the daily backup restores: {out} {err}");
 }
+
+/// Found probing `POST /api/admin/backup`: the request's `dest` wrote through `..`, inside the
+/// live `db/` and under `/dev`, and four bad paths answered 500. A signed-in operator's request
+/// names no folder now: each is refused with a 400 saying where backups go, and nothing is made.
+#[actix_web::test]
+async fn a_signed_in_operator_s_backup_goes_only_into_the_configured_folder() {
+    let backups = tempfile::tempdir().expect("a backup folder");
+    let server = crate::common::TestServer::start_with(|serve| serve.backup_dir = Some(backups.path().to_owned())).await;
+    let operator = server.operator().await;
+    let data_dir = server.data_dir.path();
+    let named = [
+        backups.path().join("../escaped").display().to_string(),
+        data_dir.join("db/backup").display().to_string(),
+        "/dev/papertide-backup".to_owned(),
+        "relative/folder".to_owned(),
+        String::new(),
+    ];
+    for dest in &named {
+        let answer = operator.post("/api/admin/backup", json!({ "dest": dest })).await;
+        assert_eq!(answer.status, 400, "{dest}: {}", answer.body);
+        assert!(answer.body["message"].as_str().is_some_and(|message| message.contains("PAPERTIDE_BACKUP_DIR")), "{dest}: {}", answer.body);
+    }
+    for made in [backups.path().join("../escaped"), data_dir.join("db/backup"), PathBuf::from("/dev/papertide-backup")] {
+        assert!(!made.try_exists().expect("checkable"), "{} was made", made.display());
+    }
+    let answer = operator.post("/api/admin/backup", json!({ "dest": 42 })).await;
+    assert_eq!((answer.status, answer.body["code"].as_str()), (400, Some("bad_request")), "{}", answer.body);
+
+    let made = operator.post("/api/admin/backup", json!({})).await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let path = PathBuf::from(made.body["path"].as_str().expect("a path"));
+    assert_eq!(path.parent(), Some(backups.path()), "a new dated folder of the configured folder");
+    assert!(path.join("manifest.json").try_exists().expect("checkable"));
+    crate::private_files::assert_owner_only(&path);
+}
