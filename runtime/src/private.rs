@@ -46,7 +46,13 @@ pub fn repair_modes(root: &Path) -> anyhow::Result<usize> {
             continue;
         }
         if kind.is_dir() {
-            for entry in std::fs::read_dir(&path).with_context(|| format!("listing {}", path.display()))? {
+            // A running service may remove a folder meanwhile (tantivy's merges, sled's blobs).
+            let entries = match std::fs::read_dir(&path) {
+                Ok(entries) => entries,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(error) => return Err(error).with_context(|| format!("listing {}", path.display())),
+            };
+            for entry in entries {
                 pending.push(entry.with_context(|| format!("listing {}", path.display()))?.path());
             }
         }
@@ -72,7 +78,8 @@ pub fn repair_and_warn(root: &Path, what: &str) -> anyhow::Result<usize> {
 }
 
 /// Sets `path`'s mode through a descriptor opened without following a link, so that a link
-/// swapped in meanwhile is not followed; answers whether it was a file or folder to narrow.
+/// swapped in meanwhile is not followed; answers whether it was a file or folder to narrow. A
+/// path gone meanwhile is not; one this user may not change (another user's) is an error.
 fn narrow(path: &Path, mode: u32) -> anyhow::Result<bool> {
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
     let opened = match rustix::fs::open(path, flags, Mode::empty()) {
