@@ -345,11 +345,17 @@ fn outbox_stamp(at: DateTime<Utc>) -> String {
 
 async fn write_to_outbox(dir: &PathBuf, queued: &QueuedMail, bytes: &[u8]) -> Result<(), MailError> {
     let transient = |error: std::io::Error| MailError::Transient(format!("writing to the outbox {}: {error}", dir.display()));
-    tokio::fs::create_dir_all(dir).await.map_err(transient)?;
+    // Owner-only: a mail holds sign-in and reset links.
+    tokio::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).await.map_err(transient)?;
     let name = outbox_file_name(queued);
     let final_path = dir.join(&name);
     let partial_path = dir.join(format!(".{name}.partial"));
-    tokio::fs::write(&partial_path, bytes).await.map_err(transient)?;
+    let (path, contents) = (partial_path.clone(), bytes.to_vec());
+    let written = tokio::task::spawn_blocking(move || {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::io::Write::write_all(&mut std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&path)?, &contents)
+    });
+    written.await.map_err(|join| transient(std::io::Error::other(join)))?.map_err(transient)?;
     tokio::fs::rename(&partial_path, &final_path).await.map_err(transient)?;
     match &queued.mail.action_url {
         Some(link) => {

@@ -3,6 +3,8 @@
 //! clap's `env` attributes) is the only place that reads the environment. It depends on `engine`
 //! alone, so the file's parsing and checks are fuzzed without the server (`fuzz/`).
 
+pub mod paths;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -174,8 +176,8 @@ pub struct ServeArgs {
     #[arg(long, env = "PAPERTIDE_MIN_FREE_DISK_MB")]
     pub min_free_disk_mb: Option<u64>,
     /// Folder of the daily backups: once a day (from 03:00 UTC) the service copies its database
-    /// and index into a new `papertide-YYYY-MM-DDTHHMMSSZ` folder there [default: none, no daily
-    /// backup].
+    /// and index into a new `papertide-YYYY-MM-DDTHHMMSSZ` folder there; the API's backups go
+    /// there too. Outside the data directory [default: none, no daily backup].
     #[arg(long, env = "PAPERTIDE_BACKUP_DIR")]
     pub backup_dir: Option<PathBuf>,
     /// Daily backups kept in the backup folder; older ones the service made are deleted
@@ -701,6 +703,9 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     if backup_keep == 0 {
         bail!("backup_keep must be at least 1: the newest backup is always kept");
     }
+    if let Some(dir) = &backup_dir {
+        check_backup_dir(dir, &data_dir)?;
+    }
     Ok(Settings {
         sources,
         harvest,
@@ -727,6 +732,28 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         llm,
         stripe,
     })
+}
+
+/// A backup folder inside the data directory would be copied into the next backup and read by
+/// whoever reads the data directory; the data directory inside the backup folder would be taken
+/// for backups. Both are refused.
+fn check_backup_dir(backup_dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
+    let context = || format!("comparing backup_dir (PAPERTIDE_BACKUP_DIR) {} with the data directory", backup_dir.display());
+    if paths::is_within(backup_dir, data_dir).with_context(context)? {
+        bail!(
+            "backup_dir (PAPERTIDE_BACKUP_DIR, --backup-dir) {} is inside the data directory {}: backups go to a folder outside it",
+            backup_dir.display(),
+            data_dir.display()
+        );
+    }
+    if paths::is_within(data_dir, backup_dir).with_context(context)? {
+        bail!(
+            "the data directory {} is inside backup_dir (PAPERTIDE_BACKUP_DIR, --backup-dir) {}: backups go to a folder of their own",
+            data_dir.display(),
+            backup_dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// Billing, when the secret key is given: then the publishable key, the webhook secret and both
@@ -1207,6 +1234,23 @@ mod tests {
         assert_eq!((from_flag.backup_dir, from_flag.backup_keep), (None, 2), "an empty folder switches the file's off");
         let none_kept = ServeArgs { backup_keep: Some(0), ..ServeArgs::default() };
         assert!(resolve(file, &CommonArgs::default(), &none_kept).is_err());
+        Ok(())
+    }
+
+    /// Found probing the backup API: a backup folder inside the data directory (or around it)
+    /// put backups where the database's readers are, and the next backup copied the last.
+    #[test]
+    fn a_backup_folder_inside_the_data_directory_or_around_it_is_refused_naming_the_option() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let data_dir = folder.path().join("data");
+        let common = CommonArgs { config: None, data_dir: Some(data_dir.clone()) };
+        for inside in [data_dir.join("backups"), data_dir.join("db"), folder.path().join("elsewhere/../data/backups"), folder.path().to_owned()] {
+            let serve = ServeArgs { backup_dir: Some(inside.clone()), ..ServeArgs::default() };
+            let refused = resolve(FileConfig::default(), &common, &serve).expect_err("a backup folder overlapping the data directory");
+            assert!(refused.to_string().contains("backup_dir (PAPERTIDE_BACKUP_DIR"), "{}: {refused}", inside.display());
+        }
+        let beside = ServeArgs { backup_dir: Some(folder.path().join("data-backups")), ..ServeArgs::default() };
+        assert!(resolve(FileConfig::default(), &common, &beside)?.backup_dir.is_some(), "a folder beside it is fine");
         Ok(())
     }
 

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use std::fs::File;
@@ -91,13 +92,13 @@ fn write_copy(dest: &Path, meta: &[u8], opened: BTreeMap<PathBuf, File>, papers:
         let path = path.to_owned();
         move |source| IndexError::CopyWrite { path, source }
     };
-    std::fs::create_dir_all(dest).map_err(write_error(dest))?;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dest).map_err(write_error(dest))?;
     let mut bytes = 0u64;
     let managed: Vec<PathBuf> = opened.keys().cloned().collect();
     let files = opened.len() + 3;
     for (file, mut source) in opened {
         let target = dest.join(&file);
-        let mut copy = File::create(&target).map_err(write_error(&target))?;
+        let mut copy = private_file(&target).map_err(write_error(&target))?;
         bytes += std::io::copy(&mut source, &mut copy).map_err(write_error(&target))?;
         copy.sync_all().map_err(write_error(&target))?;
     }
@@ -112,7 +113,12 @@ fn write_copy(dest: &Path, meta: &[u8], opened: BTreeMap<PathBuf, File>, papers:
 }
 
 fn write_synced(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::File::create(path)?;
+    let mut file = private_file(path)?;
     file.write_all(contents)?;
     file.sync_all()
+}
+
+/// A new file (or one emptied) that only its owner reads and writes, as every file of a backup.
+fn private_file(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)
 }

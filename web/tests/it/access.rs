@@ -54,8 +54,6 @@ struct Target {
     other_id: String,
     /// An account whose address is not verified, for the operator's resend.
     unverified_id: String,
-    /// A folder an operator's backup may be written to (in the server's data directory).
-    backup_dest: String,
 }
 
 /// A request's path and JSON body.
@@ -95,7 +93,7 @@ const RULES: &[Rule] = &[
         method: "POST",
         path: "/api/admin/backup",
         access: Access::Operator,
-        requests: |target| with_body("/api/admin/backup", json!({ "dest": target.backup_dest })),
+        requests: |_| with_body("/api/admin/backup", json!({})),
         owner_status: 200,
     },
     Rule { method: "GET", path: "/api/auth/me", access: Access::Owner, requests: |_| no_body("/api/auth/me"), owner_status: 200 },
@@ -445,13 +443,20 @@ struct Matrix {
     carol: Client,
     anonymous: Client,
     target: Target,
+    /// The backup folder the server is configured with (outside its data directory).
+    _backups: tempfile::TempDir,
 }
 
 impl Matrix {
     /// Ada (the owner: pro plan, one term, a digest, a checkout session), Bob (another user),
     /// Carol (an operator), and the secrets Ada was mailed.
     async fn start() -> Matrix {
-        let billing = Billing::start_with(|serve| serve.admin_emails = Some(vec!["carol@example.org".into()])).await;
+        let backups = tempfile::tempdir().expect("a backup folder");
+        let billing = Billing::start_with(|serve| {
+            serve.admin_emails = Some(vec!["carol@example.org".into()]);
+            serve.backup_dir = Some(backups.path().to_owned());
+        })
+        .await;
         let server = &billing.server;
         let ada = billing.user("ada@example.org", 1).await;
         let checkout = ada.post("/api/create-checkout-session", json!({ "tier": "pro" })).await;
@@ -491,9 +496,8 @@ impl Matrix {
             spare_id: billing.user_record("dan@example.org").id.to_string(),
             other_id: billing.user_record("bob@example.org").id.to_string(),
             unverified_id: billing.user_record("gina@example.org").id.to_string(),
-            backup_dest: server.data_dir.path().join("backups").join("by-carol").display().to_string(),
         };
-        Matrix { billing, ada, bob, carol, anonymous, target }
+        Matrix { billing, ada, bob, carol, anonymous, target, _backups: backups }
     }
 
     /// Every entry of the database once it has settled: the mail queue drained, and no write for

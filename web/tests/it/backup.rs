@@ -85,8 +85,17 @@ impl Drop for Running {
 }
 
 async fn serve(data_dir: &Path) -> (Running, Client) {
+    serve_with_backups(data_dir, None).await
+}
+
+/// [`serve`], with `PAPERTIDE_BACKUP_DIR` set to `backup_dir` when given.
+async fn serve_with_backups(data_dir: &Path, backup_dir: Option<&Path>) -> (Running, Client) {
     let port = free_port();
-    let child = Running(binary(data_dir, port).spawn_serve(&[]).expect("the papertide binary starts"));
+    let mut binary = binary(data_dir, port);
+    if let Some(dir) = backup_dir {
+        binary = binary.env("PAPERTIDE_BACKUP_DIR", dir.display().to_string());
+    }
+    let child = Running(binary.spawn_serve(&[]).expect("the papertide binary starts"));
     let client = Client::new(&format!("http://127.0.0.1:{port}"));
     let http = reqwest::Client::new();
     let healthy = wait::until_async(Duration::from_secs(30), Duration::from_millis(50), || async {
@@ -197,7 +206,8 @@ async fn a_backup_under_load_restores_every_write_acknowledged_before_it_after_a
     let data_dir = folder.path().join("data");
     data_dir_with_papers(&data_dir);
 
-    let (mut server, client) = serve(&data_dir).await;
+    let backups = folder.path().join("backups");
+    let (mut server, client) = serve_with_backups(&data_dir, Some(&backups)).await;
     let operator = Client::new(client.base());
     verified(&data_dir, &operator, OPERATOR).await;
     let load = Load { acknowledged: Arc::default(), stop: Arc::default() };
@@ -228,9 +238,10 @@ async fn a_backup_under_load_restores_every_write_acknowledged_before_it_after_a
 
     // Everything answered before the backup is asked for; the load goes on during it.
     let before_backup = load.acknowledged();
-    let backup_dir = folder.path().join("backup");
-    let made = operator.post("/api/admin/backup", json!({ "dest": backup_dir.display().to_string() })).await;
+    let made = operator.post("/api/admin/backup", json!({})).await;
     assert_eq!(made.status, 200, "{}", made.body);
+    let backup_dir = PathBuf::from(made.body["path"].as_str().expect("the backup's folder"));
+    assert!(backup_dir.starts_with(&backups), "{}", backup_dir.display());
     // Writes wait while the database is copied, so none may be answered during the backup; the
     // load must go on past it, so that the kill cuts writes the backup cannot hold.
     let acknowledged_count = |acknowledged: &Acknowledged| acknowledged.signups.len() + acknowledged.terms.len();
@@ -314,6 +325,9 @@ async fn restore_refuses_a_live_data_directory_a_damaged_backup_and_a_database_w
     assert!(out.contains("backup written to") && out.contains("20 paper(s)") && out.contains("0 account(s)"), "{out}");
     let (again, _, err) = run(&data_dir, &["backup", &backup_dir.display().to_string()]);
     assert!(!again && err.contains("not empty"), "{err}");
+    let inside = data_dir.join("backups/today");
+    let (refused, _, err) = run(&data_dir, &["backup", &inside.display().to_string()]);
+    assert!(!refused && err.contains("inside the data directory") && !inside.try_exists().expect("checkable"), "{err}");
 
     // A running service: the command line's backup is made by the service (through its
     // socket), and a restore over it is refused.
@@ -322,6 +336,26 @@ async fn restore_refuses_a_live_data_directory_a_damaged_backup_and_a_database_w
     let (backed_up, out, err) = run(&data_dir, &["backup", &live_backup.display().to_string()]);
     assert!(backed_up && out.contains("backup written to") && out.contains("20 paper(s)"), "{out} {err}");
     assert!(live_backup.join("manifest.json").try_exists().expect("checkable"), "the running service wrote the backup");
+    let (refused, _, err) = run(&data_dir, &["backup", &inside.display().to_string()]);
+    assert!(!refused && err.contains("inside the data directory") && !inside.try_exists().expect("checkable"), "{err}");
+    // The service checks the folder the socket names itself too, and answers a folder it
+    // cannot make with a 400 that says why.
+    let a_file = folder.path().join("a-file");
+    std::fs::write(&a_file, "not a folder").expect("a file");
+    for (dest, status, says) in [
+        (inside.display().to_string(), 400, "inside the data directory"),
+        (data_dir.join("db/copy").display().to_string(), 400, "inside the data directory"),
+        (folder.path().join("elsewhere/../data/copy").display().to_string(), 400, "inside the data directory"),
+        ("backups/today".to_owned(), 400, "absolute"),
+        (a_file.join("copy").display().to_string(), 400, "cannot"),
+        (backup_dir.display().to_string(), 409, "not empty"),
+    ] {
+        let answer = web::local::request(&data_dir, "POST", "/api/admin/backup", Some(&json!({ "dest": dest }))).expect("the socket answers");
+        let (answered, body) = answer.expect("the service listens");
+        assert_eq!(answered, status, "{dest}: {body}");
+        assert!(body["message"].as_str().is_some_and(|message| message.contains(says)), "{dest}: {body}");
+    }
+    assert!(!inside.try_exists().expect("checkable") && !data_dir.join("db/copy").try_exists().expect("checkable"));
     let (restored, _, err) = run(&data_dir, &["restore", "--force", &backup_dir.display().to_string()]);
     assert!(!restored && err.contains("the service is running"), "{err}");
     testkit::server::kill(&mut server.0).expect("SIGKILL");
@@ -362,12 +396,19 @@ async fn daily_backups_keep_the_newest_in_the_backup_folder() {
     data_dir_with_papers(&data_dir);
     let (made, out, err) = run(&data_dir, &["backup", &seed.display().to_string()]);
     assert!(made, "{out} {err}");
-    for day in ["2026-01-01T030000Z", "2026-01-02T030000Z"] {
+    for (day, made_at) in [("2026-01-01T030000Z", "2026-01-01T03:00:00Z"), ("2026-01-02T030000Z", "2026-01-02T03:00:00Z")] {
         let old = backups.join(format!("papertide-{day}"));
         std::fs::create_dir_all(&old).expect("an old backup");
-        std::fs::copy(seed.join("manifest.json"), old.join("manifest.json")).expect("its manifest");
+        let mut manifest: Value = serde_json::from_slice(&std::fs::read(seed.join("manifest.json")).expect("a manifest")).expect("JSON");
+        manifest["createdAt"] = json!(made_at);
+        std::fs::write(old.join("manifest.json"), manifest.to_string()).expect("its manifest");
     }
     std::fs::create_dir_all(backups.join("papertide-2025-12-31T030000Z-keep-me")).expect("another folder");
+    // Named like a backup of a day to come, with a manifest copied in: not one of the service's,
+    // so it neither passes for today's backup nor is deleted.
+    let future = backups.join("papertide-2099-01-01T030000Z");
+    std::fs::create_dir_all(&future).expect("a folder of a day to come");
+    std::fs::copy(seed.join("manifest.json"), future.join("manifest.json")).expect("a manifest");
 
     let port = free_port();
     let mut server = Running(
@@ -382,7 +423,7 @@ async fn daily_backups_keep_the_newest_in_the_backup_folder() {
         let names: Vec<String> =
             std::fs::read_dir(&backups).ok()?.filter_map(|entry| entry.ok()).map(|entry| entry.file_name().to_string_lossy().into_owned()).collect();
         let today = names.iter().any(|name| name.starts_with(&format!("papertide-{}", chrono::Utc::now().format("%Y-%m-%d"))));
-        (today && names.len() == 3).then_some(names)
+        (today && names.len() == 4).then_some(names)
     });
     let mut names =
         pruned.await.unwrap_or_else(|| panic!("no daily backup and pruning: {:?}", std::fs::read_dir(&backups).map(|entries| entries.count())));
@@ -390,7 +431,44 @@ async fn daily_backups_keep_the_newest_in_the_backup_folder() {
     names.sort();
     assert_eq!(names[0], "papertide-2025-12-31T030000Z-keep-me");
     assert_eq!(names[1], "papertide-2026-01-02T030000Z");
+    assert_eq!(names[3], "papertide-2099-01-01T030000Z");
     let newest = backups.join(&names[2]);
+    crate::private_files::assert_owner_only(&newest);
     let (restored, out, err) = run(&folder.path().join("restored"), &["restore", &newest.display().to_string()]);
     assert!(restored, "the daily backup restores: {out} {err}");
+}
+
+/// Found probing `POST /api/admin/backup`: the request's `dest` wrote through `..`, inside the
+/// live `db/` and under `/dev`, and four bad paths answered 500. A signed-in operator's request
+/// names no folder now: each is refused with a 400 saying where backups go, and nothing is made.
+#[actix_web::test]
+async fn a_signed_in_operator_s_backup_goes_only_into_the_configured_folder() {
+    let backups = tempfile::tempdir().expect("a backup folder");
+    let server = crate::common::TestServer::start_with(|serve| serve.backup_dir = Some(backups.path().to_owned())).await;
+    let operator = server.operator().await;
+    let data_dir = server.data_dir.path();
+    let named = [
+        backups.path().join("../escaped").display().to_string(),
+        data_dir.join("db/backup").display().to_string(),
+        "/dev/papertide-backup".to_owned(),
+        "relative/folder".to_owned(),
+        String::new(),
+    ];
+    for dest in &named {
+        let answer = operator.post("/api/admin/backup", json!({ "dest": dest })).await;
+        assert_eq!(answer.status, 400, "{dest}: {}", answer.body);
+        assert!(answer.body["message"].as_str().is_some_and(|message| message.contains("PAPERTIDE_BACKUP_DIR")), "{dest}: {}", answer.body);
+    }
+    for made in [backups.path().join("../escaped"), data_dir.join("db/backup"), PathBuf::from("/dev/papertide-backup")] {
+        assert!(!made.try_exists().expect("checkable"), "{} was made", made.display());
+    }
+    let answer = operator.post("/api/admin/backup", json!({ "dest": 42 })).await;
+    assert_eq!((answer.status, answer.body["code"].as_str()), (400, Some("bad_request")), "{}", answer.body);
+
+    let made = operator.post("/api/admin/backup", json!({})).await;
+    assert_eq!(made.status, 200, "{}", made.body);
+    let path = PathBuf::from(made.body["path"].as_str().expect("a path"));
+    assert_eq!(path.parent(), Some(backups.path()), "a new dated folder of the configured folder");
+    assert!(path.join("manifest.json").try_exists().expect("checkable"));
+    crate::private_files::assert_owner_only(&path);
 }

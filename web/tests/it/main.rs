@@ -30,6 +30,7 @@ mod login;
 mod papers;
 mod password_reset;
 mod payments;
+mod private_files;
 mod ratings;
 mod rights;
 mod security;

@@ -435,24 +435,42 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
 
 #[actix_web::test]
 async fn the_backup_route_answers_as_pinned() {
-    let server = TestServer::start().await;
     let backups = tempfile::tempdir().expect("a backup folder");
+    let server = TestServer::start_with(|serve| serve.backup_dir = Some(backups.path().to_owned())).await;
     let mut redactor = Redactor::new(&server);
     redactor.learn(&backups.path().display().to_string(), "backups");
     let operator = server.operator().await;
-    let dest = backups.path().join("today").display().to_string();
-    let mut made = operator.post("/api/admin/backup", json!({ "dest": dest })).await;
+    let mut made = operator.post("/api/admin/backup", json!({})).await;
     assert_eq!(made.status, 200, "{}", made.body);
-    // Sizes, file counts and durations depend on the run; `backup` checks what they say.
+    // Sizes, file counts, durations and the dated folder depend on the run; `backup` checks
+    // what they say.
+    let path = made.body["path"].as_str().unwrap_or_default().to_owned();
+    assert!(path.starts_with(&backups.path().join("papertide-").display().to_string()), "{path}");
+    made.body["path"] = json!("[backups]/papertide-[time]");
     for figure in ["storeBytes", "indexBytes", "files", "tookMs"] {
         assert!(made.body[figure].is_number(), "{figure}: {}", made.body);
         made.body[figure] = json!(format!("[{figure}]"));
     }
     check(&redactor, "admin_backup_ok", &made);
-    check(&redactor, "admin_backup_dest_not_empty", &operator.post("/api/admin/backup", json!({ "dest": dest })).await);
-    check(&redactor, "admin_backup_relative_dest", &operator.post("/api/admin/backup", json!({ "dest": "backups/today" })).await);
-    // No backup folder is configured here.
-    check(&redactor, "admin_backup_dir_unset", &operator.post("/api/admin/backup", json!({ "dest": null })).await);
+    let dest = backups.path().join("today").display().to_string();
+    check(&redactor, "admin_backup_dest_named", &operator.post("/api/admin/backup", json!({ "dest": dest })).await);
+    // The local operator (the command line, on the data directory's socket) names its folder.
+    let local = actix_web::test::init_service(web::app::create_local_app(server.state.clone())).await;
+    let local_backup = |dest: &str| actix_web::test::TestRequest::post().uri("/api/admin/backup").set_json(json!({ "dest": dest })).to_request();
+    assert_eq!(actix_web::test::call_service(&local, local_backup(&dest)).await.status(), 200);
+    let again = actix_web::test::call_service(&local, local_backup(&dest)).await;
+    check(&redactor, "admin_backup_dest_not_empty", &local_answer(again).await);
+    check(&redactor, "admin_backup_relative_dest", &local_answer(actix_web::test::call_service(&local, local_backup("backups/today")).await).await);
+    let unset = TestServer::start().await;
+    check(&redactor, "admin_backup_dir_unset", &unset.operator().await.post("/api/admin/backup", json!({ "dest": null })).await);
+}
+
+/// The status and JSON body of an answer of the local app.
+async fn local_answer(response: actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>) -> Answer {
+    let status = response.status().as_u16();
+    let bytes = actix_web::body::to_bytes(response.into_body()).await.unwrap_or_default();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Answer { status, body, headers: reqwest::header::HeaderMap::new() }
 }
 
 #[actix_web::test]
