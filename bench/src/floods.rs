@@ -7,7 +7,7 @@
 //!   pause, and the rate limiter's size from `/metrics`.
 //! - **Slow-body flood**: many connections from one address each send a sign-in's head and then
 //!   trickle its body a byte at a time, reconnecting when closed, while a normal client at
-//!   another loopback address (127.0.0.2) asks for `/api/config` every quarter second. The
+//!   a loopback address in another /24 (127.200.0.2) asks for `/api/config` every quarter second. The
 //!   figures: how the slow connections ended (408, 503, closed), the normal client's successes
 //!   and latencies, and the server's memory at its peak and after the flood.
 //!
@@ -127,7 +127,7 @@ async fn run_async(config: &FloodConfig) -> anyhow::Result<Value> {
         figures.insert("slowBodyRoundsRssSettledMib".into(), json!(settled));
     }
     if !config.crowds.is_empty() {
-        let session_cookie = signed_in_session(address, &dir.path().join("outbox")).await?;
+        let session_cookie = signed_in_session(address, &dir.path().join("data").join("outbox")).await?;
         let mut runs = Vec::new();
         for crowd in &config.crowds {
             runs.push(crowd_flood(crowd, config.crowd_seconds, address, &session_cookie).await);
@@ -359,11 +359,12 @@ async fn slow_connection(address: SocketAddr, deadline: Instant) -> String {
     }
 }
 
-/// `GET /api/config` from 127.0.0.2 on a new connection, answered 200 within 5 s.
+/// `GET /api/config` from the normal client's address (in a /24 of its own: the flooding
+/// client's network is capped with it) on a new connection, answered 200 within 5 s.
 async fn normal_request(address: SocketAddr) -> bool {
     let attempt = async {
         let socket = TcpSocket::new_v4().ok()?;
-        socket.bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)), 0)).ok()?;
+        socket.bind(SocketAddr::from((NORMAL_CLIENT, 0))).ok()?;
         let mut stream = socket.connect(address).await.ok()?;
         let request = format!("GET /api/config HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
         exchange(&mut stream, request.as_bytes()).await

@@ -191,7 +191,7 @@ enum Scenario {
         /// Crowd floods: over how many /24s the addresses are spread, one run per value.
         #[arg(long, value_delimiter = ',', default_values_t = [30, 2])]
         crowd_networks: Vec<usize>,
-        /// Crowd floods: connections the crowd holds at once.
+        /// Crowd floods: connections the crowd holds at once (0: no crowd flood).
         #[arg(long, default_value_t = 15_000)]
         crowd_connections: usize,
         /// Crowd floods: what the connections do, one run per value (`slow`, `hold`).
@@ -491,6 +491,8 @@ fn main() -> anyhow::Result<()> {
         } => {
             bench::http::raise_open_files_limit();
             let mut crowds = Vec::new();
+            // No connections: no crowd flood.
+            let crowd_kinds = if crowd_connections == 0 { Vec::new() } else { crowd_kinds };
             for kind in &crowd_kinds {
                 let kind = match kind.as_str() {
                     "slow" => bench::floods::CrowdKind::SlowBody,

@@ -366,7 +366,9 @@ const SKETCH_WIDTH: usize = 1 << 18;
 /// (each of its cells received its count, and keeps it until the latest window folded into that
 /// cell ends): collisions only add.
 struct Sketch {
-    cells: Vec<Cell>,
+    /// Each cell packed in a `u64` (the count in the high half, the end in the low half), so the
+    /// table is allocated zeroed and costs memory only where a count was folded.
+    cells: Vec<u64>,
     /// Cell ends are whole seconds since this instant.
     epoch: Instant,
 }
@@ -377,9 +379,19 @@ struct Cell {
     ends_secs: u32,
 }
 
+impl Cell {
+    fn unpack(packed: u64) -> Cell {
+        Cell { count: (packed >> 32) as u32, ends_secs: packed as u32 }
+    }
+
+    fn pack(self) -> u64 {
+        (u64::from(self.count) << 32) | u64::from(self.ends_secs)
+    }
+}
+
 impl Sketch {
     fn new(epoch: Instant) -> Sketch {
-        Sketch { cells: vec![Cell::default(); SKETCH_ROWS * SKETCH_WIDTH], epoch }
+        Sketch { cells: vec![0; SKETCH_ROWS * SKETCH_WIDTH], epoch }
     }
 
     /// The cell of `slot` in each row: each row reads its own 32 bits of the keyed hash.
@@ -408,13 +420,13 @@ impl Sketch {
         }
         let (now_secs, ends_secs) = (self.secs_floor(now), self.secs_ceil(ends));
         for index in Sketch::cells_of(slot) {
-            let cell = &mut self.cells[index];
-            if cell.ends_secs <= now_secs {
-                *cell = Cell { count, ends_secs };
+            let cell = Cell::unpack(self.cells[index]);
+            let folded = if cell.ends_secs <= now_secs {
+                Cell { count, ends_secs }
             } else {
-                cell.count = cell.count.saturating_add(count);
-                cell.ends_secs = cell.ends_secs.max(ends_secs);
-            }
+                Cell { count: cell.count.saturating_add(count), ends_secs: cell.ends_secs.max(ends_secs) }
+            };
+            self.cells[index] = folded.pack();
         }
     }
 
@@ -424,7 +436,7 @@ impl Sketch {
         let now_secs = self.secs_floor(now);
         let least = Sketch::cells_of(slot)
             .into_iter()
-            .map(|index| self.cells[index])
+            .map(|index| Cell::unpack(self.cells[index]))
             .map(|cell| if cell.ends_secs > now_secs { cell } else { Cell::default() })
             .min_by_key(|cell| cell.count)?;
         (least.count > 0).then(|| (least.count, self.epoch + Duration::from_secs(u64::from(least.ends_secs))))
