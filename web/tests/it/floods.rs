@@ -10,6 +10,10 @@ use serde_json::{json, Value};
 
 use crate::common::{signup_body, TestServer, PASSWORD};
 
+/// The floods against the real binary run one at a time: each measures a server's memory and
+/// answers, which a second flood on the same cores would change.
+static BINARY_FLOODS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn address_of(server: &TestServer) -> SocketAddr {
     server.base.trim_start_matches("http://").parse().expect("a socket address")
 }
@@ -226,6 +230,7 @@ async fn metrics_can_ask_for_a_bearer_token() {
 /// cut, and a normal client is served throughout.
 #[test]
 fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
+    let _one_at_a_time = BINARY_FLOODS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let config = bench::floods::FloodConfig {
         binary: env!("CARGO_BIN_EXE_papertide").into(),
         login_requests: 2_000,
@@ -265,6 +270,7 @@ fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
 /// address of its own, still get at least 95 % of their requests answered within a second.
 #[test]
 fn a_crowd_of_addresses_cannot_take_the_connection_budget() {
+    let _one_at_a_time = BINARY_FLOODS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     use bench::floods::{Crowd, CrowdKind};
     let crowd = |kind| Crowd { addresses: 60, networks: 6, connections: 1_500, kind };
     let config = bench::floods::FloodConfig {
