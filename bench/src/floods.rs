@@ -7,9 +7,18 @@
 //!   pause, and the rate limiter's size from `/metrics`.
 //! - **Slow-body flood**: many connections from one address each send a sign-in's head and then
 //!   trickle its body a byte at a time, reconnecting when closed, while a normal client at
-//!   another loopback address (127.0.0.2) asks for `/api/config` every quarter second. The
+//!   a loopback address in another /24 (127.200.0.2) asks for `/api/config` every quarter second. The
 //!   figures: how the slow connections ended (408, 503, closed), the normal client's successes
 //!   and latencies, and the server's memory at its peak and after the flood.
+//!
+//! - **Crowd floods**: many attacker addresses (127.x.y.z, spread over a given number of /24s)
+//!   together open many connections, each either trickling a sign-in's body (`slow`) or sending
+//!   nothing at all (`hold`), reconnecting a tenth of a second after the server closes or refuses
+//!   one; meanwhile a normal client (127.200.0.2: a new connection, `GET /api/config`) and a
+//!   signed-in one (127.201.0.2: a new connection, `GET /api/auth/me` with a real session, from a
+//!   signup verified through the outbox) each ask every quarter second. The figures: each
+//!   client's share of requests answered 200 within 1 s, and how the attackers' connections
+//!   ended.
 //!
 //! The server can be started with a lower open-files limit (`--server-open-files`, through
 //! util-linux's `prlimit`) so that a flood of a few thousand connections reaches it.
@@ -49,6 +58,37 @@ pub struct FloodConfig {
     pub server_open_files: Option<u64>,
     /// How long to wait after each flood before measuring memory again.
     pub settle_seconds: u64,
+    /// The crowd floods, one after the other (none: no crowd flood).
+    pub crowds: Vec<Crowd>,
+    /// How long each crowd flood lasts.
+    pub crowd_seconds: u64,
+}
+
+/// One crowd flood: `connections` held at once by `addresses` addresses in `networks` /24s.
+#[derive(Debug, Clone, Copy)]
+pub struct Crowd {
+    pub addresses: usize,
+    pub networks: usize,
+    pub connections: usize,
+    pub kind: CrowdKind,
+}
+
+/// What each of a crowd's connections does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrowdKind {
+    /// A sign-in's head, then its body a byte every two seconds.
+    SlowBody,
+    /// Nothing: the connection is only held.
+    Hold,
+}
+
+impl CrowdKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CrowdKind::SlowBody => "slow",
+            CrowdKind::Hold => "hold",
+        }
+    }
 }
 
 /// The server's resident memory now (`VmRSS`), in MiB.
@@ -85,6 +125,14 @@ async fn run_async(config: &FloodConfig) -> anyhow::Result<Value> {
             figures.insert("slowBody".into(), round);
         }
         figures.insert("slowBodyRoundsRssSettledMib".into(), json!(settled));
+    }
+    if !config.crowds.is_empty() {
+        let session_cookie = signed_in_session(address, &dir.path().join("data").join("outbox")).await?;
+        let mut runs = Vec::new();
+        for crowd in &config.crowds {
+            runs.push(crowd_flood(crowd, config.crowd_seconds, address, &session_cookie).await);
+        }
+        figures.insert("crowds".into(), json!(runs));
     }
     server.stop()?;
     Ok(Value::Object(figures))
@@ -311,16 +359,209 @@ async fn slow_connection(address: SocketAddr, deadline: Instant) -> String {
     }
 }
 
-/// `GET /api/config` from 127.0.0.2 on a new connection, answered 200 within 5 s.
+/// `GET /api/config` from the normal client's address (in a /24 of its own: the flooding
+/// client's network is capped with it) on a new connection, answered 200 within 5 s.
 async fn normal_request(address: SocketAddr) -> bool {
     let attempt = async {
         let socket = TcpSocket::new_v4().ok()?;
-        socket.bind(SocketAddr::new(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)), 0)).ok()?;
+        socket.bind(SocketAddr::from((NORMAL_CLIENT, 0))).ok()?;
         let mut stream = socket.connect(address).await.ok()?;
         let request = format!("GET /api/config HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
         exchange(&mut stream, request.as_bytes()).await
     };
     matches!(tokio::time::timeout(Duration::from_secs(5), attempt).await, Ok(Some((200, _))))
+}
+
+/// The normal client's address, and the signed-in client's: each in a /24 of its own.
+const NORMAL_CLIENT: [u8; 4] = [127, 200, 0, 2];
+const SIGNED_IN_CLIENT: [u8; 4] = [127, 201, 0, 2];
+
+/// The `index`-th of a crowd's addresses: spread round-robin over `networks` /24s
+/// (127.20.0.0/24, 127.21.0.0/24, …).
+pub fn crowd_address(index: usize, networks: usize) -> Ipv4Addr {
+    let networks = networks.clamp(1, 100);
+    let network = index % networks;
+    let host = index / networks;
+    Ipv4Addr::new(127, 20 + network as u8, (host / 250) as u8, 1 + (host % 250) as u8)
+}
+
+/// Signs a user up, verifies it with the link in the outbox and answers its session cookie.
+async fn signed_in_session(address: SocketAddr, outbox: &std::path::Path) -> anyhow::Result<String> {
+    let email = "signed-in@example.org";
+    let body = json!({
+        "email": email, "researchField": "biology", "password": "Bench-secret-123", "confirmPassword": "Bench-secret-123",
+        "agreeToTerms": true, "agreeToPrivacy": true,
+    })
+    .to_string();
+    let signup = format!(
+        "POST /api/signup HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let (head, _) = whole_answer(address, None, &signup).await.context("signing up")?;
+    anyhow::ensure!(head.starts_with("HTTP/1.1 201"), "signing up: {head}");
+    let started = Instant::now();
+    let token = loop {
+        if let Some(token) = crate::http::verification_tokens(outbox).remove(email) {
+            break token;
+        }
+        anyhow::ensure!(started.elapsed() < Duration::from_secs(30), "no verification mail in the outbox");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let verify = format!("GET /api/verify-email?token={token} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+    let (head, _) = whole_answer(address, None, &verify).await.context("verifying")?;
+    let cookie = head
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter(|(name, _)| name.eq_ignore_ascii_case("set-cookie"))
+        .find_map(|(_, value)| value.trim().strip_prefix("papertide_session=").and_then(|rest| rest.split(';').next()))
+        .context("no session cookie in the verification's answer")?;
+    Ok(format!("papertide_session={cookie}"))
+}
+
+/// Sends `request` on a new connection (from `source`, if given) and reads the whole answer
+/// until the server closes: its head and its body.
+async fn whole_answer(address: SocketAddr, source: Option<[u8; 4]>, request: &str) -> anyhow::Result<(String, String)> {
+    let socket = TcpSocket::new_v4()?;
+    if let Some(source) = source {
+        socket.bind(SocketAddr::from((source, 0)))?;
+    }
+    let mut stream = socket.connect(address).await?;
+    stream.write_all(request.as_bytes()).await?;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await??;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    Ok((head.to_owned(), body.to_owned()))
+}
+
+/// One crowd flood while the normal and the signed-in clients ask every quarter second.
+async fn crowd_flood(crowd: &Crowd, seconds: u64, address: SocketAddr, session_cookie: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let ended = Arc::new(std::sync::Mutex::new(Statuses::default()));
+    let mut attackers = Vec::new();
+    for index in 0..crowd.connections {
+        let source = crowd_address(index % crowd.addresses.max(1), crowd.networks);
+        let (ended, kind) = (Arc::clone(&ended), crowd.kind);
+        attackers.push(tokio::spawn(async move {
+            while Instant::now() < deadline {
+                let outcome = crowd_connection(address, source, kind, deadline).await;
+                lock(&ended).add(&outcome);
+                if outcome != "flood-over" {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }));
+    }
+    let normal_request = format!("GET /api/config HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+    let signed_in_request = format!("GET /api/auth/me HTTP/1.1\r\nHost: {address}\r\nCookie: {session_cookie}\r\nConnection: close\r\n\r\n");
+    // The two clients run on a thread and runtime of their own, as they would on machines of
+    // their own: the attackers' thousands of tasks must not delay their clocks.
+    let clients = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+        Some(runtime.block_on(async move {
+            let normal = tokio::spawn(ask_every_quarter_second(address, NORMAL_CLIENT, normal_request, deadline));
+            let signed_in = tokio::spawn(ask_every_quarter_second(address, SIGNED_IN_CLIENT, signed_in_request, deadline));
+            (normal.await.unwrap_or_default(), signed_in.await.unwrap_or_default())
+        }))
+    });
+    while !clients.is_finished() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (normal, signed_in) = clients.join().ok().flatten().unwrap_or_default();
+    for attacker in attackers {
+        let _ = attacker.await;
+    }
+    let ended = std::mem::take(&mut *lock(&ended));
+    json!({
+        "addresses": crowd.addresses,
+        "networks": crowd.networks,
+        "connections": crowd.connections,
+        "kind": crowd.kind.name(),
+        "seconds": seconds,
+        "attackersEnded": ended.json(),
+        "normal": normal.json(),
+        "signedIn": signed_in.json(),
+    })
+}
+
+/// A client's requests during a flood: how many, and how many were answered 200 within 1 s.
+#[derive(Debug, Default, Clone)]
+pub struct ClientTally {
+    pub requests: usize,
+    pub within_a_second: usize,
+    pub statuses: std::collections::BTreeMap<String, u64>,
+}
+
+impl ClientTally {
+    fn json(&self) -> Value {
+        let share = if self.requests == 0 { 0.0 } else { self.within_a_second as f64 / self.requests as f64 };
+        json!({ "requests": self.requests, "answeredWithin1s": self.within_a_second, "share": round(share), "statuses": self.statuses })
+    }
+}
+
+/// `request` from `source` on a new connection every quarter second until `deadline`.
+async fn ask_every_quarter_second(address: SocketAddr, source: [u8; 4], request: String, deadline: Instant) -> ClientTally {
+    let mut tally = ClientTally::default();
+    while Instant::now() < deadline {
+        let asked = Instant::now();
+        let attempt = async {
+            let socket = TcpSocket::new_v4().ok()?;
+            socket.bind(SocketAddr::from((source, 0))).ok()?;
+            let mut stream = socket.connect(address).await.ok()?;
+            exchange(&mut stream, request.as_bytes()).await
+        };
+        let status = match tokio::time::timeout(Duration::from_secs(5), attempt).await {
+            Ok(Some((status, _))) => status.to_string(),
+            Ok(None) => "error".to_owned(),
+            Err(_) => "timeout".to_owned(),
+        };
+        tally.requests += 1;
+        if status == "200" && asked.elapsed() <= Duration::from_secs(1) {
+            tally.within_a_second += 1;
+        }
+        *tally.statuses.entry(status).or_default() += 1;
+        tokio::time::sleep(Duration::from_millis(250).saturating_sub(asked.elapsed())).await;
+    }
+    tally
+}
+
+/// One attacker connection from `source`: a slow sign-in or nothing, until the server answers or
+/// closes, or the flood ends. Answers how it ended (as [`slow_connection`]).
+async fn crowd_connection(address: SocketAddr, source: Ipv4Addr, kind: CrowdKind, deadline: Instant) -> String {
+    let connected = async {
+        let socket = TcpSocket::new_v4().ok()?;
+        socket.bind(SocketAddr::new(IpAddr::V4(source), 0)).ok()?;
+        socket.connect(address).await.ok()
+    };
+    let Ok(Some(mut stream)) = tokio::time::timeout(Duration::from_secs(5), connected).await else {
+        return "connect-failed".to_owned();
+    };
+    if kind == CrowdKind::SlowBody {
+        let head = format!("POST /api/auth/login HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{{");
+        if stream.write_all(head.as_bytes()).await.is_err() {
+            return "closed".to_owned();
+        }
+    }
+    let mut answer = [0u8; 64];
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return "flood-over".to_owned();
+        }
+        let wait = Duration::from_secs(2).min(deadline - now);
+        match tokio::time::timeout(wait, stream.read(&mut answer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return "closed".to_owned(),
+            Ok(Ok(read)) => {
+                let text = String::from_utf8_lossy(&answer[..read]);
+                return text.split_whitespace().nth(1).unwrap_or("closed").to_owned();
+            }
+            Err(_) => {
+                if kind == CrowdKind::SlowBody && stream.write_all(b" ").await.is_err() {
+                    return "closed".to_owned();
+                }
+            }
+        }
+    }
 }
 
 fn round(value: f64) -> f64 {

@@ -185,6 +185,21 @@ enum Scenario {
         /// Seconds to wait after each flood before measuring memory again.
         #[arg(long, default_value_t = 10)]
         settle_seconds: u64,
+        /// Crowd floods: how many attacker addresses, one run per value (empty: none).
+        #[arg(long, value_delimiter = ',', default_values_t = [60, 500])]
+        crowd_addresses: Vec<usize>,
+        /// Crowd floods: over how many /24s the addresses are spread, one run per value.
+        #[arg(long, value_delimiter = ',', default_values_t = [30, 2])]
+        crowd_networks: Vec<usize>,
+        /// Crowd floods: connections the crowd holds at once (0: no crowd flood).
+        #[arg(long, default_value_t = 15_000)]
+        crowd_connections: usize,
+        /// Crowd floods: what the connections do, one run per value (`slow`, `hold`).
+        #[arg(long, value_delimiter = ',', default_values_t = [String::from("slow"), String::from("hold")])]
+        crowd_kinds: Vec<String>,
+        /// How long each crowd flood lasts, in seconds.
+        #[arg(long, default_value_t = 20)]
+        crowd_seconds: u64,
         /// The papertide binary [default: the one beside papertide-bench].
         #[arg(long, value_name = "PATH")]
         server: Option<std::path::PathBuf>,
@@ -467,9 +482,29 @@ fn main() -> anyhow::Result<()> {
             slow_rounds,
             server_open_files,
             settle_seconds,
+            crowd_addresses,
+            crowd_networks,
+            crowd_connections,
+            crowd_kinds,
+            crowd_seconds,
             server,
         } => {
             bench::http::raise_open_files_limit();
+            let mut crowds = Vec::new();
+            // No connections: no crowd flood.
+            let crowd_kinds = if crowd_connections == 0 { Vec::new() } else { crowd_kinds };
+            for kind in &crowd_kinds {
+                let kind = match kind.as_str() {
+                    "slow" => bench::floods::CrowdKind::SlowBody,
+                    "hold" => bench::floods::CrowdKind::Hold,
+                    other => anyhow::bail!("--crowd-kinds: {other} is neither slow nor hold"),
+                };
+                for &addresses in &crowd_addresses {
+                    for &networks in &crowd_networks {
+                        crowds.push(bench::floods::Crowd { addresses, networks, connections: crowd_connections, kind });
+                    }
+                }
+            }
             let config = bench::floods::FloodConfig {
                 binary: bench::http::find_server_binary(server.as_deref())?,
                 login_requests,
@@ -480,6 +515,8 @@ fn main() -> anyhow::Result<()> {
                 slow_rounds,
                 server_open_files: Some(server_open_files),
                 settle_seconds,
+                crowds,
+                crowd_seconds,
             };
             let mut figures = bench::floods::run(&config)?;
             figures["scenario"] = json!("floods");

@@ -231,6 +231,14 @@ pub struct ServeArgs {
     /// [default: three quarters of the open-files limit].
     #[arg(long, env = "PAPERTIDE_MAX_CONNECTIONS")]
     pub max_connections: Option<usize>,
+    /// The leading bits an IPv6 client address is counted by, in every per-address limit and
+    /// cap (1 to 128) [default: 64].
+    #[arg(long, env = "PAPERTIDE_IPV6_PREFIX")]
+    pub ipv6_prefix: Option<u8>,
+    /// Exact rate-limit counters kept in memory; past it the least counted are folded into a
+    /// fixed-size table that never under-counts (at least 8) [default: 100000].
+    #[arg(long, env = "PAPERTIDE_RATE_LIMITER_CAPACITY")]
+    pub rate_limiter_capacity: Option<usize>,
     /// Bearer token `/metrics` asks for (`Authorization: Bearer TOKEN`) [default: none, public].
     #[arg(long, env = "PAPERTIDE_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
@@ -257,6 +265,8 @@ pub struct FileConfig {
     pub log: Option<String>,
     pub rate_limits: Option<FileRateLimits>,
     pub max_connections: Option<usize>,
+    pub ipv6_prefix: Option<u8>,
+    pub rate_limiter_capacity: Option<usize>,
     pub metrics_token: Option<String>,
     pub analytics: Option<FileAnalytics>,
     pub sources: Option<FileSources>,
@@ -519,6 +529,10 @@ pub struct Settings {
     pub rate_limits: RateLimits,
     /// Connections served at once; none: three quarters of the open-files limit.
     pub max_connections: Option<usize>,
+    /// The leading bits an IPv6 client address is counted by (1 to 128).
+    pub ipv6_prefix: u8,
+    /// Exact rate-limit counters kept in memory (at least 8).
+    pub rate_limiter_capacity: usize,
     /// The bearer token `/metrics` asks for; none: it is public.
     pub metrics_token: Option<String>,
     /// None unless configured: then nothing is ever loaded.
@@ -559,6 +573,8 @@ pub const DEFAULT_RATE_TEST_EMAIL: &str = "10/1h";
 pub const DEFAULT_RATE_RECIPIENT: &str = "5/1h";
 pub const DEFAULT_RATE_SIGNUP_GLOBAL: &str = "200/1h";
 pub const DEFAULT_RATE_LINK_GUESSES: &str = "30/1h";
+pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+pub const DEFAULT_RATE_LIMITER_CAPACITY: usize = 100_000;
 pub const DEFAULT_HARVEST_HOUR: u32 = 6;
 pub const DEFAULT_HARVEST_LOOKBACK_DAYS: u32 = 7;
 pub const DEFAULT_DIGEST_HOUR: u32 = 8;
@@ -669,6 +685,14 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     if max_connections == Some(0) {
         bail!("max_connections must be at least 1");
     }
+    let ipv6_prefix = serve.ipv6_prefix.or(file.ipv6_prefix).unwrap_or(DEFAULT_IPV6_PREFIX);
+    if !(1..=128).contains(&ipv6_prefix) {
+        bail!("ipv6_prefix {ipv6_prefix} is not a prefix length of an IPv6 address (1 to 128)");
+    }
+    let rate_limiter_capacity = serve.rate_limiter_capacity.or(file.rate_limiter_capacity).unwrap_or(DEFAULT_RATE_LIMITER_CAPACITY);
+    if rate_limiter_capacity < 8 {
+        bail!("rate_limiter_capacity must be at least 8");
+    }
     // An empty token is no token: `/metrics` stays public.
     let metrics_token = pick(&serve.metrics_token, file.metrics_token.clone()).map(|token| token.trim().to_owned()).filter(|token| !token.is_empty());
     let file_analytics = file.analytics.clone().unwrap_or_default();
@@ -727,6 +751,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         log: pick(&serve.log, file.log).unwrap_or_else(|| DEFAULT_LOG.to_owned()),
         rate_limits,
         max_connections,
+        ipv6_prefix,
+        rate_limiter_capacity,
         metrics_token,
         analytics,
         llm,
@@ -1255,6 +1281,23 @@ mod tests {
     }
 
     #[test]
+    fn the_ipv6_prefix_and_the_limiters_size_are_checked() -> anyhow::Result<()> {
+        let defaults = resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!((defaults.ipv6_prefix, defaults.rate_limiter_capacity), (64, 100_000));
+        let file: FileConfig = toml::from_str("ipv6_prefix = 56\nrate_limiter_capacity = 5000\n")?;
+        let from_file = resolve(file.clone(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!((from_file.ipv6_prefix, from_file.rate_limiter_capacity), (56, 5_000));
+        let flag = ServeArgs { ipv6_prefix: Some(128), ..ServeArgs::default() };
+        assert_eq!(resolve(file.clone(), &CommonArgs::default(), &flag)?.ipv6_prefix, 128);
+        for bad in [ServeArgs { ipv6_prefix: Some(0), ..ServeArgs::default() }, ServeArgs { ipv6_prefix: Some(129), ..ServeArgs::default() }] {
+            assert!(resolve(FileConfig::default(), &CommonArgs::default(), &bad).is_err());
+        }
+        let tiny = ServeArgs { rate_limiter_capacity: Some(7), ..ServeArgs::default() };
+        assert!(resolve(FileConfig::default(), &CommonArgs::default(), &tiny).is_err());
+        Ok(())
+    }
+
+    #[test]
     fn the_example_configuration_matches_the_defaults() -> anyhow::Result<()> {
         let example_text = include_str!("../../papertide.example.toml");
         let example: FileConfig = toml::from_str(example_text)?;
@@ -1287,6 +1330,8 @@ mod tests {
                 link_guesses: Some(String::new()),
             }),
             max_connections: Some(0),
+            ipv6_prefix: Some(0),
+            rate_limiter_capacity: Some(0),
             metrics_token: Some(String::new()),
             analytics: Some(FileAnalytics { provider: Some(String::new()), site_id: Some(String::new()), script_url: Some(String::new()) }),
             sources: Some(FileSources {

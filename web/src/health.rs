@@ -238,8 +238,13 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
     let connections = state.connections.stats();
     counter(
         "papertide_connections_refused_total",
-        "Connections answered 503 and closed because the server or their address was at its cap.",
+        "Connections answered 503 and closed because the server, their address or their network was at its cap.",
         connections.refused_total,
+    );
+    counter(
+        "papertide_connections_deadline_closed_total",
+        "Connections answered 408 and closed because, under pressure, their request head did not arrive within the short deadline.",
+        connections.deadline_closed_total,
     );
     counter(
         "papertide_request_body_timeouts_total",
@@ -258,6 +263,7 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
     gauge("papertide_connections_open", "Connections open now.", connections.open as u64);
     gauge("papertide_connections_max", "Connections served at once, at most.", connections.max_total as u64);
     gauge("papertide_connection_addresses", "Client addresses with a connection open now.", connections.addresses as u64);
+    gauge("papertide_connection_networks", "Client networks (IPv4 /24, IPv6 /48) with a connection open now.", connections.networks as u64);
 
     let today = Utc::now().date_naive();
     let harvests = harvest_states(&state);

@@ -62,6 +62,8 @@ impl AppState {
         let max_connections = settings.max_connections.unwrap_or_else(|| crate::connections::default_max_connections(open_files));
         // Behind a proxy every connection comes from the proxy: only the total counts.
         let per_address = (!settings.trust_proxy).then_some(crate::connections::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
+        let limiter = RateLimiter::with_capacity(settings.rate_limiter_capacity);
+        let ipv6_prefix = settings.ipv6_prefix;
         AppState {
             settings: Arc::new(settings),
             store,
@@ -72,8 +74,8 @@ impl AppState {
             embedding: None,
             users,
             board,
-            limiter: RateLimiter::default(),
-            connections: ConnectionGate::new(max_connections, per_address),
+            limiter,
+            connections: ConnectionGate::with_ipv6_prefix(max_connections, per_address, ipv6_prefix),
             hasher: PasswordHasher::start_per_core(),
             started_at: Instant::now(),
             billing: settings_billing,

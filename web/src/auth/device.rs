@@ -16,13 +16,27 @@ use sha2::Sha256;
 use store::User;
 use uuid::Uuid;
 
+use crate::config::Settings;
 use crate::error::ApiError;
 use crate::state::AppState;
 
+/// The device cookie's name on an `http` public URL.
 pub const DEVICE_COOKIE: &str = "papertide_device";
+/// Its name on an `https` one (`__Host-`: Secure, `Path=/`, no `Domain`).
+pub const DEVICE_COOKIE_HTTPS: &str = "__Host-papertide_device";
 pub const DEVICE_TTL_DAYS: i64 = 365;
-/// Only the sign-in call reads it; no other request carries it.
+/// On http only the sign-in call reads it and no other request carries it; on https the
+/// `__Host-` prefix requires `Path=/` (it is still read only by the sign-in call).
 const DEVICE_COOKIE_PATH: &str = "/api/auth/login";
+
+/// The device cookie's name and path under these settings; only this name is read.
+fn device_cookie_name_and_path(settings: &Settings) -> (&'static str, &'static str) {
+    if settings.is_https() {
+        (DEVICE_COOKIE_HTTPS, "/")
+    } else {
+        (DEVICE_COOKIE, DEVICE_COOKIE_PATH)
+    }
+}
 
 /// A valid device cookie of the account being signed in to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,8 +50,9 @@ pub fn device_cookie(state: &AppState, user: &User, now: DateTime<Utc>) -> Resul
     let issued = now.timestamp();
     let mac = device_mac(&state.store.device_cookie_key()?, user, issued);
     let value = format!("{}.{issued}.{}", user.id.0.simple(), hex::encode(mac));
-    Ok(Cookie::build(DEVICE_COOKIE, value)
-        .path(DEVICE_COOKIE_PATH)
+    let (name, path) = device_cookie_name_and_path(&state.settings);
+    Ok(Cookie::build(name, value)
+        .path(path)
         .http_only(true)
         .same_site(SameSite::Strict)
         .secure(state.settings.is_https())
@@ -47,7 +62,8 @@ pub fn device_cookie(state: &AppState, user: &User, now: DateTime<Utc>) -> Resul
 
 /// The request's device cookie, if it is valid for `user` at `now`.
 pub fn trusted_device(state: &AppState, request: &HttpRequest, user: &User, now: DateTime<Utc>) -> Result<Option<TrustedDevice>, ApiError> {
-    let Some(cookie) = request.cookie(DEVICE_COOKIE) else {
+    let (name, _) = device_cookie_name_and_path(&state.settings);
+    let Some(cookie) = request.cookie(name) else {
         return Ok(None);
     };
     let Some((user_id, issued, mac)) = parse(cookie.value()) else {

@@ -10,10 +10,15 @@ use chrono::{Duration, Utc};
 use rand::RngCore;
 use store::{Session, TokenHash, User};
 
+use crate::config::Settings;
 use crate::error::ApiError;
 use crate::state::AppState;
 
+/// The session cookie's name on an `http` public URL.
 pub const SESSION_COOKIE: &str = "papertide_session";
+/// Its name on an `https` one: the `__Host-` prefix makes a browser take it only when it is
+/// Secure, for `Path=/` and without a `Domain`, so no other host or plain-http page can set it.
+pub const SESSION_COOKIE_HTTPS: &str = "__Host-papertide_session";
 pub const SESSION_TTL_DAYS: i64 = 30;
 
 /// A fresh 256-bit secret, URL-safe (43 characters): session cookies and mailed tokens.
@@ -38,8 +43,17 @@ pub fn removal_cookie(state: &AppState) -> Cookie<'static> {
     session_cookie(state, String::new(), time::Duration::ZERO)
 }
 
+/// The session cookie's name under these settings; only this name is read.
+pub fn session_cookie_name(settings: &Settings) -> &'static str {
+    if settings.is_https() {
+        SESSION_COOKIE_HTTPS
+    } else {
+        SESSION_COOKIE
+    }
+}
+
 fn session_cookie(state: &AppState, value: String, max_age: time::Duration) -> Cookie<'static> {
-    Cookie::build(SESSION_COOKIE, value)
+    Cookie::build(session_cookie_name(&state.settings), value)
         .path("/")
         .http_only(true)
         .same_site(SameSite::Lax)
@@ -48,9 +62,11 @@ fn session_cookie(state: &AppState, value: String, max_age: time::Duration) -> C
         .finish()
 }
 
-/// The hash of the session cookie the request carries, if any.
+/// The hash of the session cookie the request carries, if any (by the name of the public URL's
+/// scheme: on https a cookie without the `__Host-` prefix is not read).
 pub fn session_hash(request: &HttpRequest) -> Option<TokenHash> {
-    let cookie = request.cookie(SESSION_COOKIE)?;
+    let state = request.app_data::<web::Data<AppState>>()?;
+    let cookie = request.cookie(session_cookie_name(&state.settings))?;
     let value = cookie.value();
     (!value.is_empty()).then(|| TokenHash::of(value))
 }

@@ -10,6 +10,10 @@ use serde_json::{json, Value};
 
 use crate::common::{signup_body, TestServer, PASSWORD};
 
+/// The floods against the real binary run one at a time: each measures a server's memory and
+/// answers, which a second flood on the same cores would change.
+static BINARY_FLOODS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn address_of(server: &TestServer) -> SocketAddr {
     server.base.trim_start_matches("http://").parse().expect("a socket address")
 }
@@ -71,6 +75,40 @@ async fn a_login_flood_with_new_emails_keeps_the_limiter_small() {
     assert!(statuses[50..].iter().all(|status| *status == 429), "{statuses:?}");
     let kept = server.state.limiter.len() - before;
     assert!(kept <= 101, "one counter for the address, at most 50 per (address, email) and 50 per account: {kept}");
+}
+
+/// A flood of sign-ins with new emails, many times larger than the limiter's table, resets no
+/// limit: an account that refuses guesses goes on refusing them (429, no more password checks),
+/// and the cap on everyone's signups goes on refusing.
+#[actix_web::test]
+async fn a_flood_larger_than_the_limiters_table_resets_no_limit() {
+    let server = TestServer::start_with(|serve| {
+        serve.rate_limit_login_account = Some("5/1h".into());
+        serve.rate_limit_signup_global = Some("3/1h".into());
+        serve.rate_limiter_capacity = Some(16);
+    })
+    .await;
+    let client = server.client();
+    for index in 0..3 {
+        assert_eq!(client.post("/api/signup", signup_body(&format!("user{index}@example.org"), PASSWORD)).await.status, 201);
+    }
+    assert_eq!(client.post("/api/signup", signup_body("late@example.org", PASSWORD)).await.status, 429, "the cap refuses");
+    let guess = json!({ "email": "user0@example.org", "password": "Wrong-guess-1" });
+    for _ in 0..5 {
+        assert_eq!(client.post("/api/auth/login", guess.clone()).await.status, 401);
+    }
+    assert_eq!(client.post("/api/auth/login", guess.clone()).await.status, 429, "the account refuses guesses");
+
+    for index in 0..120 {
+        let answer = client.post("/api/auth/login", json!({ "email": format!("flood{index}@example.org"), "password": "wrong-password" })).await;
+        assert_eq!(answer.status, 401, "{index}: {}", answer.body);
+    }
+    assert!(server.state.limiter.evicted_total() > 100, "the flood overflowed the table: {}", server.state.limiter.evicted_total());
+    assert!(server.state.limiter.len() <= 17, "16 counters and the cap on everyone");
+
+    let after = client.post("/api/auth/login", guess).await;
+    assert_eq!(after.status, 429, "the account still refuses guesses: {}", after.body);
+    assert_eq!(client.post("/api/signup", signup_body("later@example.org", PASSWORD)).await.status, 429, "the cap still refuses");
 }
 
 /// A request whose body stalls is answered 408 and closed after the body deadline.
@@ -192,6 +230,7 @@ async fn metrics_can_ask_for_a_bearer_token() {
 /// cut, and a normal client is served throughout.
 #[test]
 fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
+    let _one_at_a_time = BINARY_FLOODS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let config = bench::floods::FloodConfig {
         binary: env!("CARGO_BIN_EXE_papertide").into(),
         login_requests: 2_000,
@@ -202,6 +241,8 @@ fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
         slow_rounds: 1,
         server_open_files: Some(1_024),
         settle_seconds: 2,
+        crowds: Vec::new(),
+        crowd_seconds: 0,
     };
     let figures = bench::floods::run(&config).expect("the floods ran");
     let login = &figures["login"];
@@ -221,4 +262,38 @@ fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
     assert!(ended["503"].as_u64().unwrap_or(0) > 0, "connections past the address's share are refused: {figures}");
     assert!(slow["slowHeldLongestMs"].as_u64().is_some_and(|held| held < 14_000), "no connection outlives the deadline by much: {figures}");
     assert!(grown(slow, "rssBeforeMib", "rssSettledMib") < 64.0, "memory comes back after the flood: {figures}");
+}
+
+/// A crowd of addresses, more of them than the per-address cap ever sees, holding more
+/// connections than the server serves at once (its open-files limit at 1,024: 512 places), first
+/// trickling bodies and then sending nothing: a normal client and a signed-in one, each at an
+/// address of its own, still get at least 95 % of their requests answered within a second.
+#[test]
+fn a_crowd_of_addresses_cannot_take_the_connection_budget() {
+    let _one_at_a_time = BINARY_FLOODS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    use bench::floods::{Crowd, CrowdKind};
+    let crowd = |kind| Crowd { addresses: 60, networks: 6, connections: 1_500, kind };
+    let config = bench::floods::FloodConfig {
+        binary: env!("CARGO_BIN_EXE_papertide").into(),
+        login_requests: 0,
+        email_bytes: 0,
+        login_connections: 0,
+        slow_connections: 0,
+        slow_seconds: 0,
+        slow_rounds: 0,
+        server_open_files: Some(1_024),
+        settle_seconds: 0,
+        crowds: vec![crowd(CrowdKind::SlowBody), crowd(CrowdKind::Hold)],
+        crowd_seconds: 8,
+    };
+    let figures = bench::floods::run(&config).expect("the floods ran");
+    for run in figures["crowds"].as_array().expect("the crowd runs") {
+        for client in ["normal", "signedIn"] {
+            let share = run[client]["share"].as_f64().unwrap_or(0.0);
+            assert!(run[client]["requests"].as_u64().unwrap_or(0) >= 20, "{run}");
+            assert!(share >= 0.95, "the {client} client was answered within a second {share} of the time: {run}");
+        }
+        let ended = run["attackersEnded"].as_object().expect("outcomes");
+        assert!(ended.keys().any(|outcome| outcome == "503" || outcome == "408"), "the crowd was refused or cut: {run}");
+    }
 }

@@ -129,3 +129,53 @@ async fn an_https_public_url_makes_the_cookie_secure() {
     let cookie = answer.header("set-cookie").expect("cookie");
     assert!(cookie.contains("Secure"), "{cookie}");
 }
+
+/// The cookies' names on a server whose public URL has `scheme`, from a verification link.
+async fn cookies_after_verification(public_url: &str) -> (TestServer, Vec<String>) {
+    let public_url = public_url.to_owned();
+    let server = TestServer::start_with(move |serve| serve.public_url = Some(public_url)).await;
+    let client = server.client();
+    server.sign_up(&client, "ada@example.org").await;
+    let mails = server.wait_for_outbox(1).await;
+    let link = crate::common::link_in(&mails[0], "/verify-email?token=");
+    let answer = client.get(&format!("/api/verify-email?token={}", crate::common::token_of(&link))).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let cookies = answer.headers.get_all("set-cookie").iter().filter_map(|value| value.to_str().ok()).map(str::to_owned).collect();
+    (server, cookies)
+}
+
+fn value_of<'a>(cookies: &'a [String], name: &str) -> &'a str {
+    let cookie = cookies.iter().find(|cookie| cookie.starts_with(&format!("{name}="))).unwrap_or_else(|| panic!("no {name} in {cookies:?}"));
+    cookie[name.len() + 1..].split(';').next().unwrap_or_default()
+}
+
+#[actix_web::test]
+async fn on_https_the_cookies_carry_the_host_prefix_and_only_that_name_is_read() {
+    let (server, cookies) = cookies_after_verification("https://papers.example.org").await;
+    for name in ["__Host-papertide_session", "__Host-papertide_device"] {
+        let cookie = cookies.iter().find(|cookie| cookie.starts_with(&format!("{name}="))).unwrap_or_else(|| panic!("no {name} in {cookies:?}"));
+        for attribute in ["Secure", "Path=/;", "HttpOnly"] {
+            assert!(format!("{cookie};").contains(attribute), "{attribute} missing from {cookie}");
+        }
+        assert!(!cookie.to_ascii_lowercase().contains("domain="), "{cookie}");
+    }
+    let session = value_of(&cookies, "__Host-papertide_session");
+    let client = server.client();
+    let prefixed = client.get_with("/api/auth/me", &[("cookie", &format!("__Host-papertide_session={session}"))]).await;
+    assert_eq!(prefixed.status, 200, "{}", prefixed.body);
+    let plain = client.get_with("/api/auth/me", &[("cookie", &format!("papertide_session={session}"))]).await;
+    assert_eq!(plain.status, 401, "the http name is not read on https");
+}
+
+#[actix_web::test]
+async fn on_http_the_cookies_keep_their_names_and_the_prefixed_one_is_not_read() {
+    let (server, cookies) = cookies_after_verification("http://papers.example.org").await;
+    assert!(cookies.iter().all(|cookie| !cookie.starts_with("__Host-")), "{cookies:?}");
+    let device = cookies.iter().find(|cookie| cookie.starts_with("papertide_device=")).expect("a device cookie");
+    assert!(device.contains("Path=/api/auth/login"), "{device}");
+    let session = value_of(&cookies, "papertide_session");
+    let client = server.client();
+    assert_eq!(client.get_with("/api/auth/me", &[("cookie", &format!("papertide_session={session}"))]).await.status, 200);
+    let prefixed = client.get_with("/api/auth/me", &[("cookie", &format!("__Host-papertide_session={session}"))]).await;
+    assert_eq!(prefixed.status, 401, "the https name is not read on http");
+}

@@ -26,6 +26,31 @@ async fn cross_site_state_changes_are_refused_and_write_nothing() {
     assert_eq!(same.status, 201, "{}", same.body);
 }
 
+/// Only the public URL's origin is ours: not another scheme on the same host and port, not a
+/// name the request itself gives as its Host; a loopback public URL also takes its loopback
+/// equivalents.
+#[actix_web::test]
+async fn only_the_public_urls_origin_may_change_state() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let port = server.base.rsplit(':').next().expect("a port").to_owned();
+    let json_type = ("content-type", "application/json");
+    let https_origin = format!("https://127.0.0.1:{port}");
+    let other_name = "http://papers.attacker.example".to_owned();
+    for (origin, host) in [(https_origin.as_str(), None), (other_name.as_str(), Some("papers.attacker.example"))] {
+        let mut headers = vec![json_type, ("origin", origin), ("sec-fetch-site", "same-origin")];
+        if let Some(host) = host {
+            headers.push(("host", host));
+        }
+        let answer = client.post_raw("/api/signup", &headers, signup_body("ada@example.org", PASSWORD).to_string()).await;
+        assert_eq!(answer.status, 403, "{origin}: {}", answer.body);
+    }
+    assert_eq!(server.state.store.user_count(), 0);
+    let loopback = format!("http://localhost:{port}");
+    let answer = client.post_raw("/api/signup", &[json_type, ("origin", &loopback)], signup_body("ada@example.org", PASSWORD).to_string()).await;
+    assert_eq!(answer.status, 201, "a loopback public URL's loopback equivalent: {}", answer.body);
+}
+
 #[actix_web::test]
 async fn the_verification_call_refuses_cross_site_requests() {
     let server = TestServer::start().await;
