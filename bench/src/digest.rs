@@ -3,9 +3,12 @@
 //! of users on one thread per core, each batch recorded in one transaction) — so every digest is
 //! built (expanded search, scoring, summaries), stored with its sent papers and queued; then
 //! every queued mail rendered as the mailer renders it when it sends (not sent); then a backup of
-//! the data directory (`runtime::backup`), timed and weighed.
+//! the data directory (`runtime::backup`), timed and weighed, while a user's requests go on (a
+//! thread writing and reading sessions as a sign-in and `GET /api/auth/me` do), whose longest
+//! waits are measured.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use actors::scheduler::serve_due_users;
@@ -16,7 +19,8 @@ use engine::parse::parse_any;
 use engine::search_term::{SearchTerm, TermId};
 use engine::{Preferences, Tier, UserId};
 use index::PaperIndex;
-use store::{NewAccount, Store, User};
+use store::secret::TokenHash;
+use store::{NewAccount, Session, Store, User};
 use uuid::Uuid;
 
 use crate::workload;
@@ -79,6 +83,21 @@ pub struct DigestRun {
     /// manifest included, and its bytes (database and index).
     pub backup_seconds: f64,
     pub backup_bytes: u64,
+    /// What a user saw during the backup: see [`BackupWaits`].
+    pub backup_waits: BackupWaits,
+}
+
+/// The longest waits of a user's requests during a backup: a thread that, until the backup
+/// ends, writes a session (as a sign-in does), reads it with its account (as every signed-in
+/// request does) and deletes it (as a sign-out does), with a millisecond's pause between rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BackupWaits {
+    /// Rounds done during the backup.
+    pub rounds: u64,
+    /// The longest session write or delete, in milliseconds.
+    pub longest_write_ms: f64,
+    /// The longest session read, in milliseconds.
+    pub longest_read_ms: f64,
 }
 
 /// Builds an index of about `papers` papers entered this week and `users` users with 3 terms
@@ -124,7 +143,15 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
 
     // A backup of the data directory the pass left, as the running service makes one.
     let source = runtime::backup::IndexSource::Index(index.clone());
-    let backup = runner.block_on(runtime::backup::backup(store.clone(), source, dir.path().join("backup")))?;
+    let backup_done = AtomicBool::new(false);
+    let (backup, backup_waits) = std::thread::scope(|scope| {
+        let user = scope.spawn(|| requests_until(store, &backup_done));
+        let backup = runner.block_on(runtime::backup::backup(store.clone(), source, dir.path().join("backup")));
+        backup_done.store(true, Ordering::SeqCst);
+        let waits = user.join().map_err(|_| anyhow::anyhow!("the user's thread panicked"));
+        (backup, waits)
+    });
+    let (backup, backup_waits) = (backup?, backup_waits??);
     Ok(DigestRun {
         users,
         papers: index.paper_count()?,
@@ -140,7 +167,32 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         database_bytes_per_user,
         backup_seconds: backup.took.as_secs_f64(),
         backup_bytes: backup.store_bytes + backup.index_bytes,
+        backup_waits,
     })
+}
+
+/// A user's requests, one round after another, until `done`: see [`BackupWaits`].
+fn requests_until(store: &Store, done: &AtomicBool) -> anyhow::Result<BackupWaits> {
+    let mut waits = BackupWaits::default();
+    let user_id = UserId(Uuid::new_v4());
+    let as_ms = |started: Instant| started.elapsed().as_secs_f64() * 1000.0;
+    while !done.load(Ordering::SeqCst) {
+        let now = Utc::now();
+        let hash = TokenHash::of(&format!("probe session {}", waits.rounds));
+        let session = Session { user_id, epoch: 0, created_at: now, expires_at: now + Duration::days(1), ip_address: None };
+        let started = Instant::now();
+        store.create_session(hash, &session)?;
+        waits.longest_write_ms = waits.longest_write_ms.max(as_ms(started));
+        let started = Instant::now();
+        store.session_user(hash, now)?;
+        waits.longest_read_ms = waits.longest_read_ms.max(as_ms(started));
+        let started = Instant::now();
+        store.delete_session(hash)?;
+        waits.longest_write_ms = waits.longest_write_ms.max(as_ms(started));
+        waits.rounds += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    Ok(waits)
 }
 
 /// The settings of a data directory whose mails link to `papers.example.org`, with nothing to

@@ -573,6 +573,9 @@ fn main() -> anyhow::Result<()> {
                 "databaseBytesPerUser": run.database_bytes_per_user.round(),
                 "backupSeconds": round(run.backup_seconds),
                 "backupBytes": run.backup_bytes,
+                "backupRounds": run.backup_waits.rounds,
+                "backupLongestWriteMs": round(run.backup_waits.longest_write_ms),
+                "backupLongestReadMs": round(run.backup_waits.longest_read_ms),
                 "target": "1,000,000 users in < 60 s of digest time, 100,000 in < 10 s, peak RSS < 2 GiB over the index",
             })
         }
