@@ -330,12 +330,22 @@ async fn slow_body_flood(config: &FloodConfig, address: SocketAddr, pid: u32) ->
 /// server answers or closes, or the flood ends. Answers how it ended: the status, `closed`,
 /// `flood-over` or `connect-failed`.
 async fn slow_connection(address: SocketAddr, deadline: Instant) -> String {
-    let Ok(Ok(mut stream)) = tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(address)).await else {
+    let Ok(Ok(stream)) = tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(address)).await else {
         return "connect-failed".to_owned();
     };
-    let head = format!("POST /api/auth/login HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{{");
-    if stream.write_all(head.as_bytes()).await.is_err() {
-        return "closed".to_owned();
+    hold(stream, address, CrowdKind::SlowBody, deadline).await
+}
+
+/// Holds an open connection until the server answers or closes it, or the flood ends: as a slow
+/// sign-in (its head, then a byte of its 60 KB body every two seconds) or sending nothing.
+/// Answers how it ended: the status, `closed` or `flood-over`.
+async fn hold(mut stream: TcpStream, address: SocketAddr, kind: CrowdKind, deadline: Instant) -> String {
+    let trickles = kind == CrowdKind::SlowBody;
+    if trickles {
+        let head = format!("POST /api/auth/login HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{{");
+        if stream.write_all(head.as_bytes()).await.is_err() {
+            return "closed".to_owned();
+        }
     }
     let mut answer = [0u8; 64];
     loop {
@@ -351,7 +361,7 @@ async fn slow_connection(address: SocketAddr, deadline: Instant) -> String {
                 return text.split_whitespace().nth(1).unwrap_or("closed").to_owned();
             }
             Err(_) => {
-                if stream.write_all(b" ").await.is_err() {
+                if trickles && stream.write_all(b" ").await.is_err() {
                     return "closed".to_owned();
                 }
             }
@@ -533,35 +543,10 @@ async fn crowd_connection(address: SocketAddr, source: Ipv4Addr, kind: CrowdKind
         socket.bind(SocketAddr::new(IpAddr::V4(source), 0)).ok()?;
         socket.connect(address).await.ok()
     };
-    let Ok(Some(mut stream)) = tokio::time::timeout(Duration::from_secs(5), connected).await else {
+    let Ok(Some(stream)) = tokio::time::timeout(Duration::from_secs(5), connected).await else {
         return "connect-failed".to_owned();
     };
-    if kind == CrowdKind::SlowBody {
-        let head = format!("POST /api/auth/login HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{{");
-        if stream.write_all(head.as_bytes()).await.is_err() {
-            return "closed".to_owned();
-        }
-    }
-    let mut answer = [0u8; 64];
-    loop {
-        let now = Instant::now();
-        if now >= deadline {
-            return "flood-over".to_owned();
-        }
-        let wait = Duration::from_secs(2).min(deadline - now);
-        match tokio::time::timeout(wait, stream.read(&mut answer)).await {
-            Ok(Ok(0)) | Ok(Err(_)) => return "closed".to_owned(),
-            Ok(Ok(read)) => {
-                let text = String::from_utf8_lossy(&answer[..read]);
-                return text.split_whitespace().nth(1).unwrap_or("closed").to_owned();
-            }
-            Err(_) => {
-                if kind == CrowdKind::SlowBody && stream.write_all(b" ").await.is_err() {
-                    return "closed".to_owned();
-                }
-            }
-        }
-    }
+    hold(stream, address, kind, deadline).await
 }
 
 fn round(value: f64) -> f64 {
