@@ -75,9 +75,6 @@ pub(crate) struct StoredDigest {
     sent_before: usize,
     #[serde(default)]
     widened: Option<Widened>,
-    /// The stored term it was made for (none in digests written before it was kept).
-    #[serde(default)]
-    term_id: Option<TermId>,
     /// Keys into `digest_entries`, 16 bytes each, in the digest's order.
     #[serde(default, with = "crate::codec::byte_string")]
     entry_keys: Vec<u8>,
@@ -87,6 +84,10 @@ pub(crate) struct StoredDigest {
     /// Key into `digest_texts` of the "searched as" line (empty: `searched_as` holds it, if any).
     #[serde(default, with = "crate::codec::byte_string")]
     searched_as_key: Vec<u8>,
+    /// The stored term it was made for (none in digests written before it was kept). Last: a
+    /// digest is stored packed, by position, so a new field goes at the end.
+    #[serde(default)]
+    term_id: Option<TermId>,
 }
 
 impl StoredDigest {
