@@ -156,7 +156,8 @@ pub struct DestinationNotCreated {
 }
 
 /// Backs the running `store` and the index up into `dest` (a new or empty folder), on tokio's
-/// blocking threads; writes wait while the database is copied. See the module documentation.
+/// blocking threads; writes wait only while what they wrote during the copy is copied again
+/// (`store::Store::backup_to`). See the module documentation.
 pub async fn backup(store: Store, index: IndexSource, dest: PathBuf) -> anyhow::Result<BackupReport> {
     backup_made_at(store, index, dest, Utc::now()).await
 }
