@@ -119,9 +119,36 @@ impl Store {
     /// [`Store::backup_to`], calling `at_the_instant` with the live store at the instant the
     /// copy is of, while writes wait: tests compare the copy with what it saw.
     pub(crate) fn backup_to_observed(&self, dest_db_dir: &Path, at_the_instant: impl FnOnce(&Store)) -> Result<StoreCopy> {
+        let _copying = self.copying.lock();
         // Not needed for the copy (it reads the live trees); it keeps the journal short.
         self.flush()?;
         let copy = sled::Config::new().path(dest_db_dir).open().map_err(|source| StoreError::Open { path: dest_db_dir.to_owned(), source })?;
+        let (copied, (users, journal)) = self.copy_live(&copy, |_| {
+            at_the_instant(self);
+            let journal = match &self.sent_journal {
+                Some(journal) => {
+                    let journal_path = SentJournal::path_for(dest_db_dir);
+                    Some(journal.contents().map_err(|source| StoreError::Journal { path: journal_path, source })?)
+                }
+                None => None,
+            };
+            Ok((self.user_count() as u64, journal))
+        })?;
+        copy.flush()?;
+        let trees = copy.tree_names().len();
+        drop(copy);
+        if let Some(contents) = journal {
+            let journal_path = SentJournal::path_for(dest_db_dir);
+            write_durably(&journal_path, &contents).map_err(|source| StoreError::Journal { path: journal_path.clone(), source })?;
+        }
+        Ok(StoreCopy { users, entries: copied.entries, trees, changed_during_copy: copied.changed_during_copy })
+    }
+
+    /// Copies every tree into `copy` (an empty database) while writes go on, then, holding the
+    /// write gate, copies again what they changed meanwhile and calls `at_the_instant` before
+    /// writes go on: the copy is then the database as it is at that instant (see the module
+    /// documentation). Call it holding `self.copying`, so that no other copy or compaction runs.
+    pub(crate) fn copy_live<R>(&self, copy: &sled::Db, at_the_instant: impl FnOnce(&Copied) -> Result<R>) -> Result<(Copied, R)> {
         let (watched, subscribers) = {
             let _exclusive = self.gate.lock.write();
             self.watch_every_tree()?
@@ -135,41 +162,25 @@ impl Store {
                 return Err(error);
             }
         };
-        let (changes, users, journal) = {
-            let _exclusive = self.gate.lock.write();
-            let changed_keys = drain.finish();
-            let changes = self.copy_changes(&copy, &watched, &changed_keys)?;
-            at_the_instant(self);
-            let journal = match &self.sent_journal {
-                Some(journal) => {
-                    let journal_path = SentJournal::path_for(dest_db_dir);
-                    Some(journal.contents().map_err(|source| StoreError::Journal { path: journal_path, source })?)
-                }
-                None => None,
-            };
-            (changes, self.user_count() as u64, journal)
-        };
-        copy.flush()?;
-        let trees = copy.tree_names().len();
-        drop(copy);
-        if let Some(contents) = journal {
-            let journal_path = SentJournal::path_for(dest_db_dir);
-            write_durably(&journal_path, &contents).map_err(|source| StoreError::Journal { path: journal_path.clone(), source })?;
-        }
-        let entries = first_pass_entries.saturating_add_signed(changes.entries_delta);
-        Ok(StoreCopy { users, entries, trees, changed_during_copy: changes.keys })
+        let _exclusive = self.gate.lock.write();
+        let exclusive_since = std::time::Instant::now();
+        let changed_keys = drain.finish();
+        let changes = self.copy_changes(copy, &watched, &changed_keys)?;
+        let copied = Copied { entries: first_pass_entries.saturating_add_signed(changes.entries_delta), changed_during_copy: changes.keys, exclusive_since };
+        let answer = at_the_instant(&copied)?;
+        Ok((copied, answer))
     }
 
     /// Every tree (name order) with a subscriber to all its changes; call it while no write is
     /// under way.
     #[allow(clippy::type_complexity)]
     fn watch_every_tree(&self) -> Result<(Vec<(sled::IVec, sled::Tree)>, Vec<(sled::IVec, sled::Subscriber)>)> {
-        let mut names = self.db.tree_names();
+        let mut names = self.trees().db.tree_names();
         names.sort();
         let mut trees = Vec::with_capacity(names.len());
         let mut subscribers = Vec::with_capacity(names.len());
         for name in names {
-            let tree = self.db.open_tree(&name)?;
+            let tree = self.trees().db.open_tree(&name)?;
             subscribers.push((name.clone(), tree.watch_prefix(Vec::<u8>::new())));
             trees.push((name, tree));
         }
@@ -186,7 +197,7 @@ impl Store {
         changed: &BTreeMap<sled::IVec, BTreeSet<sled::IVec>>,
     ) -> Result<Changes> {
         let mut changes = Changes::default();
-        let live_names: BTreeSet<sled::IVec> = self.db.tree_names().into_iter().collect();
+        let live_names: BTreeSet<sled::IVec> = self.trees().db.tree_names().into_iter().collect();
         for (name, tree) in watched {
             if !live_names.contains(name) {
                 changes.entries_delta -= i64::try_from(copy.open_tree(name)?.len()).unwrap_or(i64::MAX);
@@ -216,11 +227,22 @@ impl Store {
         }
         let watched_names: BTreeSet<&sled::IVec> = watched.iter().map(|(name, _)| name).collect();
         for name in live_names.iter().filter(|name| !watched_names.contains(name)) {
-            let copied = copy_whole_tree(&self.db.open_tree(name)?, &copy.open_tree(name)?)?;
+            let copied = copy_whole_tree(&self.trees().db.open_tree(name)?, &copy.open_tree(name)?)?;
             changes.entries_delta += i64::try_from(copied).unwrap_or(i64::MAX);
         }
         Ok(changes)
     }
+}
+
+/// What [`Store::copy_live`] copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Copied {
+    /// Entries in every tree of the copy.
+    pub entries: u64,
+    /// Keys written while the trees were copied, copied again while writes waited.
+    pub changed_during_copy: u64,
+    /// When writes began to wait for the last step.
+    pub exclusive_since: std::time::Instant,
 }
 
 /// What the last step of a backup changed in its copy.
@@ -369,14 +391,14 @@ mod tests {
     fn check_invariants(copy: &Store) -> Result<()> {
         let users = copy.users()?;
         assert_eq!(copy.user_count(), users.len(), "the account count is the accounts'");
-        assert_eq!(copy.users_by_email.len(), users.len(), "one address per account");
-        for entry in copy.users_by_email.iter() {
+        assert_eq!(copy.trees().users_by_email.len(), users.len(), "one address per account");
+        for entry in copy.trees().users_by_email.iter() {
             let (_, id) = entry?;
-            assert!(copy.users.get(&id)?.is_some(), "an address without its account");
+            assert!(copy.trees().users.get(&id)?.is_some(), "an address without its account");
         }
-        for entry in copy.search_terms_by_user.iter() {
+        for entry in copy.trees().search_terms_by_user.iter() {
             let (key, _) = entry?;
-            assert!(copy.search_terms.get(&key[16..])?.is_some(), "a user's term without its record");
+            assert!(copy.trees().search_terms.get(&key[16..])?.is_some(), "a user's term without its record");
         }
         Ok(())
     }
@@ -438,7 +460,7 @@ mod tests {
 
     /// `count` entries of `value_bytes` each in the tree `name`, written before any backup.
     fn fill(store: &Store, name: &str, count: u32, value_bytes: usize) -> Result<()> {
-        let tree = store.db.open_tree(name)?;
+        let tree = store.trees().db.open_tree(name)?;
         let mut batch = sled::Batch::default();
         for n in 0..count {
             batch.insert(&n.to_be_bytes(), vec![(n % 251) as u8; value_bytes]);
@@ -457,14 +479,14 @@ mod tests {
         let value = format!("{writer}-{n}").into_bytes();
         match n % 4 {
             0 => {
-                store.db.open_tree("plain")?.insert(shared_key, value.as_slice())?;
+                store.trees().db.open_tree("plain")?.insert(shared_key, value.as_slice())?;
             }
             1 => {
-                store.db.open_tree("plain")?.remove(shared_key)?;
-                store.db.open_tree("filler")?.remove((n * 7 + writer).to_be_bytes())?;
+                store.trees().db.open_tree("plain")?.remove(shared_key)?;
+                store.trees().db.open_tree("filler")?.remove((n * 7 + writer).to_be_bytes())?;
             }
             2 => {
-                let (left, right) = (store.db.open_tree("left")?, store.db.open_tree("right")?);
+                let (left, right) = (store.trees().db.open_tree("left")?, store.trees().db.open_tree("right")?);
                 let _: std::result::Result<(), sled::transaction::TransactionError<()>> = (&left, &right).transaction(|(left, right)| {
                     left.insert(&shared_key, value.as_slice())?;
                     right.insert(&shared_key, value.as_slice())?;
@@ -475,11 +497,11 @@ mod tests {
                 let mut batch = sled::Batch::default();
                 batch.insert(&shared_key, value.as_slice());
                 batch.remove(&((n + 1) % 64).to_be_bytes());
-                store.db.open_tree("batched")?.apply_batch(batch)?;
+                store.trees().db.open_tree("batched")?.apply_batch(batch)?;
             }
         }
         if n % 50 == 49 {
-            store.db.open_tree(format!("created-{writer}-{n}"))?.insert(b"k", value.as_slice())?;
+            store.trees().db.open_tree(format!("created-{writer}-{n}"))?.insert(b"k", value.as_slice())?;
         }
         Ok(())
     }
@@ -531,7 +553,7 @@ mod tests {
         let store = Store::open(&folder.path().join("db"))?;
         fill(&store, "filler", 150_000, 100)?;
         let key = b"reader's key";
-        store.meta.insert(key, b"value")?;
+        store.trees().meta.insert(key, b"value")?;
         let stop = Arc::new(AtomicBool::new(false));
         let writes = Arc::new(std::sync::atomic::AtomicU32::new(0));
         let writer = {
@@ -544,7 +566,7 @@ mod tests {
                     write_something(&store, 0, n)?;
                     longest_write = longest_write.max(started.elapsed());
                     let started = std::time::Instant::now();
-                    assert!(store.meta.get(key)?.is_some());
+                    assert!(store.trees().meta.get(key)?.is_some());
                     longest_read = longest_read.max(started.elapsed());
                     writes.fetch_add(1, Ordering::SeqCst);
                     n += 1;

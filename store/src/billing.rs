@@ -48,13 +48,13 @@ impl Store {
             }
         })?;
         let kept = user.stripe_customer_id.unwrap_or_else(|| customer_id.to_owned());
-        self.stripe_customers.insert(kept.as_bytes(), user_id.as_bytes())?;
+        self.trees().stripe_customers.insert(kept.as_bytes(), user_id.as_bytes())?;
         Ok(kept)
     }
 
     /// The user whose Stripe customer this is.
     pub fn user_by_stripe_customer(&self, customer_id: &str) -> Result<Option<User>> {
-        let Some(id) = self.stripe_customers.get(customer_id.as_bytes())? else {
+        let Some(id) = self.trees().stripe_customers.get(customer_id.as_bytes())? else {
             return Ok(None);
         };
         match UserId::from_slice(&id) {
@@ -64,13 +64,13 @@ impl Store {
     }
 
     pub fn subscription_tracking(&self, subscription_id: &str) -> Result<Option<SubscriptionTracking>> {
-        self.subscription_tracking.get(subscription_id.as_bytes())?.map(|bytes| decode("subscription tracking", &bytes)).transpose()
+        self.trees().subscription_tracking.get(subscription_id.as_bytes())?.map(|bytes| decode("subscription tracking", &bytes)).transpose()
     }
 
     /// A user's tracking rows, newest first.
     pub fn subscription_trackings(&self, user_id: UserId) -> Result<Vec<SubscriptionTracking>> {
         let mut rows = Vec::new();
-        for value in self.subscription_tracking.iter().values() {
+        for value in self.trees().subscription_tracking.iter().values() {
             let row: SubscriptionTracking = decode("subscription tracking", &value?)?;
             if row.user_id == user_id {
                 rows.push(row);
@@ -84,7 +84,7 @@ impl Store {
     /// followed one, asks for `tier` on its row.
     pub fn track_subscription(&self, user_id: UserId, subscription_id: &str, tier: Tier, now: DateTime<Utc>) -> Result<SubscriptionTracking> {
         let _writing = self.writing()?;
-        let row = self.subscription_tracking.transaction(|rows| {
+        let row = self.trees().subscription_tracking.transaction(|rows| {
             let row = match rows.get(subscription_id.as_bytes())? {
                 Some(bytes) => {
                     let mut row: SubscriptionTracking = tx_decode("subscription tracking", &bytes)?;
@@ -110,13 +110,13 @@ impl Store {
 
     /// Whether the webhook event `event_id` was applied already.
     pub fn stripe_event_applied(&self, event_id: &str) -> Result<bool> {
-        Ok(self.stripe_events.contains_key(event_id.as_bytes())?)
+        Ok(self.trees().stripe_events.contains_key(event_id.as_bytes())?)
     }
 
     /// Records that `event_id` has been applied.
     pub fn record_stripe_event(&self, event_id: &str, now: DateTime<Utc>) -> Result<()> {
         let _writing = self.writing()?;
-        self.stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
+        self.trees().stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
         Ok(())
     }
 
@@ -134,7 +134,7 @@ impl Store {
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
-        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue, &self.plan_history);
+        let trees = (&self.trees().users, &self.trees().subscription_tracking, &self.trees().search_terms, &self.trees().mail_queue, &self.trees().plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -157,7 +157,7 @@ impl Store {
             Ok(Applied { user, tracking: Some(next.row), change: next.change })
         })?;
         if let Some(customer) = &applied.user.stripe_customer_id {
-            self.stripe_customers.insert(customer.as_bytes(), user_id.as_bytes())?;
+            self.trees().stripe_customers.insert(customer.as_bytes(), user_id.as_bytes())?;
         }
         Ok(applied)
     }
@@ -169,7 +169,7 @@ impl Store {
         let _writing = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
-        let trees = (&self.users, &self.subscription_tracking, &self.search_terms, &self.mail_queue, &self.plan_history);
+        let trees = (&self.trees().users, &self.trees().subscription_tracking, &self.trees().search_terms, &self.trees().mail_queue, &self.trees().plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -204,7 +204,7 @@ impl Store {
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let now = Utc::now();
-        let user = (&self.users, &self.search_terms, &self.plan_history).transaction(|(users, term_tree, history)| {
+        let user = (&self.trees().users, &self.trees().search_terms, &self.trees().plan_history).transaction(|(users, term_tree, history)| {
             let mut user = tx_user(users, user_id)?;
             tx_record_plan_change(history, user_id, user.subscription_tier, tier, PlanReason::Operator, now)?;
             user.subscription_tier = tier;
@@ -222,7 +222,7 @@ impl Store {
 
     /// Every tracking row; for the operator and tests.
     pub fn all_subscription_trackings(&self) -> Result<Vec<SubscriptionTracking>> {
-        self.subscription_tracking.iter().values().map(|value| decode("subscription tracking", &value?)).collect()
+        self.trees().subscription_tracking.iter().values().map(|value| decode("subscription tracking", &value?)).collect()
     }
 }
 

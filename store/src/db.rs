@@ -28,68 +28,12 @@ const MIGRATIONS: &[Migration] = &[
     Migration { from: 1, apply: Store::build_ledgers },
 ];
 
-/// Handle to the database; cheap to clone (every tree is reference-counted by sled).
+/// Handle to the database; cheap to clone (clones share everything).
 #[derive(Clone)]
 pub struct Store {
-    pub(crate) db: sled::Db,
-    pub(crate) meta: sled::Tree,
-    /// user id (16 bytes) → `User`
-    pub(crate) users: sled::Tree,
-    /// normalized email → user id
-    pub(crate) users_by_email: sled::Tree,
-    /// user id → `Preferences`
-    pub(crate) preferences: sled::Tree,
-    /// session token hash (32 bytes) → `Session`
-    pub(crate) sessions: sled::Tree,
-    /// user id ++ session token hash → ()
-    pub(crate) sessions_by_user: sled::Tree,
-    /// one-time token hash → `TokenRecord`
-    pub(crate) tokens: sled::Tree,
-    /// mail id (u64 big-endian, so FIFO) → `QueuedMail`
-    pub(crate) mail_queue: sled::Tree,
-    /// mails that failed for good, kept for the operator
-    pub(crate) mail_dead: sled::Tree,
-    /// source name (`pubmed`, …) → `HarvestState`
-    pub(crate) harvest: sled::Tree,
-    /// term id (16 bytes) → `SearchTerm`
-    pub(crate) search_terms: sled::Tree,
-    /// user id ++ term id → ()
-    pub(crate) search_terms_by_user: sled::Tree,
-    /// user id ++ sent-at (µs, big-endian) ++ digest id → the digest, its papers by content key
-    pub(crate) digests: sled::Tree,
-    /// content key (16 bytes of the SHA-256 of the entry) → `DigestEntry`, shared by digests
-    pub(crate) digest_entries: sled::Tree,
-    /// model name ++ 0 ++ paper dedup key → the model's summary of the paper, for every user
-    pub(crate) paper_summaries: sled::Tree,
-    /// schema 1: user id ++ a paper's first dedup key → sent-at (s); emptied by the migration
-    /// to schema 2
-    pub(crate) sent_papers_v1: sled::Tree,
-    /// user id → `Ledger`: what the weekly and free-plan rules know of the user's digests
-    pub(crate) digest_ledgers: sled::Tree,
-    /// user id ++ ledger version (big-endian) → fingerprints (u64 little-endian) of the papers
-    /// that commit sent
-    pub(crate) sent_paper_sets: sled::Tree,
-    /// content key (16 bytes of the SHA-256) → a digest's text (AI summary, "searched as")
-    pub(crate) digest_texts: sled::Tree,
-    /// unsubscribe token hash → user id
-    pub(crate) unsubscribe_tokens: sled::Tree,
-    /// user id ++ notice name → sent-at (s): one-time notices
-    pub(crate) notices: sled::Tree,
-    /// Stripe subscription id → `SubscriptionTracking`
-    pub(crate) subscription_tracking: sled::Tree,
-    /// Stripe event id → applied-at (s): webhook events already applied
-    pub(crate) stripe_events: sled::Tree,
-    /// Stripe customer id → user id
-    pub(crate) stripe_customers: sled::Tree,
-    /// paper index id (u64 big-endian) → the paper's embedding vector, its model and text hash
-    pub(crate) paper_vectors: sled::Tree,
-    /// user id ++ term id ++ a paper's first dedup key → `Rating`
-    pub(crate) ratings: sled::Tree,
-    /// user id ++ changed-at (µs, big-endian) → `PlanRecord`: each change of the user's plan
-    pub(crate) plan_history: sled::Tree,
-    /// user id → `Deletion`: an account deletion begun and not finished yet (see
-    /// [`crate::rights`])
-    pub(crate) account_deletions: sled::Tree,
+    /// The database and its trees. Every access loads them anew: a compaction (see
+    /// [`crate::compaction`]) swaps in a fresh copy while the service runs.
+    pub(crate) trees: std::sync::Arc<arc_swap::ArcSwap<Trees>>,
     /// Held while a term is added: the plan-limit check reads, then writes.
     pub(crate) adding_terms: std::sync::Arc<std::sync::Mutex<()>>,
     /// The unsubscribe links' key once read from `meta`.
@@ -105,6 +49,109 @@ pub struct Store {
     pub(crate) signed_in: std::sync::Arc<SignedInRecords>,
     /// Held shared by every write and exclusively by a backup (see [`crate::backup`]).
     pub(crate) gate: std::sync::Arc<crate::backup::WriteGate>,
+    /// Held for the whole of a backup or a compaction: one copy at a time.
+    pub(crate) copying: std::sync::Arc<parking_lot::Mutex<()>>,
+}
+
+/// The open database and a handle on each of its trees.
+pub(crate) struct Trees {
+    pub db: sled::Db,
+    pub meta: sled::Tree,
+    /// user id (16 bytes) → `User`
+    pub users: sled::Tree,
+    /// normalized email → user id
+    pub users_by_email: sled::Tree,
+    /// user id → `Preferences`
+    pub preferences: sled::Tree,
+    /// session token hash (32 bytes) → `Session`
+    pub sessions: sled::Tree,
+    /// user id ++ session token hash → ()
+    pub sessions_by_user: sled::Tree,
+    /// one-time token hash → `TokenRecord`
+    pub tokens: sled::Tree,
+    /// mail id (u64 big-endian, so FIFO) → `QueuedMail`
+    pub mail_queue: sled::Tree,
+    /// mails that failed for good, kept for the operator
+    pub mail_dead: sled::Tree,
+    /// source name (`pubmed`, …) → `HarvestState`
+    pub harvest: sled::Tree,
+    /// term id (16 bytes) → `SearchTerm`
+    pub search_terms: sled::Tree,
+    /// user id ++ term id → ()
+    pub search_terms_by_user: sled::Tree,
+    /// user id ++ sent-at (µs, big-endian) ++ digest id → the digest, its papers by content key
+    pub digests: sled::Tree,
+    /// content key (16 bytes of the SHA-256 of the entry) → `DigestEntry`, shared by digests
+    pub digest_entries: sled::Tree,
+    /// model name ++ 0 ++ paper dedup key → the model's summary of the paper, for every user
+    pub paper_summaries: sled::Tree,
+    /// schema 1: user id ++ a paper's first dedup key → sent-at (s); emptied by the migration
+    /// to schema 2
+    pub sent_papers_v1: sled::Tree,
+    /// user id → `Ledger`: what the weekly and free-plan rules know of the user's digests
+    pub digest_ledgers: sled::Tree,
+    /// user id ++ ledger version (big-endian) → fingerprints (u64 little-endian) of the papers
+    /// that commit sent
+    pub sent_paper_sets: sled::Tree,
+    /// content key (16 bytes of the SHA-256) → a digest's text (AI summary, "searched as")
+    pub digest_texts: sled::Tree,
+    /// unsubscribe token hash → user id
+    pub unsubscribe_tokens: sled::Tree,
+    /// user id ++ notice name → sent-at (s): one-time notices
+    pub notices: sled::Tree,
+    /// Stripe subscription id → `SubscriptionTracking`
+    pub subscription_tracking: sled::Tree,
+    /// Stripe event id → applied-at (s): webhook events already applied
+    pub stripe_events: sled::Tree,
+    /// Stripe customer id → user id
+    pub stripe_customers: sled::Tree,
+    /// paper index id (u64 big-endian) → the paper's embedding vector, its model and text hash
+    pub paper_vectors: sled::Tree,
+    /// user id ++ term id ++ a paper's first dedup key → `Rating`
+    pub ratings: sled::Tree,
+    /// user id ++ changed-at (µs, big-endian) → `PlanRecord`: each change of the user's plan
+    pub plan_history: sled::Tree,
+    /// user id → `Deletion`: an account deletion begun and not finished yet (see
+    /// [`crate::rights`])
+    pub account_deletions: sled::Tree,
+}
+
+
+impl Trees {
+    /// Opens every tree of `db`.
+    pub fn open(db: sled::Db) -> Result<Trees> {
+        Ok(Trees {
+                meta: db.open_tree("meta")?,
+                users: db.open_tree("users")?,
+                users_by_email: db.open_tree("users_by_email")?,
+                preferences: db.open_tree("user_preferences")?,
+                sessions: db.open_tree("sessions")?,
+                sessions_by_user: db.open_tree("sessions_by_user")?,
+                tokens: db.open_tree("tokens")?,
+                mail_queue: db.open_tree("mail_queue")?,
+                mail_dead: db.open_tree("mail_dead")?,
+                harvest: db.open_tree("harvest_state")?,
+                search_terms: db.open_tree("search_terms")?,
+                search_terms_by_user: db.open_tree("search_terms_by_user")?,
+                digests: db.open_tree("email_digests")?,
+                digest_entries: db.open_tree("digest_entries")?,
+                paper_summaries: db.open_tree("paper_summaries")?,
+                sent_papers_v1: db.open_tree("sent_papers")?,
+                digest_ledgers: db.open_tree("digest_ledgers")?,
+                sent_paper_sets: db.open_tree("sent_paper_sets")?,
+                digest_texts: db.open_tree("digest_texts")?,
+                unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
+                notices: db.open_tree("notices")?,
+                subscription_tracking: db.open_tree("subscription_tracking")?,
+                stripe_events: db.open_tree("stripe_events")?,
+                stripe_customers: db.open_tree("stripe_customers")?,
+                paper_vectors: db.open_tree("paper_vectors")?,
+                ratings: db.open_tree("ratings")?,
+                plan_history: db.open_tree("plan_history")?,
+                account_deletions: db.open_tree("account_deletions")?,
+            db,
+        })
+    }
 }
 
 /// The records every signed-in request reads, kept decoded beside their bytes.
@@ -123,10 +170,28 @@ impl Default for SignedInRecords {
 /// One stored entry: its tree's name, its key and its value.
 pub type RawEntry = (String, Vec<u8>, Vec<u8>);
 
+/// Opens the sled database in `folder` as the service runs it: high-throughput mode, flushed on
+/// its own every 2 s (see [`Store::open`]).
+pub(crate) fn open_sled(folder: &Path) -> Result<sled::Db> {
+    sled::Config::new()
+        .path(folder)
+        .mode(sled::Mode::HighThroughput)
+        .flush_every_ms(Some(2000))
+        .open()
+        .map_err(|source| StoreError::Open { path: folder.to_owned(), source })
+}
+
 /// How long [`Store::open`] waits for a database another process is letting go of.
 pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl Store {
+    /// The database and its trees as they are now. Keep the answer only for the length of one
+    /// step: a write holds it under [`Store::writing`], which a compaction waits for before it
+    /// swaps the database.
+    pub(crate) fn trees(&self) -> arc_swap::Guard<std::sync::Arc<Trees>> {
+        self.trees.load()
+    }
+
     /// Opens (or creates) the database in `path`, migrating it to [`SCHEMA_VERSION`].
     ///
     /// sled runs in its high-throughput mode and flushes on its own every 2 s (its default is
@@ -139,19 +204,33 @@ impl Store {
     /// ([`LOCK_WAIT`]): a process that just closed it (a command run right after another, or the
     /// service just stopped) lets go once sled's flusher thread has ended.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with(path, false)
+    }
+
+    /// [`Store::open`] for the service: a database in a plain folder becomes the first
+    /// generation of a compactable one first (see [`crate::compaction`]), and what an interrupted
+    /// compaction left beside it is removed.
+    pub fn open_compactable(path: &Path) -> Result<Store> {
+        Store::open_with(path, true)
+    }
+
+    fn open_with(path: &Path, compactable: bool) -> Result<Store> {
+        let layout_error = |source| StoreError::Layout { path: path.to_owned(), source };
+        let folder = crate::compaction::settle_before_open(path, compactable).map_err(layout_error)?;
         let deadline = std::time::Instant::now() + LOCK_WAIT;
         let db = loop {
-            match sled::Config::new().path(path).mode(sled::Mode::HighThroughput).flush_every_ms(Some(2000)).open() {
+            match open_sled(&folder) {
                 Ok(db) => break db,
-                Err(source) if source.to_string().contains("could not acquire lock") => {
+                Err(StoreError::Open { source, .. }) if source.to_string().contains("could not acquire lock") => {
                     if std::time::Instant::now() >= deadline {
                         return Err(StoreError::Locked { path: path.to_owned() });
                     }
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
-                Err(source) => return Err(StoreError::Open { path: path.to_owned(), source }),
+                Err(error) => return Err(error),
             }
         };
+        crate::compaction::settle_after_open(path).map_err(layout_error)?;
         let store = Store::from_db(db, MIGRATIONS)?;
         let journal_path = SentJournal::path_for(path);
         let journal_error = |source| StoreError::Journal { path: journal_path.clone(), source };
@@ -161,13 +240,13 @@ impl Store {
         // aside, never sent again.
         if !replay.is_empty() {
             for id in &replay.sent {
-                store.mail_queue.remove(id.to_be_bytes())?;
+                store.trees().mail_queue.remove(id.to_be_bytes())?;
             }
             for id in &replay.interrupted {
                 store.move_mail_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
                 tracing::warn!(mail_id = id, "{MSG_HAND_OVER_INTERRUPTED}");
             }
-            store.db.flush()?;
+            store.trees().db.flush()?;
             journal.empty_if_unchanged(journal.appended()).map_err(journal_error)?;
             tracing::info!(
                 sent = replay.sent.len(),
@@ -207,34 +286,7 @@ impl Store {
 
     fn from_db(db: sled::Db, migrations: &[Migration]) -> Result<Store> {
         let store = Store {
-            meta: db.open_tree("meta")?,
-            users: db.open_tree("users")?,
-            users_by_email: db.open_tree("users_by_email")?,
-            preferences: db.open_tree("user_preferences")?,
-            sessions: db.open_tree("sessions")?,
-            sessions_by_user: db.open_tree("sessions_by_user")?,
-            tokens: db.open_tree("tokens")?,
-            mail_queue: db.open_tree("mail_queue")?,
-            mail_dead: db.open_tree("mail_dead")?,
-            harvest: db.open_tree("harvest_state")?,
-            search_terms: db.open_tree("search_terms")?,
-            search_terms_by_user: db.open_tree("search_terms_by_user")?,
-            digests: db.open_tree("email_digests")?,
-            digest_entries: db.open_tree("digest_entries")?,
-            paper_summaries: db.open_tree("paper_summaries")?,
-            sent_papers_v1: db.open_tree("sent_papers")?,
-            digest_ledgers: db.open_tree("digest_ledgers")?,
-            sent_paper_sets: db.open_tree("sent_paper_sets")?,
-            digest_texts: db.open_tree("digest_texts")?,
-            unsubscribe_tokens: db.open_tree("unsubscribe_tokens")?,
-            notices: db.open_tree("notices")?,
-            subscription_tracking: db.open_tree("subscription_tracking")?,
-            stripe_events: db.open_tree("stripe_events")?,
-            stripe_customers: db.open_tree("stripe_customers")?,
-            paper_vectors: db.open_tree("paper_vectors")?,
-            ratings: db.open_tree("ratings")?,
-            plan_history: db.open_tree("plan_history")?,
-            account_deletions: db.open_tree("account_deletions")?,
+            trees: std::sync::Arc::new(arc_swap::ArcSwap::from_pointee(Trees::open(db)?)),
             adding_terms: std::sync::Arc::default(),
             unsubscribe_key: std::sync::Arc::default(),
             room: DiskRoom::default(),
@@ -242,7 +294,7 @@ impl Store {
             sent_journal: None,
             signed_in: Default::default(),
             gate: std::sync::Arc::default(),
-            db,
+            copying: std::sync::Arc::default(),
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
         store.count_users_once()?;
@@ -251,36 +303,36 @@ impl Store {
 
     /// A secret of this database named `name` (32 random bytes), made on first use.
     pub(crate) fn secret_key(&self, name: &[u8]) -> Result<Vec<u8>> {
-        if let Some(key) = self.meta.get(name)? {
+        if let Some(key) = self.trees().meta.get(name)? {
             return Ok(key.to_vec());
         }
         let _writing = self.writing()?;
         let mut fresh = [0u8; 32];
         rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut fresh);
         // Two first uses at once keep whichever key was stored first.
-        let _ = self.meta.compare_and_swap(name, None as Option<&[u8]>, Some(fresh.as_slice()))?;
-        self.meta.flush()?;
-        Ok(self.meta.get(name)?.map(|key| key.to_vec()).unwrap_or_else(|| fresh.to_vec()))
+        let _ = self.trees().meta.compare_and_swap(name, None as Option<&[u8]>, Some(fresh.as_slice()))?;
+        self.trees().meta.flush()?;
+        Ok(self.trees().meta.get(name)?.map(|key| key.to_vec()).unwrap_or_else(|| fresh.to_vec()))
     }
 
     /// The schema version recorded in the database.
     pub fn schema_version(&self) -> Result<u32> {
-        let stored = self.meta.get(SCHEMA_VERSION_KEY)?;
+        let stored = self.trees().meta.get(SCHEMA_VERSION_KEY)?;
         Ok(stored.and_then(|bytes| <[u8; 4]>::try_from(bytes.as_ref()).ok()).map_or(0, u32::from_be_bytes))
     }
 
     pub(crate) fn set_schema_version(&self, version: u32) -> Result<()> {
-        self.meta.insert(SCHEMA_VERSION_KEY, &version.to_be_bytes())?;
+        self.trees().meta.insert(SCHEMA_VERSION_KEY, &version.to_be_bytes())?;
         Ok(())
     }
 
     /// Brings the database to `target`: a new database is stamped, an older one is migrated step
     /// by step (each step flushed), a newer one is refused untouched.
     pub(crate) fn migrate(&self, target: u32, migrations: &[Migration]) -> Result<()> {
-        let is_new = self.users.is_empty() && self.meta.get(SCHEMA_VERSION_KEY)?.is_none();
+        let is_new = self.trees().users.is_empty() && self.trees().meta.get(SCHEMA_VERSION_KEY)?.is_none();
         if is_new {
             self.set_schema_version(target)?;
-            self.db.flush()?;
+            self.trees().db.flush()?;
             return Ok(());
         }
         let mut version = self.schema_version()?;
@@ -294,7 +346,7 @@ impl Store {
             }
             version += 1;
             self.set_schema_version(version)?;
-            self.db.flush()?;
+            self.trees().db.flush()?;
         }
         Ok(())
     }
@@ -303,11 +355,11 @@ impl Store {
     /// refused request changed nothing compare before and after.
     #[cfg(any(test, feature = "testsuite"))]
     pub fn raw_entries(&self) -> Result<Vec<RawEntry>> {
-        let mut names = self.db.tree_names();
+        let mut names = self.trees().db.tree_names();
         names.sort();
         let mut entries = Vec::new();
         for name in names {
-            let tree = self.db.open_tree(&name)?;
+            let tree = self.trees().db.open_tree(&name)?;
             let tree_name = String::from_utf8_lossy(&name).into_owned();
             for entry in tree.iter() {
                 let (key, value) = entry?;
@@ -320,7 +372,7 @@ impl Store {
     /// Writes everything to disk; returns once it is durable.
     pub fn flush(&self) -> Result<()> {
         let journalled = self.journalled_entries();
-        self.db.flush()?;
+        self.trees().db.flush()?;
         self.empty_sent_journal(journalled);
         Ok(())
     }
@@ -357,7 +409,7 @@ impl Store {
 
     /// Approximate bytes on disk, for `/metrics`.
     pub fn size_on_disk_bytes(&self) -> Result<u64> {
-        Ok(self.db.size_on_disk()?)
+        Ok(self.trees().db.size_on_disk()?)
     }
 }
 
@@ -366,7 +418,7 @@ mod tests {
     use super::*;
 
     fn add_marker(store: &Store) -> Result<()> {
-        store.meta.insert(b"migrated_from_1", b"yes")?;
+        store.trees().meta.insert(b"migrated_from_1", b"yes")?;
         Ok(())
     }
 
@@ -374,8 +426,8 @@ mod tests {
     fn raw_entries_list_every_tree_s_entries_in_name_order() -> Result<()> {
         let store = Store::temporary()?;
         let empty = store.raw_entries()?;
-        store.users.insert(b"k", b"v")?;
-        store.preferences.insert(b"k", b"w")?;
+        store.trees().users.insert(b"k", b"v")?;
+        store.trees().preferences.insert(b"k", b"w")?;
         let written: Vec<RawEntry> = store.raw_entries()?.into_iter().filter(|entry| !empty.contains(entry)).collect();
         let expected = |tree: &str, value: &[u8]| (tree.to_owned(), b"k".to_vec(), value.to_vec());
         assert_eq!(written, vec![expected("user_preferences", b"w"), expected("users", b"v")]);
@@ -385,12 +437,12 @@ mod tests {
     #[test]
     fn a_database_made_before_accounts_were_counted_counts_them_once() -> Result<()> {
         let store = Store::temporary()?;
-        store.users.insert(b"a", b"1")?;
-        store.users.insert(b"b", b"2")?;
-        store.meta.remove(b"user_count")?;
+        store.trees().users.insert(b"a", b"1")?;
+        store.trees().users.insert(b"b", b"2")?;
+        store.trees().meta.remove(b"user_count")?;
         store.count_users_once()?;
         assert_eq!(store.user_count(), 2);
-        store.users.insert(b"c", b"3")?;
+        store.trees().users.insert(b"c", b"3")?;
         store.count_users_once()?;
         assert_eq!(store.user_count(), 2, "counted once, then kept by each signup");
         Ok(())
@@ -409,10 +461,10 @@ mod tests {
         let migrations = [Migration { from: SCHEMA_VERSION, apply: add_marker }];
         store.migrate(SCHEMA_VERSION + 1, &migrations)?;
         assert_eq!(store.schema_version()?, SCHEMA_VERSION + 1);
-        assert!(store.meta.get(b"migrated_from_1")?.is_some());
-        store.meta.remove(b"migrated_from_1")?;
+        assert!(store.trees().meta.get(b"migrated_from_1")?.is_some());
+        store.trees().meta.remove(b"migrated_from_1")?;
         store.migrate(SCHEMA_VERSION + 1, &migrations)?;
-        assert!(store.meta.get(b"migrated_from_1")?.is_none(), "migration ran twice");
+        assert!(store.trees().meta.get(b"migrated_from_1")?.is_none(), "migration ran twice");
         Ok(())
     }
 

@@ -168,15 +168,15 @@ impl Store {
     pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
         let _writing = self.writing()?;
         let key = content_key(text.as_bytes());
-        if !self.digest_texts.contains_key(key)? {
-            self.digest_texts.insert(key, text.as_bytes())?;
+        if !self.trees().digest_texts.contains_key(key)? {
+            self.trees().digest_texts.insert(key, text.as_bytes())?;
         }
         Ok(key)
     }
 
     /// The text stored under `key`.
     pub fn digest_text(&self, key: &TextKey) -> Result<Option<String>> {
-        Ok(self.digest_texts.get(key)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+        Ok(self.trees().digest_texts.get(key)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Stores paper entries (each once, see the module docs); returns their keys. Entries that
@@ -193,8 +193,8 @@ impl Store {
         let bytes = encode("digest entry", entry)?;
         let key = content_key(&bytes);
         // Content-addressed, so an entry that is there is this entry: no need to write it again.
-        if !self.digest_entries.contains_key(key)? {
-            self.digest_entries.insert(key, bytes)?;
+        if !self.trees().digest_entries.contains_key(key)? {
+            self.trees().digest_entries.insert(key, bytes)?;
         }
         Ok(key)
     }
@@ -203,7 +203,7 @@ impl Store {
         let mut papers_data = stored.papers_data;
         let shared = stored.entries.iter().map(|key| key.as_slice()).chain(stored.entry_keys.chunks_exact(16));
         for key in shared {
-            match self.digest_entries.get(key)? {
+            match self.trees().digest_entries.get(key)? {
                 Some(bytes) => papers_data.push(decode("digest entry", &bytes)?),
                 None => tracing::error!(digest = %stored.id, "a digest's paper entry is missing; it is left out"),
             }
@@ -212,7 +212,7 @@ impl Store {
             if key.is_empty() {
                 return Ok(inline);
             }
-            match self.digest_texts.get(key)? {
+            match self.trees().digest_texts.get(key)? {
                 Some(stored) => Ok(String::from_utf8_lossy(&stored).into_owned()),
                 // Removed with the account of the only other digest that used it, as this one
                 // was being written: the digest reads without it.
@@ -248,7 +248,7 @@ impl Store {
     /// A user's digests, newest first.
     pub fn digests(&self, user_id: UserId) -> Result<Vec<Digest>> {
         let mut found = Vec::new();
-        for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
+        for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
             found.push(self.load_digest(decode("digest", &bytes)?)?);
         }
@@ -257,7 +257,7 @@ impl Store {
 
     /// The user's digest `id`, if the user has one of that id.
     pub fn user_digest(&self, user_id: UserId, id: Uuid) -> Result<Option<Digest>> {
-        for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
+        for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (key, bytes) = entry?;
             if key.ends_with(id.as_bytes()) {
                 return Ok(Some(self.load_digest(decode("digest", &bytes)?)?));
@@ -268,7 +268,7 @@ impl Store {
 
     /// The digest stored under `key` (a queued digest mail's reference).
     pub fn digest_at(&self, key: &[u8]) -> Result<Option<Digest>> {
-        match self.digests.get(key)? {
+        match self.trees().digests.get(key)? {
             Some(bytes) => Ok(Some(self.load_digest(decode("digest", &bytes)?)?)),
             None => Ok(None),
         }
@@ -278,7 +278,7 @@ impl Store {
     /// operator's counts by week.
     pub fn digest_sent_times(&self) -> Result<Vec<DateTime<Utc>>> {
         let mut times = Vec::new();
-        for key in self.digests.iter().keys() {
+        for key in self.trees().digests.iter().keys() {
             let key = key?;
             let Some(micros) = key.get(16..24).and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()) else {
                 continue;
@@ -294,7 +294,7 @@ impl Store {
     /// reading their papers.
     pub fn digest_stats(&self, user_id: UserId) -> Result<DigestStats> {
         let mut stats = DigestStats::default();
-        for entry in self.digests.scan_prefix(user_id.as_bytes()).rev() {
+        for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
             let stored: StoredDigest = decode("digest", &bytes)?;
             if stats.last_weekly.is_none() && stored.digest_type == DigestKind::Weekly {
@@ -322,25 +322,25 @@ impl Store {
     /// flushing: for a caller that writes more and flushes once.
     pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
         let _writing = self.writing()?;
-        self.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
+        self.trees().notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
 
     /// Whether the one-time notice went to the user.
     pub fn notice_sent(&self, user_id: UserId, notice: &str) -> Result<bool> {
-        Ok(self.notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
+        Ok(self.trees().notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
     }
 
     /// The summary `model` wrote of the paper with dedup key `paper_key`, if it wrote one.
     pub fn paper_summary(&self, model: &str, paper_key: &str) -> Result<Option<String>> {
-        let stored = self.paper_summaries.get(summary_key(model, paper_key))?;
+        let stored = self.trees().paper_summaries.get(summary_key(model, paper_key))?;
         Ok(stored.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Keeps the summary `model` wrote of a paper, for every user and every later week.
     pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
         let _writing = self.writing()?;
-        self.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
+        self.trees().paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
         Ok(())
     }
 
@@ -359,7 +359,7 @@ impl Store {
             return Ok(Some(user_id));
         }
         let hash = TokenHash::of(token);
-        Ok(self.unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
+        Ok(self.trees().unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
     }
 
     fn signed_unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
@@ -398,7 +398,7 @@ impl Store {
     #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
         let _writing = self.writing()?;
-        self.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
+        self.trees().unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }
 }
@@ -503,11 +503,11 @@ mod tests {
         for _ in 0..5 {
             store.record_digest(&digest(UserId(Uuid::new_v4()), "cancer", &["pmid:7"], now), &mail("cancer"), now)?;
         }
-        assert_eq!(store.digest_entries.len(), 1, "one shared entry");
+        assert_eq!(store.trees().digest_entries.len(), 1, "one shared entry");
         let mut changed = digest(UserId(Uuid::new_v4()), "cancer", &["pmid:7"], now);
         changed.papers_data[0].relevance_score = 0.5;
         store.record_digest(&changed, &mail("cancer"), now)?;
-        assert_eq!(store.digest_entries.len(), 2, "a different score is a different entry");
+        assert_eq!(store.trees().digest_entries.len(), 2, "a different score is a different entry");
         assert_eq!(store.digests(changed.user_id)?[0].papers_data[0].relevance_score, 0.5);
         Ok(())
     }
@@ -518,7 +518,7 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let old = digest(ada, "legacy", &["pmid:9"], Utc::now());
         // The shape digests had before their papers were shared: the whole `Digest`.
-        store.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
+        store.trees().digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
         let read = store.digests(ada)?;
         assert_eq!(read, vec![old]);
         Ok(())

@@ -26,6 +26,8 @@ pub enum StoreError {
     NotFound(&'static str),
     #[error("the stored {0} is damaged")]
     Corrupt(&'static str),
+    #[error("arranging the database's folders at {path}: {source}")]
+    Layout { path: PathBuf, source: std::io::Error },
     #[error("the data directory's disk has {available_bytes} bytes free, under the {reserve_bytes} kept in reserve; nothing was written")]
     DiskFull { available_bytes: u64, reserve_bytes: u64 },
 }

@@ -10,15 +10,15 @@ use crate::{Result, Store};
 impl Store {
     /// A source's harvest state; the empty state when it never ran.
     pub fn harvest_state(&self, source: Source) -> Result<HarvestState> {
-        let stored = self.harvest.get(source.as_str().as_bytes())?;
+        let stored = self.trees().harvest.get(source.as_str().as_bytes())?;
         Ok(stored.map(|bytes| decode("harvest state", &bytes)).transpose()?.unwrap_or_default())
     }
 
     /// Stores a source's harvest state and flushes it: the cursor must survive a crash.
     pub fn put_harvest_state(&self, source: Source, state: &HarvestState) -> Result<()> {
         let _writing = self.writing()?;
-        self.harvest.insert(source.as_str().as_bytes(), encode("harvest state", state)?)?;
-        self.harvest.flush()?;
+        self.trees().harvest.insert(source.as_str().as_bytes(), encode("harvest state", state)?)?;
+        self.trees().harvest.flush()?;
         Ok(())
     }
 }

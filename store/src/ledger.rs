@@ -150,7 +150,7 @@ type TxError = ConflictableTransactionError<StoreError>;
 impl Store {
     /// The user's ledger; an empty one for a user who never had a digest.
     pub fn ledger(&self, user_id: UserId) -> Result<Ledger> {
-        match self.digest_ledgers.get(user_id.as_bytes())? {
+        match self.trees().digest_ledgers.get(user_id.as_bytes())? {
             Some(bytes) => decode("digest ledger", &bytes),
             None => Ok(Ledger::default()),
         }
@@ -160,7 +160,7 @@ impl Store {
     /// was last read this way ([`crate::decoded`]). The weekly pass reads every user's ledger
     /// once and uses [`Store::ledger`], so it does not sweep the signed-in users out.
     pub fn signed_in_ledger(&self, user_id: UserId) -> Result<Ledger> {
-        match self.digest_ledgers.get(user_id.as_bytes())? {
+        match self.trees().digest_ledgers.get(user_id.as_bytes())? {
             Some(bytes) => Ok(Ledger::clone(&*self.signed_in.ledgers.get(user_id.as_bytes(), bytes)?)),
             None => Ok(Ledger::default()),
         }
@@ -174,7 +174,7 @@ impl Store {
     /// Every paper the user was sent, by fingerprint.
     pub fn sent_papers(&self, user_id: UserId) -> Result<SentPapers> {
         let mut fingerprints = Vec::new();
-        for entry in self.sent_paper_sets.scan_prefix(user_id.as_bytes()) {
+        for entry in self.trees().sent_paper_sets.scan_prefix(user_id.as_bytes()) {
             let (_, bytes) = entry?;
             if bytes.len() % 8 != 0 {
                 return Err(StoreError::Corrupt("a record of sent papers"));
@@ -210,7 +210,7 @@ impl Store {
                     .collect::<Result<_>>()
             })
             .collect::<Result<_>>()?;
-        let trees = (&self.digests, &self.sent_paper_sets, &self.mail_queue, &self.digest_ledgers, &self.search_terms);
+        let trees = (&self.trees().digests, &self.trees().sent_paper_sets, &self.trees().mail_queue, &self.trees().digest_ledgers, &self.trees().search_terms);
         let commits = trees
             .transaction(|(digests, sent_sets, queue, ledgers, terms)| {
                 let mut commits = Vec::with_capacity(parts.len());
@@ -249,20 +249,20 @@ impl Store {
             ledger.last_digest = stats.last_digest.or(user.last_digest_sent_at);
             ledger.invited = self.notice_sent(user.id, crate::digests::UPGRADE_INVITE)?;
             let mut fingerprints: Vec<u64> = Vec::new();
-            for entry in self.sent_papers_v1.scan_prefix(user.id.as_bytes()) {
+            for entry in self.trees().sent_papers_v1.scan_prefix(user.id.as_bytes()) {
                 let (key, _) = entry?;
                 fingerprints.push(paper_fingerprint(&String::from_utf8_lossy(&key[16..])));
             }
             if !fingerprints.is_empty() {
                 fingerprints.sort_unstable();
-                self.sent_paper_sets.insert(sent_set_key(user.id, 0), fingerprints_bytes(&fingerprints))?;
+                self.trees().sent_paper_sets.insert(sent_set_key(user.id, 0), fingerprints_bytes(&fingerprints))?;
                 ledger.version = 1;
             }
             if ledger != Ledger::default() {
-                self.digest_ledgers.insert(user.id.as_bytes(), encode_packed("digest ledger", &ledger)?)?;
+                self.trees().digest_ledgers.insert(user.id.as_bytes(), encode_packed("digest ledger", &ledger)?)?;
             }
         }
-        self.sent_papers_v1.clear()?;
+        self.trees().sent_papers_v1.clear()?;
         Ok(())
     }
 }
@@ -525,14 +525,14 @@ mod tests {
             sent_before: 0,
             widened: None,
         };
-        store.digests.insert(digest_key(user.id, old.sent_at, old.id), encode("digest", &old)?)?;
-        store.sent_papers_v1.insert([user.id.as_bytes().as_slice(), b"pmid:1"].concat(), &0i64.to_be_bytes())?;
+        store.trees().digests.insert(digest_key(user.id, old.sent_at, old.id), encode("digest", &old)?)?;
+        store.trees().sent_papers_v1.insert([user.id.as_bytes().as_slice(), b"pmid:1"].concat(), &0i64.to_be_bytes())?;
         store.record_notice(user.id, crate::UPGRADE_INVITE, now)?;
         store.build_ledgers()?;
         let ledger = store.ledger(user.id)?;
         assert_eq!((ledger.received, ledger.with_papers, ledger.last_weekly, ledger.invited), (1, 1, Some(old.sent_at), true));
         assert!(store.was_sent(user.id, "pmid:1")? && !store.was_sent(user.id, "pmid:2")?);
-        assert!(store.sent_papers_v1.is_empty());
+        assert!(store.trees().sent_papers_v1.is_empty());
         assert_eq!(store.digests(user.id)?[0].subject, "old", "a stored subject is kept");
         // The next commit follows the migrated ledger's version.
         store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["pmid:2"], now)?])?], now)?;

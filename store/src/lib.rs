@@ -11,6 +11,7 @@
 pub mod backup;
 pub mod billing;
 mod codec;
+pub mod compaction;
 mod db;
 mod decoded;
 pub mod digests;
@@ -35,6 +36,7 @@ pub mod users;
 pub mod vectors;
 
 pub use backup::{database_is_locked, StoreCopy};
+pub use compaction::Compaction;
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use digests::{DigestStats, EntryKey, NewDigest, TextKey, UPGRADE_INVITE};
 pub use error::StoreError;

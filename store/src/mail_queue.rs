@@ -61,9 +61,9 @@ impl Store {
     /// Queues a mail on its own; returns its id.
     pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
         let _writing = self.writing()?;
-        let id = self.db.generate_id()?;
+        let id = self.trees().db.generate_id()?;
         let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
-        self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        self.trees().mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
         Ok(id)
     }
 
@@ -76,7 +76,7 @@ impl Store {
             let mut queued = queued?;
             if queued.next_attempt_at > now {
                 queued.next_attempt_at = now;
-                self.mail_queue.insert(queued.id.to_be_bytes(), encode("queued mail", &queued)?)?;
+                self.trees().mail_queue.insert(queued.id.to_be_bytes(), encode("queued mail", &queued)?)?;
                 deferred += 1;
             }
         }
@@ -92,13 +92,13 @@ impl Store {
     /// Every queued mail, oldest first, read as it is consumed: a queue of millions (a large
     /// weekly pass) is walked without being held in memory.
     pub fn queued_mail_iter(&self) -> impl Iterator<Item = Result<QueuedMail>> + Send + '_ {
-        self.mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?))
+        self.trees().mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?))
     }
 
     /// Queued mail whose next attempt is due, oldest first, at most `limit`.
     pub fn due_mail(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<QueuedMail>> {
         let mut due = Vec::new();
-        for bytes in self.mail_queue.iter().values() {
+        for bytes in self.trees().mail_queue.iter().values() {
             if due.len() == limit {
                 break;
             }
@@ -120,21 +120,21 @@ impl Store {
     }
 
     pub fn mail_queue_len(&self) -> usize {
-        self.mail_queue.len()
+        self.trees().mail_queue.len()
     }
 
     pub fn dead_mail_len(&self) -> usize {
-        self.mail_dead.len()
+        self.trees().mail_dead.len()
     }
 
     /// Every mail that failed for good, oldest first.
     pub fn dead_mail(&self) -> Result<Vec<QueuedMail>> {
-        self.mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
+        self.trees().mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
     }
 
     /// One mail that failed for good, by id.
     pub fn dead_mail_by_id(&self, id: u64) -> Result<Option<QueuedMail>> {
-        self.mail_dead.get(id.to_be_bytes())?.map(|bytes| decode("queued mail", &bytes)).transpose()
+        self.trees().mail_dead.get(id.to_be_bytes())?.map(|bytes| decode("queued mail", &bytes)).transpose()
     }
 
     /// Gives a mail that failed for good another chance (the operator's retry, once the cause is
@@ -144,7 +144,7 @@ impl Store {
     pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
         let _writing = self.writing()?;
         let key = id.to_be_bytes();
-        let moved = (&self.mail_dead, &self.mail_queue).transaction(|(dead, queue)| {
+        let moved = (&self.trees().mail_dead, &self.trees().mail_queue).transaction(|(dead, queue)| {
             let Some(bytes) = dead.get(key)? else {
                 return Ok(false);
             };
@@ -162,7 +162,7 @@ impl Store {
     /// whether there was such a mail.
     pub fn drop_dead_mail(&self, id: u64) -> Result<bool> {
         let _writing = self.writing()?;
-        Ok(self.mail_dead.remove(id.to_be_bytes())?.is_some())
+        Ok(self.trees().mail_dead.remove(id.to_be_bytes())?.is_some())
     }
 
     /// The mail was handed over: it leaves the queue. That goes first to the journal of
@@ -174,7 +174,7 @@ impl Store {
         // The entry and the removal under one hold of the journal, so that a flush counting the
         // entries covers the removal.
         let _held = self.journal(Entry::Sent(id));
-        self.mail_queue.remove(id.to_be_bytes())?;
+        self.trees().mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }
 
@@ -211,28 +211,28 @@ impl Store {
     /// The mail could not be sent now: count the attempt and schedule the next one.
     pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
         let _writing = self.writing()?;
-        let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
+        let Some(bytes) = self.trees().mail_queue.get(id.to_be_bytes())? else {
             return Ok(None);
         };
         let mut queued: QueuedMail = decode("queued mail", &bytes)?;
         queued.attempts += 1;
         queued.last_error = Some(error.to_owned());
         queued.next_attempt_at = next_attempt_at;
-        self.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        self.trees().mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
         Ok(Some(queued))
     }
 
     /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
     pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
         let _writing = self.writing()?;
-        let Some(bytes) = self.mail_queue.get(id.to_be_bytes())? else {
+        let Some(bytes) = self.trees().mail_queue.get(id.to_be_bytes())? else {
             return Ok(());
         };
         let mut queued: QueuedMail = decode("queued mail", &bytes)?;
         queued.attempts += 1;
         queued.last_error = Some(error.to_owned());
-        self.mail_dead.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
-        self.mail_queue.remove(id.to_be_bytes())?;
+        self.trees().mail_dead.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        self.trees().mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }
 }

@@ -61,7 +61,7 @@ impl Store {
         let _writing = self.writing()?;
         let email = normalize_email(email);
         let (token_hash, expires_at) = signup.verification;
-        let trees = (&self.users, &self.users_by_email, &self.tokens, &self.mail_queue);
+        let trees = (&self.trees().users, &self.trees().users_by_email, &self.trees().tokens, &self.trees().mail_queue);
         let outcome = trees.transaction(|(users, emails, tokens, queue)| {
             let Some(id_bytes) = emails.get(email.as_bytes())? else {
                 return Ok(SignupRestart::Missing);
@@ -105,7 +105,7 @@ impl Store {
     pub fn remove_expired_unverified(&self, now: DateTime<Utc>) -> Result<usize> {
         let _writing = self.writing()?;
         let mut expired = Vec::new();
-        for bytes in self.users.iter().values() {
+        for bytes in self.trees().users.iter().values() {
             let user: User = decode("user", &bytes?)?;
             if !user.is_email_verified && user.verification_deadline() <= now {
                 expired.push(user.id);

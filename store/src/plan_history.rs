@@ -78,7 +78,7 @@ pub(crate) fn tx_record_plan_change(
 impl Store {
     /// The user's plan changes, oldest first.
     pub fn plan_history(&self, user_id: UserId) -> Result<Vec<PlanRecord>> {
-        self.plan_history.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("plan record", &bytes?)).collect()
+        self.trees().plan_history.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("plan record", &bytes?)).collect()
     }
 }
 

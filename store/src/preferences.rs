@@ -8,13 +8,13 @@ use crate::{Result, Store};
 impl Store {
     /// A user's preferences; the spec's defaults when none were stored.
     pub fn preferences(&self, user_id: UserId) -> Result<Preferences> {
-        let stored = self.preferences.get(user_id.as_bytes())?;
+        let stored = self.trees().preferences.get(user_id.as_bytes())?;
         Ok(stored.map(|bytes| decode("preferences", &bytes)).transpose()?.unwrap_or_default())
     }
 
     pub fn put_preferences(&self, user_id: UserId, preferences: &Preferences) -> Result<()> {
         let _writing = self.writing()?;
-        self.preferences.insert(user_id.as_bytes(), encode("preferences", preferences)?)?;
+        self.trees().preferences.insert(user_id.as_bytes(), encode("preferences", preferences)?)?;
         Ok(())
     }
 }

@@ -36,7 +36,7 @@ impl Store {
         let _writing = self.writing()?;
         let key = rating_key(user_id, rating.term_id, &rating.paper_key);
         let term_index_key = term_prefix(user_id, rating.term_id);
-        (&self.search_terms_by_user, &self.ratings)
+        (&self.trees().search_terms_by_user, &self.trees().ratings)
             .transaction(|(by_user, ratings)| {
                 if by_user.get(term_index_key.as_slice())?.is_none() {
                     return Err(crate::error::abort(StoreError::NotFound("search term")));
@@ -51,7 +51,7 @@ impl Store {
     /// The user's ratings of a term, newest first.
     pub fn ratings(&self, user_id: UserId, term_id: TermId) -> Result<Vec<Rating>> {
         let mut found = Vec::new();
-        for entry in self.ratings.scan_prefix(term_prefix(user_id, term_id)) {
+        for entry in self.trees().ratings.scan_prefix(term_prefix(user_id, term_id)) {
             let (_, bytes) = entry?;
             found.push(decode::<Rating>("rating", &bytes)?);
         }
@@ -62,7 +62,7 @@ impl Store {
     /// Removes the user's rating of a paper for a term; whether there was one.
     pub fn remove_rating(&self, user_id: UserId, term_id: TermId, paper_key: &str) -> Result<bool> {
         let _writing = self.writing()?;
-        Ok(self.ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
+        Ok(self.trees().ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
     }
 
     /// The rating links' key (32 random bytes, made on first use and kept).
@@ -73,22 +73,22 @@ impl Store {
     /// The rating links' key if one was made: checking a link never makes one (no link exists
     /// before it).
     pub fn rating_link_key_if_made(&self) -> Result<Option<Vec<u8>>> {
-        Ok(self.meta.get(RATING_LINK_KEY)?.map(|key| key.to_vec()))
+        Ok(self.trees().meta.get(RATING_LINK_KEY)?.map(|key| key.to_vec()))
     }
 
     /// The keys of a term's ratings (to remove them with the term).
     pub(crate) fn rating_keys(&self, user_id: UserId, term_id: TermId) -> Result<Vec<sled::IVec>> {
-        self.ratings.scan_prefix(term_prefix(user_id, term_id)).keys().map(|key| key.map_err(StoreError::from)).collect()
+        self.trees().ratings.scan_prefix(term_prefix(user_id, term_id)).keys().map(|key| key.map_err(StoreError::from)).collect()
     }
 
     fn trim_ratings(&self, user_id: UserId, term_id: TermId) -> Result<()> {
         let prefix = term_prefix(user_id, term_id);
-        if self.ratings.scan_prefix(&prefix).keys().nth(MAX_RATINGS_PER_TERM).is_none() {
+        if self.trees().ratings.scan_prefix(&prefix).keys().nth(MAX_RATINGS_PER_TERM).is_none() {
             return Ok(());
         }
         let ratings = self.ratings(user_id, term_id)?;
         for oldest in ratings.iter().skip(MAX_RATINGS_PER_TERM) {
-            self.ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
+            self.trees().ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
         }
         Ok(())
     }
@@ -189,7 +189,7 @@ mod tests {
 
         assert!(store.remove_account_if(ada, |_| true)?);
         assert!(store.ratings(ada, drive)?.is_empty());
-        assert_eq!(store.ratings.len(), 0);
+        assert_eq!(store.trees().ratings.len(), 0);
         Ok(())
     }
 

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use sled::{IVec, Transactional};
 
 use crate::codec::{decode, tx_decode, tx_encode};
+use crate::compaction::{Erasure, ERASURE_KEY};
 use crate::digests::StoredDigest;
 use crate::mail_queue::{tx_enqueue, QueuedMail};
 use crate::plan_history::PlanRecord;
@@ -96,7 +97,7 @@ impl Store {
         let mut terms = self.search_terms(id)?;
         terms.sort_by_key(|term| term.created_at);
         let mut ratings = Vec::new();
-        for value in self.ratings.scan_prefix(id.as_bytes()).values() {
+        for value in self.trees().ratings.scan_prefix(id.as_bytes()).values() {
             ratings.push(decode::<Rating>("rating", &value?)?);
         }
         ratings.sort_by(|a, b| b.rated_at.cmp(&a.rated_at).then_with(|| a.paper_key.cmp(&b.paper_key)));
@@ -111,31 +112,32 @@ impl Store {
         }))
     }
 
-    fn user_trees(&self) -> Vec<&sled::Tree> {
+    fn user_trees(&self) -> Vec<sled::Tree> {
+        let trees = self.trees();
         vec![
-            &self.users,
-            &self.users_by_email,
-            &self.preferences,
-            &self.digest_ledgers,
-            &self.sessions,
-            &self.sessions_by_user,
-            &self.tokens,
-            &self.mail_queue,
-            &self.mail_dead,
-            &self.search_terms,
-            &self.search_terms_by_user,
-            &self.digests,
-            &self.digest_texts,
-            &self.sent_papers_v1,
-            &self.sent_paper_sets,
-            &self.notices,
-            &self.ratings,
-            &self.plan_history,
-            &self.unsubscribe_tokens,
-            &self.subscription_tracking,
-            &self.stripe_customers,
-            &self.meta,
-            &self.account_deletions,
+            trees.users.clone(),
+            trees.users_by_email.clone(),
+            trees.preferences.clone(),
+            trees.digest_ledgers.clone(),
+            trees.sessions.clone(),
+            trees.sessions_by_user.clone(),
+            trees.tokens.clone(),
+            trees.mail_queue.clone(),
+            trees.mail_dead.clone(),
+            trees.search_terms.clone(),
+            trees.search_terms_by_user.clone(),
+            trees.digests.clone(),
+            trees.digest_texts.clone(),
+            trees.sent_papers_v1.clone(),
+            trees.sent_paper_sets.clone(),
+            trees.notices.clone(),
+            trees.ratings.clone(),
+            trees.plan_history.clone(),
+            trees.unsubscribe_tokens.clone(),
+            trees.subscription_tracking.clone(),
+            trees.stripe_customers.clone(),
+            trees.meta.clone(),
+            trees.account_deletions.clone(),
         ]
     }
 
@@ -154,7 +156,7 @@ impl Store {
     /// Completes every deletion a crash interrupted (see the module docs); answers how many.
     pub fn finish_account_deletions(&self, elsewhere: impl Fn(&str)) -> Result<usize> {
         let mut finished = 0;
-        for key in self.account_deletions.iter().keys() {
+        for key in self.trees().account_deletions.iter().keys() {
             if let Some(id) = UserId::from_slice(&key?) {
                 self.finish_account_deletion(id, &elsewhere)?;
                 finished += 1;
@@ -209,7 +211,7 @@ impl Store {
     /// `elsewhere`, then removes the mark and queues the confirmation in one transaction.
     fn finish_account_deletion(&self, id: UserId, elsewhere: &dyn Fn(&str)) -> Result<()> {
         let _writing = self.writing()?;
-        let Some(bytes) = self.account_deletions.get(id.as_bytes())? else {
+        let Some(bytes) = self.trees().account_deletions.get(id.as_bytes())? else {
             return Ok(());
         };
         let mark: Deletion = decode("account deletion", &bytes)?;
@@ -223,14 +225,21 @@ impl Store {
         }
         self.forget_decoded(id, &leftovers);
         elsewhere(&mark.email);
-        (&self.account_deletions, &self.mail_queue).transaction(|(deletions, queue)| {
+        let trees = self.trees();
+        (&trees.account_deletions, &trees.mail_queue, &trees.meta).transaction(|(deletions, queue, meta)| {
             if deletions.remove(id.as_bytes().as_slice())?.is_some() {
-                if let Some(mail) = &mark.confirmation {
-                    tx_enqueue(queue, mail, None, Utc::now())?;
-                }
+                let now = Utc::now();
+                let mail = match &mark.confirmation {
+                    Some(mail) => Some(tx_enqueue(queue, mail, None, now)?),
+                    None => None,
+                };
+                // What is deleted stays in the database's files until a compaction.
+                let previous = meta.get(ERASURE_KEY)?.map(|bytes| tx_decode::<Erasure>("erasure mark", &bytes)).transpose()?;
+                meta.insert(ERASURE_KEY, tx_encode("erasure mark", &Erasure::after(previous, now, mail))?)?;
             }
             Ok(())
         })?;
+        drop(trees);
         self.flush()?;
         tracing::info!(user_id = %id, "account deleted");
         Ok(())
@@ -254,17 +263,17 @@ impl Store {
         for tree in [T::Users, T::Preferences, T::Ledgers] {
             found.push((tree, IVec::from(key)));
         }
-        if self.users_by_email.get(email.as_bytes())?.as_deref() == Some(key) {
+        if self.trees().users_by_email.get(email.as_bytes())?.as_deref() == Some(key) {
             found.push((T::UsersByEmail, IVec::from(email.as_bytes())));
         }
-        for entry in self.sessions_by_user.scan_prefix(key).keys() {
+        for entry in self.trees().sessions_by_user.scan_prefix(key).keys() {
             let entry = entry?;
             if let Some(hash) = entry.get(16..) {
                 found.push((T::Sessions, IVec::from(hash)));
             }
             found.push((T::SessionsByUser, entry));
         }
-        for entry in self.search_terms_by_user.scan_prefix(key).keys() {
+        for entry in self.trees().search_terms_by_user.scan_prefix(key).keys() {
             let entry = entry?;
             if let Some(term_id) = entry.get(16..) {
                 found.push((T::SearchTerms, IVec::from(term_id)));
@@ -272,25 +281,25 @@ impl Store {
             found.push((T::SearchTermsByUser, entry));
         }
         let prefixed = [
-            (T::Digests, &self.digests),
-            (T::SentPapersV1, &self.sent_papers_v1),
-            (T::SentPaperSets, &self.sent_paper_sets),
-            (T::Notices, &self.notices),
-            (T::Ratings, &self.ratings),
-            (T::PlanHistory, &self.plan_history),
+            (T::Digests, &self.trees().digests),
+            (T::SentPapersV1, &self.trees().sent_papers_v1),
+            (T::SentPaperSets, &self.trees().sent_paper_sets),
+            (T::Notices, &self.trees().notices),
+            (T::Ratings, &self.trees().ratings),
+            (T::PlanHistory, &self.trees().plan_history),
         ];
         for (name, tree) in prefixed {
             for entry in tree.scan_prefix(key).keys() {
                 found.push((name, entry?));
             }
         }
-        for entry in self.tokens.iter() {
+        for entry in self.trees().tokens.iter() {
             let (hash, value) = entry?;
             if decode::<TokenRecord>("token", &value).is_ok_and(|record| record.user_id == id) {
                 found.push((T::Tokens, hash));
             }
         }
-        for (name, tree) in [(T::MailQueue, &self.mail_queue), (T::MailDead, &self.mail_dead)] {
+        for (name, tree) in [(T::MailQueue, &self.trees().mail_queue), (T::MailDead, &self.trees().mail_dead)] {
             for entry in tree.iter() {
                 let (mail_id, value) = entry?;
                 let queued: QueuedMail = decode("queued mail", &value)?;
@@ -300,7 +309,7 @@ impl Store {
                 }
             }
         }
-        for (name, tree) in [(T::UnsubscribeTokens, &self.unsubscribe_tokens), (T::StripeCustomers, &self.stripe_customers)] {
+        for (name, tree) in [(T::UnsubscribeTokens, &self.trees().unsubscribe_tokens), (T::StripeCustomers, &self.trees().stripe_customers)] {
             for entry in tree.iter() {
                 let (entry_key, value) = entry?;
                 if value.as_ref() == key {
@@ -308,7 +317,7 @@ impl Store {
                 }
             }
         }
-        for entry in self.subscription_tracking.iter() {
+        for entry in self.trees().subscription_tracking.iter() {
             let (subscription, value) = entry?;
             if decode::<SubscriptionTracking>("subscription tracking", &value)?.user_id == id {
                 found.push((T::SubscriptionTracking, subscription));
@@ -322,7 +331,7 @@ impl Store {
     /// so a digest uses a text when its stored bytes hold the key.
     fn unshared_digest_texts(&self, id: UserId) -> Result<HashSet<[u8; 16]>> {
         let mut theirs = HashSet::new();
-        for value in self.digests.scan_prefix(id.as_bytes()).values() {
+        for value in self.trees().digests.scan_prefix(id.as_bytes()).values() {
             let stored: StoredDigest = decode("digest", &value?)?;
             for key in stored.text_keys() {
                 theirs.insert(key);
@@ -331,7 +340,7 @@ impl Store {
         if theirs.is_empty() {
             return Ok(theirs);
         }
-        for entry in self.digests.iter() {
+        for entry in self.trees().digests.iter() {
             let (key, value) = entry?;
             if key.starts_with(id.as_bytes()) {
                 continue;
@@ -524,9 +533,9 @@ mod tests {
         // Written for the user after the first transaction, before the crash.
         store.enqueue_mail(&mail_to("ada@example.org", "Late"), Utc::now())?;
         store.mark_notice(ada.id, "late-notice", Utc::now())?;
-        assert_eq!(store.account_deletions.len(), 1, "the deletion is marked begun");
+        assert_eq!(store.trees().account_deletions.len(), 1, "the deletion is marked begun");
         assert_eq!(store.finish_account_deletions(|_| {})?, 1);
-        assert!(store.account_deletions.is_empty());
+        assert!(store.trees().account_deletions.is_empty());
         let subjects: Vec<String> =
             store.queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").map(|queued| queued.mail.subject).collect();
         assert_eq!(subjects, vec!["Your Papertide account has been deleted"]);

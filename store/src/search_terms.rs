@@ -29,10 +29,10 @@ impl Store {
     /// A user's terms, oldest first.
     pub fn search_terms(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
         let mut terms = Vec::new();
-        for entry in self.search_terms_by_user.scan_prefix(user_id.as_bytes()) {
+        for entry in self.trees().search_terms_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
             let id = &key[16..];
-            if let Some(bytes) = self.search_terms.get(id)? {
+            if let Some(bytes) = self.trees().search_terms.get(id)? {
                 terms.push(decode::<SearchTerm>("search term", &bytes)?);
             }
         }
@@ -43,7 +43,7 @@ impl Store {
     /// How many terms of every user are active: one pass over the terms, for the operator's counts.
     pub fn active_term_count(&self) -> Result<u64> {
         let mut active = 0;
-        for bytes in self.search_terms.iter().values() {
+        for bytes in self.trees().search_terms.iter().values() {
             if decode::<SearchTerm>("search term", &bytes?)?.is_active {
                 active += 1;
             }
@@ -52,7 +52,7 @@ impl Store {
     }
 
     pub fn search_term(&self, id: TermId) -> Result<Option<SearchTerm>> {
-        self.search_terms.get(id.0.as_bytes())?.map(|bytes| decode("search term", &bytes)).transpose()
+        self.trees().search_terms.get(id.0.as_bytes())?.map(|bytes| decode("search term", &bytes)).transpose()
     }
 
     /// Adds `term` if the user does not have it already and the plan allows one more active
@@ -69,7 +69,7 @@ impl Store {
             return Ok(Added::OverLimit(limit));
         }
         let key = by_user_key(term.user_id, term.id);
-        (&self.search_terms, &self.search_terms_by_user)
+        (&self.trees().search_terms, &self.trees().search_terms_by_user)
             .transaction(|(terms, by_user)| {
                 terms.insert(term.id.0.as_bytes().as_slice(), tx_encode("search term", term)?)?;
                 by_user.insert(key.as_slice(), &[])?;
@@ -83,7 +83,7 @@ impl Store {
     pub fn update_search_term(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
         let _writing = self.writing()?;
         let mut updated = None;
-        self.search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
+        self.trees().search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
             let mut term: SearchTerm = decode("search term", bytes?).ok()?;
             change(&mut term);
             let encoded = encode("search term", &term).ok()?;
@@ -101,7 +101,7 @@ impl Store {
         };
         let key = by_user_key(term.user_id, id);
         let rating_keys = self.rating_keys(term.user_id, id)?;
-        (&self.search_terms, &self.search_terms_by_user, &self.ratings)
+        (&self.trees().search_terms, &self.trees().search_terms_by_user, &self.trees().ratings)
             .transaction(|(terms, by_user, ratings)| {
                 terms.remove(id.0.as_bytes().as_slice())?;
                 by_user.remove(key.as_slice())?;
@@ -114,7 +114,7 @@ impl Store {
         // A rating written between the listing and the transaction: none can follow it, since
         // a rating is written only while its term is there.
         for late in self.rating_keys(term.user_id, id)? {
-            self.ratings.remove(late)?;
+            self.trees().ratings.remove(late)?;
         }
         Ok(true)
     }
@@ -188,8 +188,8 @@ mod tests {
             next_scheduled_run: None,
             created_at: Utc::now(),
         };
-        store.search_terms.insert(older.id.0.as_bytes(), encode("search term", &older)?)?;
-        store.search_terms_by_user.insert(by_user_key(ada, older.id), &[])?;
+        store.trees().search_terms.insert(older.id.0.as_bytes(), encode("search term", &older)?)?;
+        store.trees().search_terms_by_user.insert(by_user_key(ada, older.id), &[])?;
         let read = store.search_term(older.id)?.expect("there");
         assert_eq!((read.term.as_str(), read.status, read.exclude.len()), ("CRISPR", TermStatus::Completed, 0));
         let changed = store.update_search_term(older.id, |term| term.exclude = vec!["mouse".into()])?.expect("there");

@@ -36,7 +36,7 @@ impl Store {
     pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
         let _writing = self.writing()?;
         let by_user_key = user_session_key(session.user_id, &hash);
-        (&self.sessions, &self.sessions_by_user).transaction(|(sessions, by_user)| {
+        (&self.trees().sessions, &self.trees().sessions_by_user).transaction(|(sessions, by_user)| {
             sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
             by_user.insert(by_user_key.as_slice(), &[])?;
             Ok(())
@@ -58,7 +58,7 @@ impl Store {
     /// Read on every signed-in request: the session and the user are read from the database each
     /// time and decoded only when their bytes changed since the last read ([`crate::decoded`]).
     pub fn session_user(&self, hash: TokenHash, now: DateTime<Utc>) -> Result<Option<(Session, User)>> {
-        let Some(bytes) = self.sessions.get(hash.as_bytes())? else {
+        let Some(bytes) = self.trees().sessions.get(hash.as_bytes())? else {
             return Ok(None);
         };
         let session = self.signed_in.sessions.get(hash.as_bytes(), bytes)?;
@@ -66,7 +66,7 @@ impl Store {
             self.forget_session(hash)?;
             return Ok(None);
         }
-        let Some(bytes) = self.users.get(session.user_id.as_bytes())? else {
+        let Some(bytes) = self.trees().users.get(session.user_id.as_bytes())? else {
             return Ok(None);
         };
         let user = self.signed_in.users.get(session.user_id.as_bytes(), bytes)?;
@@ -79,22 +79,22 @@ impl Store {
 
     pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
         let _writing = self.writing()?;
-        let Some(bytes) = self.sessions.remove(hash.as_bytes())? else {
+        let Some(bytes) = self.trees().sessions.remove(hash.as_bytes())? else {
             return Ok(());
         };
         self.signed_in.sessions.forget(hash.as_bytes());
         let session: Session = decode("session", &bytes)?;
-        self.sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
+        self.trees().sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
         Ok(())
     }
 
     /// Whether the user has a live session (unexpired, of their current epoch) started from
     /// `ip_address`: an address they signed in from, which a guesser elsewhere cannot claim.
     pub fn has_session_from(&self, user: &User, ip_address: &str, now: DateTime<Utc>) -> Result<bool> {
-        for entry in self.sessions_by_user.scan_prefix(user.id.as_bytes()) {
+        for entry in self.trees().sessions_by_user.scan_prefix(user.id.as_bytes()) {
             let (key, _) = entry?;
             let Some(hash) = key.get(16..).and_then(TokenHash::from_slice) else { continue };
-            let Some(bytes) = self.sessions.get(hash.as_bytes())? else { continue };
+            let Some(bytes) = self.trees().sessions.get(hash.as_bytes())? else { continue };
             let session: Session = decode("session", &bytes)?;
             let is_live = session.expires_at > now && session.epoch == user.session_epoch;
             if is_live && session.ip_address.as_deref() == Some(ip_address) {
@@ -113,14 +113,14 @@ impl Store {
     /// How many sessions a user has; void ones count until they are purged.
     #[cfg(any(test, feature = "testsuite"))]
     pub fn session_count(&self, user_id: UserId) -> usize {
-        self.sessions_by_user.scan_prefix(user_id.as_bytes()).count()
+        self.trees().sessions_by_user.scan_prefix(user_id.as_bytes()).count()
     }
 
     /// Deletes the stored sessions of a user (sign out everywhere).
     pub fn delete_sessions_of(&self, user_id: UserId) -> Result<usize> {
         let _writing = self.writing()?;
         let mut deleted = 0;
-        for entry in self.sessions_by_user.scan_prefix(user_id.as_bytes()) {
+        for entry in self.trees().sessions_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
             if let Some(hash) = key.get(16..).and_then(TokenHash::from_slice) {
                 self.delete_session(hash)?;
@@ -134,7 +134,7 @@ impl Store {
     pub fn purge_expired_sessions(&self, now: DateTime<Utc>) -> Result<usize> {
         let _writing = self.writing()?;
         let mut purged = 0;
-        for entry in self.sessions.iter() {
+        for entry in self.trees().sessions.iter() {
             let (key, bytes) = entry?;
             let session: Session = decode("session", &bytes)?;
             let current_epoch = self.user(session.user_id)?.map(|user| user.session_epoch);

@@ -71,7 +71,7 @@ impl Store {
     ) -> Result<()> {
         let _writing = self.writing()?;
         let user_key = *user_id.as_bytes();
-        (&self.users, &self.tokens, &self.mail_queue).transaction(|(users, tokens, queue)| {
+        (&self.trees().users, &self.trees().tokens, &self.trees().mail_queue).transaction(|(users, tokens, queue)| {
             let bytes = users.get(user_key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
             if let Some(previous) = previous_token_hash(&user, purpose) {
@@ -102,14 +102,14 @@ impl Store {
     /// only: a caller can check the request against the account (a new password against its
     /// address) before using the token.
     pub fn usable_token_user(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<Option<User>> {
-        let Some(bytes) = self.tokens.get(hash.as_bytes())? else {
+        let Some(bytes) = self.trees().tokens.get(hash.as_bytes())? else {
             return Ok(None);
         };
         let record: TokenRecord = decode("token", &bytes)?;
         if record.purpose != purpose || record.expires_at <= now {
             return Ok(None);
         }
-        let Some(user_bytes) = self.users.get(record.user_id.as_bytes())? else {
+        let Some(user_bytes) = self.trees().users.get(record.user_id.as_bytes())? else {
             return Ok(None);
         };
         let user: User = decode("user", &user_bytes)?;
@@ -149,7 +149,7 @@ impl Store {
         effect: impl Fn(&mut User) -> Option<RenderedMail>,
     ) -> Result<Option<User>> {
         let token_key = *hash.as_bytes();
-        let outcome = (&self.users, &self.tokens, &self.mail_queue).transaction(|(users, tokens, queue)| {
+        let outcome = (&self.trees().users, &self.trees().tokens, &self.trees().mail_queue).transaction(|(users, tokens, queue)| {
             let Some(bytes) = tokens.get(token_key)? else {
                 return Ok(None);
             };
@@ -186,11 +186,11 @@ impl Store {
     pub fn purge_expired_tokens(&self, now: DateTime<Utc>) -> Result<usize> {
         let _writing = self.writing()?;
         let mut purged = 0;
-        for entry in self.tokens.iter() {
+        for entry in self.trees().tokens.iter() {
             let (key, bytes) = entry?;
             let record: TokenRecord = decode("token", &bytes)?;
             if record.expires_at <= now {
-                self.tokens.remove(key)?;
+                self.trees().tokens.remove(key)?;
                 purged += 1;
             }
         }

@@ -132,7 +132,7 @@ impl Store {
             user.verification_expires_at = Some(*expires_at);
         }
         let user_key = *user.id.as_bytes();
-        let trees = (&self.users, &self.users_by_email, &self.preferences, &self.tokens, &self.mail_queue, &self.meta);
+        let trees = (&self.trees().users, &self.trees().users_by_email, &self.trees().preferences, &self.trees().tokens, &self.trees().mail_queue, &self.trees().meta);
         trees.transaction(|(users, emails, preferences, tokens, queue, meta)| {
             if emails.get(user.email.as_bytes())?.is_some() {
                 return Err(abort(StoreError::DuplicateEmail));
@@ -155,13 +155,13 @@ impl Store {
     }
 
     pub fn user(&self, id: UserId) -> Result<Option<User>> {
-        self.users.get(id.as_bytes())?.map(|bytes| decode("user", &bytes)).transpose()
+        self.trees().users.get(id.as_bytes())?.map(|bytes| decode("user", &bytes)).transpose()
     }
 
     /// Looks a user up by email, trimmed and case-insensitively.
     pub fn user_by_email(&self, email: &str) -> Result<Option<User>> {
         let normalized = normalize_email(email);
-        let Some(id_bytes) = self.users_by_email.get(normalized.as_bytes())? else {
+        let Some(id_bytes) = self.trees().users_by_email.get(normalized.as_bytes())? else {
             return Ok(None);
         };
         let Some(id) = UserId::from_slice(&id_bytes) else {
@@ -172,7 +172,7 @@ impl Store {
 
     /// Every account, oldest first.
     pub fn users(&self) -> Result<Vec<User>> {
-        let mut users = self.users.iter().values().map(|bytes| decode::<User>("user", &bytes?)).collect::<Result<Vec<User>>>()?;
+        let mut users = self.trees().users.iter().values().map(|bytes| decode::<User>("user", &bytes?)).collect::<Result<Vec<User>>>()?;
         users.sort_by_key(|user| user.created_at);
         Ok(users)
     }
@@ -180,18 +180,18 @@ impl Store {
     /// How many accounts there are: kept with every account made (in the same transaction), so
     /// reading it reads one record, not every account.
     pub fn user_count(&self) -> usize {
-        match self.meta.get(USER_COUNT_KEY) {
+        match self.trees().meta.get(USER_COUNT_KEY) {
             Ok(Some(bytes)) => usize::try_from(count_of(&bytes)).unwrap_or(usize::MAX),
-            _ => self.users.len(),
+            _ => self.trees().users.len(),
         }
     }
 
     /// Stores the number of accounts once, for a database made before it was kept.
     pub(crate) fn count_users_once(&self) -> Result<()> {
-        if self.meta.get(USER_COUNT_KEY)?.is_none() {
-            let count = self.users.len() as u64;
+        if self.trees().meta.get(USER_COUNT_KEY)?.is_none() {
+            let count = self.trees().users.len() as u64;
             // Two opens at once store the same count; an account made meanwhile waits for it.
-            let _ = self.meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
+            let _ = self.trees().meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
         }
         Ok(())
     }
@@ -203,7 +203,7 @@ impl Store {
         let _writing = self.writing()?;
         let key = *id.as_bytes();
         let now = Utc::now();
-        let updated = (&self.users, &self.plan_history).transaction(|(users, history)| {
+        let updated = (&self.trees().users, &self.trees().plan_history).transaction(|(users, history)| {
             let bytes = users.get(key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
             let (email, created_at, tier) = (user.email.clone(), user.created_at, user.subscription_tier);

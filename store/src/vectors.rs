@@ -55,14 +55,14 @@ impl Store {
             let record = VectorRecord { model: stored.model.clone(), text_hash: stored.text_hash, vector: vector_bytes(&stored.vector) };
             batch.insert(&id.to_be_bytes(), encode("paper vector", &record)?);
         }
-        self.paper_vectors.apply_batch(batch)?;
+        self.trees().paper_vectors.apply_batch(batch)?;
         Ok(())
     }
 
     /// A paper's vector, whatever model made it.
     #[cfg(any(test, feature = "testsuite"))]
     pub fn paper_vector(&self, id: u64) -> Result<Option<StoredVector>> {
-        let Some(bytes) = self.paper_vectors.get(id.to_be_bytes())? else {
+        let Some(bytes) = self.trees().paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
         };
         let record: VectorRecord = decode("paper vector", &bytes)?;
@@ -71,7 +71,7 @@ impl Store {
 
     /// What a paper's vector was made by and from, without reading the vector itself.
     pub fn paper_vector_stamp(&self, id: u64) -> Result<Option<VectorStamp>> {
-        let Some(bytes) = self.paper_vectors.get(id.to_be_bytes())? else {
+        let Some(bytes) = self.trees().paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
         };
         let stamp: StampRecord = decode("paper vector", &bytes)?;
@@ -83,7 +83,7 @@ impl Store {
     pub fn paper_vectors_of_model(&self, ids: &[u64], model: &str) -> Result<Vec<(u64, Vec<f32>)>> {
         let mut found = Vec::with_capacity(ids.len());
         for &id in ids {
-            let Some(bytes) = self.paper_vectors.get(id.to_be_bytes())? else {
+            let Some(bytes) = self.trees().paper_vectors.get(id.to_be_bytes())? else {
                 continue;
             };
             let record: VectorRecord = decode("paper vector", &bytes)?;
@@ -98,7 +98,7 @@ impl Store {
     #[cfg(any(test, feature = "testsuite"))]
     pub fn paper_vector_count(&self, model: &str) -> Result<u64> {
         let mut count = 0;
-        for value in self.paper_vectors.iter().values() {
+        for value in self.trees().paper_vectors.iter().values() {
             let stamp: StampRecord = decode("paper vector", &value?)?;
             if stamp.model == model {
                 count += 1;
@@ -109,7 +109,7 @@ impl Store {
 
     /// The ids of every paper with a vector, ascending.
     pub fn paper_vector_ids(&self) -> Result<Vec<u64>> {
-        self.paper_vectors.iter().keys().map(|key| paper_id_of(&key?)).collect()
+        self.trees().paper_vectors.iter().keys().map(|key| paper_id_of(&key?)).collect()
     }
 
     /// Drops the vectors of `ids` (works gone from the index), in one atomic write.
@@ -119,7 +119,7 @@ impl Store {
         for id in ids {
             batch.remove(&id.to_be_bytes());
         }
-        self.paper_vectors.apply_batch(batch)?;
+        self.trees().paper_vectors.apply_batch(batch)?;
         Ok(())
     }
 }
@@ -165,7 +165,7 @@ mod tests {
 
         let dimensions = 384;
         store.put_paper_vectors(&[(10, stored(&"f".repeat(64), 1, &vec![0.25; dimensions]))])?;
-        let size = store.paper_vectors.get(10u64.to_be_bytes())?.map_or(0, |bytes| bytes.len());
+        let size = store.trees().paper_vectors.get(10u64.to_be_bytes())?.map_or(0, |bytes| bytes.len());
         assert!((dimensions * 4..dimensions * 4 + 120).contains(&size), "{size} bytes for {dimensions} floats");
         Ok(())
     }
@@ -215,18 +215,18 @@ mod tests {
     #[test]
     fn damaged_records_are_errors_not_vectors() -> Result<()> {
         let store = Store::temporary()?;
-        store.paper_vectors.insert(1u64.to_be_bytes(), b"not cbor at all".as_slice())?;
+        store.trees().paper_vectors.insert(1u64.to_be_bytes(), b"not cbor at all".as_slice())?;
         assert!(matches!(store.paper_vector(1), Err(StoreError::Decode { what: "paper vector", .. })));
         assert!(matches!(store.paper_vector_stamp(1), Err(StoreError::Decode { .. })));
         assert!(store.paper_vector_count("m").is_err());
 
         let truncated = VectorRecord { model: "m".into(), text_hash: 1, vector: vec![0, 0, 128, 63, 0, 0] };
-        store.paper_vectors.insert(2u64.to_be_bytes(), encode("paper vector", &truncated)?)?;
+        store.trees().paper_vectors.insert(2u64.to_be_bytes(), encode("paper vector", &truncated)?)?;
         assert!(matches!(store.paper_vector(2), Err(StoreError::Corrupt("paper vector"))), "six bytes are no whole floats");
         assert!(matches!(store.paper_vectors_of_model(&[2], "m"), Err(StoreError::Corrupt("paper vector"))));
         assert_eq!(store.paper_vector_stamp(2)?, Some(VectorStamp { model: "m".into(), text_hash: 1 }), "the stamp is still readable");
 
-        store.paper_vectors.insert(b"short".as_slice(), encode("paper vector", &truncated)?)?;
+        store.trees().paper_vectors.insert(b"short".as_slice(), encode("paper vector", &truncated)?)?;
         assert!(matches!(store.paper_vector_ids(), Err(StoreError::Corrupt("paper vector key"))));
         Ok(())
     }
