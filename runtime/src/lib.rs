@@ -107,7 +107,11 @@ impl System {
             .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
         // Loaded first: a model folder that does not load stops the start before anything is opened.
         let embedding = model::load_for_serve(settings)?;
-        let mut store = Store::open(&settings.database_dir()).context("opening the database (is papertide serve running?)")?;
+        // The service can compact its database (deleted accounts erased from the disk); a command
+        // beside a stopped service opens it as it finds it.
+        let database = settings.database_dir();
+        let opened = if options.scheduler { Store::open_compactable(&database) } else { Store::open(&database) };
+        let mut store = opened.context("opening the database (is papertide serve running?)")?;
         if options.disk_reserve {
             store = store.with_disk_reserve(settings.min_free_disk_bytes);
         }

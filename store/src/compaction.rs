@@ -120,6 +120,12 @@ fn generation_of(path: &Path, name: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// The generation folders beside the database at `path` (`db.0`, `db.1`, …): what moves with
+/// it when it moves.
+pub fn generation_folders(path: &Path) -> io::Result<Vec<PathBuf>> {
+    Ok(generations(path)?.into_iter().map(|n| generation_dir(path, n)).collect())
+}
+
 /// The generations beside `path`, by number.
 fn generations(path: &Path) -> io::Result<Vec<u64>> {
     let Some(parent) = path.parent() else { return Ok(Vec::new()) };

@@ -76,7 +76,11 @@ pub fn restore(src: &Path, data_dir: &Path, force: bool) -> anyhow::Result<Resto
     if super::service_is_running(data_dir)? {
         bail!("the service is running on {}: stop it before restoring (a restore replaces the database it has open)", data_dir.display());
     }
-    let in_place = [data_dir.join(DB_DIR), journal_path(&data_dir.join(DB_DIR)), crate::index_dir(data_dir)];
+    let db_dir = data_dir.join(DB_DIR);
+    let mut in_place = vec![db_dir.clone(), journal_path(&db_dir), crate::index_dir(data_dir)];
+    // A database the service has compacted is a link to its generation folder beside it: they
+    // move aside together.
+    in_place.extend(store::compaction::generation_folders(&db_dir).with_context(|| format!("listing the generations of {}", db_dir.display()))?);
     let present: Vec<PathBuf> = in_place.iter().filter(|path| path.symlink_metadata().is_ok()).cloned().collect();
     if !present.is_empty() && !force {
         bail!(

@@ -225,6 +225,73 @@ async fn the_outbox_keeps_no_mail_of_a_deleted_account_but_its_confirmation() {
     assert_eq!(outbox.len() - 1, bob_mails, "bob's mail stays");
 }
 
+/// The files under `dir` (recursively, regular files only) that hold any of `needles`.
+fn files_holding(dir: &std::path::Path, needles: &[Vec<u8>]) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a readable folder").flatten() {
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            found.extend(files_holding(&entry.path(), needles));
+        } else if kind.is_file() {
+            // A file sled or the mailer removes while it is read is no longer there to hold anything.
+            let Ok(bytes) = std::fs::read(entry.path()) else { continue };
+            if needles.iter().any(|needle| bytes.windows(needle.len()).any(|window| window == needle.as_slice())) {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+}
+
+#[actix_web::test]
+async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_a_minute() {
+    let server = TestServer::start().await;
+    let (ada, ada_user) = user_with_a_digest(&server, "ada.lovelace@example.org", "kidney organoid maturation").await;
+    let (bob, bob_user) = user_with_a_digest(&server, "bob@example.org", "coral reef bleaching").await;
+    server.wait_for_empty_queue().await;
+    let store = &server.state.store;
+    let term = store.search_terms(ada_user.id).expect("db").pop().expect("ada's term");
+    let digest = store.digests(ada_user.id).expect("db").pop().expect("ada's digest");
+    let traces: Vec<Vec<u8>> = [
+        ada_user.email.as_bytes().to_vec(),
+        ada_user.id.as_bytes().to_vec(),
+        ada_user.id.to_string().into_bytes(),
+        term.id.0.as_bytes().to_vec(),
+        term.id.0.to_string().into_bytes(),
+        digest.id.as_bytes().to_vec(),
+        term.term.as_bytes().to_vec(),
+    ]
+    .into();
+    store.flush().expect("flushed");
+    let data_dir = server.data_dir.path();
+    let before = files_holding(data_dir, &traces);
+    assert!(before.iter().any(|path| path.components().any(|part| part.as_os_str().to_string_lossy().starts_with("db"))), "the database files name ada before: {before:?}");
+
+    let deleted = ada.post(&format!("/api/users/{}/delete", ada_user.id), json!({ "password": PASSWORD })).await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    server.wait_for_mail_to(&ada_user.email, DELETED_SUBJECT).await;
+    // Left: the confirmation, delivered to the outbox (the mailbox of a service without SMTP).
+    let is_confirmation = |path: &std::path::PathBuf| std::fs::read_to_string(path).is_ok_and(|mail| mail.contains(DELETED_SUBJECT));
+    let mut left = Vec::new();
+    let erased = testkit::wait::until(Duration::from_secs(60), Duration::from_millis(250), || {
+        left = files_holding(data_dir, &traces).into_iter().filter(|path| !is_confirmation(path)).collect();
+        left.is_empty().then_some(())
+    });
+    assert!(erased.await.is_some(), "files still naming ada a minute after the deletion: {left:?}");
+    let link = std::fs::read_link(data_dir.join("db")).expect("the database is a link to its generation");
+    assert_ne!(link, std::path::PathBuf::from("db.0"), "a compaction ran");
+
+    // The service goes on on the compacted database: bob reads and writes, and ada's address is free.
+    assert!(!files_holding(data_dir, &[bob_user.email.as_bytes().to_vec()]).is_empty(), "bob is kept");
+    assert_eq!(bob.get("/api/auth/me").await.status, 200);
+    let bob_term = store.search_terms(bob_user.id).expect("db").pop().expect("bob's term");
+    let renamed = bob.patch(&format!("/api/search-terms/{}", bob_term.id), json!({ "term": "sea urchin larvae" })).await;
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    assert_eq!(store.search_terms(bob_user.id).expect("db").pop().map(|term| term.term), Some("sea urchin larvae".to_owned()));
+    let again = server.client().post("/api/signup", signup_body("ada.lovelace@example.org", PASSWORD)).await;
+    assert_eq!(again.status, 201, "{}", again.body);
+}
+
 #[actix_web::test]
 async fn a_paid_user_s_deletion_cancels_their_subscription_at_stripe() {
     let billing = Billing::start().await;
