@@ -85,9 +85,13 @@ pub struct DigestRun {
     pub backup_bytes: u64,
     /// What a user saw during the backup: see [`BackupWaits`].
     pub backup_waits: BackupWaits,
+    /// Then one account deleted and erased from the disk by a compaction, as the service's
+    /// janitor runs it ([`Store::compact`]): its time, and what a user saw meanwhile.
+    pub compaction_seconds: f64,
+    pub compaction_waits: BackupWaits,
 }
 
-/// The longest waits of a user's requests during a backup: a thread that, until the backup
+/// The longest waits of a user's requests during a backup (or a compaction): a thread that, until the backup
 /// ends, writes a session (as a sign-in does), reads it with its account (as every signed-in
 /// request does) and deletes it (as a sign-out does), with a millisecond's pause between rounds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -113,7 +117,8 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     crate::reset_peak_rss();
 
     {
-        let store = Store::open(&dir.path().join("db")).context("the database")?;
+        // As the service opens it: compactable (`papertide weekly` opens it as it finds it).
+        let store = Store::open_compactable(&dir.path().join("db")).context("the database")?;
         create_users(&store, users, now)?;
         store.flush()?;
     }
@@ -152,6 +157,30 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         (backup, waits)
     });
     let (backup, backup_waits) = (backup?, backup_waits??);
+
+    // An account deleted, and the compaction that erases it from the disk.
+    let deleted = store.user_by_email("user0@bench.example.org")?.context("the first user")?;
+    let confirmation = |user: &store::User| engine::mail::RenderedMail {
+        to: user.email.clone(),
+        subject: "Deleted".into(),
+        html: String::new(),
+        text: "Your account is deleted.".into(),
+        action_url: None,
+        list_unsubscribe: None,
+    };
+    store.delete_account(deleted.id, confirmation, |_| {})?;
+    let compaction_done = AtomicBool::new(false);
+    let started = Instant::now();
+    let (compaction, compaction_waits) = std::thread::scope(|scope| {
+        let user = scope.spawn(|| requests_until(store, &compaction_done));
+        let compaction = store.compact();
+        compaction_done.store(true, Ordering::SeqCst);
+        let waits = user.join().map_err(|_| anyhow::anyhow!("the user's thread panicked"));
+        (compaction, waits)
+    });
+    let compaction_seconds = started.elapsed().as_secs_f64();
+    let (compaction, compaction_waits) = (compaction?, compaction_waits??);
+    anyhow::ensure!(compaction.is_some_and(|done| done.old_removed), "the compaction left the old generation");
     Ok(DigestRun {
         users,
         papers: index.paper_count()?,
@@ -168,6 +197,8 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         backup_seconds: backup.took.as_secs_f64(),
         backup_bytes: backup.store_bytes + backup.index_bytes,
         backup_waits,
+        compaction_seconds,
+        compaction_waits,
     })
 }
 

@@ -576,6 +576,10 @@ fn main() -> anyhow::Result<()> {
                 "backupRounds": run.backup_waits.rounds,
                 "backupLongestWriteMs": round(run.backup_waits.longest_write_ms),
                 "backupLongestReadMs": round(run.backup_waits.longest_read_ms),
+                "compactionSeconds": round(run.compaction_seconds),
+                "compactionRounds": run.compaction_waits.rounds,
+                "compactionLongestWriteMs": round(run.compaction_waits.longest_write_ms),
+                "compactionLongestReadMs": round(run.compaction_waits.longest_read_ms),
                 "target": "1,000,000 users in < 60 s of digest time, 100,000 in < 10 s, peak RSS < 2 GiB over the index",
             })
         }
