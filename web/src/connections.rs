@@ -230,10 +230,7 @@ impl ConnectionGate {
     /// connection's data and freed when the connection ends) or answers 503 and closes it. A
     /// connection admitted under pressure gets a watcher that closes it with 408 if its request
     /// head has not arrived by its deadline.
-    pub fn on_connect(&self, io: &dyn std::any::Any, data: &mut Extensions) {
-        let Some(stream) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
-            return;
-        };
+    pub fn on_connect(&self, stream: &actix_web::rt::net::TcpStream, data: &mut Extensions) {
         let address = stream.peer_addr().ok().map(|peer| peer.ip());
         match self.admit(address, Instant::now()) {
             Some(admitted) => {

@@ -31,6 +31,7 @@ pub mod logging;
 pub mod model;
 pub mod papers;
 pub mod ratings;
+pub mod refusals;
 pub mod rights;
 pub mod routes;
 pub mod security;

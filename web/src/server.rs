@@ -5,14 +5,18 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
+use actix_service::{IntoServiceFactory, ServiceFactoryExt};
 use actix_web::dev::{Server, ServerHandle};
+use actix_web::rt::net::TcpStream;
 use actix_web::HttpServer;
 use anyhow::Context;
 use runtime::{Options, System};
 
 use crate::app::{create_app, create_local_app};
 use crate::config::Settings;
+use crate::refusals::RefusalBodies;
 use crate::state::AppState;
 
 const SHUTDOWN_GRACE_SECS: u64 = 10;
@@ -43,22 +47,57 @@ impl LocalServer {
     }
 }
 
+/// How long actix waits for a connection's first request head (then 408), for the rest of a
+/// connection to close after its answer, and how long an idle keep-alive connection stays:
+/// actix-web's defaults, which the service has always run with.
+const FIRST_REQUEST_DEADLINE: Duration = Duration::from_secs(5);
+const DISCONNECT_DEADLINE: Duration = Duration::from_secs(1);
+const KEEP_ALIVE: Duration = Duration::from_secs(5);
+/// Connections the kernel queues before the service accepts them (actix-web's default).
+const LISTEN_BACKLOG: i32 = 1024;
+
 /// Starts everything on the current actix system; `workers` HTTP worker threads.
+///
+/// HTTP is actix-http's, served by actix-server on a listener made here; each connection's
+/// socket is wrapped in [`RefusalBodies`] so that the refusals actix-http writes by itself carry
+/// a JSON body like every other refusal. (actix-web's `HttpServer` builds the same service, with
+/// no way to wrap the socket.)
 pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
     let system = System::start(&settings, Options::service())?;
     let state = AppState::from_system(settings.clone(), &system)?;
     crate::rights::finish_unfinished_deletions(&state)?;
-    let app_state = state.clone();
-    let gate = state.connections.clone();
+    let listener = tcp_listener(settings.bind).with_context(|| format!("listening on {}", settings.bind))?;
+    let address = listener.local_addr().context("the server has no address")?;
     let open_files = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
-    let http = HttpServer::new(move || create_app(app_state.clone()))
-        .on_connect(move |io, data| gate.on_connect(io, data))
-        .max_connections(crate::connections::accept_limit_per_worker(open_files, workers))
+    let builder = actix_server::Server::build();
+    let shutting_down = builder.graceful_shutdown_signal();
+    let (app_state, gate) = (state.clone(), state.connections.clone());
+    let http = builder
+        .max_concurrent_connections(crate::connections::accept_limit_per_worker(open_files, workers))
         .workers(workers)
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
-        .bind(settings.bind)
-        .with_context(|| format!("listening on {}", settings.bind))?;
-    let address = http.addrs().first().copied().context("the server has no address")?;
+        .listen("papertide", listener, move || {
+            let shutting_down = shutting_down.clone();
+            let gate = gate.clone();
+            let app = create_app(app_state.clone()).into_factory().map_err(|error| error.error_response());
+            let http = actix_http::HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let signal = shutting_down.clone();
+                    async move { signal.notified().await }
+                })
+                .keep_alive(KEEP_ALIVE)
+                .client_request_timeout(FIRST_REQUEST_DEADLINE)
+                .client_disconnect_timeout(DISCONNECT_DEADLINE)
+                .local_addr(address)
+                .on_connect_ext(move |io: &RefusalBodies<TcpStream>, data: &mut actix_http::Extensions| gate.on_connect(io.get_ref(), data))
+                .finish(actix_service::map_config(app, |()| actix_web::dev::AppConfig::default()));
+            actix_service::fn_service(|io: TcpStream| async move {
+                let peer = io.peer_addr().ok();
+                Ok::<_, actix_http::error::DispatchError>((RefusalBodies::new(io), actix_http::Protocol::Http1, peer))
+            })
+            .and_then(http)
+        })
+        .context("serving HTTP")?;
     let local = match start_local(&state) {
         Ok(local) => Some(local),
         Err(error) => {
@@ -67,6 +106,20 @@ pub fn start(settings: Settings, workers: usize) -> anyhow::Result<Started> {
         }
     };
     Ok(Started { server: http.run(), address, state, system, local })
+}
+
+/// A listening TCP socket on `address`: the address reusable at once after a restart, a backlog
+/// of [`LISTEN_BACKLOG`], non-blocking.
+fn tcp_listener(address: SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    use rustix::net::{bind, listen, socket, sockopt, AddressFamily, SocketType};
+    let family = if address.is_ipv6() { AddressFamily::INET6 } else { AddressFamily::INET };
+    let socket = socket(family, SocketType::STREAM, None)?;
+    sockopt::set_socket_reuseaddr(&socket, true)?;
+    bind(&socket, &address)?;
+    listen(&socket, LISTEN_BACKLOG)?;
+    let listener = std::net::TcpListener::from(socket);
+    listener.set_nonblocking(true)?;
+    Ok(listener)
 }
 
 /// Serves the operator routes on the data directory's socket, on one worker; stopped by

@@ -14,7 +14,7 @@ use crate::common::{signup_body, TestServer, PASSWORD};
 /// answers, which a second flood on the same cores would change.
 static BINARY_FLOODS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn address_of(server: &TestServer) -> SocketAddr {
+pub(crate) fn address_of(server: &TestServer) -> SocketAddr {
     server.base.trim_start_matches("http://").parse().expect("a socket address")
 }
 

@@ -32,6 +32,7 @@ mod password_reset;
 mod payments;
 mod private_files;
 mod ratings;
+mod refusals;
 mod rights;
 mod security;
 mod signup;
