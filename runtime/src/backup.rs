@@ -553,13 +553,20 @@ mod tests {
         {
             let store = Store::open_compactable(&live.join(DB_DIR))?;
             let user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "grace@example.org", String::new(), Utc::now());
-            store.create_account(store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, Utc::now())?;
+            store.create_account(
+                store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None },
+                Utc::now(),
+            )?;
             store.compact()?;
         }
         assert!(live.join(DB_DIR).symlink_metadata()?.file_type().is_symlink());
         let forced = restore(&backup_dir, &live, true)?;
         let aside = forced.moved_aside.expect("the former database moved aside");
-        assert_eq!(Store::open(&aside.join(DB_DIR))?.user_by_email("grace@example.org")?.map(|user| user.email), Some("grace@example.org".into()), "the link still leads to its generation");
+        assert_eq!(
+            Store::open(&aside.join(DB_DIR))?.user_by_email("grace@example.org")?.map(|user| user.email),
+            Some("grace@example.org".into()),
+            "the link still leads to its generation"
+        );
         assert!(live.join(DB_DIR).symlink_metadata()?.is_dir(), "the restored database is a plain folder");
         assert!(store::compaction::generation_folders(&live.join(DB_DIR))?.is_empty(), "no generation left beside it");
         assert!(Store::open_compactable(&live.join(DB_DIR))?.user_by_email("ada@example.org")?.is_some());

@@ -166,7 +166,8 @@ impl Store {
         let exclusive_since = std::time::Instant::now();
         let changed_keys = drain.finish();
         let changes = self.copy_changes(copy, &watched, &changed_keys)?;
-        let copied = Copied { entries: first_pass_entries.saturating_add_signed(changes.entries_delta), changed_during_copy: changes.keys, exclusive_since };
+        let copied =
+            Copied { entries: first_pass_entries.saturating_add_signed(changes.entries_delta), changed_during_copy: changes.keys, exclusive_since };
         let answer = at_the_instant(&copied)?;
         Ok((copied, answer))
     }

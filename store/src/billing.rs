@@ -134,7 +134,13 @@ impl Store {
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
-        let trees = (&self.trees().users, &self.trees().subscription_tracking, &self.trees().search_terms, &self.trees().mail_queue, &self.trees().plan_history);
+        let trees = (
+            &self.trees().users,
+            &self.trees().subscription_tracking,
+            &self.trees().search_terms,
+            &self.trees().mail_queue,
+            &self.trees().plan_history,
+        );
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -169,7 +175,13 @@ impl Store {
         let _writing = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
-        let trees = (&self.trees().users, &self.trees().subscription_tracking, &self.trees().search_terms, &self.trees().mail_queue, &self.trees().plan_history);
+        let trees = (
+            &self.trees().users,
+            &self.trees().subscription_tracking,
+            &self.trees().search_terms,
+            &self.trees().mail_queue,
+            &self.trees().plan_history,
+        );
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;

@@ -210,7 +210,13 @@ impl Store {
                     .collect::<Result<_>>()
             })
             .collect::<Result<_>>()?;
-        let trees = (&self.trees().digests, &self.trees().sent_paper_sets, &self.trees().mail_queue, &self.trees().digest_ledgers, &self.trees().search_terms);
+        let trees = (
+            &self.trees().digests,
+            &self.trees().sent_paper_sets,
+            &self.trees().mail_queue,
+            &self.trees().digest_ledgers,
+            &self.trees().search_terms,
+        );
         let commits = trees
             .transaction(|(digests, sent_sets, queue, ledgers, terms)| {
                 let mut commits = Vec::with_capacity(parts.len());

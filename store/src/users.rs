@@ -132,7 +132,14 @@ impl Store {
             user.verification_expires_at = Some(*expires_at);
         }
         let user_key = *user.id.as_bytes();
-        let trees = (&self.trees().users, &self.trees().users_by_email, &self.trees().preferences, &self.trees().tokens, &self.trees().mail_queue, &self.trees().meta);
+        let trees = (
+            &self.trees().users,
+            &self.trees().users_by_email,
+            &self.trees().preferences,
+            &self.trees().tokens,
+            &self.trees().mail_queue,
+            &self.trees().meta,
+        );
         trees.transaction(|(users, emails, preferences, tokens, queue, meta)| {
             if emails.get(user.email.as_bytes())?.is_some() {
                 return Err(abort(StoreError::DuplicateEmail));

@@ -120,7 +120,8 @@ pub fn with_json_body(bytes: &[u8]) -> Option<Vec<u8>> {
     let headers: Vec<&str> = lines.filter(|line| !line.is_empty()).collect();
     let has = |name: &str, value: Option<&str>| {
         headers.iter().any(|line| {
-            line.split_once(':').is_some_and(|(field, found)| field.trim().eq_ignore_ascii_case(name) && value.is_none_or(|value| found.trim() == value))
+            line.split_once(':')
+                .is_some_and(|(field, found)| field.trim().eq_ignore_ascii_case(name) && value.is_none_or(|value| found.trim() == value))
         })
     };
     if !has("content-length", Some("0")) || has("content-type", None) {
@@ -135,7 +136,9 @@ pub fn with_json_body(bytes: &[u8]) -> Option<Vec<u8>> {
         rewritten.extend_from_slice(line.as_bytes());
         rewritten.extend_from_slice(b"\r\n");
     }
-    rewritten.extend_from_slice(format!("content-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: {}\r\n\r\n", body.len()).as_bytes());
+    rewritten.extend_from_slice(
+        format!("content-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: {}\r\n\r\n", body.len()).as_bytes(),
+    );
     rewritten.extend_from_slice(body.as_bytes());
     Some(rewritten)
 }
@@ -162,7 +165,12 @@ mod tests {
 
     #[test]
     fn actix_s_bodiless_refusals_get_a_json_body_with_their_headers_kept() {
-        for (status, code) in [("400 Bad Request", "bad_request"), ("408 Request Timeout", "body_timeout"), ("431 Request Header Fields Too Large", "http_error"), ("500 Internal Server Error", "internal")] {
+        for (status, code) in [
+            ("400 Bad Request", "bad_request"),
+            ("408 Request Timeout", "body_timeout"),
+            ("431 Request Header Fields Too Large", "http_error"),
+            ("500 Internal Server Error", "internal"),
+        ] {
             let refusal = format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\ndate: Sun, 29 Nov 2026 01:00:00 GMT\r\n\r\n");
             let rewritten = with_json_body(refusal.as_bytes()).unwrap_or_else(|| panic!("{status} rewritten"));
             let text = String::from_utf8(rewritten.clone()).expect("text");
@@ -172,7 +180,8 @@ mod tests {
             let body = body_of(&rewritten);
             assert_eq!(body["code"], code);
             assert!(body["message"].as_str().is_some_and(|message| message.ends_with('.')));
-            let length: usize = text.split("content-length: ").nth(1).and_then(|rest| rest.split("\r\n").next()).and_then(|n| n.parse().ok()).expect("a length");
+            let length: usize =
+                text.split("content-length: ").nth(1).and_then(|rest| rest.split("\r\n").next()).and_then(|n| n.parse().ok()).expect("a length");
             assert_eq!(length, text.split_once("\r\n\r\n").map(|(_, body)| body.len()).unwrap_or_default());
         }
     }

@@ -74,7 +74,12 @@ async fn a_100_kb_address_and_an_oversized_head_are_refused_with_a_json_body() {
 #[actix_web::test]
 async fn requests_that_are_not_http_are_refused_400_with_a_json_body() {
     let server = TestServer::start().await;
-    for request in [&b"HELLO THERE\r\n\r\n"[..], b"GET / HTTP/1.1\r\nHost localhost\r\n\r\n", b"GET /\x01 HTTP/1.1\r\nHost: localhost\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n"] {
+    for request in [
+        &b"HELLO THERE\r\n\r\n"[..],
+        b"GET / HTTP/1.1\r\nHost localhost\r\n\r\n",
+        b"GET /\x01 HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        b"GET / HTTP/9.9\r\n\r\n",
+    ] {
         let (answer, _) = exchange(&server, request.to_vec(), Duration::from_secs(10)).await;
         assert!(answer.starts_with("HTTP/1.1 400"), "{:?}: {answer}", String::from_utf8_lossy(request));
         let body = json_body(&answer);
@@ -95,7 +100,8 @@ async fn a_first_request_that_never_comes_is_refused_408_with_a_json_body() {
 #[actix_web::test]
 async fn the_service_s_own_answers_pass_untouched_on_a_kept_alive_connection() {
     let server = TestServer::start().await;
-    let requests = b"GET /api/config HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/nothing-here HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".to_vec();
+    let requests =
+        b"GET /api/config HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/nothing-here HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".to_vec();
     let (answer, _) = exchange(&server, requests, Duration::from_secs(10)).await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let (_, rest) = answer.split_once("\r\n\r\n").expect("the first answer's head");

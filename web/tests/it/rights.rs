@@ -265,7 +265,10 @@ async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_
     store.flush().expect("flushed");
     let data_dir = server.data_dir.path();
     let before = files_holding(data_dir, &traces);
-    assert!(before.iter().any(|path| path.components().any(|part| part.as_os_str().to_string_lossy().starts_with("db"))), "the database files name ada before: {before:?}");
+    assert!(
+        before.iter().any(|path| path.components().any(|part| part.as_os_str().to_string_lossy().starts_with("db"))),
+        "the database files name ada before: {before:?}"
+    );
 
     let deleted = ada.post(&format!("/api/users/{}/delete", ada_user.id), json!({ "password": PASSWORD })).await;
     assert_eq!(deleted.status, 200, "{}", deleted.body);
