@@ -250,7 +250,11 @@ fn the_binary_outlasts_a_login_flood_and_a_slow_body_flood() {
     let valid = login["validEmails"]["statuses"].as_object().expect("statuses");
     assert!(valid.keys().all(|status| status == "401" || status == "429"), "{figures}");
     let grown = |phase: &Value, from: &str, to: &str| phase[to].as_f64().unwrap_or(f64::MAX) - phase[from].as_f64().unwrap_or(0.0);
-    assert!(grown(login, "rssBeforeMib", "rssSettledMib") < 48.0, "the login flood keeps little: {figures}");
+    // Measured as a level, not as growth: the process starts anywhere between 90 and 130 MiB
+    // (when its threads first touch their allocator arenas) and settles near 150 MiB after the
+    // flood either way, the service of before this check included; a flood that kept what it
+    // was sent (60 MB of addresses) would pass 200.
+    assert!(login["rssSettledMib"].as_f64().is_some_and(|settled| settled < 192.0), "the login flood keeps little: {figures}");
     assert!(login["limiterEntries"].as_u64().is_some_and(|entries| entries <= 120), "{figures}");
 
     let slow = &figures["slowBody"];
