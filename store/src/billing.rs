@@ -134,13 +134,8 @@ impl Store {
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
-        let trees = (
-            &self.trees().users,
-            &self.trees().subscription_tracking,
-            &self.trees().search_terms,
-            &self.trees().mail_queue,
-            &self.trees().plan_history,
-        );
+        let live = self.trees();
+        let trees = (&live.users, &live.subscription_tracking, &live.search_terms, &live.mail_queue, &live.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -175,13 +170,8 @@ impl Store {
         let _writing = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
-        let trees = (
-            &self.trees().users,
-            &self.trees().subscription_tracking,
-            &self.trees().search_terms,
-            &self.trees().mail_queue,
-            &self.trees().plan_history,
-        );
+        let live = self.trees();
+        let trees = (&live.users, &live.subscription_tracking, &live.search_terms, &live.mail_queue, &live.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -216,7 +206,8 @@ impl Store {
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let now = Utc::now();
-        let user = (&self.trees().users, &self.trees().search_terms, &self.trees().plan_history).transaction(|(users, term_tree, history)| {
+        let live = self.trees();
+        let user = (&live.users, &live.search_terms, &live.plan_history).transaction(|(users, term_tree, history)| {
             let mut user = tx_user(users, user_id)?;
             tx_record_plan_change(history, user_id, user.subscription_tier, tier, PlanReason::Operator, now)?;
             user.subscription_tier = tier;

@@ -210,13 +210,8 @@ impl Store {
                     .collect::<Result<_>>()
             })
             .collect::<Result<_>>()?;
-        let trees = (
-            &self.trees().digests,
-            &self.trees().sent_paper_sets,
-            &self.trees().mail_queue,
-            &self.trees().digest_ledgers,
-            &self.trees().search_terms,
-        );
+        let live = self.trees();
+        let trees = (&live.digests, &live.sent_paper_sets, &live.mail_queue, &live.digest_ledgers, &live.search_terms);
         let commits = trees
             .transaction(|(digests, sent_sets, queue, ledgers, terms)| {
                 let mut commits = Vec::with_capacity(parts.len());

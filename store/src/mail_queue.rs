@@ -144,7 +144,8 @@ impl Store {
     pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
         let _writing = self.writing()?;
         let key = id.to_be_bytes();
-        let moved = (&self.trees().mail_dead, &self.trees().mail_queue).transaction(|(dead, queue)| {
+        let live = self.trees();
+        let moved = (&live.mail_dead, &live.mail_queue).transaction(|(dead, queue)| {
             let Some(bytes) = dead.get(key)? else {
                 return Ok(false);
             };

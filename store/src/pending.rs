@@ -61,7 +61,8 @@ impl Store {
         let _writing = self.writing()?;
         let email = normalize_email(email);
         let (token_hash, expires_at) = signup.verification;
-        let trees = (&self.trees().users, &self.trees().users_by_email, &self.trees().tokens, &self.trees().mail_queue);
+        let live = self.trees();
+        let trees = (&live.users, &live.users_by_email, &live.tokens, &live.mail_queue);
         let outcome = trees.transaction(|(users, emails, tokens, queue)| {
             let Some(id_bytes) = emails.get(email.as_bytes())? else {
                 return Ok(SignupRestart::Missing);

@@ -36,7 +36,8 @@ impl Store {
         let _writing = self.writing()?;
         let key = rating_key(user_id, rating.term_id, &rating.paper_key);
         let term_index_key = term_prefix(user_id, rating.term_id);
-        (&self.trees().search_terms_by_user, &self.trees().ratings)
+        let live = self.trees();
+        (&live.search_terms_by_user, &live.ratings)
             .transaction(|(by_user, ratings)| {
                 if by_user.get(term_index_key.as_slice())?.is_none() {
                     return Err(crate::error::abort(StoreError::NotFound("search term")));

@@ -69,7 +69,8 @@ impl Store {
             return Ok(Added::OverLimit(limit));
         }
         let key = by_user_key(term.user_id, term.id);
-        (&self.trees().search_terms, &self.trees().search_terms_by_user)
+        let live = self.trees();
+        (&live.search_terms, &live.search_terms_by_user)
             .transaction(|(terms, by_user)| {
                 terms.insert(term.id.0.as_bytes().as_slice(), tx_encode("search term", term)?)?;
                 by_user.insert(key.as_slice(), &[])?;
@@ -101,7 +102,8 @@ impl Store {
         };
         let key = by_user_key(term.user_id, id);
         let rating_keys = self.rating_keys(term.user_id, id)?;
-        (&self.trees().search_terms, &self.trees().search_terms_by_user, &self.trees().ratings)
+        let live = self.trees();
+        (&live.search_terms, &live.search_terms_by_user, &live.ratings)
             .transaction(|(terms, by_user, ratings)| {
                 terms.remove(id.0.as_bytes().as_slice())?;
                 by_user.remove(key.as_slice())?;

@@ -36,7 +36,8 @@ impl Store {
     pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
         let _writing = self.writing()?;
         let by_user_key = user_session_key(session.user_id, &hash);
-        (&self.trees().sessions, &self.trees().sessions_by_user).transaction(|(sessions, by_user)| {
+        let live = self.trees();
+        (&live.sessions, &live.sessions_by_user).transaction(|(sessions, by_user)| {
             sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
             by_user.insert(by_user_key.as_slice(), &[])?;
             Ok(())

@@ -71,7 +71,8 @@ impl Store {
     ) -> Result<()> {
         let _writing = self.writing()?;
         let user_key = *user_id.as_bytes();
-        (&self.trees().users, &self.trees().tokens, &self.trees().mail_queue).transaction(|(users, tokens, queue)| {
+        let live = self.trees();
+        (&live.users, &live.tokens, &live.mail_queue).transaction(|(users, tokens, queue)| {
             let bytes = users.get(user_key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
             if let Some(previous) = previous_token_hash(&user, purpose) {
@@ -149,7 +150,8 @@ impl Store {
         effect: impl Fn(&mut User) -> Option<RenderedMail>,
     ) -> Result<Option<User>> {
         let token_key = *hash.as_bytes();
-        let outcome = (&self.trees().users, &self.trees().tokens, &self.trees().mail_queue).transaction(|(users, tokens, queue)| {
+        let live = self.trees();
+        let outcome = (&live.users, &live.tokens, &live.mail_queue).transaction(|(users, tokens, queue)| {
             let Some(bytes) = tokens.get(token_key)? else {
                 return Ok(None);
             };

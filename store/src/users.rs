@@ -132,14 +132,8 @@ impl Store {
             user.verification_expires_at = Some(*expires_at);
         }
         let user_key = *user.id.as_bytes();
-        let trees = (
-            &self.trees().users,
-            &self.trees().users_by_email,
-            &self.trees().preferences,
-            &self.trees().tokens,
-            &self.trees().mail_queue,
-            &self.trees().meta,
-        );
+        let live = self.trees();
+        let trees = (&live.users, &live.users_by_email, &live.preferences, &live.tokens, &live.mail_queue, &live.meta);
         trees.transaction(|(users, emails, preferences, tokens, queue, meta)| {
             if emails.get(user.email.as_bytes())?.is_some() {
                 return Err(abort(StoreError::DuplicateEmail));
@@ -210,7 +204,8 @@ impl Store {
         let _writing = self.writing()?;
         let key = *id.as_bytes();
         let now = Utc::now();
-        let updated = (&self.trees().users, &self.trees().plan_history).transaction(|(users, history)| {
+        let live = self.trees();
+        let updated = (&live.users, &live.plan_history).transaction(|(users, history)| {
             let bytes = users.get(key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
             let (email, created_at, tier) = (user.email.clone(), user.created_at, user.subscription_tier);
