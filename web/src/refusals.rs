@@ -146,10 +146,16 @@ pub fn with_json_body(bytes: &[u8]) -> Option<Vec<u8>> {
 /// Where the last `HTTP/1.x ` status line in `bytes` starts (an answer written before it in the
 /// same write ends with its body, not with a line end). No answer's body ends with a head of its
 /// own: the service's JSON cannot hold a raw line end.
+/// Only the last [`REFUSAL_HEAD_BYTES`] are looked at: actix's refusal heads are about a hundred
+/// bytes, and every write of the service passes here.
 fn last_status_line(bytes: &[u8]) -> Option<usize> {
     const STATUS: &[&[u8]] = &[b"HTTP/1.1 ", b"HTTP/1.0 "];
-    (0..bytes.len()).rev().find(|&at| STATUS.iter().any(|prefix| bytes[at..].starts_with(prefix)))
+    let from = bytes.len().saturating_sub(REFUSAL_HEAD_BYTES);
+    (from..bytes.len()).rev().find(|&at| STATUS.iter().any(|prefix| bytes[at..].starts_with(prefix)))
 }
+
+/// The longest head [`with_json_body`] recognises as actix's refusal.
+const REFUSAL_HEAD_BYTES: usize = 1024;
 
 #[cfg(test)]
 mod tests {
