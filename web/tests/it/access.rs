@@ -525,8 +525,10 @@ impl Matrix {
         let after = self.settled_entries().await;
         let changed = after.iter().filter(|entry| !before.contains(entry)).chain(before.iter().filter(|entry| !after.contains(entry)));
         // localstripe delivers webhooks for the owner's payment whenever it likes; the log of
-        // events applied is theirs, not the refused call's.
-        let written: BTreeSet<&str> = changed.map(|(tree, ..)| tree.as_str()).filter(|tree| *tree != "stripe_events").collect();
+        // events applied is theirs, not the refused call's. Likewise the janitor's compaction
+        // clears the erasure mark an earlier deletion left, whenever it runs.
+        let is_background = |(tree, key, _): &&store::RawEntry| tree == "stripe_events" || (tree == "meta" && key.as_slice() == b"erasure_pending");
+        let written: BTreeSet<&str> = changed.filter(|entry| !is_background(entry)).map(|(tree, ..)| tree.as_str()).collect();
         assert!(written.is_empty(), "{} {path} as {who} was refused but wrote to {written:?}", rule.method);
         answer
     }
