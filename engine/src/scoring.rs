@@ -335,20 +335,32 @@ impl MatchReason {
 pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String], paper: &Paper, paper_words: &[(String, String)]) -> MatchReason {
     let terms = spelled_as_in_paper(query_terms, paper_words);
     let related = if terms.is_empty() { spelled_as_in_paper(related_terms, paper_words) } else { Vec::new() };
-    let text = format!("{} {}", paper.title, paper.abstract_text()).to_lowercase();
-    let words: Vec<String> = query
-        .split(|character: char| !character.is_alphanumeric() && character != '-')
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let text_words: Vec<(String, String)> = phrase_words(&format!("{} {}", paper.title, paper.abstract_text()));
+    let words = phrase_words(query);
     let mut phrases: Vec<String> = Vec::new();
     for pair in words.windows(2) {
-        let phrase = format!("{} {}", pair[0], pair[1]);
-        if text.contains(&phrase) && !phrases.contains(&phrase) {
+        let found = text_words.windows(2).any(|text_pair| text_pair[0].0 == pair[0].0 && text_pair[1].0 == pair[1].0);
+        let phrase = format!("{} {}", pair[0].1, pair[1].1);
+        if found && !phrases.contains(&phrase) {
             phrases.push(phrase);
         }
     }
     MatchReason { terms, phrases, related, similar: false, key_in_other_words: Vec::new(), rated: None }
+}
+
+/// The words of `text` for matching phrases, each as (the word compared: lower case, apostrophes
+/// dropped; the word shown: lower case as written). An apostrophe inside a word keeps it whole
+/// (`Alzheimer's` is one word, never `alzheimer` and `s`); hyphens join words too.
+fn phrase_words(text: &str) -> Vec<(String, String)> {
+    let is_apostrophe = |character: char| matches!(character, '\'' | '\u{2019}');
+    text.split(|character: char| !character.is_alphanumeric() && character != '-' && !is_apostrophe(character))
+        .map(|word| word.trim_matches(|character: char| is_apostrophe(character) || character == '-'))
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let shown = word.to_lowercase();
+            (shown.chars().filter(|character| !is_apostrophe(*character)).collect(), shown)
+        })
+        .collect()
 }
 
 /// Each of `stems` found in `paper_words`, as the paper spells it most often (the shorter
@@ -502,5 +514,22 @@ mod tests {
         assert_eq!(MatchReason { similar: true, ..reason.clone() }.describe(), "Matched \"gene editing\"; words: gene, editing");
         let rated = MatchReason { key_in_other_words: vec!["rice".into()], rated: Some(RatingMove::Raised), ..reason };
         assert_eq!(rated.describe(), "Matched \"gene editing\"; words: gene, editing; \"rice\" in other words; ranked higher by your ratings");
+    }
+
+    #[test]
+    fn a_phrase_is_whole_words_and_an_apostrophe_never_splits_one() {
+        let paper_with = |title: &str, text: &str| {
+            let mut paper = Paper::new(Source::Pubmed, title);
+            paper.abstract_sections = vec![AbstractSection { label: None, text: text.into() }];
+            paper
+        };
+        let paper = paper_with("Tau spreading in Alzheimer\u{2019}s disease", "Patients with Alzheimers disease and others' disease.");
+        let reason = match_reason("Alzheimer's disease", &[], &[], &paper, &[]);
+        assert_eq!(reason.phrases, vec!["alzheimer's disease".to_owned()]);
+        assert!(reason.describe().starts_with("Matched \"alzheimer's disease\""), "{}", reason.describe());
+        let elsewhere = paper_with("Kidney disease in the elderly", "Its disease course.");
+        assert!(match_reason("Alzheimer's disease", &[], &[], &elsewhere, &[]).phrases.is_empty(), "no \"s disease\" from \"its disease\"");
+        let inside = paper_with("Metagenes expression", "A cometagene expression atlas.");
+        assert!(match_reason("gene expression", &[], &[], &inside, &[]).phrases.is_empty(), "words are whole, not parts of longer ones");
     }
 }

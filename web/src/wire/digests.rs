@@ -108,6 +108,9 @@ pub struct DigestView {
     /// Line-separated.
     pub ai_summary: String,
     pub digest_type: DigestKind,
+    /// For a digest without papers: why, in its mail's words (which source could not be reached
+    /// when it was sent is the mail's alone).
+    pub empty_reason: Option<String>,
     pub id: Uuid,
     pub papers_data: Vec<DigestPaper>,
     pub search_term: String,
@@ -124,9 +127,14 @@ pub struct DigestView {
 
 impl From<engine::digest::Digest> for DigestView {
     fn from(digest: engine::digest::Digest) -> DigestView {
+        let empty_reason = digest
+            .papers_data
+            .is_empty()
+            .then(|| engine::digest_text::empty_reason(&digest.search_term, digest.window_days(), digest.sent_before, &[]));
         DigestView {
             ai_summary: digest.ai_summary,
             digest_type: digest.digest_type.into(),
+            empty_reason,
             id: digest.id,
             papers_data: digest.papers_data.into_iter().map(DigestPaper::from).collect(),
             search_term: digest.search_term,

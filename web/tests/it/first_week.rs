@@ -68,6 +68,14 @@ async fn an_unrelated_week_gives_an_honest_empty_digest_that_is_not_a_free_diges
     let mail = server.wait_for_mail_to("ada@example.org", "Papertide: no new papers on").await;
     assert!(mail.contains("Nothing published in the last 90 days matched \"malaria vaccine in rats\" closely enough to send."), "{mail}");
     assert!(!mail.contains("AI Research Summary") && !mail.contains("Recurring themes"), "{mail}");
+    // The dashboard's dialog says what the mail says.
+    let ada_id = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada").id;
+    let listed = ada.get(&format!("/api/users/{ada_id}/digests")).await;
+    assert_eq!(
+        listed.body[0]["emptyReason"], "Nothing published in the last 90 days matched \"malaria vaccine in rats\" closely enough to send.",
+        "{}",
+        listed.body
+    );
     let searched_as = server.latest_digest_of("ada@example.org").searched_as.unwrap_or_default();
     assert!(!searched_as.contains("phthalate") && !searched_as.contains("dose"), "the week's words did not join the topic: {searched_as}");
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 0, "total": 2 }), "an empty week is not a free digest");

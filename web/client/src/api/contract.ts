@@ -188,7 +188,12 @@ export type DigestView = {
 /**
  * Line-separated.
  */
-aiSummary: string, digestType: DigestKind, id: string, papersData: Array<DigestPaper>, searchTerm: string, searchedAs: string | null, sentAt: string, 
+aiSummary: string, digestType: DigestKind, 
+/**
+ * For a digest without papers: why, in its mail's words (which source could not be reached
+ * when it was sent is the mail's alone).
+ */
+emptyReason: string | null, id: string, papersData: Array<DigestPaper>, searchTerm: string, searchedAs: string | null, sentAt: string, 
 /**
  * For an empty digest: the papers left out because an earlier digest sent them.
  */

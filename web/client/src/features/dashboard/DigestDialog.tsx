@@ -80,7 +80,7 @@ export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDial
         ) : null}
 
         {papers.length === 0 ? (
-          <p className="rounded-lg bg-slate-50 p-4 text-sm text-slate-600">{noPapersMessage(digest.widened)}</p>
+          <p className="rounded-lg bg-slate-50 p-4 text-sm text-slate-600">{noPapersMessage(digest)}</p>
         ) : (
           <>
             <SourceCounts papers={papers} />

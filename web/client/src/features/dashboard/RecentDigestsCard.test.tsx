@@ -128,7 +128,7 @@ describe("RecentDigestsCard", () => {
     expect(screen.queryByText(/within a week/)).not.toBeInTheDocument();
   });
 
-  it("lists the newest 3 of 5 digests, newest first, with date, paper count and type", async () => {
+  it("lists the newest 3 of 5 digests with papers, newest first, with date, paper count and type", async () => {
     await showCard({ status: 200, body: FIVE });
     const items = await screen.findAllByRole("listitem");
     expect(items).toHaveLength(3);
@@ -141,13 +141,32 @@ describe("RecentDigestsCard", () => {
     expect(items[1]).toHaveTextContent("November 14, 2026");
     expect(items[1]).toHaveTextContent("1 paper");
     expect(items[1]).toHaveTextContent("Immediate");
+    // The empty-week notice between them does not push an older digest with papers out.
+    expect(items[2]).toHaveTextContent("older term");
+    expect(screen.queryByText("sleep and memory")).not.toBeInTheDocument();
+    expect(screen.queryByText("oldest term")).not.toBeInTheDocument();
+  });
+
+  it("shows every digest, the notices included, on asking, and fewer again", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    await user.click(await screen.findByRole("button", { name: "Show all 5 digests (1 without new papers)" }));
+    const items = screen.getAllByRole("listitem");
+    expect(items).toHaveLength(5);
+    ["CRISPR base editing", "protein folding", "sleep and memory", "older term", "oldest term"].forEach((term, index) => expect(items[index]).toHaveTextContent(term));
     // Dates are the UTC day, whatever the reader's zone.
     expect(items[2]).toHaveTextContent("March 2, 2026");
     // A digest without papers is the empty-week notice, not a digest of 0 papers.
     expect(items[2]).toHaveTextContent("No new papers this week");
     expect(items[2]).not.toHaveTextContent("0 papers");
-    expect(screen.queryByText("older term")).not.toBeInTheDocument();
-    expect(screen.queryByText("oldest term")).not.toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Show only the latest digests" }));
+    expect(screen.getAllByRole("listitem")).toHaveLength(3);
+  });
+
+  it("while no digest has papers, lists the latest three notices with no button", async () => {
+    const notices = [1, 2, 3].map((n) => digest({ id: `n${n}`, searchTerm: `quiet topic ${n}`, papersData: [] }));
+    await showCard({ status: 200, body: notices });
+    expect(await screen.findAllByRole("listitem")).toHaveLength(3);
+    expect(screen.queryByRole("button", { name: /Show all/ })).not.toBeInTheDocument();
   });
 
   it("opens the digest dialog and reports email_digest_viewed", async () => {
@@ -220,6 +239,7 @@ describe("RecentDigestsCard", () => {
 
   it("a digest without papers shows its summary and says no new papers matched", async () => {
     const { user } = await showCard({ status: 200, body: FIVE });
+    await user.click(await screen.findByRole("button", { name: /Show all/ }));
     const dialog = await openDigest(user, "sleep and memory");
     expect(within(dialog).getByText("Base editing moves into primary cells.")).toBeInTheDocument();
     expect(within(dialog).getByText("No new papers matched this week.")).toBeInTheDocument();
@@ -227,6 +247,14 @@ describe("RecentDigestsCard", () => {
     expect(within(dialog).queryByRole("article")).not.toBeInTheDocument();
     expect(statistic(dialog, "Papers found")).toBe("0");
     expect(statistic(dialog, "Average relevance")).toBe("—");
+  });
+
+  it("a digest without papers says why in its mail's words when the server gives them", async () => {
+    const reason = 'The 4 papers of the last 7 days that matched "sleep and memory" were all in your earlier digests, so there is nothing new to send.';
+    const { user } = await showCard({ status: 200, body: [digest({ searchTerm: "sleep and memory", papersData: [], emptyReason: reason })] });
+    const dialog = await openDigest(user, "sleep and memory");
+    expect(within(dialog).getByText(reason)).toBeInTheDocument();
+    expect(within(dialog).queryByText("No new papers matched this week.")).not.toBeInTheDocument();
   });
 
   it("a digest that looked past a quiet week says so first; a week's digest does not", async () => {
@@ -245,6 +273,7 @@ describe("RecentDigestsCard", () => {
       digest({ id: "w3", searchTerm: "dark matter halos", papersData: [], aiSummary: null, widened: { days: 90, newThisWeek: 0 } }),
     ];
     const { user } = await showCard({ status: 200, body: widened });
+    await user.click(await screen.findByRole("button", { name: "Show all 3 digests (1 without new papers)" }));
     const items = await screen.findAllByRole("listitem");
     expect(items[0]).toHaveTextContent("4 papers (2 new this week)");
     expect(items[1]).toHaveTextContent("4 papers from the last 30 days");

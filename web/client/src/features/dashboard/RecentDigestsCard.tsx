@@ -1,8 +1,9 @@
-// The dashboard's "Recent Email Digests" card (spec §2 Dashboard, §9): the latest three digests,
-// newest first, each with its search term, date ('MMMM d, yyyy'), paper count counted as its mail
-// counts it (a digest without papers, the empty-week notice, reads 'No new papers this week'; a
-// widened digest says how many of its papers are the week's); a click opens the
-// digest dialog and reports email_digest_viewed (spec §7).
+// The dashboard's "Recent Email Digests" card (spec §2 Dashboard, §9): the latest three digests
+// with papers, newest first (the empty-week notices do not push a researcher's rated digests out
+// of reach), and a button that lists every digest, the notices included. Each shows its search
+// term, date ('MMMM d, yyyy'), paper count counted as its mail counts it (a digest without papers,
+// the empty-week notice, reads 'No new papers this week'; a widened digest says how many of its
+// papers are the week's); a click opens the digest dialog and reports email_digest_viewed (spec §7).
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { SectionCard } from "@/components/ui/Card";
@@ -21,8 +22,18 @@ export function digestTypeLabel(digestType: string): string {
   return DIGEST_TYPE_LABELS[digestType] ?? digestType;
 }
 
+/**
+ * The digests the card lists before "Show all": the latest three with papers, or, while no
+ * digest has papers, the latest three notices. `all` is newest first.
+ */
+export function recentDigests(all: EmailDigest[]): EmailDigest[] {
+  const withPapers = all.filter((digest) => digestPapers(digest).length > 0);
+  return (withPapers.length > 0 ? withPapers : all).slice(0, RECENT_DIGESTS);
+}
+
 export function RecentDigestsCard(_props: { user: CurrentUser }) {
   useSignals();
+  const [showAll, setShowAll] = useState(false);
   const all = digests.value;
   const error = loadError.value.digests;
   // The server lists digests newest first.
@@ -36,16 +47,44 @@ export function RecentDigestsCard(_props: { user: CurrentUser }) {
               <p className="mt-1 text-sm text-slate-500">When you add a search term, its first digest is emailed at once and listed here.</p>
             </div>
           ) : (
-            <ul className="space-y-2">
-              {loaded.slice(0, RECENT_DIGESTS).map((digest) => (
-                <DigestItem key={digest.id} digest={digest} />
-              ))}
-            </ul>
+            <DigestList all={loaded} showAll={showAll} onShowAll={setShowAll} />
           )
         }
       </Loaded>
     </SectionCard>
   );
+}
+
+function DigestList({ all, showAll, onShowAll }: { all: EmailDigest[]; showAll: boolean; onShowAll: (showAll: boolean) => void }) {
+  const recent = recentDigests(all);
+  const shown = showAll ? all : recent;
+  const hidden = all.length - recent.length;
+  const notices = all.filter((digest) => digestPapers(digest).length === 0).length;
+  return (
+    <>
+      <ul className="space-y-2">
+        {shown.map((digest) => (
+          <DigestItem key={digest.id} digest={digest} />
+        ))}
+      </ul>
+      {hidden > 0 ? (
+        <button
+          type="button"
+          aria-expanded={showAll}
+          className="text-sm font-medium text-brand-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-700"
+          onClick={() => onShowAll(!showAll)}
+        >
+          {showAll ? "Show only the latest digests" : showAllLabel(all.length, notices)}
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+/** "Show all 7 digests (4 without new papers)". */
+export function showAllLabel(count: number, notices: number): string {
+  const without = notices === 0 ? "" : notices === 1 ? " (1 without new papers)" : ` (${notices} without new papers)`;
+  return `Show all ${count} digests${without}`;
 }
 
 function DigestItem({ digest }: { digest: EmailDigest }) {

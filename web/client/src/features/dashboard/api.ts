@@ -72,6 +72,8 @@ export type EmailDigest = Pick<DigestView, "id" | "userId" | "searchTerm" | "sen
   searchedAs?: DigestView["searchedAs"];
   /** An immediate digest whose week had too few papers looked further back (30 or 90 days). */
   widened?: DigestView["widened"];
+  /** A digest without papers: why, in its mail's words. */
+  emptyReason?: DigestView["emptyReason"];
   /** Line-separated. */
   aiSummary: DigestView["aiSummary"] | null;
   subject?: DigestView["subject"];
@@ -101,9 +103,14 @@ export function paperCountLabel(count: number, widened: EmailDigest["widened"]):
   return `${papers} (${widened.newThisWeek} new this week)`;
 }
 
-/** What the digest dialog says of a digest without papers: the window it searched. */
-export function noPapersMessage(widened: EmailDigest["widened"]): string {
-  return widened ? `No new papers matched in the last ${widened.days} days.` : "No new papers matched this week.";
+/**
+ * What the digest dialog says of a digest without papers: why, as its mail said it (nothing
+ * matched closely enough, or every match was sent before); the window it searched when the
+ * server gave no reason.
+ */
+export function noPapersMessage(digest: Pick<EmailDigest, "widened" | "emptyReason">): string {
+  if (digest.emptyReason) return digest.emptyReason;
+  return digest.widened ? `No new papers matched in the last ${digest.widened.days} days.` : "No new papers matched this week.";
 }
 
 /** The papers of a digest, whichever form `papersData` came in; unreadable data is no papers. */
