@@ -18,14 +18,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use engine::digest::{allowance, choose_unsent_positions, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened};
-use engine::digest_text::{empty_reason, searched_as, weighted_query_text, word_weights, Surfaces};
+use engine::digest_text::empty_reason;
 use engine::expansion::Rm3;
 use engine::feedback::TermFeedback;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
+use engine::ranking::{Corpus, Expanded, Found, Ranking, Rated};
 use engine::rating::Verdict;
-use engine::recipe::{self, CANDIDATES, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
-use engine::scoring::{evidence, match_reason, Evidence, PaperText};
+use engine::recipe::{self, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
+use engine::scoring::{CollectionStats, PaperText, ScoredQuery};
 use engine::search_term::TermId;
 use engine::summary::digest_summary;
 use engine::sync::lock;
@@ -172,15 +173,79 @@ struct Ranked {
 
 /// What a term's ranking was read from, for ranking it again with a researcher's ratings.
 struct Basis {
-    /// Per candidate: its evidence and its paper's id.
-    evidence: Vec<Evidence>,
-    ids: Vec<PaperId>,
-    /// The topic's vector and the window's papers' (with a model).
-    topic: Option<Arc<[f32]>>,
+    ranking: Ranking<PaperId>,
+    /// The window's papers' vectors (with a model).
     window: Option<Arc<WindowVectors>>,
-    /// The topic's own words, as analyzed.
-    own_words: Vec<String>,
-    stats: engine::scoring::CollectionStats,
+}
+
+/// The paper index and, with a model, the window's vectors, as the ranking reads them
+/// (`engine::ranking::Corpus`): searches are of the window's dates and sources.
+struct IndexWindow<'a> {
+    index: &'a PaperIndex,
+    since: NaiveDate,
+    until: NaiveDate,
+    sources: &'a [Source],
+    semantic: Option<&'a Semantic>,
+    window: Option<&'a WindowVectors>,
+}
+
+impl IndexWindow<'_> {
+    fn query(&self, text: &str, limit: usize) -> PaperQuery {
+        PaperQuery { text: text.to_owned(), since: Some(self.since), until: Some(self.until), sources: self.sources.to_vec(), limit }
+    }
+}
+
+fn found(hits: Vec<Hit>) -> Vec<Found<PaperId>> {
+    hits.into_iter().map(|hit| Found { id: hit.id, paper: hit.paper, score: hit.score }).collect()
+}
+
+impl Corpus for IndexWindow<'_> {
+    type Id = PaperId;
+    type Error = DigestError;
+
+    fn search(&self, text: &str, limit: usize) -> Result<Vec<Found<PaperId>>, DigestError> {
+        Ok(found(self.index.search(&self.query(text, limit))?))
+    }
+
+    fn search_expanded(&self, text: &str, limit: usize, rm3: &Rm3) -> Result<Expanded<PaperId>, DigestError> {
+        let (hits, expansion) = self.index.search_expanded(&self.query(text, limit), rm3)?;
+        Ok((found(hits), expansion))
+    }
+
+    fn topic_vector(&self, text: &str) -> Result<Option<Vec<f32>>, DigestError> {
+        match (self.semantic, self.window) {
+            (Some(semantic), Some(_)) => Ok(Some(semantic.term_vector(text)?.to_vec())),
+            _ => Ok(None),
+        }
+    }
+
+    fn nearest(&self, topic: &[f32], limit: usize) -> Vec<PaperId> {
+        self.window.map(|window| window.nearest(topic, limit).into_iter().map(|(id, _)| id).collect()).unwrap_or_default()
+    }
+
+    fn vector(&self, id: PaperId) -> Option<&[f32]> {
+        self.window.and_then(|window| window.vector(id))
+    }
+
+    fn cosine(&self, a: &[f32], b: &[f32]) -> f32 {
+        embed::cosine(a, b)
+    }
+
+    fn papers(&self, ids: &[PaperId]) -> Result<Vec<(PaperId, Paper)>, DigestError> {
+        Ok(self.index.papers_by_id(ids)?)
+    }
+
+    fn analyze(&self, text: &str) -> Vec<(String, String)> {
+        self.index.analyze_with_surface(text)
+    }
+
+    fn scored_query(&self, own: &[String], searched: &[(String, f32)]) -> ScoredQuery {
+        self.index.scored_query(own, searched)
+    }
+
+    fn stats(&self) -> CollectionStats {
+        self.index.collection_stats()
+    }
 }
 
 /// Whom a digest is chosen for: their plan, the sources they read, what they were sent, and
@@ -194,11 +259,7 @@ pub struct Reader<'a> {
 }
 
 /// A term's ratings and exclusion words, as the ranking reads them.
-pub struct RatedTerm {
-    pub feedback: TermFeedback,
-    /// The analyzed words of the papers rated relevant.
-    pub liked_texts: Vec<PaperText>,
-}
+pub type RatedTerm = Rated;
 
 /// A digest summary and its key in `digest_texts`.
 type StoredSummary = (Arc<str>, TextKey);
@@ -446,62 +507,11 @@ impl Digester {
         }
         // The LLM's related phrases join the term's own words (`engine::digest_text`).
         let phrases = llm.and_then(|(llm, class)| llm.expand(class, term).ok()).unwrap_or_default();
-        let text = weighted_query_text(term, &phrases);
-        let query = PaperQuery { text, since: Some(since), until: Some(today), sources, limit: CANDIDATES };
-        let query_terms = self.index.analyze(term);
-        let (hits, expansion, similarity) = match (&self.semantic, &window) {
-            (Some(semantic), Some(window)) => {
-                // With a model: BM25's best and the closest in meaning, each paper once (no RM3:
-                // with the model it lowered SciFact; bench/README.md, "relevance").
-                let topic = semantic.term_vector(term)?;
-                let mut hits = self.index.search(&query)?;
-                let searched: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
-                let closest: Vec<PaperId> = window.nearest(&topic, CANDIDATES).into_iter().map(|(id, _)| id).collect();
-                let nearest = recipe::nearest_to_add(&searched, &closest);
-                hits.extend(self.index.papers_by_id(&nearest)?.into_iter().map(|(id, paper)| Hit { id, paper, score: 0.0 }));
-                let similarity: HashMap<PaperId, f32> =
-                    hits.iter().filter_map(|hit| window.vector(hit.id).map(|vector| (hit.id, embed::cosine(&topic, vector)))).collect();
-                // The words searched: the topic's own, or with the LLM's phrases, by their counts.
-                let searched = if phrases.is_empty() { Vec::new() } else { word_weights(&self.index.analyze(&query.text)) };
-                (hits, searched, Some(similarity))
-            }
-            _ => {
-                let (hits, expansion) = self.index.search_expanded(&query, &Rm3::default())?;
-                (hits, expansion, None)
-            }
-        };
-        // Relevance is absolute: the user's own words against each paper, and the words the
-        // papers were searched with, by the whole index's statistics (`engine::scoring`), with
-        // the paper's similarity in meaning when there is a model.
-        let scored_query = self.index.scored_query(&query_terms, &expansion);
-        let stats = self.index.collection_stats();
-        let mut surfaces = Surfaces::of(&expansion);
-        // The topic's own words as the user typed them, whatever the week holds.
-        surfaces.count(&self.index.analyze_with_surface(term));
-        let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !query_terms.contains(word)).collect();
-        let key_surfaces = recipe::key_surfaces(&scored_query, &self.index.analyze_with_surface(term));
-        let mut basis_evidence = Vec::with_capacity(hits.len());
-        let ids: Vec<PaperId> = hits.iter().map(|hit| hit.id).collect();
-        let candidates: Vec<Candidate> = hits
-            .into_iter()
-            .map(|hit| {
-                let analyzed = self.index.analyze_with_surface(&format!("{} {}", hit.paper.title, hit.paper.abstract_text()));
-                surfaces.count(&analyzed);
-                let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
-                let cosine = similarity.as_ref().and_then(|similarity| similarity.get(&hit.id).copied());
-                let evidence = evidence(&scored_query, &text, &stats).with_similarity(cosine);
-                let matched = match_reason(term, &query_terms, &added_words, &hit.paper, &analyzed);
-                let reason = recipe::reason(matched, &evidence, || recipe::missing_key_words(&key_surfaces, &text));
-                basis_evidence.push(evidence);
-                recipe::judge(hit.paper, hit.score, &evidence, reason)
-            })
-            .collect();
-        let searched_as = searched_as(&phrases, &expansion, &surfaces);
-        let topic = match &self.semantic {
-            Some(semantic) if window.is_some() => Some(semantic.term_vector(term)?),
-            _ => None,
-        };
-        let basis = Basis { evidence: basis_evidence, ids, topic, window, own_words: query_terms, stats };
+        let corpus =
+            IndexWindow { index: &self.index, since, until: today, sources: &sources, semantic: self.semantic.as_ref(), window: window.as_deref() };
+        let ranking = engine::ranking::rank(&corpus, term, &phrases)?;
+        let (candidates, searched_as) = (ranking.candidates.clone(), ranking.searched_as.clone());
+        let basis = Basis { ranking, window };
         let ranked = Arc::new(Ranked::new(candidates, Some(Arc::new(basis)), searched_as, window_days, today));
         lock(&self.cache).insert(key, Arc::clone(&ranked));
         Ok(ranked)
@@ -544,7 +554,7 @@ impl Digester {
                 Verdict::NotRelevant => feedback.rejected.push(vector),
             }
         }
-        Ok(Some(RatedTerm { feedback, liked_texts }))
+        Ok(Some(Rated { feedback, liked_texts }))
     }
 
     /// `ranked` ranked again for a term with ratings or exclusion words (`engine::feedback`):
@@ -555,35 +565,16 @@ impl Digester {
         let Some(basis) = &ranked.basis else {
             return Arc::new(Ranked::new(ranked.candidates.clone(), None, ranked.searched_as.clone(), ranked.window_days, today));
         };
-        let feedback = &rated.feedback;
-        let liked: Vec<&PaperText> = rated.liked_texts.iter().collect();
-        let liked_vocabulary: Vec<(String, f32)> = liked.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect();
-        let idf_query = self.index.scored_query(&basis.own_words, &liked_vocabulary);
-        let idf: HashMap<&str, f64> = idf_query.searched.iter().map(|word| (word.word.as_str(), word.idf)).collect();
-        let liked_words = engine::feedback::liked_words(&liked, &basis.own_words, |word| idf.get(word).copied().unwrap_or(0.0));
-        let searched = engine::feedback::searched_words(&basis.own_words, &liked_words);
-        let rated_query = (!searched.is_empty()).then(|| self.index.scored_query(&basis.own_words, &searched));
-        let adjusted = basis.topic.as_ref().map(|topic| feedback.adjusted_topic(topic));
-        let candidates: Vec<Candidate> = ranked
-            .candidates
-            .iter()
-            .zip(&basis.evidence)
-            .zip(&basis.ids)
-            .map(|((candidate, base), id)| {
-                let words = self.index.analyze(&format!("{} {}", candidate.paper.title, candidate.paper.abstract_text()));
-                let text = PaperText::from_words(words.iter().map(String::as_str));
-                let rated_strength = rated_query.as_ref().map(|query| engine::scoring::evidence(query, &text, &basis.stats).strength);
-                let (rated_similarity, like_rejected) = match (&adjusted, &basis.topic, basis.window.as_ref().and_then(|window| window.vector(*id))) {
-                    (Some(adjusted), Some(topic), Some(vector)) => {
-                        (Some(feedback.similarity(adjusted, vector)), feedback.is_like_rejected(vector, embed::cosine(topic, vector)))
-                    }
-                    _ => (None, false),
-                };
-                let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
-                let excluded = feedback.is_excluded(words.iter().map(String::as_str));
-                recipe::rejudge(candidate, &evidence, like_rejected, excluded)
-            })
-            .collect();
+        // Only the text analysis, the statistics and the vectors are read again: no search.
+        let corpus = IndexWindow {
+            index: &self.index,
+            since: today,
+            until: today,
+            sources: &[],
+            semantic: self.semantic.as_ref(),
+            window: basis.window.as_deref(),
+        };
+        let candidates = engine::ranking::rerank(&corpus, &basis.ranking, rated);
         Arc::new(Ranked::new(candidates, None, ranked.searched_as.clone(), ranked.window_days, today))
     }
 

@@ -26,6 +26,7 @@ pub mod llm;
 pub mod mail;
 pub mod paper;
 pub mod parse;
+pub mod ranking;
 pub mod rating;
 pub mod recipe;
 pub mod scoring;

@@ -1,0 +1,181 @@
+//! The one ranking: a term's candidates found, judged and ordered (the recipe's steps 2–6,
+//! `crate::recipe`) as one function over a read-only view of a corpus, [`Corpus`]. The service's
+//! digester views the paper index and the window's vectors through it; the bench views a test
+//! collection through it. Both rank with [`rank`] and [`rerank`], so what the bench measures is
+//! what the service sends.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use crate::digest::Candidate;
+use crate::digest_text::{searched_as, word_weights, Surfaces};
+use crate::expansion::Rm3;
+use crate::feedback::{liked_words, searched_words, TermFeedback};
+use crate::paper::Paper;
+use crate::recipe::{self, CANDIDATES};
+use crate::scoring::{evidence, match_reason, CollectionStats, Evidence, PaperText, ScoredQuery};
+
+/// A paper a search found, with its search score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found<Id> {
+    pub id: Id,
+    pub paper: Paper,
+    pub score: f32,
+}
+
+/// What an expanded search found, and the words it searched with their weights.
+pub type Expanded<Id> = (Vec<Found<Id>>, Vec<(String, f32)>);
+
+/// What the ranking reads of a corpus (its window of papers, already chosen by the view): the
+/// searches, the meaning of papers when there is a model, and the text analysis and statistics
+/// the evidence is weighed by. Nothing in it writes.
+pub trait Corpus {
+    /// How the corpus names a paper.
+    type Id: Copy + Eq + Hash;
+    type Error;
+
+    /// The best `limit` papers for `text` (BM25), best first.
+    fn search(&self, text: &str, limit: usize) -> Result<Vec<Found<Self::Id>>, Self::Error>;
+    /// The same, expanded by RM3 with `rm3`: the hits, and the words the search used with their
+    /// weights.
+    fn search_expanded(&self, text: &str, limit: usize, rm3: &Rm3) -> Result<Expanded<Self::Id>, Self::Error>;
+    /// The topic's vector; `None` when the corpus has no model (the ranking is by words alone).
+    fn topic_vector(&self, text: &str) -> Result<Option<Vec<f32>>, Self::Error>;
+    /// The `limit` papers closest in meaning to `topic`, closest first.
+    fn nearest(&self, topic: &[f32], limit: usize) -> Vec<Self::Id>;
+    /// A paper's vector, when it has one.
+    fn vector(&self, id: Self::Id) -> Option<&[f32]>;
+    /// The cosine of two of the model's vectors (its vectors are normalized: their dot product).
+    fn cosine(&self, a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+    /// The papers `ids` names, in their order (a paper no longer there is left out).
+    fn papers(&self, ids: &[Self::Id]) -> Result<Vec<(Self::Id, Paper)>, Self::Error>;
+    /// `text` as the index reads it: each word's stem with the word it came from.
+    fn analyze(&self, text: &str) -> Vec<(String, String)>;
+    /// The topic's own words and the searched ones, weighed by the corpus's statistics.
+    fn scored_query(&self, own: &[String], searched: &[(String, f32)]) -> ScoredQuery;
+    fn stats(&self) -> CollectionStats;
+}
+
+/// A term's ranking: its candidates judged (in the order they were found), and what a rated
+/// term's ranking reads again ([`rerank`]).
+#[derive(Debug, Clone)]
+pub struct Ranking<Id> {
+    pub candidates: Vec<Candidate>,
+    /// Per candidate: its evidence and its id.
+    pub evidence: Vec<Evidence>,
+    pub ids: Vec<Id>,
+    /// The topic's vector, with a model.
+    pub topic: Option<Vec<f32>>,
+    /// The topic's own words, as analyzed.
+    pub own_words: Vec<String>,
+    pub stats: CollectionStats,
+    /// The words the papers were searched with, readable ("searched as").
+    pub searched_as: Option<String>,
+}
+
+/// The analyzed words of a paper's title and abstract.
+fn paper_words<C: Corpus>(corpus: &C, paper: &Paper) -> Vec<(String, String)> {
+    corpus.analyze(&format!("{} {}", paper.title, paper.abstract_text()))
+}
+
+/// Ranks `term` over `corpus` (steps 2–4 of `crate::recipe`): the candidates (BM25's best with
+/// the closest in meaning when there is a model, else BM25 expanded by RM3), each judged on its
+/// evidence with why it matched. `phrases` are the LLM's related phrases, if any; the searched
+/// text gives the term twice beside them (`digest_text::weighted_query_text`).
+pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String]) -> Result<Ranking<C::Id>, C::Error> {
+    let text = crate::digest_text::weighted_query_text(term, phrases);
+    let own_words: Vec<String> = corpus.analyze(term).into_iter().map(|(word, _)| word).collect();
+    let topic = corpus.topic_vector(term)?;
+    let (found, expansion) = match &topic {
+        // With a model: BM25's best and the closest in meaning, each paper once (no RM3: with
+        // the model it lowered SciFact; bench/README.md, "relevance").
+        Some(topic) => {
+            let mut found = corpus.search(&text, CANDIDATES)?;
+            let searched: Vec<C::Id> = found.iter().map(|hit| hit.id).collect();
+            let nearest = recipe::nearest_to_add(&searched, &corpus.nearest(topic, CANDIDATES));
+            found.extend(corpus.papers(&nearest)?.into_iter().map(|(id, paper)| Found { id, paper, score: 0.0 }));
+            // The words searched: the topic's own, or with the LLM's phrases, by their counts.
+            let searched = if phrases.is_empty() {
+                Vec::new()
+            } else {
+                word_weights(&corpus.analyze(&text).into_iter().map(|(word, _)| word).collect::<Vec<_>>())
+            };
+            (found, searched)
+        }
+        None => corpus.search_expanded(&text, CANDIDATES, &Rm3::default())?,
+    };
+    // Relevance is absolute: the user's own words against each paper, and the words the papers
+    // were searched with, by the whole corpus's statistics, with the paper's similarity in
+    // meaning when there is a model.
+    let scored_query = corpus.scored_query(&own_words, &expansion);
+    let stats = corpus.stats();
+    let typed = corpus.analyze(term);
+    let mut surfaces = Surfaces::of(&expansion);
+    // The topic's own words as the user typed them, whatever the corpus holds.
+    surfaces.count(&typed);
+    let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !own_words.contains(word)).collect();
+    let key_surfaces = recipe::key_surfaces(&scored_query, &typed);
+    let mut evidences = Vec::with_capacity(found.len());
+    let mut ids = Vec::with_capacity(found.len());
+    let mut candidates = Vec::with_capacity(found.len());
+    for hit in found {
+        let analyzed = paper_words(corpus, &hit.paper);
+        surfaces.count(&analyzed);
+        let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
+        let similarity = topic.as_ref().and_then(|topic| corpus.vector(hit.id).map(|vector| corpus.cosine(topic, vector)));
+        let evidence = evidence(&scored_query, &text, &stats).with_similarity(similarity);
+        let matched = match_reason(term, &own_words, &added_words, &hit.paper, &analyzed);
+        let reason = recipe::reason(matched, &evidence, || recipe::missing_key_words(&key_surfaces, &text));
+        evidences.push(evidence);
+        ids.push(hit.id);
+        candidates.push(recipe::judge(hit.paper, hit.score, &evidence, reason));
+    }
+    let searched_as = searched_as(phrases, &expansion, &surfaces);
+    Ok(Ranking { candidates, evidence: evidences, ids, topic, own_words, stats, searched_as })
+}
+
+/// A term's ratings and exclusion words, as the ranking reads them.
+#[derive(Debug, Clone, Default)]
+pub struct Rated {
+    pub feedback: TermFeedback,
+    /// The analyzed words of the papers rated relevant.
+    pub liked_texts: Vec<PaperText>,
+}
+
+/// `ranking` ranked again for a term with ratings or exclusion words (step 5 of
+/// `crate::recipe`): the topic's vector moved by the ratings, the liked papers' words joined to
+/// the topic's, papers like the rejected ones or with an exclusion word never sent, and each
+/// paper whose percent the ratings moved saying so. Answers the candidates judged again.
+pub fn rerank<C: Corpus>(corpus: &C, ranking: &Ranking<C::Id>, rated: &Rated) -> Vec<Candidate> {
+    let feedback = &rated.feedback;
+    let liked: Vec<&PaperText> = rated.liked_texts.iter().collect();
+    let liked_vocabulary: Vec<(String, f32)> = liked.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect();
+    let idf_query = corpus.scored_query(&ranking.own_words, &liked_vocabulary);
+    let idf: HashMap<&str, f64> = idf_query.searched.iter().map(|word| (word.word.as_str(), word.idf)).collect();
+    let liked_words = liked_words(&liked, &ranking.own_words, |word| idf.get(word).copied().unwrap_or(0.0));
+    let searched = searched_words(&ranking.own_words, &liked_words);
+    let rated_query = (!searched.is_empty()).then(|| corpus.scored_query(&ranking.own_words, &searched));
+    let adjusted = ranking.topic.as_ref().map(|topic| feedback.adjusted_topic(topic));
+    ranking
+        .candidates
+        .iter()
+        .zip(&ranking.evidence)
+        .zip(&ranking.ids)
+        .map(|((candidate, base), id)| {
+            let words: Vec<String> = paper_words(corpus, &candidate.paper).into_iter().map(|(word, _)| word).collect();
+            let text = PaperText::from_words(words.iter().map(String::as_str));
+            let rated_strength = rated_query.as_ref().map(|query| evidence(query, &text, &ranking.stats).strength);
+            let (rated_similarity, like_rejected) = match (&adjusted, &ranking.topic, corpus.vector(*id)) {
+                (Some(adjusted), Some(topic), Some(vector)) => {
+                    (Some(feedback.similarity(adjusted, vector)), feedback.is_like_rejected(vector, corpus.cosine(topic, vector)))
+                }
+                _ => (None, false),
+            };
+            let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
+            let excluded = feedback.is_excluded(words.iter().map(String::as_str));
+            recipe::rejudge(candidate, &evidence, like_rejected, excluded)
+        })
+        .collect()
+}
