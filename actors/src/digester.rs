@@ -23,7 +23,7 @@ use engine::expansion::Rm3;
 use engine::feedback::TermFeedback;
 use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailContext, RenderedMail};
 use engine::paper::{Paper, Source};
-use engine::ranking::{Corpus, Expanded, Found, Ranking, Rated};
+use engine::ranking::{Corpus, Expanded, Found, Knobs, Ranking, Rated};
 use engine::rating::Verdict;
 use engine::recipe::{self, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
 use engine::scoring::{CollectionStats, PaperText, ScoredQuery};
@@ -509,7 +509,7 @@ impl Digester {
         let phrases = llm.and_then(|(llm, class)| llm.expand(class, term).ok()).unwrap_or_default();
         let corpus =
             IndexWindow { index: &self.index, since, until: today, sources: &sources, semantic: self.semantic.as_ref(), window: window.as_deref() };
-        let ranking = engine::ranking::rank(&corpus, term, &phrases)?;
+        let ranking = engine::ranking::rank(&corpus, term, &phrases, &Knobs::default())?;
         let (candidates, searched_as) = (ranking.candidates.clone(), ranking.searched_as.clone());
         let basis = Basis { ranking, window };
         let ranked = Arc::new(Ranked::new(candidates, Some(Arc::new(basis)), searched_as, window_days, today));

@@ -13,7 +13,7 @@ use crate::expansion::Rm3;
 use crate::feedback::{liked_words, searched_words, TermFeedback};
 use crate::paper::Paper;
 use crate::recipe::{self, CANDIDATES};
-use crate::scoring::{evidence, match_reason, CollectionStats, Evidence, PaperText, ScoredQuery};
+use crate::scoring::{evidence, match_reason, relevance_by, Calibration, CollectionStats, Evidence, PaperText, ScoredQuery};
 
 /// A paper a search found, with its search score.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +58,16 @@ pub trait Corpus {
     fn stats(&self) -> CollectionStats;
 }
 
+/// The settings a ranking may be measured with instead of the service's (the bench tunes them);
+/// [`Knobs::default`] is what the service ranks with.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Knobs {
+    /// The expansion of the search without a model.
+    pub rm3: Rm3,
+    /// The relevance curve; `None`: the service's (`scoring::relevance`, by the evidence's kind).
+    pub calibration: Option<Calibration>,
+}
+
 /// A term's ranking: its candidates judged (in the order they were found), and what a rated
 /// term's ranking reads again ([`rerank`]).
 #[derive(Debug, Clone)]
@@ -84,7 +94,7 @@ fn paper_words<C: Corpus>(corpus: &C, paper: &Paper) -> Vec<(String, String)> {
 /// the closest in meaning when there is a model, else BM25 expanded by RM3), each judged on its
 /// evidence with why it matched. `phrases` are the LLM's related phrases, if any; the searched
 /// text gives the term twice beside them (`digest_text::weighted_query_text`).
-pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String]) -> Result<Ranking<C::Id>, C::Error> {
+pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs) -> Result<Ranking<C::Id>, C::Error> {
     let text = crate::digest_text::weighted_query_text(term, phrases);
     let own_words: Vec<String> = corpus.analyze(term).into_iter().map(|(word, _)| word).collect();
     let topic = corpus.topic_vector(term)?;
@@ -104,7 +114,7 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String]) -> Result<Ran
             };
             (found, searched)
         }
-        None => corpus.search_expanded(&text, CANDIDATES, &Rm3::default())?,
+        None => corpus.search_expanded(&text, CANDIDATES, &knobs.rm3)?,
     };
     // Relevance is absolute: the user's own words against each paper, and the words the papers
     // were searched with, by the whole corpus's statistics, with the paper's similarity in
@@ -130,7 +140,11 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String]) -> Result<Ran
         let reason = recipe::reason(matched, &evidence, || recipe::missing_key_words(&key_surfaces, &text));
         evidences.push(evidence);
         ids.push(hit.id);
-        candidates.push(recipe::judge(hit.paper, hit.score, &evidence, reason));
+        let mut candidate = recipe::judge(hit.paper, hit.score, &evidence, reason);
+        if let Some(calibration) = &knobs.calibration {
+            candidate.relevance = relevance_by(&evidence, calibration);
+        }
+        candidates.push(candidate);
     }
     let searched_as = searched_as(phrases, &expansion, &surfaces);
     Ok(Ranking { candidates, evidence: evidences, ids, topic, own_words, stats, searched_as })

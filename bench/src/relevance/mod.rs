@@ -26,8 +26,9 @@ use engine::dedup::DedupKey;
 use engine::digest::Candidate;
 pub use engine::expansion::Rm3;
 use engine::paper::{AbstractSection, Paper, Source};
+use engine::ranking::{Corpus, Expanded, Found, Knobs};
 pub use engine::scoring::Calibration;
-use engine::scoring::{evidence, relevance_by, Evidence, MatchReason, PaperText, MEANING_COVERS};
+use engine::scoring::{evidence, relevance_by, Evidence, PaperText, MEANING_COVERS};
 use index::{PaperId, PaperIndex, PaperQuery};
 
 pub use collection::{Collection, Format};
@@ -179,9 +180,11 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
     }
     writer.commit()?;
     let mut by_id: HashMap<PaperId, usize> = HashMap::new();
+    let mut ids: Vec<PaperId> = Vec::with_capacity(collection.documents.len());
     for position in 0..collection.documents.len() {
         let (id, _) = index.find_with_id(&DedupKey::Doi(doi(position)))?.context("a document went missing from the index")?;
         by_id.insert(id, position);
+        ids.push(id);
     }
     let texts: Vec<PaperText> = papers
         .iter()
@@ -213,7 +216,6 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             _ => (index.rank(&wanted)?, Vec::new()),
         };
         let positions: Vec<usize> = ranked.iter().filter_map(|(id, _)| by_id.get(id).copied()).collect();
-        let scores: Vec<f32> = ranked.iter().filter(|(id, _)| by_id.contains_key(id)).map(|(_, score)| *score).collect();
         let scored_query = index.scored_query(&index.analyze(&wanted.text), &expansion);
         let query_vector = vectors.map(|vectors| vectors.embedder.embed_query(&query.text)).transpose()?;
         let words_of = |position: usize| -> Vec<(f64, bool)> {
@@ -238,16 +240,9 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             fused.sort_by(|a, b| b.1.total_cmp(&a.1));
             fused
         };
+        let mut digest_evidence: Option<Vec<Evidence>> = None;
         let (candidates, order): (Vec<usize>, Vec<usize>) = match ranking {
             Ranking::Bm25 | Ranking::Bm25Rm3(_) => (positions.iter().copied().take(CALIBRATION_DEPTH).collect(), positions),
-            Ranking::Digest(..) => {
-                let candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
-                let order = digest_order(&candidates, &positions, &papers, |position| {
-                    let evidence = evidence_of(position);
-                    (relevance_by(&evidence, &calibration), evidence.covers_key(MEANING_COVERS))
-                });
-                (candidates.iter().map(|(position, _)| *position).collect(), order)
-            }
             Ranking::Dense => {
                 let by_cosine: Vec<usize> = fused(1.0).into_iter().map(|(position, _)| position).collect();
                 (by_cosine.iter().copied().take(CALIBRATION_DEPTH).collect(), by_cosine)
@@ -256,23 +251,31 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 let by_score: Vec<usize> = fused(*weight).into_iter().map(|(position, _)| position).collect();
                 (by_score.iter().copied().take(CALIBRATION_DEPTH).collect(), by_score)
             }
-            Ranking::SemanticDigest(..) => {
-                // As the digester does: BM25's best and the cosine's best, each paper once.
-                let mut candidates: Vec<(usize, f32)> = positions.iter().copied().zip(scores.iter().copied()).take(CANDIDATES).collect();
-                let searched: Vec<usize> = candidates.iter().map(|(position, _)| *position).collect();
-                let closest: Vec<usize> = fused(1.0).into_iter().take(CANDIDATES).map(|(position, _)| position).collect();
-                candidates.extend(engine::recipe::nearest_to_add(&searched, &closest).into_iter().map(|position| (position, 0.0)));
-                let rest: Vec<usize> = fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect();
-                let order = digest_order(&candidates, &rest, &papers, |position| {
-                    let evidence = evidence_of(position);
-                    (relevance_by(&evidence, &calibration), evidence.covers_key(MEANING_COVERS))
-                });
-                (candidates.iter().map(|(position, _)| *position).collect(), order)
+            Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration) => {
+                // The service's ranking itself (`engine::ranking::rank`), over the collection.
+                let corpus = CollectionCorpus { index: &index, vectors, ids: &ids, by_id: &by_id };
+                let rm3 = match ranking {
+                    Ranking::Digest(params, _) => *params,
+                    _ => Rm3::default(),
+                };
+                let knobs = Knobs { rm3, calibration: Some(*calibration) };
+                let ranked = engine::ranking::rank(&corpus, &query.text, &[], &knobs)?;
+                let found: Vec<usize> = ranked.ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
+                // After the sent set, for the deep measures only: the rest of the expanded search
+                // (by words), or every document by the fused score (with a model).
+                let rest: Vec<usize> = if ranked.topic.is_some() {
+                    fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect()
+                } else {
+                    positions.clone()
+                };
+                let order = digest_order(&ranked.candidates, &found, &rest, &papers);
+                digest_evidence = Some(ranked.evidence);
+                (found, order)
             }
         };
-        for &position in &candidates {
+        for (rank, &position) in candidates.iter().enumerate() {
             samples.push(Sample {
-                evidence: evidence_of(position),
+                evidence: digest_evidence.as_ref().and_then(|evidence| evidence.get(rank).copied()).unwrap_or_else(|| evidence_of(position)),
                 relevant: is_relevant(position),
                 query: per_query.len(),
                 judged_relevant: relevant.len(),
@@ -298,26 +301,84 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
     })
 }
 
-/// The digest's order: the `candidates` (with their search scores, the tie-breaker) as
-/// `engine::digest::score` orders and cuts them, then the rest of `rest` in its order.
-fn digest_order(candidates: &[(usize, f32)], rest: &[usize], papers: &[Paper], relevance_of: impl Fn(usize) -> (f64, bool)) -> Vec<usize> {
-    let scored: Vec<Candidate> = candidates
-        .iter()
-        .map(|&(position, score)| {
-            let (relevance, covers_key) = relevance_of(position);
-            Candidate { paper: papers[position].clone(), score, relevance, reason: MatchReason::default(), covers_key }
-        })
-        .collect();
+/// The digest's order: the `candidates` (found at `positions`) as `engine::digest::score` orders
+/// and cuts them (what a digest sends, best first), then the rest of `rest` in its order.
+fn digest_order(candidates: &[Candidate], positions: &[usize], rest: &[usize], papers: &[Paper]) -> Vec<usize> {
     let today = chrono::Utc::now().date_naive();
     let position_of_key: HashMap<String, usize> =
-        candidates.iter().filter_map(|&(position, _)| papers[position].ids.doi.clone().map(|doi| (format!("doi:{doi}"), position))).collect();
-    let mut order: Vec<usize> = engine::digest::score(&scored, today)
+        positions.iter().filter_map(|&position| papers[position].ids.doi.clone().map(|doi| (format!("doi:{doi}"), position))).collect();
+    let mut order: Vec<usize> = engine::digest::score(candidates, today)
         .iter()
         .filter_map(|entry| entry.keys.iter().find_map(|key| position_of_key.get(key).copied()))
         .collect();
     let chosen: std::collections::HashSet<usize> = order.iter().copied().collect();
     order.extend(rest.iter().filter(|position| !chosen.contains(position)));
     order
+}
+
+/// A collection as the service's ranking reads a window of the index (`engine::ranking::Corpus`):
+/// every document is in it.
+struct CollectionCorpus<'a> {
+    index: &'a PaperIndex,
+    vectors: Option<&'a DocumentVectors<'a>>,
+    /// Each document's id in the index, by position, and back.
+    ids: &'a [PaperId],
+    by_id: &'a HashMap<PaperId, usize>,
+}
+
+fn found(hits: Vec<index::Hit>) -> Vec<Found<PaperId>> {
+    hits.into_iter().map(|hit| Found { id: hit.id, paper: hit.paper, score: hit.score }).collect()
+}
+
+impl Corpus for CollectionCorpus<'_> {
+    type Id = PaperId;
+    type Error = anyhow::Error;
+
+    fn search(&self, text: &str, limit: usize) -> anyhow::Result<Vec<Found<PaperId>>> {
+        Ok(found(self.index.search(&PaperQuery::new(text, limit))?))
+    }
+
+    fn search_expanded(&self, text: &str, limit: usize, rm3: &Rm3) -> anyhow::Result<Expanded<PaperId>> {
+        let (hits, expansion) = self.index.search_expanded(&PaperQuery::new(text, limit), rm3)?;
+        Ok((found(hits), expansion))
+    }
+
+    fn topic_vector(&self, text: &str) -> anyhow::Result<Option<Vec<f32>>> {
+        Ok(self.vectors.map(|vectors| vectors.embedder.embed_query(text)).transpose()?)
+    }
+
+    fn nearest(&self, topic: &[f32], limit: usize) -> Vec<PaperId> {
+        let Some(vectors) = self.vectors else { return Vec::new() };
+        let mut by_cosine: Vec<(usize, f32)> =
+            vectors.vectors.iter().enumerate().map(|(position, vector)| (position, embed::cosine(topic, vector))).collect();
+        by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1));
+        by_cosine.into_iter().take(limit).map(|(position, _)| self.ids[position]).collect()
+    }
+
+    fn vector(&self, id: PaperId) -> Option<&[f32]> {
+        let vectors = self.vectors?;
+        self.by_id.get(&id).map(|&position| vectors.vectors[position].as_slice())
+    }
+
+    fn cosine(&self, a: &[f32], b: &[f32]) -> f32 {
+        embed::cosine(a, b)
+    }
+
+    fn papers(&self, ids: &[PaperId]) -> anyhow::Result<Vec<(PaperId, Paper)>> {
+        Ok(self.index.papers_by_id(ids)?)
+    }
+
+    fn analyze(&self, text: &str) -> Vec<(String, String)> {
+        self.index.analyze_with_surface(text)
+    }
+
+    fn scored_query(&self, own: &[String], searched: &[(String, f32)]) -> engine::scoring::ScoredQuery {
+        self.index.scored_query(own, searched)
+    }
+
+    fn stats(&self) -> engine::scoring::CollectionStats {
+        self.index.collection_stats()
+    }
 }
 
 /// Fits [`Calibration`] by logistic regression (Newton's method) of "judged relevant" on the
