@@ -554,7 +554,7 @@ impl Digester {
                 Verdict::NotRelevant => feedback.rejected.push(vector),
             }
         }
-        Ok(Some(Rated { feedback, liked_texts }))
+        Ok(Some(Rated { feedback, liked_texts, ..Rated::default() }))
     }
 
     /// `ranked` ranked again for a term with ratings or exclusion words (`engine::feedback`):

@@ -293,6 +293,10 @@ enum Scenario {
         /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
         #[arg(long, value_delimiter = ',')]
         fusion: Option<Vec<f64>>,
+        /// A key concept's own cosine with a paper from which the paper shows it in meaning, to
+        /// measure instead of the service's [default: engine::concepts::CONCEPT_MEANING_COVERS].
+        #[arg(long)]
+        concept_meaning: Option<f64>,
         /// Which queries to rank with: the collection's own (long), its short topics
         /// (`short-topics.tsv`, two to six words as researchers type them), or both, measured apart.
         #[arg(long, value_enum, default_value = "both")]
@@ -368,6 +372,7 @@ fn main() -> anyhow::Result<()> {
             lexical,
             max_tokens,
             fusion,
+            concept_meaning,
             topics,
             dump_samples,
         } => {
@@ -383,7 +388,15 @@ fn main() -> anyhow::Result<()> {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
             let settings =
-                RelevanceSettings { rm3, calibration, fit: fit_calibration, fusion: fusion.unwrap_or_default(), topics, dump: dump_samples };
+                RelevanceSettings {
+                rm3,
+                calibration,
+                fit: fit_calibration,
+                fusion: fusion.unwrap_or_default(),
+                concept_meaning: concept_meaning.unwrap_or(engine::concepts::CONCEPT_MEANING_COVERS),
+                topics,
+                dump: dump_samples,
+            };
             let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
             figures["embedModel"] = match (&model_dir, &embedder) {
                 (Some(dir), Some(embedder)) => {
@@ -725,7 +738,6 @@ fn feedback_figures(
                 &vectors,
                 rounds,
                 &relevance::Calibration::SEMANTIC,
-                engine::digest::MIN_RELEVANCE,
                 weights,
             )?;
             let first = played.first().copied().unwrap_or_default();
@@ -761,6 +773,8 @@ struct RelevanceSettings {
     fit: bool,
     /// Weights of the cosine in extra fused rankings.
     fusion: Vec<f64>,
+    /// A key concept's own cosine from which a paper shows it in meaning.
+    concept_meaning: f64,
     topics: relevance::collection::Topics,
     dump: Option<std::path::PathBuf>,
 }
@@ -803,6 +817,7 @@ fn relevance_figures(
                 "bm25": ranking_figures(&plain),
                 "bm25Rm3": ranking_figures(&expanded),
                 "lexicalDigest": digest_figures(&lexical_digest, &lexical_curve),
+                "lexicalDigestOffTopic": off_topic(&lexical_digest, &collection),
                 "digestRanking": "lexicalDigest",
                 "queriesImprovedByExpansion": improved,
             });
@@ -817,8 +832,9 @@ fn relevance_figures(
                     let fused = evaluate_ranking_with(&collection, &Ranking::Fused { weight }, Some(&vectors))?;
                     report[format!("bm25Dense@{weight}")] = ranking_summary(&fused);
                 }
-                let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve), Some(&vectors))?;
+                let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve, settings.concept_meaning), Some(&vectors))?;
                 report["semanticDigest"] = digest_figures(&semantic_digest, &semantic_curve);
+                report["semanticDigest"]["offTopic"] = off_topic(&semantic_digest, &collection);
                 report["digestRanking"] = json!("semanticDigest");
                 dump_samples(settings.dump.as_deref(), &semantic_digest, kind, "semanticDigest")?;
                 semantic_samples.push(semantic_digest.samples);
@@ -831,7 +847,7 @@ fn relevance_figures(
         "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
                  "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
         "similarityWeight": engine::scoring::SIMILARITY_WEIGHT,
-        "keyConcepts": { "share": engine::scoring::KEY_CONCEPT_SHARE, "meaningCovers": engine::scoring::MEANING_COVERS },
+        "keyConcepts": { "share": engine::scoring::KEY_CONCEPT_SHARE, "conceptMeaning": settings.concept_meaning },
         "calibrationCurve": { "lexical": curve(&lexical_curve), "semantic": curve(&semantic_curve) },
         "minRelevance": engine::digest::MIN_RELEVANCE,
     });
@@ -896,6 +912,49 @@ fn digest_figures(evaluation: &relevance::Evaluation, calibration: &relevance::C
     figures["sentSetByFloor"] = json!(floors.iter().map(|floor| sent(*floor)).collect::<Vec<_>>());
     figures["sentSet"] = sent(engine::digest::MIN_RELEVANCE);
     figures
+}
+
+/// What a digest ranking sent that the judgments call not relevant, per topic and in all, for a
+/// collection that judges documents not relevant (the trap collection); `null` for the others.
+/// A sent document the judgments do not mention is counted apart (`unjudged`).
+fn off_topic(evaluation: &relevance::Evaluation, collection: &relevance::Collection) -> serde_json::Value {
+    if collection.not_relevant.is_empty() {
+        return serde_json::Value::Null;
+    }
+    let (mut sent, mut off, mut unjudged) = (0, 0, 0);
+    let mut per_topic = serde_json::Map::new();
+    for result in &evaluation.per_query {
+        let relevant = collection.judgments.get(&result.query);
+        let not_relevant = collection.not_relevant.get(&result.query);
+        let is_relevant = |id: &String| relevant.is_some_and(|judged| judged.contains_key(id));
+        let is_off = |id: &&String| not_relevant.is_some_and(|judged| judged.contains(*id));
+        let topic_off: Vec<&String> = result.sent.iter().filter(is_off).collect();
+        let topic_unjudged = result.sent.iter().filter(|id| !is_relevant(id) && !is_off(id)).count();
+        let found = result.sent.iter().filter(|id| is_relevant(id)).count();
+        sent += result.sent.len();
+        off += topic_off.len();
+        unjudged += topic_unjudged;
+        let topic = collection.queries.iter().find(|query| query.id == result.query).map_or("", |query| query.text.as_str());
+        per_topic.insert(
+            result.query.clone(),
+            json!({ "topic": topic, "sent": result.sent.len(), "relevant": found, "judgedRelevant": result.relevant,
+                    "offTopic": topic_off.len(), "offTopicIds": topic_off, "unjudged": topic_unjudged }),
+        );
+    }
+    let relevant_sent: usize = evaluation.per_query.iter().map(|result| {
+        let relevant = collection.judgments.get(&result.query);
+        result.sent.iter().filter(|id| relevant.is_some_and(|judged| judged.contains_key(*id))).count()
+    }).sum();
+    let judged_relevant: usize = evaluation.per_query.iter().map(|result| result.relevant.min(engine::digest::MAX_PAPERS)).sum();
+    json!({
+        "sent": sent,
+        "offTopic": off,
+        "unjudged": unjudged,
+        "offTopicShare": round4(if sent > 0 { off as f64 / sent as f64 } else { 0.0 }),
+        "relevantSent": relevant_sent,
+        "recall": round4(if judged_relevant > 0 { relevant_sent as f64 / judged_relevant as f64 } else { 0.0 }),
+        "perTopic": per_topic,
+    })
 }
 
 /// Appends `evaluation`'s samples to `file` (see `--dump-samples`).

@@ -26,6 +26,12 @@ pub struct Rocchio {
     pub gamma: f32,
 }
 
+impl Default for Rocchio {
+    fn default() -> Rocchio {
+        Rocchio::DEFAULT
+    }
+}
+
 impl Rocchio {
     pub const DEFAULT: Rocchio = Rocchio { alpha: 1.0, beta: 0.75, gamma: 0.25 };
 }

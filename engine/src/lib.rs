@@ -13,6 +13,7 @@
 pub mod account;
 pub mod backoff;
 pub mod billing;
+pub mod concepts;
 pub mod dedup;
 pub mod digest;
 pub mod digest_text;

@@ -10,10 +10,11 @@ use std::hash::Hash;
 use crate::digest::Candidate;
 use crate::digest_text::{searched_as, word_weights, Surfaces};
 use crate::expansion::Rm3;
-use crate::feedback::{liked_words, searched_words, TermFeedback};
+use crate::feedback::{liked_words, searched_words, Rocchio, TermFeedback};
 use crate::paper::Paper;
 use crate::recipe::{self, CANDIDATES};
-use crate::scoring::{evidence, match_reason, relevance_by, Calibration, CollectionStats, Evidence, PaperText, ScoredQuery};
+use crate::concepts::{self, KeyEvidence, Shown, TopicConcepts, CONCEPT_MEANING_COVERS};
+use crate::scoring::{evidence, key_concepts, match_reason, relevance_by, Calibration, CollectionStats, Evidence, PaperText, ScoredQuery, KEY_CONCEPT_SHARE};
 
 /// A paper a search found, with its search score.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,12 +61,20 @@ pub trait Corpus {
 
 /// The settings a ranking may be measured with instead of the service's (the bench tunes them);
 /// [`Knobs::default`] is what the service ranks with.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Knobs {
     /// The expansion of the search without a model.
     pub rm3: Rm3,
     /// The relevance curve; `None`: the service's (`scoring::relevance`, by the evidence's kind).
     pub calibration: Option<Calibration>,
+    /// A key concept's own cosine with a paper from which the paper shows it in meaning.
+    pub concept_meaning: f64,
+}
+
+impl Default for Knobs {
+    fn default() -> Knobs {
+        Knobs { rm3: Rm3::default(), calibration: None, concept_meaning: CONCEPT_MEANING_COVERS }
+    }
 }
 
 /// A term's ranking: its candidates judged (in the order they were found), and what a rated
@@ -83,6 +92,16 @@ pub struct Ranking<Id> {
     pub stats: CollectionStats,
     /// The words the papers were searched with, readable ("searched as").
     pub searched_as: Option<String>,
+}
+
+/// `term`'s concepts (`crate::concepts`), key by their idf in `query` (a phrase's: its words'
+/// summed, as rare as their meeting).
+fn topic_concepts<C: Corpus>(corpus: &C, term: &str, query: &ScoredQuery) -> TopicConcepts {
+    let idf = |word: &str| query.own.iter().find(|own| own.word == word).map_or(0.0, |own| own.idf);
+    TopicConcepts::new(concepts::concepts_of(term, |text| corpus.analyze(text)), |concepts| {
+        let idfs: Vec<f64> = concepts.iter().map(|concept| concept.words.iter().map(|word| idf(word)).sum()).collect();
+        key_concepts(&idfs, KEY_CONCEPT_SHARE)
+    })
 }
 
 /// The analyzed words of a paper's title and abstract.
@@ -122,22 +141,46 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
     let scored_query = corpus.scored_query(&own_words, &expansion);
     let stats = corpus.stats();
     let typed = corpus.analyze(term);
+    let concepts = topic_concepts(corpus, term, &scored_query);
+    let variants = concepts::variants_of(&concepts, |text| corpus.analyze(text));
+    // Each key concept's own vector, for the evidence of its meaning.
+    let concept_vectors: Vec<Option<Vec<f32>>> = match &topic {
+        Some(_) => concepts
+            .concepts
+            .iter()
+            .zip(&concepts.key)
+            .map(|(concept, key)| if *key { corpus.topic_vector(&concept.typed) } else { Ok(None) })
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    // The words the reason line names one by one: a phrase concept is named as its phrase.
+    let single_words: Vec<String> = concepts.concepts.iter().filter(|concept| concept.words.len() == 1).map(|concept| concept.words[0].clone()).collect();
+    let named_words: Vec<String> = own_words.iter().filter(|word| single_words.contains(word)).cloned().collect();
     let mut surfaces = Surfaces::of(&expansion);
     // The topic's own words as the user typed them, whatever the corpus holds.
     surfaces.count(&typed);
     let added_words: Vec<String> = expansion.iter().map(|(word, _)| word.clone()).filter(|word| !own_words.contains(word)).collect();
-    let key_surfaces = recipe::key_surfaces(&scored_query, &typed);
     let mut evidences = Vec::with_capacity(found.len());
     let mut ids = Vec::with_capacity(found.len());
     let mut candidates = Vec::with_capacity(found.len());
     for hit in found {
-        let analyzed = paper_words(corpus, &hit.paper);
+        let analyzed = concepts.read_paper(&paper_words(corpus, &hit.paper));
         surfaces.count(&analyzed);
         let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
-        let similarity = topic.as_ref().and_then(|topic| corpus.vector(hit.id).map(|vector| corpus.cosine(topic, vector)));
-        let evidence = evidence(&scored_query, &text, &stats).with_similarity(similarity);
-        let matched = match_reason(term, &own_words, &added_words, &hit.paper, &analyzed);
-        let reason = recipe::reason(matched, &evidence, || recipe::missing_key_words(&key_surfaces, &text));
+        let vector = corpus.vector(hit.id);
+        let similarity = topic.as_ref().and_then(|topic| vector.map(|vector| corpus.cosine(topic, vector)));
+        let mut evidence = evidence(&scored_query, &text, &stats).with_similarity(similarity);
+        let subjects: Vec<(String, Vec<(String, String)>)> =
+            hit.paper.categories.iter().map(|subject| (subject.clone(), corpus.analyze(subject))).collect();
+        let meaning = |index: usize| {
+            let concept = concept_vectors.get(index).and_then(Option::as_ref)?;
+            vector.map(|vector| corpus.cosine(concept, vector))
+        };
+        let key = concepts.key_evidence(&analyzed, &subjects, &variants, knobs.concept_meaning, meaning);
+        evidence.key_words = key.is_some();
+        let key_evidence: Vec<KeyEvidence> = key.unwrap_or_default().into_iter().filter(|shown| shown.shown != Shown::Words).collect();
+        let matched = match_reason(term, &named_words, &added_words, &hit.paper, &analyzed);
+        let reason = recipe::reason(matched, &evidence, if evidence.covers_key() { key_evidence } else { Vec::new() });
         evidences.push(evidence);
         ids.push(hit.id);
         let mut candidate = recipe::judge(hit.paper, hit.score, &evidence, reason);
@@ -156,6 +199,8 @@ pub struct Rated {
     pub feedback: TermFeedback,
     /// The analyzed words of the papers rated relevant.
     pub liked_texts: Vec<PaperText>,
+    /// How far the ratings move the topic's vector (the service's: `Rocchio::DEFAULT`).
+    pub rocchio: Rocchio,
 }
 
 /// `ranking` ranked again for a term with ratings or exclusion words (step 5 of
@@ -171,7 +216,7 @@ pub fn rerank<C: Corpus>(corpus: &C, ranking: &Ranking<C::Id>, rated: &Rated) ->
     let liked_words = liked_words(&liked, &ranking.own_words, |word| idf.get(word).copied().unwrap_or(0.0));
     let searched = searched_words(&ranking.own_words, &liked_words);
     let rated_query = (!searched.is_empty()).then(|| corpus.scored_query(&ranking.own_words, &searched));
-    let adjusted = ranking.topic.as_ref().map(|topic| feedback.adjusted_topic(topic));
+    let adjusted = ranking.topic.as_ref().map(|topic| feedback.adjusted_topic_with(topic, &rated.rocchio));
     ranking
         .candidates
         .iter()

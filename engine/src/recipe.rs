@@ -14,11 +14,12 @@
 //! 4. **The judgement** ([`judge`]). From the evidence: the absolute relevance (a fitted curve of
 //!    the score, `scoring::relevance`), the order among equals ([`tie_break`]: the fused score
 //!    `scoring::Evidence::score`, strength and similarity weighed by `scoring::SIMILARITY_WEIGHT`,
-//!    when there is a model; the search score otherwise), whether it covers the topic's key
-//!    concepts (the gate: `scoring::Evidence::covers_key` with [`MEANING_COVERS`]), and why it
-//!    matched, with the "similar" rule ([`reason`]): a paper that matched on no word but is close
-//!    in meaning is "similar", and one that covers a key concept only by meaning names the
-//!    concepts it says in other words ([`key_surfaces`], [`missing_key_words`]).
+//!    when there is a model; the search score otherwise), whether it shows each of the topic's
+//!    key concepts by evidence of its own (the gate: `concepts`, `scoring::Evidence::covers_key`:
+//!    the concept's words, a known variant, a subject term the source gives the paper, or the
+//!    concept's own meaning), and why it matched ([`reason`]): the words, and the evidence for a
+//!    key concept it lacks the words of; a paper that matched on no word but is close in meaning
+//!    (and has no key concept to show: no model, no gate) is "similar".
 //! 5. **The researcher's ratings** ([`rejudge`]), for a term with ratings or exclusion words
 //!    (`feedback`): the strength may rise with the liked papers' words, the similarity is read
 //!    against the topic moved by the ratings, papers like the rejected ones or with an excluded
@@ -35,8 +36,9 @@
 use crate::digest::Candidate;
 pub use crate::digest::{ENOUGH_PAPERS, MAX_PAPERS, MIN_RELEVANCE, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
 use crate::paper::Paper;
-use crate::scoring::{key_concepts, relevance, Evidence, MatchReason, PaperText, RatingMove, ScoredQuery, KEY_CONCEPT_SHARE};
-pub use crate::scoring::{MEANING_COVERS, SIMILARITY_WEIGHT};
+use crate::concepts::KeyEvidence;
+use crate::scoring::{relevance, Evidence, MatchReason, RatingMove};
+pub use crate::scoring::SIMILARITY_WEIGHT;
 
 /// Step 2: how many papers each search contributes to a term's candidates.
 pub const CANDIDATES: usize = 100;
@@ -60,15 +62,13 @@ pub fn tie_break(evidence: &Evidence, search_score: f32) -> f32 {
     }
 }
 
-/// Step 4: why a paper matched, from the words it matched on (`scoring::match_reason`): "similar"
-/// when it matched on none but is close in meaning, and the key concepts it says in other words
-/// (`missing_key_words`, asked only then) when it covers them by meaning.
-pub fn reason(matched: MatchReason, evidence: &Evidence, missing_key_words: impl FnOnce() -> Vec<String>) -> MatchReason {
+/// Step 4: why a paper matched, from the words it matched on (`scoring::match_reason`) and the
+/// evidence it shows a key concept by without its words (`concepts`): "similar" when it matched
+/// on no word but is close in meaning.
+pub fn reason(matched: MatchReason, evidence: &Evidence, key_evidence: Vec<KeyEvidence>) -> MatchReason {
     let mut reason = matched;
-    reason.similar = reason.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
-    if evidence.key_by_meaning() {
-        reason.key_in_other_words = missing_key_words();
-    }
+    reason.key_evidence = key_evidence;
+    reason.similar = reason.is_empty() && reason.key_evidence.is_empty() && evidence.similarity.is_some_and(|similarity| similarity > 0.0);
     reason
 }
 
@@ -79,7 +79,7 @@ pub fn judge(paper: Paper, search_score: f32, evidence: &Evidence, reason: Match
         relevance: relevance(evidence),
         paper,
         score: tie_break(evidence, search_score),
-        covers_key: evidence.covers_key(MEANING_COVERS),
+        covers_key: evidence.covers_key(),
     }
 }
 
@@ -107,7 +107,7 @@ pub fn rejudge(candidate: &Candidate, evidence: &Evidence, like_rejected: bool, 
         score: tie_break(evidence, candidate.score),
         relevance,
         reason,
-        covers_key: evidence.covers_key(MEANING_COVERS) && !like_rejected && !excluded,
+        covers_key: evidence.covers_key() && !like_rejected && !excluded,
     }
 }
 
@@ -121,26 +121,6 @@ pub fn rating_move(before: f64, after: f64) -> Option<RatingMove> {
     } else {
         None
     }
-}
-
-/// Step 4: the topic's key concepts as typed (`scoring::key_concepts`), per own word of `query`
-/// (`None` for the others); `typed` is the topic analyzed with each word's surface.
-pub fn key_surfaces(query: &ScoredQuery, typed: &[(String, String)]) -> Vec<(String, Option<String>)> {
-    let key = key_concepts(query, KEY_CONCEPT_SHARE);
-    query
-        .own
-        .iter()
-        .zip(key)
-        .map(|(word, key)| {
-            let surface = typed.iter().find(|(analyzed, _)| *analyzed == word.word).map(|(_, surface)| surface.clone());
-            (word.word.clone(), if key { surface } else { None })
-        })
-        .collect()
-}
-
-/// Step 4: the key concepts (as typed) whose words `text` lacks.
-pub fn missing_key_words(key_surfaces: &[(String, Option<String>)], text: &PaperText) -> Vec<String> {
-    key_surfaces.iter().filter_map(|(word, surface)| surface.as_ref().filter(|_| !text.counts.contains_key(word)).cloned()).collect()
 }
 
 /// Step 8: whether a digest that would send `chosen` papers looks further back.
@@ -180,11 +160,15 @@ mod tests {
 
     #[test]
     fn a_paper_that_matched_on_no_word_but_is_close_in_meaning_is_similar() {
-        assert!(reason(MatchReason::default(), &evidence(0.0, Some(0.3)), Vec::new).similar);
-        assert!(!reason(MatchReason::default(), &evidence(0.0, Some(0.0)), Vec::new).similar, "a cosine of 0 is not close");
-        assert!(!reason(MatchReason::default(), &evidence(0.5, None), Vec::new).similar, "no model, no similarity");
+        assert!(reason(MatchReason::default(), &evidence(0.0, Some(0.3)), Vec::new()).similar);
+        assert!(!reason(MatchReason::default(), &evidence(0.0, Some(0.0)), Vec::new()).similar, "a cosine of 0 is not close");
+        assert!(!reason(MatchReason::default(), &evidence(0.5, None), Vec::new()).similar, "no model, no similarity");
         let worded = MatchReason { terms: vec!["malaria".into()], ..MatchReason::default() };
-        assert!(!reason(worded, &evidence(0.5, Some(0.9)), Vec::new).similar, "it matched on a word");
+        assert!(!reason(worded, &evidence(0.5, Some(0.9)), Vec::new()).similar, "it matched on a word");
+        let shown = KeyEvidence { concept: "tuberculosis".into(), shown: crate::concepts::Shown::Variant("TB".into()) };
+        let by_variant = reason(MatchReason::default(), &evidence(0.0, Some(0.6)), vec![shown.clone()]);
+        assert!(!by_variant.similar, "it names its evidence instead");
+        assert_eq!(by_variant.key_evidence, vec![shown]);
     }
 
     #[test]
@@ -192,7 +176,7 @@ mod tests {
         let paper = Paper::new(Source::Pubmed, "A trial");
         let strong = evidence(0.95, None);
         let judged = judge(paper, 3.0, &strong, MatchReason::default());
-        assert_eq!((judged.score, judged.covers_key), (3.0, strong.covers_key(MEANING_COVERS)));
+        assert_eq!((judged.score, judged.covers_key), (3.0, strong.covers_key()));
         assert_eq!(judged.relevance, relevance(&strong));
         let rejected = rejudge(&judged, &strong, true, false);
         assert!(!rejected.covers_key, "like a rejected paper");

@@ -26,11 +26,11 @@
 //! chance that a reader judges the paper relevant, so ordering by relevance is ordering by the
 //! score.
 //!
-//! **Key concepts** ([`key_concepts`]): the topic's most specific words, those whose idf is at
-//! least [`KEY_CONCEPT_SHARE`] of the rarest word's. A paper that has none of a key concept's
-//! words and whose similarity to the topic is under [`MEANING_COVERS`] is about something else
-//! that shares the topic's generic words (a malaria trial in a "multidrug-resistant tuberculosis
-//! treatment" digest), and is never sent ([`Evidence::covers_key`]).
+//! **Key concepts** ([`key_concepts`]): the topic's most specific concepts, those whose idf is
+//! at least [`KEY_CONCEPT_SHARE`] of the rarest one's. With a model, a paper without evidence of
+//! its own for each (`crate::concepts`) is about something else that shares the topic's generic
+//! words or field (a malaria trial in a "multidrug-resistant tuberculosis treatment" digest), and
+//! is never sent ([`Evidence::covers_key`]).
 //!
 //! **Impact prior** (a multiplier around 1, [`impact_prior`]): peer-reviewed journal records 1.0,
 //! preprints 0.92; reviews, meta-analyses, systematic reviews and randomized controlled trials
@@ -45,6 +45,7 @@ use std::collections::HashMap;
 
 use chrono::NaiveDate;
 
+use crate::concepts::KeyEvidence;
 use crate::paper::{Paper, Source};
 
 /// BM25's term-frequency saturation.
@@ -113,8 +114,8 @@ pub struct Evidence {
     /// The cosine of the paper's and the topic's vectors (negative cosines count as 0); `None`
     /// when there is no model or no vector for the paper yet.
     pub similarity: Option<f64>,
-    /// Whether the paper has every key concept's word ([`key_concepts`]), in any form the
-    /// analyzer reads as it.
+    /// Whether the paper shows every key concept ([`key_concepts`]) by evidence of its own
+    /// (`crate::concepts::TopicConcepts::key_evidence`).
     pub key_words: bool,
 }
 
@@ -159,45 +160,37 @@ pub fn evidence(query: &ScoredQuery, text: &PaperText, stats: &CollectionStats) 
             0.0
         }
     };
-    let key = key_concepts(query, KEY_CONCEPT_SHARE);
     Evidence {
         similarity: None,
         coverage: if own_total > 0.0 { own_found / own_total } else { 0.0 },
         // Words the search added can only add evidence: a paper that matches the topic's own
         // words well is not marked down for lacking them.
         strength: share_of_perfect(&query.searched).max(share_of_perfect(&query.own)),
-        key_words: query.own.iter().zip(&key).all(|(word, key)| !key || count(&word.word) > 0.0),
+        key_words: true,
     }
 }
 
-/// A topic word is a key concept when its idf is at least this share of the topic's rarest
-/// word's.
+/// A topic's concept is key when its idf is at least this share of the topic's rarest
+/// concept's.
 pub const KEY_CONCEPT_SHARE: f64 = 0.6;
-/// A paper without a key concept's word still covers it when its similarity in meaning with the
-/// topic reaches this: it says the same in other words.
-pub const MEANING_COVERS: f64 = 0.45;
 
-/// Which of the topic's own words are its key concepts: the most specific, whose idf is at
-/// least `share` of the rarest word's ("tuberculosis" in "tuberculosis drug resistance";
-/// "multidrug" and "tuberculosis" in "multidrug-resistant tuberculosis treatment"). A paper with
-/// the generic words and none of these is about something else.
-pub fn key_concepts(query: &ScoredQuery, share: f64) -> Vec<bool> {
-    let rarest = query.own.iter().map(|word| word.idf).fold(0.0_f64, f64::max);
-    query.own.iter().map(|word| rarest > 0.0 && word.idf >= share * rarest).collect()
+/// Which of the topic's concepts are key, given each one's idf (a phrase's: the sum of its
+/// words'): the most specific, whose idf is at least `share` of the rarest concept's
+/// ("tuberculosis" in "tuberculosis drug resistance"; "multidrug" and "tuberculosis" in
+/// "multidrug-resistant tuberculosis treatment"). A paper with the generic words and none of
+/// these is about something else.
+pub fn key_concepts(idfs: &[f64], share: f64) -> Vec<bool> {
+    let rarest = idfs.iter().copied().fold(0.0_f64, f64::max);
+    idfs.iter().map(|idf| rarest > 0.0 && *idf >= share * rarest).collect()
 }
 
 impl Evidence {
-    /// Whether the paper covers the topic's key concepts: by their words, or (with a model) by
-    /// a similarity in meaning of at least `meaning_covers` ([`MEANING_COVERS`]). Without a
-    /// similarity there is no gate: on the test collections, requiring the words alone lost most
-    /// relevant papers that put the topic in other words (`bench/README.md`, "relevance").
-    pub fn covers_key(&self, meaning_covers: f64) -> bool {
-        self.key_words || self.similarity.is_none_or(|similarity| similarity >= meaning_covers)
-    }
-
-    /// Whether it covers the key concepts by meaning alone.
-    pub fn key_by_meaning(&self) -> bool {
-        !self.key_words && self.covers_key(MEANING_COVERS)
+    /// Whether the paper may be sent for the topic's key concepts: it shows each by evidence of
+    /// its own. Without a similarity (no model) there is no gate: on the test collections,
+    /// requiring the words alone lost most relevant papers that put the topic in other words
+    /// (`bench/README.md`, "relevance").
+    pub fn covers_key(&self) -> bool {
+        self.key_words || self.similarity.is_none()
     }
 }
 
@@ -280,8 +273,9 @@ pub struct MatchReason {
     pub related: Vec<String>,
     /// Found by meaning alone (the embedding model), with none of the searched words.
     pub similar: bool,
-    /// The topic's key concepts the paper lacks the words of but covers in meaning, as typed.
-    pub key_in_other_words: Vec<String>,
+    /// The topic's key concepts the paper lacks the words of, with the evidence it shows them
+    /// by (`crate::concepts`).
+    pub key_evidence: Vec<KeyEvidence>,
     /// How the researcher's ratings of the term moved the paper, if they did.
     pub rated: Option<RatingMove>,
 }
@@ -314,9 +308,8 @@ impl MatchReason {
         if self.similar && parts.is_empty() {
             parts.push("close in meaning to the topic, in other words".to_owned());
         }
-        if !self.key_in_other_words.is_empty() {
-            let named: Vec<String> = self.key_in_other_words.iter().map(|word| format!("\"{word}\"")).collect();
-            parts.push(format!("{} in other words", named.join(", ")));
+        if !self.key_evidence.is_empty() {
+            parts.push(self.key_evidence.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "));
         }
         match self.rated {
             Some(RatingMove::Raised) => parts.push("ranked higher by your ratings".to_owned()),
@@ -345,7 +338,7 @@ pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String
             phrases.push(phrase);
         }
     }
-    MatchReason { terms, phrases, related, similar: false, key_in_other_words: Vec::new(), rated: None }
+    MatchReason { terms, phrases, related, similar: false, key_evidence: Vec::new(), rated: None }
 }
 
 /// The words of `text` for matching phrases, each as (the word compared: lower case, apostrophes
@@ -512,8 +505,9 @@ mod tests {
         assert!(by_meaning.is_empty());
         assert_eq!(by_meaning.describe(), "close in meaning to the topic, in other words");
         assert_eq!(MatchReason { similar: true, ..reason.clone() }.describe(), "Matched \"gene editing\"; words: gene, editing");
-        let rated = MatchReason { key_in_other_words: vec!["rice".into()], rated: Some(RatingMove::Raised), ..reason };
-        assert_eq!(rated.describe(), "Matched \"gene editing\"; words: gene, editing; \"rice\" in other words; ranked higher by your ratings");
+        let rice = KeyEvidence { concept: "rice".into(), shown: crate::concepts::Shown::Subject("Oryza sativa".into()) };
+        let rated = MatchReason { key_evidence: vec![rice], rated: Some(RatingMove::Raised), ..reason };
+        assert_eq!(rated.describe(), "Matched \"gene editing\"; words: gene, editing; \"rice\" as the subject \"Oryza sativa\"; ranked higher by your ratings");
     }
 
     #[test]

@@ -32,7 +32,7 @@
 //! Grades and scores may be written as decimals (`1`, `1.0`, `2.000`): the gain of a positive
 //! grade is its integer part, and at least 1 (`0.5` is relevant with gain 1).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -62,6 +62,9 @@ pub struct Collection {
     /// The same requests as a researcher types a topic (two to six words, one per judged query,
     /// same ids), from `short-topics.tsv` when the collection has one.
     pub short_queries: Vec<Query>,
+    /// Documents judged not relevant per query (a BEIR qrels' score 0): what the trap
+    /// collection's off-topic share counts. Other collections list only relevant documents.
+    pub not_relevant: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// Which of a collection's queries to rank with.
@@ -188,7 +191,7 @@ fn load_smart(dir: &Path, name: String) -> anyhow::Result<Collection> {
         .map(|(position, record)| Query { id: normalized_id(&(position + 1).to_string()), text: record.field("W") })
         .collect();
     let judgments = smart_judgments(&read(&judgments_file)?).with_context(|| format!("reading {}", judgments_file.display()))?;
-    Ok(Collection { name, documents, queries, judgments, short_queries: Vec::new() })
+    Ok(Collection { name, documents, queries, judgments, short_queries: Vec::new(), not_relevant: BTreeMap::new() })
 }
 
 fn load_beir(dir: &Path, name: String, split: Option<&str>) -> anyhow::Result<Collection> {
@@ -208,7 +211,21 @@ fn load_beir(dir: &Path, name: String, split: Option<&str>) -> anyhow::Result<Co
     let queries = lines("queries.jsonl")?.iter().map(|query| Query { id: id(query), text: text(query, "text") }).collect();
     let qrels_file = beir_qrels_file(dir, split)?;
     let judgments = beir_judgments(&read(&qrels_file)?).with_context(|| format!("reading {}", qrels_file.display()))?;
-    Ok(Collection { name, documents, queries, judgments, short_queries: Vec::new() })
+    let not_relevant = beir_not_relevant(&read(&qrels_file)?);
+    Ok(Collection { name, documents, queries, judgments, short_queries: Vec::new(), not_relevant })
+}
+
+/// The pairs a BEIR qrels file judges not relevant (score 0).
+fn beir_not_relevant(text: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut judged = BTreeMap::<String, BTreeSet<String>>::new();
+    for line in text.lines() {
+        if let [query, document, score] = line.split('\t').map(str::trim).collect::<Vec<_>>().as_slice() {
+            if score.parse::<f64>().is_ok_and(|score| score <= 0.0) {
+                judged.entry((*query).to_owned()).or_default().insert((*document).to_owned());
+            }
+        }
+    }
+    judged
 }
 
 /// `qrels/SPLIT.tsv` for the split named, or the first of [`DEFAULT_QRELS_SPLITS`] there is.
@@ -507,6 +524,8 @@ mod tests {
     #[test]
     fn beir_scores_may_be_decimals_and_errors_name_the_file_read() -> anyhow::Result<()> {
         let judgments = beir_judgments("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2.000\nq2\td3\t1.0\nq2\td4\t0\n")?;
+        let not_relevant = beir_not_relevant("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1.0\nq2\td4\t0\n");
+        assert_eq!(not_relevant.into_iter().collect::<Vec<_>>(), vec![("q2".to_owned(), BTreeSet::from(["d4".to_owned()]))]);
         assert_eq!(flat(&judgments), vec![("q1", vec![("d1", 1), ("d2", 2)]), ("q2", vec![("d3", 1)])]);
 
         let dir = tempfile::tempdir()?;

@@ -3,22 +3,22 @@
 //!
 //! For every judged query (as a short topic by default), round 0 is the semantic digest's first
 //! ten papers; in each later round the researcher has rated every paper shown so far (judged
-//! relevant → "relevant", else "not relevant"), the term learns from the ratings
-//! (`engine::feedback`), and the digest is ranked again. Each round is measured on the papers not
+//! relevant → "relevant", else "not relevant"), the term learns from the ratings, and the digest
+//! is ranked again — by the service's own ranking: `engine::ranking::rank` over the collection,
+//! then `engine::ranking::rerank` with the ratings, ordered and cut by `engine::digest::score`,
+//! the papers already shown left out as a digest leaves out what it sent before. Each round is measured on the papers not
 //! yet shown (the residual collection, so that showing a rated paper again earns nothing):
 //! nDCG@10 and the precision of the set the digest would send, with the ratings and, on the same
 //! residual papers, without them.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
-use anyhow::Context;
-use engine::dedup::DedupKey;
-use engine::feedback::{Rocchio, TermFeedback};
-use engine::paper::{AbstractSection, Paper, Source};
-use engine::scoring::{evidence, relevance_by, Calibration, PaperText, MEANING_COVERS, SIMILARITY_WEIGHT};
-use index::{PaperId, PaperIndex, PaperQuery};
+use engine::digest::Candidate;
+use engine::feedback::Rocchio;
+use engine::ranking::{rank, rerank, Knobs, Rated};
+use engine::scoring::{Calibration, PaperText};
 
-use super::{measure, plain_words, Collection, DocumentVectors, CANDIDATES, DEPTH, WRITER_HEAP_BYTES};
+use super::{measure, Collection, DocumentVectors, IndexedCollection, DEPTH};
 
 /// Papers shown per round.
 pub const SHOWN: usize = 10;
@@ -42,96 +42,48 @@ pub struct Round {
 type Played = (f64, f64, (usize, usize), (usize, usize));
 
 /// Plays `rounds` rounds of ratings on `collection` (its queries as they are: pass the short
-/// topics' collection for short topics).
+/// topics' collection for short topics), the ratings moving the topic by `weights`.
 pub fn evaluate_feedback(
     collection: &Collection,
     vectors: &DocumentVectors<'_>,
     rounds: usize,
     calibration: &Calibration,
-    floor: f64,
     weights: &Rocchio,
 ) -> anyhow::Result<Vec<Round>> {
-    let index = PaperIndex::create_in_ram().context("creating the index")?;
-    let mut writer = index.writer(WRITER_HEAP_BYTES).context("index writer")?;
-    let doi = |position: usize| format!("10.0000/feedback.{position}");
-    let mut texts = Vec::with_capacity(collection.documents.len());
-    for (position, document) in collection.documents.iter().enumerate() {
-        let mut paper = Paper::new(Source::Pubmed, document.title.clone());
-        paper.ids.doi = Some(doi(position));
-        paper.abstract_sections = vec![AbstractSection { label: None, text: document.text.clone() }];
-        let words = index.analyze(&format!("{} {}", paper.title, paper.abstract_text()));
-        texts.push(PaperText::from_words(words.iter().map(String::as_str)));
-        writer.upsert(paper)?;
-    }
-    writer.commit()?;
-    let mut by_id: HashMap<PaperId, usize> = HashMap::new();
-    for position in 0..collection.documents.len() {
-        let (id, _) = index.find_with_id(&DedupKey::Doi(doi(position)))?.context("a document went missing from the index")?;
-        by_id.insert(id, position);
-    }
-    let stats = index.collection_stats();
-    let documents = &vectors.vectors;
+    let indexed = IndexedCollection::of(collection)?;
+    let corpus = indexed.corpus(Some(vectors));
+    let texts: Vec<PaperText> = indexed
+        .papers
+        .iter()
+        .map(|paper| {
+            let words = indexed.index.analyze(&format!("{} {}", paper.title, paper.abstract_text()));
+            PaperText::from_words(words.iter().map(String::as_str))
+        })
+        .collect();
+    let knobs = Knobs { calibration: Some(*calibration), ..Knobs::default() };
+    let today = chrono::Utc::now().date_naive();
 
     let mut per_round: Vec<Vec<Played>> = vec![Vec::new(); rounds + 1];
     for query in &collection.queries {
         let Some(judged) = collection.judgments.get(&query.id) else { continue };
-        let wanted = PaperQuery::new(plain_words(&query.text), DEPTH);
-        let bm25: Vec<usize> = index.rank(&wanted)?.iter().filter_map(|(id, _)| by_id.get(id).copied()).collect();
-        let scored_query = index.scored_query(&index.analyze(&wanted.text), &[]);
-        let topic = vectors.embedder.embed_query(&query.text)?;
-        // The digest's ranking of the papers not shown, learning from `feedback`: the order, and
-        // the sent set.
-        let rank = |feedback: &TermFeedback, liked: &[usize], shown: &HashSet<usize>| -> (Vec<usize>, Vec<usize>) {
-            let adjusted = feedback.adjusted_topic_with(&topic, weights);
-            let mut by_cosine: Vec<(usize, f32)> = (0..documents.len())
+        let ranking = rank(&corpus, &query.text, &[], &knobs)?;
+        // A digest of the papers not shown yet, from `candidates`: what it sends (best first),
+        // and the order measured (the sent papers, then the other candidates by relevance).
+        let digest = |candidates: &[Candidate], shown: &HashSet<usize>| -> (Vec<usize>, Vec<usize>) {
+            let sent: Vec<usize> = engine::digest::score(candidates, today)
+                .iter()
+                .filter_map(|entry| entry.keys.iter().find_map(|key| indexed.position_of_key(key)))
                 .filter(|position| !shown.contains(position))
-                .map(|position| (position, feedback.similarity(&adjusted, &documents[position])))
-                .collect();
-            by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let mut candidates: Vec<usize> = bm25.iter().copied().filter(|position| !shown.contains(position)).take(CANDIDATES).collect();
-            for (position, _) in by_cosine.iter().take(CANDIDATES) {
-                if !candidates.contains(position) {
-                    candidates.push(*position);
-                }
-            }
-            let cosine_of: HashMap<usize, f32> = by_cosine.iter().copied().collect();
-            // The liked papers' words join the topic's.
-            let liked_texts: Vec<&PaperText> = liked.iter().map(|&position| &texts[position]).collect();
-            let own = index.analyze(&wanted.text);
-            let idf_query =
-                index.scored_query(&own, &liked_texts.iter().flat_map(|text| text.counts.keys().map(|word| (word.clone(), 1.0))).collect::<Vec<_>>());
-            let idf: HashMap<&str, f64> = idf_query.searched.iter().map(|word| (word.word.as_str(), word.idf)).collect();
-            let liked_words = engine::feedback::liked_words(&liked_texts, &own, |word| idf.get(word).copied().unwrap_or(0.0));
-            let searched = engine::feedback::searched_words(&own, &liked_words);
-            let rated_query = if searched.is_empty() { scored_query.clone() } else { index.scored_query(&own, &searched) };
-            let evidence_of = |position: usize| evidence(&rated_query, &texts[position], &stats).with_similarity(cosine_of.get(&position).copied());
-            let mut scored: Vec<(usize, f64, bool)> = candidates
-                .iter()
-                .map(|&position| {
-                    let evidence = evidence_of(position);
-                    let sendable = evidence.covers_key(MEANING_COVERS)
-                        && !feedback.is_like_rejected(&documents[position], embed::cosine(&topic, &documents[position]));
-                    (position, relevance_by(&evidence, calibration), sendable)
-                })
-                .collect();
-            scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let sent: Vec<usize> = scored
-                .iter()
-                .filter(|(_, relevance, sendable)| *sendable && *relevance >= floor)
                 .take(SHOWN)
-                .map(|(position, ..)| *position)
                 .collect();
-            let mut order: Vec<usize> = scored.iter().filter(|(_, _, sendable)| *sendable).map(|(position, ..)| *position).collect();
-            let mut rest: Vec<(usize, f64)> = by_cosine
+            let mut rest: Vec<(usize, f64)> = candidates
                 .iter()
-                .map(|&(position, cosine)| {
-                    let strength = evidence(&rated_query, &texts[position], &stats).strength;
-                    (position, SIMILARITY_WEIGHT * f64::from(cosine).max(0.0) + (1.0 - SIMILARITY_WEIGHT) * strength)
-                })
+                .filter_map(|candidate| indexed.position_of(&candidate.paper).map(|position| (position, candidate.relevance)))
+                .filter(|(position, _)| !shown.contains(position) && !sent.contains(position))
                 .collect();
             rest.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let chosen: HashSet<usize> = order.iter().copied().collect();
-            order.extend(rest.into_iter().map(|(position, _)| position).filter(|position| !chosen.contains(position)));
+            let mut order = sent.clone();
+            order.extend(rest.into_iter().map(|(position, _)| position));
             (order, sent)
         };
         let ids = |positions: &[usize]| -> Vec<String> {
@@ -139,17 +91,16 @@ pub fn evaluate_feedback(
         };
         let relevant_of = |position: usize| judged.contains_key(&collection.documents[position].id);
         let mut shown: HashSet<usize> = HashSet::new();
-        let mut feedback = TermFeedback::default();
-        let mut liked: Vec<usize> = Vec::new();
+        let mut rated = Rated { rocchio: *weights, ..Rated::default() };
         for round in per_round.iter_mut() {
             let residual: BTreeMap<String, u32> = judged
                 .iter()
                 .filter(|(id, _)| !shown.iter().any(|&position| &collection.documents[position].id == *id))
                 .map(|(id, gain)| (id.clone(), *gain))
                 .collect();
-            let (order, sent) = rank(&feedback, &liked, &shown);
+            let (plain_order, plain_sent) = digest(&ranking.candidates, &shown);
+            let (order, sent) = if rated.feedback.has_ratings() { digest(&rerank(&corpus, &ranking, &rated), &shown) } else { (plain_order.clone(), plain_sent.clone()) };
             if !residual.is_empty() {
-                let (plain_order, plain_sent) = rank(&TermFeedback::default(), &[], &shown);
                 let count = |sent: &[usize]| (sent.len(), sent.iter().filter(|&&position| relevant_of(position)).count());
                 round.push((
                     measure(&ids(&order), &residual).ndcg_at_10,
@@ -161,12 +112,12 @@ pub fn evaluate_feedback(
             // The researcher rates the ten shown.
             for &position in order.iter().take(SHOWN) {
                 shown.insert(position);
-                let vector = documents[position].clone();
+                let vector = vectors.vectors[position].clone();
                 if relevant_of(position) {
-                    liked.push(position);
-                    feedback.relevant.push(vector);
+                    rated.liked_texts.push(texts[position].clone());
+                    rated.feedback.relevant.push(vector);
                 } else {
-                    feedback.rejected.push(vector);
+                    rated.feedback.rejected.push(vector);
                 }
             }
         }

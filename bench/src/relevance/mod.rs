@@ -28,7 +28,7 @@ pub use engine::expansion::Rm3;
 use engine::paper::{AbstractSection, Paper, Source};
 use engine::ranking::{Corpus, Expanded, Found, Knobs};
 pub use engine::scoring::Calibration;
-use engine::scoring::{evidence, relevance_by, Evidence, PaperText, MEANING_COVERS};
+use engine::scoring::{evidence, relevance_by, Evidence, PaperText};
 use index::{PaperId, PaperIndex, PaperQuery};
 
 pub use collection::{Collection, Format};
@@ -71,9 +71,11 @@ pub enum Ranking {
     /// Every document by `weight · cosine + (1 − weight) · strength` (the absolute evidence).
     Fused { weight: f64 },
     /// The semantic digest's (with a model): the best [`CANDIDATES`] of BM25 and of the cosine
-    /// together, by absolute relevance (`engine::scoring`, similarity included), cut at the
-    /// floor; then every other document by the fused score.
-    SemanticDigest(Calibration),
+    /// together, by absolute relevance (`engine::scoring`, similarity included), each key concept
+    /// shown by evidence of its own (the second value: a concept's own cosine from which it is
+    /// shown in meaning, `engine::concepts::CONCEPT_MEANING_COVERS` as the service ranks), cut at
+    /// the floor; then every other document by the fused score.
+    SemanticDigest(Calibration, f64),
 }
 
 /// Every document's vector, made once per collection and model.
@@ -94,14 +96,21 @@ impl<'a> DocumentVectors<'a> {
             Some((weights, limit)) => format!("{}-{limit}", &weights[..16.min(weights.len())]),
             None => fingerprint[..16.min(fingerprint.len())].to_owned(),
         };
-        let cache =
-            std::env::temp_dir().join("papertide-bench-vectors").join(format!("{}-{}-{model}.json", collection.name, collection.documents.len()));
+        // Keyed by the documents' text, so collections over one corpus (the trap collection
+        // over SciFact's) share their vectors.
+        let texts: Vec<String> = collection.documents.iter().map(|document| format!("{}. {}", document.title, document.text)).collect();
+        let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+        for text in &texts {
+            sha2::Digest::update(&mut hasher, text.as_bytes());
+            sha2::Digest::update(&mut hasher, [0u8]);
+        }
+        let corpus = hex::encode(&sha2::Digest::finalize(hasher)[..8]);
+        let cache = std::env::temp_dir().join("papertide-bench-vectors").join(format!("{corpus}-{}-{model}.json", collection.documents.len()));
         if let Ok(bytes) = std::fs::read(&cache) {
             if let Ok(vectors) = serde_json::from_slice::<Vec<Vec<f32>>>(&bytes) {
                 return Ok(DocumentVectors { embedder, vectors, seconds: started.elapsed().as_secs_f64() });
             }
         }
-        let texts: Vec<String> = collection.documents.iter().map(|document| format!("{}. {}", document.title, document.text)).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let vectors = embedder.embed_documents(&refs)?;
         if let Some(parent) = cache.parent() {
@@ -132,6 +141,9 @@ pub struct QueryResult {
     pub query: String,
     pub relevant: usize,
     pub measures: Measures,
+    /// What a digest sends for it, best first (`engine::digest::score`'s best
+    /// [`engine::digest::MAX_PAPERS`]; digest rankings only).
+    pub sent: Vec<String>,
 }
 
 /// What a run measured.
@@ -166,26 +178,9 @@ pub fn evaluate_ranking(collection: &Collection, ranking: &Ranking) -> anyhow::R
 
 /// [`evaluate_ranking`] with the documents' vectors, for the dense and hybrid rankings.
 pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors: Option<&DocumentVectors<'_>>) -> anyhow::Result<Evaluation> {
-    let index = PaperIndex::create_in_ram().context("creating the index")?;
     let started = Instant::now();
-    let mut writer = index.writer(WRITER_HEAP_BYTES).context("index writer")?;
-    let doi = |position: usize| format!("10.0000/relevance.{position}");
-    let mut papers = Vec::with_capacity(collection.documents.len());
-    for (position, document) in collection.documents.iter().enumerate() {
-        let mut paper = Paper::new(Source::Pubmed, document.title.clone());
-        paper.ids.doi = Some(doi(position));
-        paper.abstract_sections = vec![AbstractSection { label: None, text: document.text.clone() }];
-        writer.upsert(paper.clone())?;
-        papers.push(paper);
-    }
-    writer.commit()?;
-    let mut by_id: HashMap<PaperId, usize> = HashMap::new();
-    let mut ids: Vec<PaperId> = Vec::with_capacity(collection.documents.len());
-    for position in 0..collection.documents.len() {
-        let (id, _) = index.find_with_id(&DedupKey::Doi(doi(position)))?.context("a document went missing from the index")?;
-        by_id.insert(id, position);
-        ids.push(id);
-    }
+    let indexed = IndexedCollection::of(collection)?;
+    let IndexedCollection { index, papers, by_id, .. } = &indexed;
     let texts: Vec<PaperText> = papers
         .iter()
         .map(|paper| {
@@ -200,7 +195,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
     let mut per_query = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
     let calibration = match ranking {
-        Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration) => *calibration,
+        Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, _) => *calibration,
         Ranking::Dense | Ranking::Fused { .. } => Calibration::SEMANTIC,
         Ranking::Bm25 | Ranking::Bm25Rm3(_) => Calibration::LEXICAL,
     };
@@ -241,6 +236,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             fused
         };
         let mut digest_evidence: Option<Vec<Evidence>> = None;
+        let mut sent: Vec<String> = Vec::new();
         let (candidates, order): (Vec<usize>, Vec<usize>) = match ranking {
             Ranking::Bm25 | Ranking::Bm25Rm3(_) => (positions.iter().copied().take(CALIBRATION_DEPTH).collect(), positions),
             Ranking::Dense => {
@@ -251,14 +247,15 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 let by_score: Vec<usize> = fused(*weight).into_iter().map(|(position, _)| position).collect();
                 (by_score.iter().copied().take(CALIBRATION_DEPTH).collect(), by_score)
             }
-            Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration) => {
+            Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, _) => {
                 // The service's ranking itself (`engine::ranking::rank`), over the collection.
-                let corpus = CollectionCorpus { index: &index, vectors, ids: &ids, by_id: &by_id };
-                let rm3 = match ranking {
-                    Ranking::Digest(params, _) => *params,
-                    _ => Rm3::default(),
-                };
-                let knobs = Knobs { rm3, calibration: Some(*calibration) };
+                let corpus = indexed.corpus(vectors);
+                let mut knobs = Knobs { calibration: Some(*calibration), ..Knobs::default() };
+                match ranking {
+                    Ranking::Digest(params, _) => knobs.rm3 = *params,
+                    Ranking::SemanticDigest(_, concept_meaning) => knobs.concept_meaning = *concept_meaning,
+                    _ => {}
+                }
                 let ranked = engine::ranking::rank(&corpus, &query.text, &[], &knobs)?;
                 let found: Vec<usize> = ranked.ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
                 // After the sent set, for the deep measures only: the rest of the expanded search
@@ -268,7 +265,8 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 } else {
                     positions.clone()
                 };
-                let order = digest_order(&ranked.candidates, &found, &rest, &papers);
+                let (order, chosen) = digest_order(&ranked.candidates, &found, &rest, papers);
+                sent = chosen.iter().take(engine::digest::MAX_PAPERS).map(|&position| collection.documents[position].id.clone()).collect();
                 digest_evidence = Some(ranked.evidence);
                 (found, order)
             }
@@ -283,7 +281,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             });
         }
         let ids: Vec<String> = order.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect();
-        per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ids, relevant) });
+        per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ids, relevant), sent });
     }
     let search_seconds = started.elapsed().as_secs_f64();
     let all: Vec<Measures> = per_query.iter().map(|result| result.measures).collect();
@@ -302,8 +300,9 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
 }
 
 /// The digest's order: the `candidates` (found at `positions`) as `engine::digest::score` orders
-/// and cuts them (what a digest sends, best first), then the rest of `rest` in its order.
-fn digest_order(candidates: &[Candidate], positions: &[usize], rest: &[usize], papers: &[Paper]) -> Vec<usize> {
+/// and cuts them (what a digest sends, best first), then the rest of `rest` in its order. Answers
+/// the whole order and the part the digest sends.
+fn digest_order(candidates: &[Candidate], positions: &[usize], rest: &[usize], papers: &[Paper]) -> (Vec<usize>, Vec<usize>) {
     let today = chrono::Utc::now().date_naive();
     let position_of_key: HashMap<String, usize> =
         positions.iter().filter_map(|&position| papers[position].ids.doi.clone().map(|doi| (format!("doi:{doi}"), position))).collect();
@@ -311,14 +310,67 @@ fn digest_order(candidates: &[Candidate], positions: &[usize], rest: &[usize], p
         .iter()
         .filter_map(|entry| entry.keys.iter().find_map(|key| position_of_key.get(key).copied()))
         .collect();
+    let sent = order.clone();
     let chosen: std::collections::HashSet<usize> = order.iter().copied().collect();
     order.extend(rest.iter().filter(|position| !chosen.contains(position)));
-    order
+    (order, sent)
+}
+
+/// A collection in an in-memory index: every document a paper (title, and its text as the
+/// abstract) under a synthetic DOI of its own, so that deduplication keeps them apart.
+pub(crate) struct IndexedCollection {
+    pub index: PaperIndex,
+    /// The papers, by the documents' positions.
+    pub papers: Vec<Paper>,
+    /// Each document's id in the index, by position, and back.
+    pub ids: Vec<PaperId>,
+    pub by_id: HashMap<PaperId, usize>,
+}
+
+impl IndexedCollection {
+    pub fn of(collection: &Collection) -> anyhow::Result<IndexedCollection> {
+        let index = PaperIndex::create_in_ram().context("creating the index")?;
+        let mut writer = index.writer(WRITER_HEAP_BYTES).context("index writer")?;
+        let doi = |position: usize| format!("10.0000/relevance.{position}");
+        let mut papers = Vec::with_capacity(collection.documents.len());
+        for (position, document) in collection.documents.iter().enumerate() {
+            let mut paper = Paper::new(Source::Pubmed, document.title.clone());
+            paper.ids.doi = Some(doi(position));
+            paper.abstract_sections = vec![AbstractSection { label: None, text: document.text.clone() }];
+            writer.upsert(paper.clone())?;
+            papers.push(paper);
+        }
+        writer.commit()?;
+        let mut by_id: HashMap<PaperId, usize> = HashMap::new();
+        let mut ids: Vec<PaperId> = Vec::with_capacity(collection.documents.len());
+        for position in 0..collection.documents.len() {
+            let (id, _) = index.find_with_id(&DedupKey::Doi(doi(position)))?.context("a document went missing from the index")?;
+            by_id.insert(id, position);
+            ids.push(id);
+        }
+        Ok(IndexedCollection { index, papers, ids, by_id })
+    }
+
+    /// The collection as the service's ranking reads an index window, with the documents'
+    /// `vectors` when there is a model.
+    pub fn corpus<'a>(&'a self, vectors: Option<&'a DocumentVectors<'a>>) -> CollectionCorpus<'a> {
+        CollectionCorpus { index: &self.index, vectors, ids: &self.ids, by_id: &self.by_id }
+    }
+
+    /// The position of the document `paper` is.
+    pub fn position_of(&self, paper: &Paper) -> Option<usize> {
+        paper.ids.doi.as_deref()?.strip_prefix("10.0000/relevance.")?.parse().ok()
+    }
+
+    /// The position of the document a digest entry's dedup key names.
+    pub fn position_of_key(&self, key: &str) -> Option<usize> {
+        key.strip_prefix("doi:10.0000/relevance.")?.parse().ok()
+    }
 }
 
 /// A collection as the service's ranking reads a window of the index (`engine::ranking::Corpus`):
 /// every document is in it.
-struct CollectionCorpus<'a> {
+pub(crate) struct CollectionCorpus<'a> {
     index: &'a PaperIndex,
     vectors: Option<&'a DocumentVectors<'a>>,
     /// Each document's id in the index, by position, and back.
@@ -503,7 +555,7 @@ pub fn sent_set(samples: &[Sample], floor: f64, calibration: &Calibration) -> Se
     let mut by_query: HashMap<usize, Vec<(f64, bool, usize)>> = HashMap::new();
     for sample in samples {
         // A paper without the topic's key concepts is never sent, whatever its relevance.
-        let relevance = if sample.evidence.covers_key(MEANING_COVERS) { relevance_by(&sample.evidence, calibration) } else { -1.0 };
+        let relevance = if sample.evidence.covers_key() { relevance_by(&sample.evidence, calibration) } else { -1.0 };
         by_query.entry(sample.query).or_default().push((relevance, sample.relevant, sample.judged_relevant));
     }
     let queries = by_query.len();
