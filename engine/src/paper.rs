@@ -134,7 +134,7 @@ pub struct Paper {
     pub is_retraction: bool,
     /// The record is an erratum / correction notice.
     pub is_erratum: bool,
-    /// Subjects: arXiv categories, bioRxiv/medRxiv category, MeSH-free PubMed keywords.
+    /// Subjects: arXiv categories, bioRxiv/medRxiv category, PubMed keywords then MeSH headings.
     pub categories: Vec<String>,
     /// When the work was published (first version, for preprints).
     pub published: Option<NaiveDate>,

@@ -152,7 +152,7 @@ fn record_tag_at(after_bracket: &str) -> Option<&'static str> {
 /// headings and chemicals alone are about a third of a typical record; the dates, journal
 /// information, pagination and identifiers are many small elements each. No (parent, child) pair
 /// here names an element the readers look at, at any depth.
-const UNREAD_PARTS: [(&str, &str); 25] = [
+const UNREAD_PARTS: [(&str, &str); 24] = [
     ("MedlineCitation", "DateCompleted"),
     ("MedlineCitation", "DateRevised"),
     ("MedlineCitation", "MedlineJournalInfo"),
@@ -167,7 +167,6 @@ const UNREAD_PARTS: [(&str, &str); 25] = [
     ("Article", "Language"),
     ("Author", "Identifier"),
     ("AffiliationInfo", "Identifier"),
-    ("MedlineCitation", "MeshHeadingList"),
     ("MedlineCitation", "ChemicalList"),
     ("MedlineCitation", "SupplMeshList"),
     ("MedlineCitation", "CommentsCorrectionsList"),
@@ -226,7 +225,7 @@ fn read_journal_article(record: &Element) -> Result<PubmedRecord, RecordFailure>
     paper.journal = article.descend(&["Journal", "Title"]).map(Element::text).filter(|title| !title.is_empty());
     paper.publication_types = texts(article.children_named("PublicationTypeList").flat_map(|list| list.children_named("PublicationType")));
     mark_notices(&mut paper);
-    paper.categories = keywords(citation.children_named("KeywordList"));
+    paper.categories = subjects(citation);
     let electronic_date = article
         .children_named("ArticleDate")
         .find(|date| date.attribute("DateType").unwrap_or("Electronic").eq_ignore_ascii_case("Electronic"))
@@ -343,6 +342,19 @@ fn author(author_element: &Element) -> Option<Author> {
 }
 
 /// Keywords of every `KeywordList`, without repeats (compared ignoring case).
+/// A citation's subject terms: its keywords, then its MeSH headings (the descriptors; new
+/// records get them weeks after they enter PubMed), each once whatever its case.
+fn subjects(citation: &Element) -> Vec<String> {
+    let mut subjects = keywords(citation.children_named("KeywordList"));
+    let headings = citation.children_named("MeshHeadingList").flat_map(|list| list.children_named("MeshHeading"));
+    for descriptor in texts(headings.filter_map(|heading| heading.child("DescriptorName"))) {
+        if !subjects.iter().any(|seen| seen.to_lowercase() == descriptor.to_lowercase()) {
+            subjects.push(descriptor);
+        }
+    }
+    subjects
+}
+
 fn keywords<'b, 'a: 'b>(keyword_lists: impl Iterator<Item = &'b Element<'a>>) -> Vec<String> {
     let mut unique: Vec<String> = Vec::new();
     for keyword in texts(keyword_lists.flat_map(|list| list.children_named("Keyword"))) {
@@ -505,6 +517,19 @@ mod tests {
     }
 
     #[test]
+    fn mesh_headings_are_subject_terms_after_the_keywords() {
+        let parsed = parse_efetch(BATCH_OF_6);
+        let paper = parsed.items.iter().find(|paper| paper.ids.pmid.as_deref() == Some("19008416")).expect("19008416");
+        assert!(paper.categories.contains(&"Prostatic Neoplasms".to_owned()), "{:?}", paper.categories);
+        assert_eq!(paper.categories.first().map(String::as_str), Some("3' Untranslated Regions"), "the headings in their order");
+        assert!(!paper.categories.iter().any(|subject| subject == "genetics"), "qualifiers are not subjects");
+        let with_keywords = parse_efetch(TWO_ONE_WITHOUT_ABSTRACT);
+        let subjects = &with_keywords.items[0].categories;
+        assert_eq!(subjects[..2], ["Health Care and Public Health", "Legal Approach"], "the keywords first");
+        assert!(subjects.contains(&"Acquired Immunodeficiency Syndrome".to_owned()), "then the headings: {subjects:?}");
+    }
+
+    #[test]
     fn two_articles_one_without_abstract_and_a_season_date() {
         let parsed = parse_efetch(TWO_ONE_WITHOUT_ABSTRACT);
         assert!(parsed.warnings.is_empty());
@@ -512,7 +537,7 @@ mod tests {
         assert_eq!(without_abstract.ids.pmid.as_deref(), Some("12091962"));
         assert!(without_abstract.abstract_sections.is_empty());
         assert_eq!(without_abstract.published, date(1990, 1, 1), "Season falls back to the year");
-        assert_eq!(without_abstract.categories, ["Health Care and Public Health", "Legal Approach"]);
+        assert_eq!(without_abstract.categories[..2], ["Health Care and Public Health", "Legal Approach"]);
         assert_eq!(without_abstract.publication_types, ["Journal Article", "Review"]);
         assert_eq!(without_abstract.ids.doi, None);
         assert_eq!(without_abstract.links.len(), 1);
