@@ -13,11 +13,11 @@
 //! Its work is blocking (index searches, sled): call it from a blocking thread or an actor of
 //! its own, never on an HTTP worker's event loop.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use engine::digest::{allowance, choose_unsent_positions, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened};
+use engine::digest::{allowance, score, Allowance, Candidate, Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::digest_text::empty_reason;
 use engine::expansion::Rm3;
 use engine::feedback::TermFeedback;
@@ -25,7 +25,7 @@ use engine::mail::{digest_mail, digest_subject, DigestMail, DigestPaper, MailCon
 use engine::paper::{Paper, Source};
 use engine::ranking::{Corpus, Expanded, Found, Knobs, Ranking, Rated};
 use engine::rating::Verdict;
-use engine::recipe::{self, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
+use engine::recipe::{self, WINDOW_DAYS};
 use engine::scoring::{CollectionStats, PaperText, ScoredQuery};
 use engine::search_term::TermId;
 use engine::summary::digest_summary;
@@ -440,30 +440,7 @@ impl Digester {
                 None => shared,
             })
         };
-        let mut ranked = ranked_for(WINDOW_DAYS)?;
-        let mut positions = choose_unsent_positions(&ranked.scored, was_sent);
-        let mut widened = None;
-        if kind == DigestKind::Immediate {
-            // The first digest of a topic is never empty when the literature has matches: a
-            // week with too few looks back 30, then 90 days.
-            let this_week: HashSet<u64> = positions.iter().filter_map(|&position| ranked.fingerprints[position]).collect();
-            for days in WIDER_WINDOWS_DAYS {
-                if !recipe::needs_wider(positions.len()) {
-                    break;
-                }
-                let wider = ranked_for(days)?;
-                let wider_positions = choose_unsent_positions(&wider.scored, was_sent);
-                if recipe::takes_wider(positions.len(), wider_positions.len()) {
-                    // The week's papers the wider choice kept: those its texts call new this week.
-                    let new_this_week = wider_positions
-                        .iter()
-                        .filter(|&&position| wider.fingerprints[position].is_some_and(|print| this_week.contains(&print)))
-                        .count();
-                    (ranked, positions) = (wider, wider_positions);
-                    widened = Some(Widened { days, new_this_week });
-                }
-            }
-        }
+        let (ranked, positions, widened) = recipe::widen(ranked_for(WINDOW_DAYS)?, kind == DigestKind::Immediate, was_sent, ranked_for)?;
         // Only an empty digest says how many papers it left out as sent before (and every one
         // of them was looked up already, to choose none).
         let sent_before = if positions.is_empty() { ranked.scored.len() } else { 0 };
@@ -606,6 +583,16 @@ impl Digester {
 }
 
 /// Each candidate's position by its first dedup key (the key a digest entry is known by).
+impl recipe::Choosable for Ranked {
+    fn scored(&self) -> &[DigestEntry] {
+        &self.scored
+    }
+
+    fn this_week(&self, position: usize) -> Option<u64> {
+        self.fingerprints.get(position).copied().flatten()
+    }
+}
+
 fn index_by_first_key(candidates: &[Candidate]) -> HashMap<String, usize> {
     candidates
         .iter()

@@ -293,10 +293,11 @@ enum Scenario {
         /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
         #[arg(long, value_delimiter = ',')]
         fusion: Option<Vec<f64>>,
-        /// A key concept's own cosine with a paper from which the paper shows it in meaning, to
-        /// measure instead of the service's [default: engine::concepts::CONCEPT_MEANING_COVERS].
+        /// From what closeness a paper shows a key concept in meaning, to measure instead of the
+        /// service's: the concept's own cosine with the paper, and the fall in the topic's cosine
+        /// without the concept [default: engine::concepts::MeaningCovers::SERVICE]: alone,contrast.
         #[arg(long)]
-        concept_meaning: Option<f64>,
+        concept_meaning: Option<String>,
         /// Which queries to rank with: the collection's own (long), its short topics
         /// (`short-topics.tsv`, two to six words as researchers type them), or both, measured apart.
         #[arg(long, value_enum, default_value = "both")]
@@ -393,7 +394,7 @@ fn main() -> anyhow::Result<()> {
                 calibration,
                 fit: fit_calibration,
                 fusion: fusion.unwrap_or_default(),
-                concept_meaning: concept_meaning.unwrap_or(engine::concepts::CONCEPT_MEANING_COVERS),
+                concept_meaning: concept_meaning.as_deref().map(parse_meaning_covers).transpose()?.unwrap_or(engine::concepts::MeaningCovers::SERVICE),
                 topics,
                 dump: dump_samples,
             };
@@ -773,8 +774,8 @@ struct RelevanceSettings {
     fit: bool,
     /// Weights of the cosine in extra fused rankings.
     fusion: Vec<f64>,
-    /// A key concept's own cosine from which a paper shows it in meaning.
-    concept_meaning: f64,
+    /// From what closeness a paper shows a key concept in meaning.
+    concept_meaning: engine::concepts::MeaningCovers,
     topics: relevance::collection::Topics,
     dump: Option<std::path::PathBuf>,
 }
@@ -847,7 +848,7 @@ fn relevance_figures(
         "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
                  "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
         "similarityWeight": engine::scoring::SIMILARITY_WEIGHT,
-        "keyConcepts": { "share": engine::scoring::KEY_CONCEPT_SHARE, "conceptMeaning": settings.concept_meaning },
+        "keyConcepts": { "share": engine::scoring::KEY_CONCEPT_SHARE, "conceptMeaning": { "alone": settings.concept_meaning.alone, "contrast": settings.concept_meaning.contrast } },
         "calibrationCurve": { "lexical": curve(&lexical_curve), "semantic": curve(&semantic_curve) },
         "minRelevance": engine::digest::MIN_RELEVANCE,
     });
@@ -989,6 +990,16 @@ fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
         min_lift: lift.parse().context("min lift")?,
         min_papers: papers.parse().context("min papers")?,
     })
+}
+
+/// `alone,contrast`.
+fn parse_meaning_covers(text: &str) -> anyhow::Result<engine::concepts::MeaningCovers> {
+    let values: Vec<f64> =
+        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--concept-meaning takes two numbers")?;
+    let [alone, contrast] = values.as_slice() else {
+        anyhow::bail!("--concept-meaning takes two numbers: alone,contrast");
+    };
+    Ok(engine::concepts::MeaningCovers { alone: *alone, contrast: *contrast })
 }
 
 /// `slope,intercept`.

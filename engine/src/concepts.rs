@@ -33,6 +33,38 @@ use std::fmt;
 /// and SciFact: `bench/README.md`, "Key concepts need evidence").
 pub const CONCEPT_MEANING_COVERS: f64 = 0.5;
 
+/// How close a paper is in meaning to one key concept of the topic.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Meaning {
+    /// The cosine of the concept's own vector (its text alone) with the paper's.
+    pub alone: f32,
+    /// How much closer the paper is to the whole topic than to the topic without the concept
+    /// (`None` for a topic of one concept): a paper about another disease of the same field comes
+    /// closer when the concept goes.
+    pub contrast: Option<f32>,
+}
+
+/// From what closeness a paper shows a key concept in meaning: its cosine with the concept alone
+/// at least `alone`, or the topic's closeness falling by at least `contrast` without it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeaningCovers {
+    pub alone: f64,
+    pub contrast: f64,
+}
+
+impl MeaningCovers {
+    /// The service's thresholds.
+    pub const SERVICE: MeaningCovers = MeaningCovers { alone: CONCEPT_MEANING_COVERS, contrast: CONCEPT_CONTRAST_COVERS };
+
+    fn covers(&self, meaning: &Meaning) -> bool {
+        f64::from(meaning.alone) >= self.alone || meaning.contrast.is_some_and(|contrast| f64::from(contrast) >= self.contrast)
+    }
+}
+
+/// The fall in a paper's closeness to the topic without one key concept from which the paper
+/// shows the concept in meaning (calibrated with [`CONCEPT_MEANING_COVERS`]).
+pub const CONCEPT_CONTRAST_COVERS: f64 = 0.08;
+
 /// Known variants of a concept: another word for it or its abbreviation, as typed (a variant may
 /// be several words, a phrase). Only unambiguous ones: "AD" is Alzheimer's disease and atopic
 /// dermatitis, "PD" Parkinson's disease and programmed death, so neither is here.
@@ -259,8 +291,8 @@ impl TopicConcepts {
         words: &[(String, String)],
         subjects: &[(String, Vec<(String, String)>)],
         variants: &[Vec<Concept>],
-        meaning_covers: f64,
-        meaning: impl Fn(usize) -> Option<f32>,
+        covers: &MeaningCovers,
+        meaning: impl Fn(usize) -> Option<Meaning>,
     ) -> Option<Vec<KeyEvidence>> {
         let mut shown = Vec::new();
         for (index, (concept, key)) in self.concepts.iter().zip(&self.key).enumerate() {
@@ -276,8 +308,8 @@ impl TopicConcepts {
                 subjects.iter().find(|(_, analyzed)| TopicConcepts::has_words(concept, &self.read_paper(analyzed)))
             {
                 Shown::Subject(subject.clone())
-            } else if let Some(cosine) = meaning(index).filter(|cosine| f64::from(*cosine) >= meaning_covers) {
-                Shown::Meaning((cosine.clamp(0.0, 1.0) * 100.0).round() as u8)
+            } else if let Some(meaning) = meaning(index).filter(|meaning| covers.covers(meaning)) {
+                Shown::Meaning((meaning.alone.clamp(0.0, 1.0) * 100.0).round() as u8)
             } else {
                 return None;
             };
@@ -285,6 +317,15 @@ impl TopicConcepts {
         }
         Some(shown)
     }
+}
+
+/// `term` without `concept` (its first place as typed), spaces closed up.
+pub fn without(term: &str, concept: &Concept) -> String {
+    let rest = match term.find(&concept.typed) {
+        Some(at) => format!("{} {}", &term[..at], &term[at + concept.typed.len()..]),
+        None => term.to_owned(),
+    };
+    rest.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The variants [`VARIANTS`] knows of each of `topic`'s concepts, as concepts (analyzed by
@@ -385,6 +426,8 @@ mod tests {
         concepts_of(text, analyze).into_iter().map(|concept| concept.typed).collect()
     }
 
+    const COVERS: MeaningCovers = MeaningCovers { alone: 0.5, contrast: 0.08 };
+
     /// `text`'s concepts, the first `key` of them key.
     fn topic(text: &str, key: &[bool]) -> TopicConcepts {
         TopicConcepts::new(concepts_of(text, analyze), |concepts| (0..concepts.len()).map(|at| key.get(at).copied().unwrap_or(false)).collect())
@@ -410,9 +453,9 @@ mod tests {
         let read = influenza.read_paper(&hib);
         assert!(!read.iter().any(|(stem, _)| stem == "influenza"), "{read:?}");
         assert!(read.iter().any(|(stem, _)| stem == "vaccin"), "the other words stay");
-        assert_eq!(influenza.key_evidence(&read, &[], &[], 0.5, |_| None), None, "no evidence for influenza");
+        assert_eq!(influenza.key_evidence(&read, &[], &[], &COVERS, |_| None), None, "no evidence for influenza");
         let flu = influenza.read_paper(&analyze("Influenza vaccine effectiveness against H3N2"));
-        assert_eq!(influenza.key_evidence(&flu, &[], &[], 0.5, |_| None).map(|shown| shown.len()), Some(1));
+        assert_eq!(influenza.key_evidence(&flu, &[], &[], &COVERS, |_| None).map(|shown| shown.len()), Some(1));
         let pneumonia = topic("pneumonia in children", &[true, false]);
         let pneumoniae = pneumonia.read_paper(&analyze("Streptococcus pneumoniae carriage"));
         assert!(pneumoniae.is_empty() || !pneumoniae.iter().any(|(stem, _)| stem == "pneumonia"));
@@ -425,13 +468,13 @@ mod tests {
         let read = vitamin_d.read_paper(&folate);
         assert!(!read.iter().any(|(stem, _)| stem == "d"), "the letter alone is no match: {read:?}");
         assert!(!read.iter().any(|(stem, _)| stem == "vitamin"), "nor the word without its letter");
-        assert_eq!(vitamin_d.key_evidence(&read, &[], &[], 0.5, |_| None), None);
+        assert_eq!(vitamin_d.key_evidence(&read, &[], &[], &COVERS, |_| None), None);
         let trial = vitamin_d.read_paper(&analyze("Vitamin D supplementation and fractures"));
         assert!(TopicConcepts::has_words(&vitamin_d.concepts[0], &trial));
-        assert_eq!(vitamin_d.key_evidence(&trial, &[], &[], 0.5, |_| None), Some(vec![KeyEvidence { concept: "vitamin D".into(), shown: Shown::Words }]));
+        assert_eq!(vitamin_d.key_evidence(&trial, &[], &[], &COVERS, |_| None), Some(vec![KeyEvidence { concept: "vitamin D".into(), shown: Shown::Words }]));
         let type_1 = topic("type 1 diabetes", &[true, true]);
         let type_2 = type_1.read_paper(&analyze("type 2 diabetes in 1 cohort"));
-        assert_eq!(type_1.key_evidence(&type_2, &[], &[], 0.5, |_| None), None, "type 2 is not type 1");
+        assert_eq!(type_1.key_evidence(&type_2, &[], &[], &COVERS, |_| None), None, "type 2 is not type 1");
     }
 
     #[test]
@@ -441,22 +484,31 @@ mod tests {
         assert!(variants[0].iter().any(|variant| variant.typed == "TB"));
         // Malaria drug resistance: the generic words, no evidence for tuberculosis.
         let malaria = tuberculosis.read_paper(&analyze("Chloroquine drug resistance in Plasmodium falciparum"));
-        assert_eq!(tuberculosis.key_evidence(&malaria, &[], &variants, 0.5, |_| Some(0.42)), None, "same field, not the concept");
+        assert_eq!(tuberculosis.key_evidence(&malaria, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.42, contrast: Some(-0.05) })), None, "same field, not the concept");
         // A known abbreviation.
         let tb = tuberculosis.read_paper(&analyze("Drug resistance of TB isolates"));
-        let shown = tuberculosis.key_evidence(&tb, &[], &variants, 0.5, |_| None).expect("shown by its abbreviation");
+        let shown = tuberculosis.key_evidence(&tb, &[], &variants, &COVERS, |_| None).expect("shown by its abbreviation");
         assert_eq!(shown[0].to_string(), "\"tuberculosis\" as \"TB\"");
         // A subject term the source gives the paper.
         let subjects = vec![("Tuberculosis, Multidrug-Resistant".to_owned(), analyze("Tuberculosis, Multidrug-Resistant"))];
         let plain = tuberculosis.read_paper(&analyze("Drug resistance in isolates from Peru"));
-        let shown = tuberculosis.key_evidence(&plain, &subjects, &variants, 0.5, |_| None).expect("shown by its subject term");
+        let shown = tuberculosis.key_evidence(&plain, &subjects, &variants, &COVERS, |_| None).expect("shown by its subject term");
         assert_eq!(shown[0].to_string(), "\"tuberculosis\" as the subject \"Tuberculosis, Multidrug-Resistant\"");
         // The concept's own meaning, from the threshold.
-        let shown = tuberculosis.key_evidence(&plain, &[], &variants, 0.5, |_| Some(0.55)).expect("close to the concept itself");
+        let shown = tuberculosis.key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.55, contrast: None })).expect("close to the concept itself");
         assert_eq!(shown[0].shown, Shown::Meaning(55));
-        assert_eq!(tuberculosis.key_evidence(&plain, &[], &variants, 0.5, |_| Some(0.49)), None);
+        assert_eq!(tuberculosis.key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.49, contrast: Some(0.01) })), None);
+        let contrasted = tuberculosis.key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.3, contrast: Some(0.1) }));
+        assert!(contrasted.is_some(), "the topic without the concept is much further from it");
         // A concept that is not key needs nothing.
-        assert!(tuberculosis.key_evidence(&tuberculosis.read_paper(&analyze("tuberculosis")), &[], &variants, 0.5, |_| None).is_some());
+        assert!(tuberculosis.key_evidence(&tuberculosis.read_paper(&analyze("tuberculosis")), &[], &variants, &COVERS, |_| None).is_some());
+    }
+
+    #[test]
+    fn a_topic_without_a_concept_keeps_the_rest_as_typed() {
+        let concepts = concepts_of("Vitamin D supplementation in older adults", analyze);
+        assert_eq!(without("Vitamin D supplementation in older adults", &concepts[0]), "supplementation in older adults");
+        assert_eq!(without("autophagy", &concepts_of("autophagy", analyze)[0]), "");
     }
 
     #[test]
@@ -464,7 +516,7 @@ mod tests {
         let tumor = topic("tumor hypoxia", &[true, false]);
         let variants = variants_of(&tumor, analyze);
         let british = tumor.read_paper(&analyze("Hypoxia in the tumour microenvironment"));
-        let shown = tumor.key_evidence(&british, &[], &variants, 0.5, |_| None).expect("tumour is tumor");
+        let shown = tumor.key_evidence(&british, &[], &variants, &COVERS, |_| None).expect("tumour is tumor");
         assert_eq!(shown[0].shown, Shown::Variant("tumour".into()));
         assert!(other_spellings("leukemia").contains(&"leukaemia".to_owned()));
         assert!(other_spellings("anaemia").contains(&"anemia".to_owned()));

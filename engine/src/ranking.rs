@@ -13,7 +13,7 @@ use crate::expansion::Rm3;
 use crate::feedback::{liked_words, searched_words, Rocchio, TermFeedback};
 use crate::paper::Paper;
 use crate::recipe::{self, CANDIDATES};
-use crate::concepts::{self, KeyEvidence, Shown, TopicConcepts, CONCEPT_MEANING_COVERS};
+use crate::concepts::{self, KeyEvidence, Meaning, MeaningCovers, Shown, TopicConcepts};
 use crate::scoring::{evidence, key_concepts, match_reason, relevance_by, Calibration, CollectionStats, Evidence, PaperText, ScoredQuery, KEY_CONCEPT_SHARE};
 
 /// A paper a search found, with its search score.
@@ -67,13 +67,13 @@ pub struct Knobs {
     pub rm3: Rm3,
     /// The relevance curve; `None`: the service's (`scoring::relevance`, by the evidence's kind).
     pub calibration: Option<Calibration>,
-    /// A key concept's own cosine with a paper from which the paper shows it in meaning.
-    pub concept_meaning: f64,
+    /// From what closeness a paper shows a key concept in meaning.
+    pub concept_meaning: MeaningCovers,
 }
 
 impl Default for Knobs {
     fn default() -> Knobs {
-        Knobs { rm3: Rm3::default(), calibration: None, concept_meaning: CONCEPT_MEANING_COVERS }
+        Knobs { rm3: Rm3::default(), calibration: None, concept_meaning: MeaningCovers::SERVICE }
     }
 }
 
@@ -143,16 +143,22 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
     let typed = corpus.analyze(term);
     let concepts = topic_concepts(corpus, term, &scored_query);
     let variants = concepts::variants_of(&concepts, |text| corpus.analyze(text));
-    // Each key concept's own vector, for the evidence of its meaning.
-    let concept_vectors: Vec<Option<Vec<f32>>> = match &topic {
-        Some(_) => concepts
-            .concepts
-            .iter()
-            .zip(&concepts.key)
-            .map(|(concept, key)| if *key { corpus.topic_vector(&concept.typed) } else { Ok(None) })
-            .collect::<Result<_, _>>()?,
-        None => Vec::new(),
-    };
+    // Each key concept's own vector, and the topic's without it, for the evidence of its
+    // meaning.
+    let mut concept_vectors: Vec<Option<(Vec<f32>, Option<Vec<f32>>)>> = Vec::new();
+    if topic.is_some() {
+        for (concept, key) in concepts.concepts.iter().zip(&concepts.key) {
+            let vectors = match (key, corpus.topic_vector(&concept.typed)?) {
+                (true, Some(alone)) => {
+                    let without = concepts::without(term, concept);
+                    let without = if without.is_empty() { None } else { corpus.topic_vector(&without)? };
+                    Some((alone, without))
+                }
+                _ => None,
+            };
+            concept_vectors.push(vectors);
+        }
+    }
     // The words the reason line names one by one: a phrase concept is named as its phrase.
     let single_words: Vec<String> = concepts.concepts.iter().filter(|concept| concept.words.len() == 1).map(|concept| concept.words[0].clone()).collect();
     let named_words: Vec<String> = own_words.iter().filter(|word| single_words.contains(word)).cloned().collect();
@@ -173,10 +179,12 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
         let subjects: Vec<(String, Vec<(String, String)>)> =
             hit.paper.categories.iter().map(|subject| (subject.clone(), corpus.analyze(subject))).collect();
         let meaning = |index: usize| {
-            let concept = concept_vectors.get(index).and_then(Option::as_ref)?;
-            vector.map(|vector| corpus.cosine(concept, vector))
+            let (alone, without) = concept_vectors.get(index).and_then(Option::as_ref)?;
+            let vector = vector?;
+            let contrast = without.as_ref().zip(similarity).map(|(without, whole)| whole - corpus.cosine(without, vector));
+            Some(Meaning { alone: corpus.cosine(alone, vector), contrast })
         };
-        let key = concepts.key_evidence(&analyzed, &subjects, &variants, knobs.concept_meaning, meaning);
+        let key = concepts.key_evidence(&analyzed, &subjects, &variants, &knobs.concept_meaning, meaning);
         evidence.key_words = key.is_some();
         let key_evidence: Vec<KeyEvidence> = key.unwrap_or_default().into_iter().filter(|shown| shown.shown != Shown::Words).collect();
         let matched = match_reason(term, &named_words, &added_words, &hit.paper, &analyzed);

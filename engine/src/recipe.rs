@@ -123,6 +123,60 @@ pub fn rating_move(before: f64, after: f64) -> Option<RatingMove> {
     }
 }
 
+/// A ranking a digest may choose from, as [`widen`] reads it.
+pub trait Choosable {
+    /// The ranking's scored entries (step 6), best first.
+    fn scored(&self) -> &[crate::digest::DigestEntry];
+    /// A fingerprint of the paper at `position` when its text is this week's (to count the
+    /// week's papers a wider choice kept).
+    fn this_week(&self, position: usize) -> Option<u64>;
+}
+
+impl<T: Choosable> Choosable for std::sync::Arc<T> {
+    fn scored(&self) -> &[crate::digest::DigestEntry] {
+        T::scored(self)
+    }
+
+    fn this_week(&self, position: usize) -> Option<u64> {
+        T::this_week(self, position)
+    }
+}
+
+/// Steps 7 and 8: the week's ranking `week` chosen for a reader (`was_sent`: a dedup key sent
+/// before), and for an immediate digest (`immediate`) with too few papers, each wider window in
+/// turn (`ranked_for(days)`), taken when it sends more or the week sends none. Answers the
+/// ranking chosen from, the positions chosen, and how far it widened.
+pub fn widen<R: Choosable, E>(
+    week: R,
+    immediate: bool,
+    was_sent: impl Fn(&str) -> bool,
+    mut ranked_for: impl FnMut(i64) -> Result<R, E>,
+) -> Result<(R, Vec<usize>, Option<crate::digest::Widened>), E> {
+    let mut positions = crate::digest::choose_unsent_positions(week.scored(), &was_sent);
+    let this_week: std::collections::HashSet<u64> = positions.iter().filter_map(|&position| week.this_week(position)).collect();
+    let mut ranked = week;
+    let mut widened = None;
+    if immediate {
+        // The first digest of a topic is never empty when the literature has matches: a week
+        // with too few looks back 30, then 90 days.
+        for days in WIDER_WINDOWS_DAYS {
+            if !needs_wider(positions.len()) {
+                break;
+            }
+            let wider = ranked_for(days)?;
+            let wider_positions = crate::digest::choose_unsent_positions(wider.scored(), &was_sent);
+            if takes_wider(positions.len(), wider_positions.len()) {
+                // The week's papers the wider choice kept: those its texts call new this week.
+                let new_this_week =
+                    wider_positions.iter().filter(|&&position| wider.this_week(position).is_some_and(|print| this_week.contains(&print))).count();
+                (ranked, positions) = (wider, wider_positions);
+                widened = Some(crate::digest::Widened { days, new_this_week });
+            }
+        }
+    }
+    Ok((ranked, positions, widened))
+}
+
 /// Step 8: whether a digest that would send `chosen` papers looks further back.
 pub fn needs_wider(chosen: usize) -> bool {
     chosen < ENOUGH_PAPERS
@@ -200,6 +254,56 @@ mod tests {
         let rated = rated_evidence(evidence(0.4, Some(0.2)), Some(0.3), Some(0.7));
         assert_eq!((rated.strength, rated.similarity), (0.4, Some(f64::from(0.7f32))), "the strength never falls");
         assert_eq!(rated_evidence(evidence(0.4, None), Some(0.6), None).strength, 0.6);
+    }
+
+    /// A ranking of entries keyed `keys`, those of `week` this week's.
+    struct Listed(Vec<crate::digest::DigestEntry>, Vec<Option<u64>>);
+
+    impl Choosable for Listed {
+        fn scored(&self) -> &[crate::digest::DigestEntry] {
+            &self.0
+        }
+
+        fn this_week(&self, position: usize) -> Option<u64> {
+            self.1[position]
+        }
+    }
+
+    fn listed(keys: &[&str], week: &[&str]) -> Listed {
+        let entry = |key: &str| crate::digest::DigestEntry {
+            title: key.to_owned(),
+            url: None,
+            authors: String::new(),
+            journal: None,
+            abstract_text: String::new(),
+            source: Source::Pubmed,
+            sources: vec![Source::Pubmed],
+            relevance_score: 0.5,
+            impact: 1.0,
+            summary: String::new(),
+            reason: String::new(),
+            retracted: false,
+            keys: vec![key.to_owned()],
+            links: Vec::new(),
+        };
+        Listed(keys.iter().map(|key| entry(key)).collect(), keys.iter().map(|key| week.contains(key).then(|| key.len() as u64 * 31 + u64::from(key.as_bytes()[0]))).collect())
+    }
+
+    #[test]
+    fn an_immediate_digest_widens_until_it_has_enough_and_says_how_many_are_this_weeks() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let wider = |days: i64| -> Result<Listed, ()> {
+            asked.borrow_mut().push(days);
+            Ok(if days == 30 { listed(&["a", "bb"], &["a"]) } else { listed(&["a", "bb", "c", "dd", "e", "ff"], &["a"]) })
+        };
+        let (ranked, positions, widened) = widen(listed(&["a"], &["a"]), true, |_| false, wider).expect("ranked");
+        assert_eq!(*asked.borrow(), [30, 90], "two are not enough: it looks back 90 days too");
+        assert_eq!((positions.len(), ranked.0.len()), (6, 6));
+        assert_eq!(widened, Some(crate::digest::Widened { days: 90, new_this_week: 1 }));
+        let (_, positions, widened) = widen(listed(&["a"], &["a"]), false, |_| false, |_| -> Result<Listed, ()> { panic!("a weekly digest never widens") }).expect("ranked");
+        assert_eq!((positions, widened), (vec![0], None));
+        let (_, positions, _) = widen(listed(&["a", "bb"], &[]), false, |key| key == "a", |_| -> Result<Listed, ()> { Err(()) }).expect("ranked");
+        assert_eq!(positions, vec![1], "what was sent before is left out");
     }
 
     #[test]

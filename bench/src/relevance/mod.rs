@@ -73,9 +73,9 @@ pub enum Ranking {
     /// The semantic digest's (with a model): the best [`CANDIDATES`] of BM25 and of the cosine
     /// together, by absolute relevance (`engine::scoring`, similarity included), each key concept
     /// shown by evidence of its own (the second value: a concept's own cosine from which it is
-    /// shown in meaning, `engine::concepts::CONCEPT_MEANING_COVERS` as the service ranks), cut at
+    /// shown in meaning, `engine::concepts::MeaningCovers::SERVICE` as the service ranks), cut at
     /// the floor; then every other document by the fused score.
-    SemanticDigest(Calibration, f64),
+    SemanticDigest(Calibration, engine::concepts::MeaningCovers),
 }
 
 /// Every document's vector, made once per collection and model.
