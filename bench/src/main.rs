@@ -298,6 +298,10 @@ enum Scenario {
         /// without the concept [default: engine::concepts::MeaningCovers::SERVICE]: alone,contrast.
         #[arg(long)]
         concept_meaning: Option<String>,
+        /// The share of the topic's rarest concept's idf from which a concept is key, to measure
+        /// instead of the service's [default: engine::scoring::KEY_CONCEPT_SHARE].
+        #[arg(long)]
+        key_share: Option<f64>,
         /// Which queries to rank with: the collection's own (long), its short topics
         /// (`short-topics.tsv`, two to six words as researchers type them), or both, measured apart.
         #[arg(long, value_enum, default_value = "both")]
@@ -374,6 +378,7 @@ fn main() -> anyhow::Result<()> {
             max_tokens,
             fusion,
             concept_meaning,
+            key_share,
             topics,
             dump_samples,
         } => {
@@ -395,6 +400,7 @@ fn main() -> anyhow::Result<()> {
                 fit: fit_calibration,
                 fusion: fusion.unwrap_or_default(),
                 concept_meaning: concept_meaning.as_deref().map(parse_meaning_covers).transpose()?.unwrap_or(engine::concepts::MeaningCovers::SERVICE),
+                key_share: key_share.unwrap_or(engine::scoring::KEY_CONCEPT_SHARE),
                 topics,
                 dump: dump_samples,
             };
@@ -776,6 +782,7 @@ struct RelevanceSettings {
     fusion: Vec<f64>,
     /// From what closeness a paper shows a key concept in meaning.
     concept_meaning: engine::concepts::MeaningCovers,
+    key_share: f64,
     topics: relevance::collection::Topics,
     dump: Option<std::path::PathBuf>,
 }
@@ -833,7 +840,7 @@ fn relevance_figures(
                     let fused = evaluate_ranking_with(&collection, &Ranking::Fused { weight }, Some(&vectors))?;
                     report[format!("bm25Dense@{weight}")] = ranking_summary(&fused);
                 }
-                let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve, settings.concept_meaning), Some(&vectors))?;
+                let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve, settings.concept_meaning, settings.key_share), Some(&vectors))?;
                 report["semanticDigest"] = digest_figures(&semantic_digest, &semantic_curve);
                 report["semanticDigest"]["offTopic"] = off_topic(&semantic_digest, &collection);
                 report["digestRanking"] = json!("semanticDigest");
@@ -848,7 +855,7 @@ fn relevance_figures(
         "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
                  "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
         "similarityWeight": engine::scoring::SIMILARITY_WEIGHT,
-        "keyConcepts": { "share": engine::scoring::KEY_CONCEPT_SHARE, "conceptMeaning": { "alone": settings.concept_meaning.alone, "contrast": settings.concept_meaning.contrast } },
+        "keyConcepts": { "share": settings.key_share, "conceptMeaning": { "alone": settings.concept_meaning.alone, "contrast": settings.concept_meaning.contrast } },
         "calibrationCurve": { "lexical": curve(&lexical_curve), "semantic": curve(&semantic_curve) },
         "minRelevance": engine::digest::MIN_RELEVANCE,
     });
@@ -939,7 +946,8 @@ fn off_topic(evaluation: &relevance::Evaluation, collection: &relevance::Collect
         per_topic.insert(
             result.query.clone(),
             json!({ "topic": topic, "sent": result.sent.len(), "relevant": found, "judgedRelevant": result.relevant,
-                    "offTopic": topic_off.len(), "offTopicIds": topic_off, "unjudged": topic_unjudged }),
+                    "offTopic": topic_off.len(), "offTopicIds": topic_off, "unjudged": topic_unjudged,
+                    "sentReasons": result.sent.iter().zip(&result.reasons).map(|(id, reason)| json!({ "id": id, "offTopic": is_off(&id), "reason": reason })).collect::<Vec<_>>() }),
         );
     }
     let relevant_sent: usize = evaluation.per_query.iter().map(|result| {

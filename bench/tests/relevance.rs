@@ -95,7 +95,7 @@ fn the_semantic_digest_ranking_beats_bm25_on_med_with_the_real_model() -> anyhow
     let med = Collection::load(&collection("med"), None)?;
     let vectors = bench::relevance::DocumentVectors::of(&med, &embedder)?;
     let plain = evaluate(&med, None)?;
-    let semantic = bench::relevance::evaluate_ranking_with(&med, &Ranking::SemanticDigest(Calibration::SEMANTIC, engine::concepts::MeaningCovers::SERVICE), Some(&vectors))?;
+    let semantic = bench::relevance::evaluate_ranking_with(&med, &Ranking::SemanticDigest(Calibration::SEMANTIC, engine::concepts::MeaningCovers::SERVICE, engine::scoring::KEY_CONCEPT_SHARE), Some(&vectors))?;
     let (before, after) = (plain.mean.average_precision, semantic.mean.average_precision);
     assert!(after > 0.65 && after > before + 0.1, "MED MAP: BM25 {before}, semantic digest {after}");
     assert!(semantic.mean.ndcg_at_10 > plain.mean.ndcg_at_10, "{} vs {}", semantic.mean.ndcg_at_10, plain.mean.ndcg_at_10);

@@ -277,6 +277,30 @@ impl TopicConcepts {
         words.iter().zip(kept).filter(|(_, kept)| *kept).map(|(word, _)| word.clone()).collect()
     }
 
+    /// `words` with each known variant of a concept (`variants`, by concept, as
+    /// [`variants_of`] gives them) read as the concept's own words, for the strength of the
+    /// evidence: "TB" weighs as "tuberculosis" would.
+    pub fn with_variants_read(&self, words: &[(String, String)], variants: &[Vec<Concept>]) -> Vec<(String, String)> {
+        let mut read: Vec<(String, String)> = Vec::with_capacity(words.len());
+        let mut at = 0;
+        'words: while at < words.len() {
+            for (concept, variants) in self.concepts.iter().zip(variants) {
+                for variant in variants {
+                    let length = variant.words.len();
+                    let matches = at + length <= words.len() && variant.words.iter().zip(&words[at..at + length]).all(|(word, (stem, _))| word == stem);
+                    if matches {
+                        read.extend(concept.words.iter().map(|word| (word.clone(), words[at].1.clone())));
+                        at += length;
+                        continue 'words;
+                    }
+                }
+            }
+            read.push(words[at].clone());
+            at += 1;
+        }
+        read
+    }
+
     /// Whether `words` (read by [`TopicConcepts::read_paper`]) have `concept`'s words.
     pub fn has_words(concept: &Concept, words: &[(String, String)]) -> bool {
         phrase_starts(&concept.words, words).next().is_some()
@@ -303,7 +327,9 @@ impl TopicConcepts {
                 Shown::Words
             } else if let Some(variant) = variants.get(index).and_then(|variants| variants.iter().find(|variant| TopicConcepts::has_words(variant, words))) {
                 let spelling = spelled(variant, words);
-                Shown::Variant(if spelling.eq_ignore_ascii_case(&variant.typed) { variant.typed.clone() } else { spelling })
+                // As the variant is written ("MDR-TB"), when the paper has it so but for case and hyphens.
+                let letters = |text: &str| text.chars().filter(|character| character.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+                Shown::Variant(if letters(&spelling) == letters(&variant.typed) { variant.typed.clone() } else { spelling })
             } else if let Some((subject, _)) =
                 subjects.iter().find(|(_, analyzed)| TopicConcepts::has_words(concept, &self.read_paper(analyzed)))
             {
@@ -360,6 +386,8 @@ pub fn variants_of(topic: &TopicConcepts, analyze: impl Fn(&str) -> Vec<(String,
                     }
                 }
             }
+            // The longest first, so "MDR-TB" is read whole before "TB".
+            found.sort_by(|a, b| b.words.len().cmp(&a.words.len()));
             found
         })
         .collect()
@@ -509,6 +537,15 @@ mod tests {
         let concepts = concepts_of("Vitamin D supplementation in older adults", analyze);
         assert_eq!(without("Vitamin D supplementation in older adults", &concepts[0]), "supplementation in older adults");
         assert_eq!(without("autophagy", &concepts_of("autophagy", analyze)[0]), "");
+    }
+
+    #[test]
+    fn a_variant_weighs_as_its_concept() {
+        let tuberculosis = topic("tuberculosis drug resistance", &[true, false, false]);
+        let variants = variants_of(&tuberculosis, analyze);
+        let read = tuberculosis.with_variants_read(&analyze("Resistance in MDR-TB and TB"), &variants);
+        let stems: Vec<&str> = read.iter().map(|(stem, _)| stem.as_str()).collect();
+        assert_eq!(stems, ["resistanc", "tuberculosi", "tuberculosi"], "the phrase MDR-TB first, then TB");
     }
 
     #[test]

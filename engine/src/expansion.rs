@@ -155,7 +155,7 @@ fn is_expansion_word(term: &str) -> bool {
 }
 
 /// English function words, and the stems the index's analyzer makes of them: they carry no topic.
-const STOPWORDS: &[&str] = &[
+pub(crate) const STOPWORDS: &[&str] = &[
     "a", "about", "abov", "above", "after", "again", "against", "all", "also", "am", "an", "and", "ani", "any", "are", "as", "at", "be", "becaus",
     "because", "been", "befor", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "doe", "does", "done",
     "dure", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hi", "him", "his", "how",

@@ -69,11 +69,13 @@ pub struct Knobs {
     pub calibration: Option<Calibration>,
     /// From what closeness a paper shows a key concept in meaning.
     pub concept_meaning: MeaningCovers,
+    /// A concept is key when its idf is at least this share of the rarest one's.
+    pub key_share: f64,
 }
 
 impl Default for Knobs {
     fn default() -> Knobs {
-        Knobs { rm3: Rm3::default(), calibration: None, concept_meaning: MeaningCovers::SERVICE }
+        Knobs { rm3: Rm3::default(), calibration: None, concept_meaning: MeaningCovers::SERVICE, key_share: KEY_CONCEPT_SHARE }
     }
 }
 
@@ -96,11 +98,11 @@ pub struct Ranking<Id> {
 
 /// `term`'s concepts (`crate::concepts`), key by their idf in `query` (a phrase's: its words'
 /// summed, as rare as their meeting).
-fn topic_concepts<C: Corpus>(corpus: &C, term: &str, query: &ScoredQuery) -> TopicConcepts {
+fn topic_concepts<C: Corpus>(corpus: &C, term: &str, query: &ScoredQuery, key_share: f64) -> TopicConcepts {
     let idf = |word: &str| query.own.iter().find(|own| own.word == word).map_or(0.0, |own| own.idf);
     TopicConcepts::new(concepts::concepts_of(term, |text| corpus.analyze(text)), |concepts| {
         let idfs: Vec<f64> = concepts.iter().map(|concept| concept.words.iter().map(|word| idf(word)).sum()).collect();
-        key_concepts(&idfs, KEY_CONCEPT_SHARE)
+        key_concepts(&idfs, key_share)
     })
 }
 
@@ -141,7 +143,7 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
     let scored_query = corpus.scored_query(&own_words, &expansion);
     let stats = corpus.stats();
     let typed = corpus.analyze(term);
-    let concepts = topic_concepts(corpus, term, &scored_query);
+    let concepts = topic_concepts(corpus, term, &scored_query, knobs.key_share);
     let variants = concepts::variants_of(&concepts, |text| corpus.analyze(text));
     // Each key concept's own vector, and the topic's without it, for the evidence of its
     // meaning.
@@ -172,12 +174,16 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
     for hit in found {
         let analyzed = concepts.read_paper(&paper_words(corpus, &hit.paper));
         surfaces.count(&analyzed);
-        let text = PaperText::from_words(analyzed.iter().map(|(word, _)| word.as_str()));
+        let subjects: Vec<(String, Vec<(String, String)>)> =
+            hit.paper.categories.iter().map(|subject| (subject.clone(), corpus.analyze(subject))).collect();
+        // The subject terms the source gives the paper are evidence of what it is about, as the
+        // index searches them: they weigh with its words (the reason line names only its own).
+        let subject_words: Vec<(String, String)> = subjects.iter().flat_map(|(_, words)| concepts.read_paper(words)).collect();
+        let weighed = concepts.with_variants_read(&analyzed, &variants);
+        let text = PaperText::from_words(weighed.iter().chain(&subject_words).map(|(word, _)| word.as_str()));
         let vector = corpus.vector(hit.id);
         let similarity = topic.as_ref().and_then(|topic| vector.map(|vector| corpus.cosine(topic, vector)));
         let mut evidence = evidence(&scored_query, &text, &stats).with_similarity(similarity);
-        let subjects: Vec<(String, Vec<(String, String)>)> =
-            hit.paper.categories.iter().map(|subject| (subject.clone(), corpus.analyze(subject))).collect();
         let meaning = |index: usize| {
             let (alone, without) = concept_vectors.get(index).and_then(Option::as_ref)?;
             let vector = vector?;

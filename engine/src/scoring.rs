@@ -331,7 +331,14 @@ pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String
     let text_words: Vec<(String, String)> = phrase_words(&format!("{} {}", paper.title, paper.abstract_text()));
     let words = phrase_words(query);
     let mut phrases: Vec<String> = Vec::new();
-    for pair in words.windows(2) {
+    let is_short = |word: &str| word.chars().count() == 1 || word.chars().all(|character| character.is_ascii_digit());
+    for (at, pair) in words.windows(2).enumerate() {
+        // A phrase of two words that mean something: no function word ("in travelers"), and not
+        // the tail of a short part's phrase ("1 diabetes" after "type 1").
+        let function_word = |word: &str| crate::expansion::STOPWORDS.contains(&word);
+        if function_word(&pair[0].0) || function_word(&pair[1].0) || (at > 0 && is_short(&pair[0].0)) {
+            continue;
+        }
         let found = text_words.windows(2).any(|text_pair| text_pair[0].0 == pair[0].0 && text_pair[1].0 == pair[1].0);
         let phrase = format!("{} {}", pair[0].1, pair[1].1);
         if found && !phrases.contains(&phrase) {
@@ -508,6 +515,14 @@ mod tests {
         let rice = KeyEvidence { concept: "rice".into(), shown: crate::concepts::Shown::Subject("Oryza sativa".into()) };
         let rated = MatchReason { key_evidence: vec![rice], rated: Some(RatingMove::Raised), ..reason };
         assert_eq!(rated.describe(), "Matched \"gene editing\"; words: gene, editing; \"rice\" as the subject \"Oryza sativa\"; ranked higher by your ratings");
+    }
+
+    #[test]
+    fn a_phrase_shown_is_two_words_that_mean_something() {
+        let mut paper = Paper::new(Source::Pubmed, "Prophylaxis in travelers with type 1 diabetes");
+        paper.abstract_sections = vec![AbstractSection { label: None, text: "Malaria prophylaxis in travelers.".into() }];
+        let reason = match_reason("malaria prophylaxis in travelers with type 1 diabetes", &[], &[], &paper, &[]);
+        assert_eq!(reason.phrases, vec!["malaria prophylaxis".to_owned(), "type 1".to_owned()], "no \"in travelers\", no \"1 diabetes\"");
     }
 
     #[test]

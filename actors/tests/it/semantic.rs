@@ -38,12 +38,15 @@ fn paper(doi: &str, title: &str, abstract_text: &str) -> Paper {
 /// The week: one paper on CAR-T cell exhaustion in other words, one that shares only the word
 /// "exhaustion", and papers on other topics.
 fn week() -> Vec<Paper> {
+    let mut car_t = paper(
+        "10.1000/car-t",
+        "Dysfunction of chimeric antigen receptor T cells during chronic antigen stimulation",
+        "Engineered CAR T lymphocytes progressively lose effector function, proliferative capacity and cytokine production under persistent tumour antigen, which limits durable remissions; inhibitory receptors PD-1, TIM-3 and LAG-3 rise as the cells become dysfunctional.",
+    );
+    // The subject terms PubMed's indexers give such a paper (MeSH headings).
+    car_t.categories = vec!["Receptors, Chimeric Antigen".into(), "T-Cell Exhaustion".into()];
     vec![
-        paper(
-            "10.1000/car-t",
-            "Dysfunction of chimeric antigen receptor T cells during chronic antigen stimulation",
-            "Engineered CAR T lymphocytes progressively lose effector function, proliferative capacity and cytokine production under persistent tumour antigen, which limits durable remissions; inhibitory receptors PD-1, TIM-3 and LAG-3 rise as the cells become dysfunctional.",
-        ),
+        car_t,
         paper(
             "10.1000/aquifer",
             "Exhaustion of groundwater aquifers under irrigation in arid regions",
@@ -101,6 +104,89 @@ fn embed_papers(world: &World, model: &embed::Embedder, skip: &[&str]) {
         .map(|((id, _), (text, vector))| (id.get(), StoredVector { model: model.fingerprint().to_owned(), text_hash: text_hash(text), vector }))
         .collect();
     world.store.put_paper_vectors(&stored).expect("stored");
+}
+
+/// The paper on CAR-T exhaustion in other words is sent on the subject terms its source gives it
+/// (they weigh with its words), never on the whole topic's closeness alone, and nothing says
+/// "in other words" for it.
+#[test]
+fn a_paper_in_other_words_needs_more_than_the_whole_topics_closeness() {
+    let model = model();
+    let indexed = world(week());
+    embed_papers(&indexed, &model, &[]);
+    let semantic = Digester::new(indexed.store.clone(), indexed.index.clone(), indexed.mail.clone()).with_embedder(Arc::clone(&model));
+    let digest = semantic.run(&indexed.user, "CAR-T cell exhaustion", DigestKind::Immediate, now()).expect("digest").into_sent().expect("allowed");
+    assert!(digest.papers_data.iter().any(|entry| entry.title == week()[0].title), "{:?}", digest.papers_data);
+    assert!(digest.papers_data.iter().all(|entry| !entry.reason.contains("in other words")), "{:?}", digest.papers_data);
+
+    let mut unindexed = week();
+    unindexed[0].categories.clear();
+    let bare = world(unindexed);
+    embed_papers(&bare, &model, &[]);
+    let semantic = Digester::new(bare.store.clone(), bare.index.clone(), bare.mail.clone()).with_embedder(Arc::clone(&model));
+    let digest = semantic.run(&bare.user, "CAR-T cell exhaustion", DigestKind::Immediate, now()).expect("digest").into_sent().expect("allowed");
+    assert!(!digest.papers_data.iter().any(|entry| entry.title == week()[0].title), "the topic's closeness alone: {:?}", digest.papers_data);
+}
+
+/// The walk's first digests, as tests of their bugs: a key concept needs evidence of its own.
+#[test]
+fn a_key_concept_is_shown_by_evidence_of_its_own_never_by_the_field() {
+    let model = model();
+    let mut tb_by_mesh = paper(
+        "10.1000/tb-mesh",
+        "Whole-genome sequencing of drug-resistant isolates from a cohort in Lima",
+        "Resistance to rifampicin and isoniazid was predicted from rpoB and katG mutations in clinical isolates of the bacillus; treatment outcomes of resistant cases were followed for two years.",
+    );
+    tb_by_mesh.categories = vec!["Tuberculosis, Multidrug-Resistant".into(), "Mycobacterium tuberculosis".into()];
+    let week = vec![
+        paper(
+            "10.1000/tb",
+            "Drug resistance in tuberculosis: rifampicin-resistant TB across high-burden countries",
+            "Multidrug-resistant tuberculosis threatens control programmes; we estimate drug resistance among new and previously treated TB patients from surveillance data.",
+        ),
+        paper(
+            "10.1000/tb-abbrev",
+            "Bedaquiline resistance in MDR-TB: mutations in Rv0678 and treatment response",
+            "Among patients with MDR-TB treated with bedaquiline, acquired drug resistance through Rv0678 mutations predicted culture conversion failure in TB.",
+        ),
+        tb_by_mesh,
+        paper(
+            "10.1000/malaria",
+            "Chloroquine drug resistance in Plasmodium falciparum: pfcrt mutations and treatment failure",
+            "Drug resistance of the malaria parasite to chloroquine follows pfcrt mutations; resistance spread across Africa and treatment failure rose.",
+        ),
+        paper(
+            "10.1000/hib",
+            "Effectiveness of Haemophilus influenzae type b vaccine in infants",
+            "Haemophilus influenzae type b conjugate vaccine effectiveness against invasive disease was 95% in infants; influenzae carriage fell after vaccine introduction.",
+        ),
+        paper(
+            "10.1000/folate",
+            "Folate and vitamin B6 supplementation and homocysteine in older adults",
+            "Daily supplementation with folate and vitamin B6 lowered homocysteine; at day 28, d-dimer did not change with supplementation.",
+        ),
+    ];
+    let walk = world(week);
+    embed_papers(&walk, &model, &[]);
+    let semantic = Digester::new(walk.store.clone(), walk.index.clone(), walk.mail.clone()).with_embedder(Arc::clone(&model));
+    let mut reader = walk.user.clone();
+    let mut digest_of = |topic: &str| {
+        reader.id = engine::UserId(Uuid::new_v4());
+        semantic.run(&reader, topic, DigestKind::Immediate, now()).expect("digest").into_sent().expect("allowed").papers_data
+    };
+    let tuberculosis = digest_of("tuberculosis drug resistance");
+    let titles: Vec<&str> = tuberculosis.iter().map(|entry| entry.title.as_str()).collect();
+    assert!(!titles.iter().any(|title| title.contains("Plasmodium")), "malaria is the same field, not tuberculosis: {titles:?}");
+    let by_abbreviation = tuberculosis.iter().find(|entry| entry.title.contains("Bedaquiline")).expect("MDR-TB is tuberculosis");
+    assert!(by_abbreviation.reason.contains("\"tuberculosis\" as \"MDR-TB\""), "{}", by_abbreviation.reason);
+    if let Some(by_mesh) = tuberculosis.iter().find(|entry| entry.title.contains("Lima")) {
+        assert!(by_mesh.reason.contains("as the subject \"Tuberculosis, Multidrug-Resistant\""), "{}", by_mesh.reason);
+    }
+    assert!(tuberculosis.iter().all(|entry| !entry.reason.contains("in other words")), "{tuberculosis:?}");
+    let influenza = digest_of("influenza vaccine effectiveness");
+    assert!(!influenza.iter().any(|entry| entry.title.contains("Haemophilus")), "influenzae is not influenza: {influenza:?}");
+    let vitamin_d = digest_of("vitamin D supplementation");
+    assert!(!vitamin_d.iter().any(|entry| entry.title.contains("Folate")), "the letter d is not vitamin D: {vitamin_d:?}");
 }
 
 #[test]

@@ -73,9 +73,10 @@ pub enum Ranking {
     /// The semantic digest's (with a model): the best [`CANDIDATES`] of BM25 and of the cosine
     /// together, by absolute relevance (`engine::scoring`, similarity included), each key concept
     /// shown by evidence of its own (the second value: a concept's own cosine from which it is
-    /// shown in meaning, `engine::concepts::MeaningCovers::SERVICE` as the service ranks), cut at
+    /// shown in meaning, `engine::concepts::MeaningCovers::SERVICE` as the service ranks; the third: the
+    /// share of the rarest concept's idf from which a concept is key, `KEY_CONCEPT_SHARE`), cut at
     /// the floor; then every other document by the fused score.
-    SemanticDigest(Calibration, engine::concepts::MeaningCovers),
+    SemanticDigest(Calibration, engine::concepts::MeaningCovers, f64),
 }
 
 /// Every document's vector, made once per collection and model.
@@ -144,6 +145,8 @@ pub struct QueryResult {
     /// What a digest sends for it, best first (`engine::digest::score`'s best
     /// [`engine::digest::MAX_PAPERS`]; digest rankings only).
     pub sent: Vec<String>,
+    /// Why each sent document matched (its reason line), in the same order.
+    pub reasons: Vec<String>,
 }
 
 /// What a run measured.
@@ -195,7 +198,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
     let mut per_query = Vec::new();
     let mut samples: Vec<Sample> = Vec::new();
     let calibration = match ranking {
-        Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, _) => *calibration,
+        Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, ..) => *calibration,
         Ranking::Dense | Ranking::Fused { .. } => Calibration::SEMANTIC,
         Ranking::Bm25 | Ranking::Bm25Rm3(_) => Calibration::LEXICAL,
     };
@@ -237,6 +240,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
         };
         let mut digest_evidence: Option<Vec<Evidence>> = None;
         let mut sent: Vec<String> = Vec::new();
+        let mut reasons: Vec<String> = Vec::new();
         let (candidates, order): (Vec<usize>, Vec<usize>) = match ranking {
             Ranking::Bm25 | Ranking::Bm25Rm3(_) => (positions.iter().copied().take(CALIBRATION_DEPTH).collect(), positions),
             Ranking::Dense => {
@@ -247,13 +251,13 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 let by_score: Vec<usize> = fused(*weight).into_iter().map(|(position, _)| position).collect();
                 (by_score.iter().copied().take(CALIBRATION_DEPTH).collect(), by_score)
             }
-            Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, _) => {
+            Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, ..) => {
                 // The service's ranking itself (`engine::ranking::rank`), over the collection.
                 let corpus = indexed.corpus(vectors);
                 let mut knobs = Knobs { calibration: Some(*calibration), ..Knobs::default() };
                 match ranking {
                     Ranking::Digest(params, _) => knobs.rm3 = *params,
-                    Ranking::SemanticDigest(_, concept_meaning) => knobs.concept_meaning = *concept_meaning,
+                    Ranking::SemanticDigest(_, concept_meaning, key_share) => (knobs.concept_meaning, knobs.key_share) = (*concept_meaning, *key_share),
                     _ => {}
                 }
                 let ranked = engine::ranking::rank(&corpus, &query.text, &[], &knobs)?;
@@ -267,6 +271,14 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 };
                 let (order, chosen) = digest_order(&ranked.candidates, &found, &rest, papers);
                 sent = chosen.iter().take(engine::digest::MAX_PAPERS).map(|&position| collection.documents[position].id.clone()).collect();
+                reasons = chosen
+                    .iter()
+                    .take(engine::digest::MAX_PAPERS)
+                    .map(|&position| {
+                        let at = found.iter().position(|&found| found == position);
+                        at.map(|at| ranked.candidates[at].reason.describe()).unwrap_or_default()
+                    })
+                    .collect();
                 digest_evidence = Some(ranked.evidence);
                 (found, order)
             }
@@ -281,7 +293,7 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
             });
         }
         let ids: Vec<String> = order.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect();
-        per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ids, relevant), sent });
+        per_query.push(QueryResult { query: query.id.clone(), relevant: relevant.len(), measures: measure(&ids, relevant), sent, reasons });
     }
     let search_seconds = started.elapsed().as_secs_f64();
     let all: Vec<Measures> = per_query.iter().map(|result| result.measures).collect();
