@@ -103,3 +103,74 @@ fn the_semantic_digest_ranking_beats_bm25_on_med_with_the_real_model() -> anyhow
     assert!(semantic.samples.iter().all(|sample| sample.evidence.similarity.is_some()));
     Ok(())
 }
+
+/// The bench measures what the service sends: one collection ranked for one topic through the
+/// bench's view (`evaluate_ranking_with`, over an in-memory index of the collection) and through
+/// the service's digester (over the paper index and the stored vectors) sends the same papers in
+/// the same order, with the same percents and reason lines.
+#[test]
+fn the_bench_and_the_service_rank_one_index_alike() -> anyhow::Result<()> {
+    use std::sync::Arc;
+
+    use chrono::{Duration, TimeZone, Utc};
+    use engine::embedding::{embedding_text, text_hash};
+    use engine::paper::{AbstractSection, Paper, Source};
+
+    let dir = std::env::var("PAPERTIDE_TEST_EMBED_MODEL_DIR").expect("PAPERTIDE_TEST_EMBED_MODEL_DIR names the fetched model");
+    let embedder = Arc::new(embed::Embedder::load(Path::new(&dir))?);
+    // Two overlapping topics' judged papers from the trap collection (real abstracts).
+    let trap = Collection::load(&collection("trap"), None)?;
+    let judged: std::collections::BTreeSet<&String> =
+        ["t03", "t04"].iter().flat_map(|topic| trap.judgments[*topic].keys().chain(trap.not_relevant[*topic].iter())).collect();
+    let mut documents: Vec<_> = trap.documents.iter().filter(|document| judged.contains(&document.id)).cloned().collect();
+    documents.truncate(40);
+    let topic = bench::relevance::collection::Query { id: "t04".into(), text: "KRAS-mutant lung cancer".into() };
+    let small = Collection { documents, queries: vec![topic.clone()], short_queries: Vec::new(), name: "trap-kras".into(), ..trap.clone() };
+    let vectors = bench::relevance::DocumentVectors::of(&small, &embedder)?;
+    let ranking = Ranking::SemanticDigest(Calibration::SEMANTIC, engine::concepts::MeaningCovers::SERVICE, engine::scoring::KEY_CONCEPT_SHARE);
+    let measured = bench::relevance::evaluate_ranking_with(&small, &ranking, Some(&vectors))?;
+    let bench_sent = &measured.per_query[0];
+    assert!(bench_sent.sent.len() >= 2, "a digest worth comparing: {:?}", bench_sent.sent);
+
+    // The service: the same papers this week, their vectors stored as the vectorizer stores them.
+    let now = Utc.with_ymd_and_hms(2026, 11, 23, 9, 0, 0).single().expect("a time");
+    let store = store::Store::temporary()?;
+    let index = index::PaperIndex::create_in_ram()?;
+    let mut writer = index.writer(index::MIN_WRITER_HEAP_BYTES)?;
+    for (position, document) in small.documents.iter().enumerate() {
+        let mut paper = Paper::new(Source::Pubmed, document.title.clone());
+        paper.ids.doi = Some(format!("10.0000/relevance.{position}"));
+        paper.abstract_sections = vec![AbstractSection { label: None, text: document.text.clone() }];
+        paper.entered = Some(now.date_naive() - Duration::days(2));
+        writer.upsert(paper)?;
+    }
+    writer.commit()?;
+    let ids = index.work_ids_newest_first()?;
+    let papers = index.papers_by_id(&ids)?;
+    let texts: Vec<String> = papers.iter().map(|(_, paper)| embedding_text(paper)).collect();
+    let embedded = embedder.embed_documents(&texts.iter().map(String::as_str).collect::<Vec<_>>())?;
+    let stored: Vec<(u64, store::StoredVector)> = papers
+        .iter()
+        .zip(texts.iter().zip(embedded))
+        .map(|((id, _), (text, vector))| (id.get(), store::StoredVector { model: embedder.fingerprint().to_owned(), text_hash: text_hash(text), vector }))
+        .collect();
+    store.put_paper_vectors(&stored)?;
+    let mut user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "ada@example.org", "hash".into(), now - Duration::days(30));
+    user.is_email_verified = true;
+    user.subscription_tier = engine::Tier::Pro;
+    let user = store.create_account(
+        store::NewAccount { user, preferences: engine::account::Preferences::default(), verification: None, mail: None },
+        now,
+    )?;
+    let mail = engine::mail::MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
+    let digester = actors::Digester::new(store, index, mail).with_embedder(Arc::clone(&embedder));
+    let digest = digester.run(&user, &topic.text, engine::digest::DigestKind::Weekly, now)?.into_sent().expect("allowed");
+
+    let position_of = |title: &str| small.documents.iter().position(|document| document.title == title);
+    let service_sent: Vec<String> =
+        digest.papers_data.iter().filter_map(|entry| position_of(&entry.title)).map(|position| small.documents[position].id.clone()).collect();
+    assert_eq!(service_sent, bench_sent.sent, "the same papers in the same order");
+    let service_reasons: Vec<&str> = digest.papers_data.iter().map(|entry| entry.reason.as_str()).collect();
+    assert_eq!(service_reasons, bench_sent.reasons.iter().map(String::as_str).collect::<Vec<_>>(), "the same reason lines");
+    Ok(())
+}
