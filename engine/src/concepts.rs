@@ -319,6 +319,8 @@ impl TopicConcepts {
         meaning: impl Fn(usize) -> Option<Meaning>,
     ) -> Option<Vec<KeyEvidence>> {
         let mut shown = Vec::new();
+        let keys = self.key.iter().filter(|key| **key).count();
+        let mut missing = 0;
         for (index, (concept, key)) in self.concepts.iter().zip(&self.key).enumerate() {
             if !*key {
                 continue;
@@ -337,12 +339,25 @@ impl TopicConcepts {
             } else if let Some(meaning) = meaning(index).filter(|meaning| covers.covers(meaning)) {
                 Shown::Meaning((meaning.alone.clamp(0.0, 1.0) * 100.0).round() as u8)
             } else {
-                return None;
+                missing += 1;
+                continue;
             };
             shown.push(KeyEvidence { concept: concept.typed.clone(), shown: evidence });
         }
-        Some(shown)
+        (missing <= allowed_missing(keys)).then_some(shown)
     }
+}
+
+/// A topic of this many key concepts or more may miss one in so many (a long request is rarely
+/// met word for word); a short topic's key concepts must each be shown.
+pub const KEY_CONCEPTS_PER_MISS: usize = 3;
+
+/// How many of `keys` key concepts a paper may show no evidence for: none up to three, one in
+/// [`KEY_CONCEPTS_PER_MISS`] beyond (on the test collections' short topics, MED's precision rose
+/// from 0.83 to 0.87 where requiring all of them lost two thirds of its relevant papers;
+/// `bench/README.md`, "Key concepts need evidence").
+pub fn allowed_missing(keys: usize) -> usize {
+    keys.saturating_sub(1) / KEY_CONCEPTS_PER_MISS
 }
 
 /// `term` without `concept` (its first place as typed), spaces closed up.
@@ -530,6 +545,17 @@ mod tests {
         assert!(contrasted.is_some(), "the topic without the concept is much further from it");
         // A concept that is not key needs nothing.
         assert!(tuberculosis.key_evidence(&tuberculosis.read_paper(&analyze("tuberculosis")), &[], &variants, &COVERS, |_| None).is_some());
+    }
+
+    #[test]
+    fn a_long_topic_may_miss_one_key_concept_in_three_and_a_short_one_none() {
+        assert_eq!((1..=10).map(allowed_missing).collect::<Vec<_>>(), [0, 0, 0, 1, 1, 1, 2, 2, 2, 3]);
+        let long = topic("growth hormone bone development rats", &[true, true, true, true, false]);
+        let without_bone = long.read_paper(&analyze("growth hormone and development of rats"));
+        let shown = long.key_evidence(&without_bone, &[], &[], &COVERS, |_| None).expect("one of four missing");
+        assert_eq!(shown.len(), 3, "the missing one is not claimed");
+        let without_two = long.read_paper(&analyze("growth hormone in rats"));
+        assert_eq!(long.key_evidence(&without_two, &[], &[], &COVERS, |_| None), None);
     }
 
     #[test]
