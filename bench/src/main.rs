@@ -393,13 +393,16 @@ fn main() -> anyhow::Result<()> {
             if embedder.is_none() && !lexical {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
-            let settings =
-                RelevanceSettings {
+            let settings = RelevanceSettings {
                 rm3,
                 calibration,
                 fit: fit_calibration,
                 fusion: fusion.unwrap_or_default(),
-                concept_meaning: concept_meaning.as_deref().map(parse_meaning_covers).transpose()?.unwrap_or(engine::concepts::MeaningCovers::SERVICE),
+                concept_meaning: concept_meaning
+                    .as_deref()
+                    .map(parse_meaning_covers)
+                    .transpose()?
+                    .unwrap_or(engine::concepts::MeaningCovers::SERVICE),
                 key_share: key_share.unwrap_or(engine::scoring::KEY_CONCEPT_SHARE),
                 topics,
                 dump: dump_samples,
@@ -740,13 +743,7 @@ fn feedback_figures(
                 eprintln!("{}: no {} file, so no short topics", dir.display(), relevance::collection::SHORT_TOPICS_FILE);
                 continue;
             };
-            let played = relevance::feedback::evaluate_feedback(
-                &collection,
-                &vectors,
-                rounds,
-                &relevance::Calibration::SEMANTIC,
-                weights,
-            )?;
+            let played = relevance::feedback::evaluate_feedback(&collection, &vectors, rounds, &relevance::Calibration::SEMANTIC, weights)?;
             let first = played.first().copied().unwrap_or_default();
             let second = played.get(1).copied().unwrap_or_default();
             reports.push(json!({
@@ -840,7 +837,11 @@ fn relevance_figures(
                     let fused = evaluate_ranking_with(&collection, &Ranking::Fused { weight }, Some(&vectors))?;
                     report[format!("bm25Dense@{weight}")] = ranking_summary(&fused);
                 }
-                let semantic_digest = evaluate_ranking_with(&collection, &Ranking::SemanticDigest(semantic_curve, settings.concept_meaning, settings.key_share), Some(&vectors))?;
+                let semantic_digest = evaluate_ranking_with(
+                    &collection,
+                    &Ranking::SemanticDigest(semantic_curve, settings.concept_meaning, settings.key_share),
+                    Some(&vectors),
+                )?;
                 report["semanticDigest"] = digest_figures(&semantic_digest, &semantic_curve);
                 report["semanticDigest"]["offTopic"] = off_topic(&semantic_digest, &collection);
                 report["digestRanking"] = json!("semanticDigest");
@@ -950,10 +951,14 @@ fn off_topic(evaluation: &relevance::Evaluation, collection: &relevance::Collect
                     "sentReasons": result.sent.iter().zip(&result.reasons).map(|(id, reason)| json!({ "id": id, "offTopic": is_off(&id), "reason": reason })).collect::<Vec<_>>() }),
         );
     }
-    let relevant_sent: usize = evaluation.per_query.iter().map(|result| {
-        let relevant = collection.judgments.get(&result.query);
-        result.sent.iter().filter(|id| relevant.is_some_and(|judged| judged.contains_key(*id))).count()
-    }).sum();
+    let relevant_sent: usize = evaluation
+        .per_query
+        .iter()
+        .map(|result| {
+            let relevant = collection.judgments.get(&result.query);
+            result.sent.iter().filter(|id| relevant.is_some_and(|judged| judged.contains_key(*id))).count()
+        })
+        .sum();
     let judged_relevant: usize = evaluation.per_query.iter().map(|result| result.relevant.min(engine::digest::MAX_PAPERS)).sum();
     json!({
         "sent": sent,

@@ -95,7 +95,11 @@ fn the_semantic_digest_ranking_beats_bm25_on_med_with_the_real_model() -> anyhow
     let med = Collection::load(&collection("med"), None)?;
     let vectors = bench::relevance::DocumentVectors::of(&med, &embedder)?;
     let plain = evaluate(&med, None)?;
-    let semantic = bench::relevance::evaluate_ranking_with(&med, &Ranking::SemanticDigest(Calibration::SEMANTIC, engine::concepts::MeaningCovers::SERVICE, engine::scoring::KEY_CONCEPT_SHARE), Some(&vectors))?;
+    let semantic = bench::relevance::evaluate_ranking_with(
+        &med,
+        &Ranking::SemanticDigest(Calibration::SEMANTIC, engine::concepts::MeaningCovers::SERVICE, engine::scoring::KEY_CONCEPT_SHARE),
+        Some(&vectors),
+    )?;
     let (before, after) = (plain.mean.average_precision, semantic.mean.average_precision);
     assert!(after > 0.65 && after > before + 0.1, "MED MAP: BM25 {before}, semantic digest {after}");
     assert!(semantic.mean.ndcg_at_10 > plain.mean.ndcg_at_10, "{} vs {}", semantic.mean.ndcg_at_10, plain.mean.ndcg_at_10);
@@ -152,16 +156,16 @@ fn the_bench_and_the_service_rank_one_index_alike() -> anyhow::Result<()> {
     let stored: Vec<(u64, store::StoredVector)> = papers
         .iter()
         .zip(texts.iter().zip(embedded))
-        .map(|((id, _), (text, vector))| (id.get(), store::StoredVector { model: embedder.fingerprint().to_owned(), text_hash: text_hash(text), vector }))
+        .map(|((id, _), (text, vector))| {
+            (id.get(), store::StoredVector { model: embedder.fingerprint().to_owned(), text_hash: text_hash(text), vector })
+        })
         .collect();
     store.put_paper_vectors(&stored)?;
     let mut user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "ada@example.org", "hash".into(), now - Duration::days(30));
     user.is_email_verified = true;
     user.subscription_tier = engine::Tier::Pro;
-    let user = store.create_account(
-        store::NewAccount { user, preferences: engine::account::Preferences::default(), verification: None, mail: None },
-        now,
-    )?;
+    let user = store
+        .create_account(store::NewAccount { user, preferences: engine::account::Preferences::default(), verification: None, mail: None }, now)?;
     let mail = engine::mail::MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
     let digester = actors::Digester::new(store, index, mail).with_embedder(Arc::clone(&embedder));
     let digest = digester.run(&user, &topic.text, engine::digest::DigestKind::Weekly, now)?.into_sent().expect("allowed");

@@ -78,7 +78,10 @@ pub const VARIANTS: &[(&str, &[&str])] = &[
     ("malaria", &["Plasmodium", "falciparum", "vivax"]),
     ("cancer", &["tumor", "tumour", "carcinoma", "neoplasm", "neoplasia", "malignancy", "malignant", "oncology", "sarcoma", "leukemia", "lymphoma"]),
     ("tumor", &["cancer", "carcinoma", "neoplasm", "malignancy"]),
-    ("neurodegeneration", &["neurodegenerative", "Alzheimer", "Parkinson", "Huntington", "amyotrophic lateral sclerosis", "frontotemporal dementia", "prion"]),
+    (
+        "neurodegeneration",
+        &["neurodegenerative", "Alzheimer", "Parkinson", "Huntington", "amyotrophic lateral sclerosis", "frontotemporal dementia", "prion"],
+    ),
     ("cardiovascular", &["cardiac", "coronary", "myocardial", "heart", "atherosclerosis", "atherosclerotic", "stroke"]),
     ("diabetes", &["diabetic", "T2D", "T2DM", "T1D", "T1DM", "NIDDM", "IDDM"]),
     ("obesity", &["obese", "adiposity", "overweight"]),
@@ -287,7 +290,8 @@ impl TopicConcepts {
             for (concept, variants) in self.concepts.iter().zip(variants) {
                 for variant in variants {
                     let length = variant.words.len();
-                    let matches = at + length <= words.len() && variant.words.iter().zip(&words[at..at + length]).all(|(word, (stem, _))| word == stem);
+                    let matches =
+                        at + length <= words.len() && variant.words.iter().zip(&words[at..at + length]).all(|(word, (stem, _))| word == stem);
                     if matches {
                         read.extend(concept.words.iter().map(|word| (word.clone(), words[at].1.clone())));
                         at += length;
@@ -327,14 +331,15 @@ impl TopicConcepts {
             }
             let evidence = if TopicConcepts::has_words(concept, words) {
                 Shown::Words
-            } else if let Some(variant) = variants.get(index).and_then(|variants| variants.iter().find(|variant| TopicConcepts::has_words(variant, words))) {
+            } else if let Some(variant) =
+                variants.get(index).and_then(|variants| variants.iter().find(|variant| TopicConcepts::has_words(variant, words)))
+            {
                 let spelling = spelled(variant, words);
                 // As the variant is written ("MDR-TB"), when the paper has it so but for case and hyphens.
-                let letters = |text: &str| text.chars().filter(|character| character.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+                let letters =
+                    |text: &str| text.chars().filter(|character| character.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
                 Shown::Variant(if letters(&spelling) == letters(&variant.typed) { variant.typed.clone() } else { spelling })
-            } else if let Some((subject, _)) =
-                subjects.iter().find(|(_, analyzed)| TopicConcepts::has_words(concept, &self.read_paper(analyzed)))
-            {
+            } else if let Some((subject, _)) = subjects.iter().find(|(_, analyzed)| TopicConcepts::has_words(concept, &self.read_paper(analyzed))) {
                 Shown::Subject(subject.clone())
             } else if let Some(meaning) = meaning(index).filter(|meaning| covers.covers(meaning)) {
                 Shown::Meaning((meaning.alone.clamp(0.0, 1.0) * 100.0).round() as u8)
@@ -402,7 +407,7 @@ pub fn variants_of(topic: &TopicConcepts, analyze: impl Fn(&str) -> Vec<(String,
                 }
             }
             // The longest first, so "MDR-TB" is read whole before "TB".
-            found.sort_by(|a, b| b.words.len().cmp(&a.words.len()));
+            found.sort_by_key(|variant| std::cmp::Reverse(variant.words.len()));
             found
         })
         .collect()
@@ -514,7 +519,10 @@ mod tests {
         assert_eq!(vitamin_d.key_evidence(&read, &[], &[], &COVERS, |_| None), None);
         let trial = vitamin_d.read_paper(&analyze("Vitamin D supplementation and fractures"));
         assert!(TopicConcepts::has_words(&vitamin_d.concepts[0], &trial));
-        assert_eq!(vitamin_d.key_evidence(&trial, &[], &[], &COVERS, |_| None), Some(vec![KeyEvidence { concept: "vitamin D".into(), shown: Shown::Words }]));
+        assert_eq!(
+            vitamin_d.key_evidence(&trial, &[], &[], &COVERS, |_| None),
+            Some(vec![KeyEvidence { concept: "vitamin D".into(), shown: Shown::Words }])
+        );
         let type_1 = topic("type 1 diabetes", &[true, true]);
         let type_2 = type_1.read_paper(&analyze("type 2 diabetes in 1 cohort"));
         assert_eq!(type_1.key_evidence(&type_2, &[], &[], &COVERS, |_| None), None, "type 2 is not type 1");
@@ -527,7 +535,11 @@ mod tests {
         assert!(variants[0].iter().any(|variant| variant.typed == "TB"));
         // Malaria drug resistance: the generic words, no evidence for tuberculosis.
         let malaria = tuberculosis.read_paper(&analyze("Chloroquine drug resistance in Plasmodium falciparum"));
-        assert_eq!(tuberculosis.key_evidence(&malaria, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.42, contrast: Some(-0.05) })), None, "same field, not the concept");
+        assert_eq!(
+            tuberculosis.key_evidence(&malaria, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.42, contrast: Some(-0.05) })),
+            None,
+            "same field, not the concept"
+        );
         // A known abbreviation.
         let tb = tuberculosis.read_paper(&analyze("Drug resistance of TB isolates"));
         let shown = tuberculosis.key_evidence(&tb, &[], &variants, &COVERS, |_| None).expect("shown by its abbreviation");
@@ -538,7 +550,9 @@ mod tests {
         let shown = tuberculosis.key_evidence(&plain, &subjects, &variants, &COVERS, |_| None).expect("shown by its subject term");
         assert_eq!(shown[0].to_string(), "\"tuberculosis\" as the subject \"Tuberculosis, Multidrug-Resistant\"");
         // The concept's own meaning, from the threshold.
-        let shown = tuberculosis.key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.55, contrast: None })).expect("close to the concept itself");
+        let shown = tuberculosis
+            .key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.55, contrast: None }))
+            .expect("close to the concept itself");
         assert_eq!(shown[0].shown, Shown::Meaning(55));
         assert_eq!(tuberculosis.key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.49, contrast: Some(0.01) })), None);
         let contrasted = tuberculosis.key_evidence(&plain, &[], &variants, &COVERS, |_| Some(Meaning { alone: 0.3, contrast: Some(0.1) }));

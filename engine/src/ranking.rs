@@ -7,14 +7,16 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use crate::concepts::{self, KeyEvidence, Meaning, MeaningCovers, Shown, TopicConcepts};
 use crate::digest::Candidate;
 use crate::digest_text::{searched_as, word_weights, Surfaces};
 use crate::expansion::Rm3;
 use crate::feedback::{liked_words, searched_words, Rocchio, TermFeedback};
 use crate::paper::Paper;
 use crate::recipe::{self, CANDIDATES};
-use crate::concepts::{self, KeyEvidence, Meaning, MeaningCovers, Shown, TopicConcepts};
-use crate::scoring::{evidence, key_concepts, match_reason, relevance_by, Calibration, CollectionStats, Evidence, PaperText, ScoredQuery, KEY_CONCEPT_SHARE};
+use crate::scoring::{
+    evidence, key_concepts, match_reason, relevance_by, Calibration, CollectionStats, Evidence, PaperText, ScoredQuery, KEY_CONCEPT_SHARE,
+};
 
 /// A paper a search found, with its search score.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,6 +98,9 @@ pub struct Ranking<Id> {
     pub searched_as: Option<String>,
 }
 
+/// A key concept's own vector, and the topic's without it (none for a topic of one concept).
+type ConceptVectors = (Vec<f32>, Option<Vec<f32>>);
+
 /// `term`'s concepts (`crate::concepts`), key by their idf in `query` (a phrase's: its words'
 /// summed, as rare as their meeting).
 fn topic_concepts<C: Corpus>(corpus: &C, term: &str, query: &ScoredQuery, key_share: f64) -> TopicConcepts {
@@ -147,7 +152,7 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
     let variants = concepts::variants_of(&concepts, |text| corpus.analyze(text));
     // Each key concept's own vector, and the topic's without it, for the evidence of its
     // meaning.
-    let mut concept_vectors: Vec<Option<(Vec<f32>, Option<Vec<f32>>)>> = Vec::new();
+    let mut concept_vectors: Vec<Option<ConceptVectors>> = Vec::new();
     if topic.is_some() {
         for (concept, key) in concepts.concepts.iter().zip(&concepts.key) {
             let vectors = match (key, corpus.topic_vector(&concept.typed)?) {
@@ -162,7 +167,8 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
         }
     }
     // The words the reason line names one by one: a phrase concept is named as its phrase.
-    let single_words: Vec<String> = concepts.concepts.iter().filter(|concept| concept.words.len() == 1).map(|concept| concept.words[0].clone()).collect();
+    let single_words: Vec<String> =
+        concepts.concepts.iter().filter(|concept| concept.words.len() == 1).map(|concept| concept.words[0].clone()).collect();
     let named_words: Vec<String> = own_words.iter().filter(|word| single_words.contains(word)).cloned().collect();
     let mut surfaces = Surfaces::of(&expansion);
     // The topic's own words as the user typed them, whatever the corpus holds.
@@ -177,10 +183,16 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
         let subjects: Vec<(String, Vec<(String, String)>)> =
             hit.paper.categories.iter().map(|subject| (subject.clone(), corpus.analyze(subject))).collect();
         // The subject terms the source gives the paper are evidence of what it is about, as the
-        // index searches them: they weigh with its words (the reason line names only its own).
-        let subject_words: Vec<(String, String)> = subjects.iter().flat_map(|(_, words)| concepts.read_paper(words)).collect();
+        // index searches them (the reason line names only its own words).
         let weighed = concepts.with_variants_read(&analyzed, &variants);
-        let text = PaperText::from_words(weighed.iter().chain(&subject_words).map(|(word, _)| word.as_str()));
+        let mut text = PaperText::from_words(weighed.iter().map(|(word, _)| word.as_str()));
+        // A topic word the subject terms name counts once if the text lacks it; the rest of the
+        // headings neither add nor dilute (the paper's length stays its text's).
+        for (word, _) in subjects.iter().flat_map(|(_, words)| concepts.read_paper(words)) {
+            if own_words.contains(&word) {
+                text.counts.entry(word).or_insert(1);
+            }
+        }
         let vector = corpus.vector(hit.id);
         let similarity = topic.as_ref().and_then(|topic| vector.map(|vector| corpus.cosine(topic, vector)));
         let mut evidence = evidence(&scored_query, &text, &stats).with_similarity(similarity);

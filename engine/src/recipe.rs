@@ -33,12 +33,12 @@
 //!    ([`needs_wider`]) looks back each of [`WIDER_WINDOWS_DAYS`] in turn, steps 1–7 again, and
 //!    takes the wider choice when it sends more, or when the week sent none ([`takes_wider`]).
 
+use crate::concepts::KeyEvidence;
 use crate::digest::Candidate;
 pub use crate::digest::{ENOUGH_PAPERS, MAX_PAPERS, MIN_RELEVANCE, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
 use crate::paper::Paper;
-use crate::concepts::KeyEvidence;
-use crate::scoring::{relevance, Evidence, MatchReason, RatingMove};
 pub use crate::scoring::SIMILARITY_WEIGHT;
+use crate::scoring::{relevance, Evidence, MatchReason, RatingMove};
 
 /// Step 2: how many papers each search contributes to a term's candidates.
 pub const CANDIDATES: usize = 100;
@@ -74,13 +74,7 @@ pub fn reason(matched: MatchReason, evidence: &Evidence, key_evidence: Vec<KeyEv
 
 /// Step 4: the candidate `paper` makes, found with `search_score`, by its `evidence`.
 pub fn judge(paper: Paper, search_score: f32, evidence: &Evidence, reason: MatchReason) -> Candidate {
-    Candidate {
-        reason,
-        relevance: relevance(evidence),
-        paper,
-        score: tie_break(evidence, search_score),
-        covers_key: evidence.covers_key(),
-    }
+    Candidate { reason, relevance: relevance(evidence), paper, score: tie_break(evidence, search_score), covers_key: evidence.covers_key() }
 }
 
 /// Step 5: a candidate's evidence as its researcher's ratings read it: the strength the liked
@@ -286,7 +280,10 @@ mod tests {
             keys: vec![key.to_owned()],
             links: Vec::new(),
         };
-        Listed(keys.iter().map(|key| entry(key)).collect(), keys.iter().map(|key| week.contains(key).then(|| key.len() as u64 * 31 + u64::from(key.as_bytes()[0]))).collect())
+        Listed(
+            keys.iter().map(|key| entry(key)).collect(),
+            keys.iter().map(|key| week.contains(key).then(|| key.len() as u64 * 31 + u64::from(key.as_bytes()[0]))).collect(),
+        )
     }
 
     #[test]
@@ -300,7 +297,8 @@ mod tests {
         assert_eq!(*asked.borrow(), [30, 90], "two are not enough: it looks back 90 days too");
         assert_eq!((positions.len(), ranked.0.len()), (6, 6));
         assert_eq!(widened, Some(crate::digest::Widened { days: 90, new_this_week: 1 }));
-        let (_, positions, widened) = widen(listed(&["a"], &["a"]), false, |_| false, |_| -> Result<Listed, ()> { panic!("a weekly digest never widens") }).expect("ranked");
+        let (_, positions, widened) =
+            widen(listed(&["a"], &["a"]), false, |_| false, |_| -> Result<Listed, ()> { panic!("a weekly digest never widens") }).expect("ranked");
         assert_eq!((positions, widened), (vec![0], None));
         let (_, positions, _) = widen(listed(&["a", "bb"], &[]), false, |key| key == "a", |_| -> Result<Listed, ()> { Err(()) }).expect("ranked");
         assert_eq!(positions, vec![1], "what was sent before is left out");

@@ -514,7 +514,10 @@ mod tests {
         assert_eq!(MatchReason { similar: true, ..reason.clone() }.describe(), "Matched \"gene editing\"; words: gene, editing");
         let rice = KeyEvidence { concept: "rice".into(), shown: crate::concepts::Shown::Subject("Oryza sativa".into()) };
         let rated = MatchReason { key_evidence: vec![rice], rated: Some(RatingMove::Raised), ..reason };
-        assert_eq!(rated.describe(), "Matched \"gene editing\"; words: gene, editing; \"rice\" as the subject \"Oryza sativa\"; ranked higher by your ratings");
+        assert_eq!(
+            rated.describe(),
+            "Matched \"gene editing\"; words: gene, editing; \"rice\" as the subject \"Oryza sativa\"; ranked higher by your ratings"
+        );
     }
 
     #[test]

@@ -99,7 +99,11 @@ pub fn evaluate_feedback(
                 .map(|(id, gain)| (id.clone(), *gain))
                 .collect();
             let (plain_order, plain_sent) = digest(&ranking.candidates, &shown);
-            let (order, sent) = if rated.feedback.has_ratings() { digest(&rerank(&corpus, &ranking, &rated), &shown) } else { (plain_order.clone(), plain_sent.clone()) };
+            let (order, sent) = if rated.feedback.has_ratings() {
+                digest(&rerank(&corpus, &ranking, &rated), &shown)
+            } else {
+                (plain_order.clone(), plain_sent.clone())
+            };
             if !residual.is_empty() {
                 let count = |sent: &[usize]| (sent.len(), sent.iter().filter(|&&position| relevant_of(position)).count());
                 round.push((

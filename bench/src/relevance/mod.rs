@@ -257,7 +257,9 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 let mut knobs = Knobs { calibration: Some(*calibration), ..Knobs::default() };
                 match ranking {
                     Ranking::Digest(params, _) => knobs.rm3 = *params,
-                    Ranking::SemanticDigest(_, concept_meaning, key_share) => (knobs.concept_meaning, knobs.key_share) = (*concept_meaning, *key_share),
+                    Ranking::SemanticDigest(_, concept_meaning, key_share) => {
+                        (knobs.concept_meaning, knobs.key_share) = (*concept_meaning, *key_share)
+                    }
                     _ => {}
                 }
                 let ranked = engine::ranking::rank(&corpus, &query.text, &[], &knobs)?;

@@ -71,3 +71,37 @@ test("with the model, the harvested week is embedded in the background and a top
   assert.match(empty.text, /Nothing published in the last 90 days matched "dark matter halos in dwarf galaxies" closely enough to send\./);
   await screenshot(other, "semantic-02-unrelated-topic-empty");
 });
+
+test("a researcher's second, overlapping topic gets only its own papers, and its reason lines name their evidence", async () => {
+  await waitFor(async () => (await stack.papertide.health()).embeddings.papersWaiting === 0, "the harvested papers embedded", 180_000);
+  const email = "two-topics@example.org";
+  const page = await verifiedPage(stack, email);
+  // A paid plan: two topics of one researcher, each with its own digest.
+  await stack.papertide.runCli(["users", "set-tier", email, "pro"]);
+  await page.goto("/dashboard");
+  const input = card(page, "Add New Search Term").getByLabel("Research topic");
+  await input.fill("liver toxicity of phthalate plasticizers");
+  await input.press("Enter");
+  await stack.maildev.waitForEmail(email, 'new papers on "liver toxicity of phthalate plasticizers"');
+
+  // The second topic shares "phthalate" and the field with the first; its own concept is
+  // oogenesis, which one paper of the week is about (its abstract says "folliculogenesis" and
+  // "oocyte", PubMed's indexers gave it the heading "Oogenesis").
+  await page.goto("/dashboard");
+  await input.fill("phthalate oogenesis");
+  await input.press("Enter");
+  const digest = await stack.maildev.waitForEmail(email, 'new papers on "phthalate oogenesis"');
+  const titles = [...digest.text.matchAll(/^\d+\. (.+)$/gm)].map((match) => match[1]);
+  assert.ok(titles.length >= 1, `a digest with papers: ${digest.text}`);
+  for (const title of titles) assert.match(title, /follic|oocyte|ovar|oogenesis/i, `no paper of the first topic's liver toxicology: ${titles}`);
+  assert.match(digest.text, /"oogenesis" as the subject "Oogenesis"/, "the reason line names the evidence it used");
+  assert.doesNotMatch(digest.text, /in other words/, "nothing vouched for without evidence");
+
+  await page.goto("/dashboard");
+  const recent = card(page, "Recent Email Digests");
+  await recent.getByRole("button").filter({ hasText: "phthalate oogenesis" }).first().click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByText(/as the subject "Oogenesis"/).first().waitFor();
+  await screenshot(page, "semantic-03-overlapping-topic-names-its-evidence");
+  await page.keyboard.press("Escape");
+});

@@ -324,7 +324,10 @@ async fn with_the_model_the_service_embeds_its_papers_and_ranks_a_topic_by_words
     assert_eq!(answer.status, 200, "{}", answer.body);
     let digest = server.latest_digest_of("ada@example.org");
     let titles: Vec<String> = digest.papers_data.iter().map(|paper| paper.title.to_lowercase()).collect();
-    assert!(titles.len() >= 5 && titles.first().is_some_and(|title| title.contains("phthalate") && title.contains("toxicity")), "{titles:?}");
+    // In this index of 20 phthalate papers "liver" and "toxicity" are the topic's key concepts (the
+    // rarest here), and a paper is sent only if it shows both: by its words, or "hepatic" for the
+    // liver.
+    assert!(titles.len() >= 4 && titles.first().is_some_and(|title| title.contains("phthalate") && title.contains("toxicity")), "{titles:?}");
     for paper in &digest.papers_data {
         assert!(paper.relevance_score >= engine::digest::MIN_RELEVANCE && !paper.reason.is_empty(), "{paper:?}");
     }
