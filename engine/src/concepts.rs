@@ -311,7 +311,7 @@ impl TopicConcepts {
     }
 
     /// The evidence `paper` gives for each key concept: `words` are its title's and abstract's
-    /// (read by [`TopicConcepts::read_paper`]), `subjects` its subject terms analyzed, each with
+    /// (read by [`TopicConcepts::read_paper`]), `subjects` its subject terms read the same way, each with
     /// its text, and `meaning` a concept's cosine with the paper when there is a model. `None`:
     /// a key concept without evidence.
     pub fn key_evidence(
@@ -339,7 +339,7 @@ impl TopicConcepts {
                 let letters =
                     |text: &str| text.chars().filter(|character| character.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
                 Shown::Variant(if letters(&spelling) == letters(&variant.typed) { variant.typed.clone() } else { spelling })
-            } else if let Some((subject, _)) = subjects.iter().find(|(_, analyzed)| TopicConcepts::has_words(concept, &self.read_paper(analyzed))) {
+            } else if let Some((subject, _)) = subjects.iter().find(|(_, read)| TopicConcepts::has_words(concept, read)) {
                 Shown::Subject(subject.clone())
             } else if let Some(meaning) = meaning(index).filter(|meaning| covers.covers(meaning)) {
                 Shown::Meaning((meaning.alone.clamp(0.0, 1.0) * 100.0).round() as u8)

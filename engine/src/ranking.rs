@@ -155,13 +155,14 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
     let mut concept_vectors: Vec<Option<ConceptVectors>> = Vec::new();
     if topic.is_some() {
         for (concept, key) in concepts.concepts.iter().zip(&concepts.key) {
-            let vectors = match (key, corpus.topic_vector(&concept.typed)?) {
-                (true, Some(alone)) => {
+            // Only a key concept needs evidence: the others are never embedded.
+            let vectors = match key.then(|| corpus.topic_vector(&concept.typed)).transpose()?.flatten() {
+                Some(alone) => {
                     let without = concepts::without(term, concept);
                     let without = if without.is_empty() { None } else { corpus.topic_vector(&without)? };
                     Some((alone, without))
                 }
-                _ => None,
+                None => None,
             };
             concept_vectors.push(vectors);
         }
@@ -181,16 +182,16 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
         let analyzed = concepts.read_paper(&paper_words(corpus, &hit.paper));
         surfaces.count(&analyzed);
         let subjects: Vec<(String, Vec<(String, String)>)> =
-            hit.paper.categories.iter().map(|subject| (subject.clone(), corpus.analyze(subject))).collect();
+            hit.paper.categories.iter().map(|subject| (subject.clone(), concepts.read_paper(&corpus.analyze(subject)))).collect();
         // The subject terms the source gives the paper are evidence of what it is about, as the
         // index searches them (the reason line names only its own words).
         let weighed = concepts.with_variants_read(&analyzed, &variants);
         let mut text = PaperText::from_words(weighed.iter().map(|(word, _)| word.as_str()));
         // A topic word the subject terms name counts once if the text lacks it; the rest of the
         // headings neither add nor dilute (the paper's length stays its text's).
-        for (word, _) in subjects.iter().flat_map(|(_, words)| concepts.read_paper(words)) {
-            if own_words.contains(&word) {
-                text.counts.entry(word).or_insert(1);
+        for (word, _) in subjects.iter().flat_map(|(_, words)| words) {
+            if own_words.contains(word) {
+                text.counts.entry(word.clone()).or_insert(1);
             }
         }
         let vector = corpus.vector(hit.id);
