@@ -399,7 +399,7 @@ impl Digester {
     ) -> Result<DigestOutcome, DigestError> {
         let sources = self.sources(user)?;
         let list_unsubscribe = self.renderer.one_click_url(user.id)?;
-        let rated = self.rated_term(user.id, term)?;
+        let rated = self.rated_term(user.id, term_id, term)?;
         let mut entitlement = entitlement;
         for _ in 0..COMMIT_TRIES {
             let Entitlement { read, allowance } = entitlement;
@@ -494,12 +494,16 @@ impl Digester {
         Ok(ranked)
     }
 
-    /// The ratings and exclusion words of `user_id`'s term `term` (the user's term of that text,
-    /// any case), as the ranking reads them; `None` when the term has neither.
-    pub fn rated_term(&self, user_id: UserId, term: &str) -> Result<Option<RatedTerm>, DigestError> {
-        let terms = self.store.search_terms(user_id)?;
-        match terms.iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)) {
-            Some(stored) => self.rated(stored),
+    /// The ratings and exclusion words of `user_id`'s term: the stored term `term_id` when the
+    /// digest is of one, else the user's term of the text `term` (case and spacing aside), as the
+    /// ranking reads them; `None` when the term has neither.
+    pub fn rated_term(&self, user_id: UserId, term_id: Option<TermId>, term: &str) -> Result<Option<RatedTerm>, DigestError> {
+        let stored = match term_id {
+            Some(id) => self.store.search_term(id)?.filter(|stored| stored.user_id == user_id),
+            None => self.store.search_terms(user_id)?.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)),
+        };
+        match stored {
+            Some(stored) => self.rated(&stored),
             None => Ok(None),
         }
     }

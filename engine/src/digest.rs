@@ -75,7 +75,9 @@ pub struct Digest {
     pub search_term: String,
     /// The term it was made for, when it was made for a stored term: rating links and ratings
     /// bind to this identity, so a term deleted and added again with the same text is a new
-    /// term that an old digest's links do not rate. `None` for digests made before it was kept.
+    /// term that an old digest's links do not rate. `None` only for a digest whose term was
+    /// already deleted when the store's schema 3 gave every older digest its term's id: it
+    /// belongs to no term.
     #[serde(default)]
     pub term_id: Option<crate::search_term::TermId>,
     pub searched_as: Option<String>,

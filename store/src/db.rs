@@ -11,7 +11,7 @@ use crate::Result;
 
 /// The schema this binary writes. Bump it and append a migration when a stored shape changes in
 /// a way `#[serde(default)]` cannot absorb.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 const SCHEMA_VERSION_KEY: &[u8] = b"schema_version";
 
@@ -26,6 +26,8 @@ const MIGRATIONS: &[Migration] = &[
     // 2: each user's digest ledger and one record of sent papers per commit (`crate::ledger`),
     // built from their digests and their key-per-paper sent records.
     Migration { from: 1, apply: Store::build_ledgers },
+    // 3: each digest names the term it was made for by id (`Store::bind_digests_to_terms`).
+    Migration { from: 2, apply: Store::bind_digests_to_terms },
 ];
 
 /// Handle to the database; cheap to clone (clones share everything).

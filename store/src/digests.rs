@@ -245,6 +245,32 @@ impl Store {
         })
     }
 
+    /// Migration to schema 3: each digest stored without its term's id (made before digests
+    /// kept it) gets the id of the user's term it was made for: the term of the same text (but
+    /// for case and spacing) that existed when it was sent. A digest whose term is gone keeps
+    /// none and belongs to no term (a term added again later is a new one). From then on
+    /// ratings, rating links and resends find a digest's term by its id alone.
+    pub(crate) fn bind_digests_to_terms(&self) -> Result<()> {
+        for user in self.users()? {
+            let terms = self.search_terms(user.id)?;
+            for entry in self.trees().digests.scan_prefix(user.id.as_bytes()) {
+                let (key, bytes) = entry?;
+                let mut stored: StoredDigest = decode("digest", &bytes)?;
+                if stored.term_id.is_some() {
+                    continue;
+                }
+                let made_for = terms.iter().find(|term| {
+                    engine::search_term::is_same_term(&term.term, &stored.search_term) && term.created_at <= stored.sent_at
+                });
+                if let Some(term) = made_for {
+                    stored.term_id = Some(term.id);
+                    self.trees().digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A user's digests, newest first.
     pub fn digests(&self, user_id: UserId) -> Result<Vec<Digest>> {
         let mut found = Vec::new();
@@ -493,6 +519,59 @@ mod tests {
             (2, 2, 2, Some(now)),
             "the ledger counts as the digests do"
         );
+        Ok(())
+    }
+
+    #[test]
+    fn the_schema_3_migration_binds_each_older_digest_to_the_term_it_was_made_for() -> Result<()> {
+        use engine::search_term::SearchTerm;
+        use engine::Tier;
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let day = |days: i64| DateTime::from_timestamp(1_790_000_000 + days * 86_400, 0).expect("a time");
+        let account = crate::NewAccount {
+            user: crate::User::new(ada, "ada@example.org", "hash".into(), day(0)),
+            preferences: engine::Preferences::default(),
+            verification: None,
+            mail: None,
+        };
+        store.create_account(account, day(0))?;
+        let term = |text: &str, created: i64| -> Result<SearchTerm> {
+            let term = SearchTerm::new(TermId(Uuid::new_v4()), ada, text.into(), Tier::Pro, day(created));
+            store.add_search_term(&term, Tier::Pro, false)?;
+            Ok(term)
+        };
+        let crispr = term("CRISPR base editing", 1)?;
+        // Deleted, then added again after its first digest.
+        let drive = term("gene drive", 5)?;
+        let older = [
+            digest(ada, "crispr  base Editing", &["pmid:1"], day(2)),
+            digest(ada, "gene drive", &["pmid:2"], day(3)),
+            digest(ada, "dark matter", &["pmid:3"], day(4)),
+            digest(ada, "gene drive", &["pmid:4"], day(6)),
+        ];
+        for digest in &older {
+            store.record_digest(digest, &mail("digest"), digest.sent_at)?;
+        }
+        let mut kept = digest(ada, "CRISPR base editing", &["pmid:5"], day(7));
+        kept.term_id = Some(TermId(Uuid::new_v4()));
+        store.record_digest(&kept, &mail("digest"), kept.sent_at)?;
+
+        store.bind_digests_to_terms()?;
+        let bound: Vec<(String, Option<TermId>)> =
+            store.digests(ada)?.into_iter().rev().map(|digest| (digest.papers_data[0].keys[0].clone(), digest.term_id)).collect();
+        assert_eq!(
+            bound,
+            [
+                ("pmid:1".to_owned(), Some(crispr.id)),
+                ("pmid:2".to_owned(), None),
+                ("pmid:3".to_owned(), None),
+                ("pmid:4".to_owned(), Some(drive.id)),
+                ("pmid:5".to_owned(), kept.term_id),
+            ],
+            "the same topic (case and spacing aside) existing when it was sent; a term added after the digest, a gone term and a kept id are left"
+        );
+        assert_eq!(store.digests(ada)?[1].papers_data, older[3].papers_data, "the rest of the digest is as it was");
         Ok(())
     }
 

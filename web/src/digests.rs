@@ -178,12 +178,17 @@ fn render_digest(state: &AppState, user: &User, to: &str, digest: &Digest) -> Ap
 async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ResendRequest>) -> ApiResult<HttpResponse> {
     let user = signed_in.user;
     state.limiter.check("resend-email", &user.id.to_string(), state.settings.rate_limits.resend_email)?;
-    let wanted = body.search_term.trim().to_lowercase();
+    // The latest digest of the user's term of that text (by the term's identity: an edited
+    // term's digests are its own); of a term since deleted, the latest of that text.
+    let term = state.store.search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &body.search_term));
     let digest = state
         .store
         .digests(user.id)?
         .into_iter()
-        .find(|digest| digest.search_term.to_lowercase() == wanted)
+        .find(|digest| match &term {
+            Some(term) => digest.term_id == Some(term.id),
+            None => is_same_term(&digest.search_term, &body.search_term),
+        })
         .ok_or_else(|| ApiError::not_found("There is no digest of this search term to resend yet."))?;
     let mail = render_digest(&state, &user, &user.email, &digest)?;
     state.store.enqueue_mail(&mail, Utc::now())?;

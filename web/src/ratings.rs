@@ -9,7 +9,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use chrono::Utc;
 use engine::digest::{Digest, DigestEntry};
 use engine::rating::{verify_rating_token, Rating, RatingClaim, RatingTokenError};
-use engine::search_term::SearchTerm;
+use engine::search_term::{is_same_term, SearchTerm};
 use engine::UserId;
 
 use crate::auth::SignedIn;
@@ -158,21 +158,17 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
 
 /// The user's term a digest was made for (see [`is_of_term`]).
 fn term_of_digest(state: &AppState, user_id: UserId, digest: &Digest) -> ApiResult<Option<SearchTerm>> {
-    Ok(state.store.search_terms(user_id)?.into_iter().find(|term| is_of_term(digest, term)))
+    let Some(term_id) = digest.term_id else { return Ok(None) };
+    Ok(state.store.search_term(term_id)?.filter(|term| term.user_id == user_id && is_of_term(digest, term)))
 }
 
-/// Whether `digest` was made for `term`, as it is now: the same text in any case (a term edited to
-/// another topic no longer takes the old topic's ratings), and the same term: by identity when the
-/// digest kept it; a digest that did not (made before it was kept, or for a topic without a
-/// stored term) belongs to a term that existed when it was sent. So a term deleted and added
-/// again is a new term, which an old digest's links and ratings never reach.
+/// Whether `digest` was made for `term`, as it is now: the same term, by the identity the digest
+/// keeps (a term deleted and added again is a new term, which an old digest's links and ratings
+/// never reach; a digest whose term was gone when identities were first kept belongs to none),
+/// and still the same topic (a term edited to another topic no longer takes the old topic's
+/// ratings; case and spacing aside, as `is_same_term` reads them).
 fn is_of_term(digest: &Digest, term: &SearchTerm) -> bool {
-    let same_text = digest.search_term.to_lowercase() == term.term.to_lowercase();
-    let same_term = match digest.term_id {
-        Some(term_id) => term_id == term.id,
-        None => term.created_at <= digest.sent_at,
-    };
-    same_text && same_term
+    digest.term_id == Some(term.id) && is_same_term(&digest.search_term, &term.term)
 }
 
 fn first_key(entry: &DigestEntry) -> Option<&str> {

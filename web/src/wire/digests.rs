@@ -120,6 +120,9 @@ pub struct DigestView {
     pub sent_before: usize,
     pub status: DigestStatus,
     pub subject: String,
+    /// The user's term it was made for (its ratings are that term's); `null` when that term is
+    /// gone.
+    pub term_id: Option<Uuid>,
     pub user_id: Uuid,
     /// How far an immediate digest looked back when its week had too few papers.
     pub widened: Option<Widened>,
@@ -143,6 +146,7 @@ impl From<engine::digest::Digest> for DigestView {
             sent_before: digest.sent_before,
             status: digest.status.into(),
             subject: digest.subject,
+            term_id: digest.term_id.map(|term_id| term_id.0),
             user_id: digest.user_id.0,
             widened: digest.widened.map(Widened::from),
         }

@@ -628,8 +628,10 @@ fn names_the_owner(target: &Target, requests: &[Request]) -> bool {
     })
 }
 
-/// Records a digest of `term` with one paper for `user`, as if it was mailed.
+/// Records a digest of `term` with one paper for `user`, as if it was mailed: made for the
+/// user's stored term of that text, if there is one.
 pub(crate) async fn digest_with_a_paper(server: &crate::common::TestServer, user: &store::User, term: &str) -> engine::digest::Digest {
+    let stored = server.state.store.search_terms(user.id).expect("terms").into_iter().find(|stored| stored.term == term);
     let entry = engine::digest::DigestEntry {
         title: "Kidney organoids mature".into(),
         url: None,
@@ -651,7 +653,7 @@ pub(crate) async fn digest_with_a_paper(server: &crate::common::TestServer, user
         user_id: user.id,
         digest_type: engine::digest::DigestKind::Immediate,
         search_term: term.to_owned(),
-        term_id: None,
+        term_id: stored.map(|stored| stored.id),
         searched_as: None,
         papers_data: vec![entry],
         ai_summary: String::new(),

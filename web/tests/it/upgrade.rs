@@ -137,6 +137,23 @@ async fn older_data_directories_serve_their_accounts_terms_digests_and_papers() 
             .filter(|sent| sent.starts_with("2026-12-07T09:00:00"))
             .collect();
         assert_eq!(weekly_at.len(), 2, "{archive}: the weekly pass of {ADAS_WEEK}: {listed:?}");
+        // The archive's digests were stored by their term's text alone; the upgrade gives each the
+        // id of the term it was made for, so a paper of the first digest is rated for that term.
+        let phthalate = items(&terms.body).iter().find(|term| term["term"] == "phthalate").expect("the term");
+        let first = items(&digests.body)
+            .iter()
+            .find(|digest| digest["digestType"] == "immediate" && digest["searchTerm"] == "phthalate")
+            .expect("the first digest");
+        assert_eq!(first["termId"], phthalate["id"], "{archive}: the digest names its term");
+        let paper_key = first["papersData"][0]["paperKey"].as_str().expect("a paper key");
+        let rated = client
+            .send(
+                "PUT",
+                &format!("/api/search-terms/{}/ratings", phthalate["id"].as_str().expect("an id")),
+                Some(&json!({ "digestId": first["id"], "paperKey": paper_key, "verdict": "relevant" })),
+            )
+            .await;
+        assert_eq!(rated.status, 200, "{archive}: an archived digest's paper is rated for its term: {}", rated.body);
 
         let cys_client = Client::new(&binary.base_url());
         let cy = sign_in(&cys_client, "cy@example.org").await;

@@ -197,7 +197,12 @@ emptyReason: string | null, id: string, papersData: Array<DigestPaper>, searchTe
 /**
  * For an empty digest: the papers left out because an earlier digest sent them.
  */
-sentBefore: number, status: DigestStatus, subject: string, userId: string, 
+sentBefore: number, status: DigestStatus, subject: string, 
+/**
+ * The user's term it was made for (its ratings are that term's); `null` when that term is
+ * gone.
+ */
+termId: string | null, userId: string, 
 /**
  * How far an immediate digest looked back when its week had too few papers.
  */

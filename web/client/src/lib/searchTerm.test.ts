@@ -1,5 +1,5 @@
 // The same cases as the server's own (engine's search_term.rs tests): the two must agree.
-import { MSG_INJECTION, MSG_TOO_LONG, MSG_TOO_SHORT, MSG_UNSUPPORTED, searchTermError } from "./searchTerm";
+import { MSG_INJECTION, MSG_TOO_LONG, MSG_TOO_SHORT, MSG_UNSUPPORTED, isSameTerm, searchTermError } from "./searchTerm";
 
 describe("searchTermError", () => {
   it.each([
@@ -71,5 +71,14 @@ describe("searchTermError", () => {
     "{braces}",
   ])("refuses the unsupported %j", (term) => {
     expect(searchTermError(term)).toBe(MSG_UNSUPPORTED);
+  });
+});
+
+describe("isSameTerm", () => {
+  it("reads case and spacing as the server does", () => {
+    expect(isSameTerm("CRISPR  Base\tediting ", "crispr base editing")).toBe(true);
+    expect(isSameTerm("gene\u00a0editing", "gene editing")).toBe(true);
+    expect(isSameTerm("base editing", "prime editing")).toBe(false);
+    expect(isSameTerm("baseediting", "base editing")).toBe(false);
   });
 });

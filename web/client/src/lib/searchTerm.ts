@@ -65,6 +65,12 @@ export function trimTerm(text: string): string {
 }
 
 /** The message of the first rule `text` breaks, or null when it is a valid search term. */
+/** Whether two terms are one topic: equal but for letter case and spacing (the server's `is_same_term`). */
+export function isSameTerm(one: string, other: string): boolean {
+  const words = (term: string) => term.toLowerCase().split(/\s+/u).filter((word) => word.length > 0).join(" ");
+  return words(one) === words(other);
+}
+
 export function searchTermError(text: string): string | null {
   const term = trimTerm(text);
   const length = Array.from(term).length;

@@ -9,6 +9,7 @@ import { Button } from "@/components/ui/Button";
 import { Dialog } from "@/components/ui/Dialog";
 import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
+import { isSameTerm } from "@/lib/searchTerm";
 import { toast } from "@/state/toast";
 import { digestPapers, noPapersMessage, resendDigest, widenedNote, type DigestPaper, type EmailDigest, type Rating } from "./api";
 import { RatingButtons } from "./RatingButtons";
@@ -38,8 +39,9 @@ export interface DigestDialogProps {
 export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDialogProps) {
   useSignals();
   const papers = digestPapers(digest);
-  // The user's term this digest was made for (the same text, in any case): its ratings.
-  const term = (searchTerms.value ?? []).find((candidate) => candidate.term.toLowerCase() === digest.searchTerm.toLowerCase());
+  // The user's term this digest was made for, by its identity (a term deleted and added again
+  // is another term), while it is still the same topic: its ratings.
+  const term = (searchTerms.value ?? []).find((candidate) => candidate.id === digest.termId && isSameTerm(candidate.term, digest.searchTerm));
   const termId = term?.id ?? null;
   const termRatings: Rating[] = termId ? (ratings.value[termId] ?? []) : [];
   useEffect(() => {

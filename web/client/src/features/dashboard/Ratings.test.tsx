@@ -26,7 +26,8 @@ const DIGEST: EmailDigest = {
   id: "d1",
   userId: "u1",
   digestType: "immediate",
-  searchTerm: "crispr BASE editing",
+  searchTerm: "crispr  BASE editing",
+  termId: "t1",
   aiSummary: null,
   sentAt: "2026-11-20T08:00:00Z",
   papersData: [
@@ -92,6 +93,14 @@ describe("rating papers in the digest dialog", () => {
   it("offers no buttons for a digest whose term is gone", async () => {
     stubFetch({});
     searchTerms.value = [];
+    renderRoute(<DigestDialog digest={DIGEST} open onOpenChange={() => {}} />, { at: "/dashboard", routePath: "/dashboard" });
+    expect(await screen.findByText("Base editors in vivo")).toBeInTheDocument();
+    expect(screen.queryByRole("group", { name: /^Rate / })).not.toBeInTheDocument();
+  });
+
+  it("offers no buttons when the term of that text is another one (deleted and added again)", async () => {
+    stubFetch({});
+    searchTerms.value = [{ ...TERM, id: "t2" }];
     renderRoute(<DigestDialog digest={DIGEST} open onOpenChange={() => {}} />, { at: "/dashboard", routePath: "/dashboard" });
     expect(await screen.findByText("Base editors in vivo")).toBeInTheDocument();
     expect(screen.queryByRole("group", { name: /^Rate / })).not.toBeInTheDocument();

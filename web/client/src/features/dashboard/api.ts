@@ -78,6 +78,8 @@ export type EmailDigest = Pick<DigestView, "id" | "userId" | "searchTerm" | "sen
   aiSummary: DigestView["aiSummary"] | null;
   subject?: DigestView["subject"];
   status?: DigestView["status"] | string;
+  /** The user's term it was made for; null when that term is gone. */
+  termId?: DigestView["termId"];
 };
 
 /** What a widened digest says first (the same words as its mail). */
