@@ -259,9 +259,8 @@ impl Store {
                 if stored.term_id.is_some() {
                     continue;
                 }
-                let made_for = terms.iter().find(|term| {
-                    engine::search_term::is_same_term(&term.term, &stored.search_term) && term.created_at <= stored.sent_at
-                });
+                let made_for =
+                    terms.iter().find(|term| engine::search_term::is_same_term(&term.term, &stored.search_term) && term.created_at <= stored.sent_at);
                 if let Some(term) = made_for {
                     stored.term_id = Some(term.id);
                     self.trees().digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
