@@ -295,7 +295,9 @@ enum Scenario {
         fusion: Option<Vec<f64>>,
         /// From what closeness a paper shows a key concept in meaning, to measure instead of the
         /// service's: the concept's own cosine with the paper, and the fall in the topic's cosine
-        /// without the concept [default: engine::concepts::MeaningCovers::SERVICE]: alone,contrast.
+        /// without the concept, and optionally the closeness to a request of many key concepts from
+        /// which a paper may miss more of them, and from how many concepts a topic is a request
+        /// [default: engine::concepts::MeaningCovers::SERVICE]: alone,contrast[,request[,request_concepts]].
         #[arg(long)]
         concept_meaning: Option<String>,
         /// The share of the topic's rarest concept's idf from which a concept is key, to measure
@@ -856,7 +858,7 @@ fn relevance_figures(
         "rm3": { "feedbackDocs": rm3.feedback_docs, "feedbackTerms": rm3.feedback_terms, "originalWeight": rm3.original_weight,
                  "minCoverage": rm3.min_coverage, "minStrength": rm3.min_strength, "minLift": rm3.min_lift, "minPapers": rm3.min_papers },
         "similarityWeight": engine::scoring::SIMILARITY_WEIGHT,
-        "keyConcepts": { "share": settings.key_share, "conceptMeaning": { "alone": settings.concept_meaning.alone, "contrast": settings.concept_meaning.contrast } },
+        "keyConcepts": { "share": settings.key_share, "conceptMeaning": { "alone": settings.concept_meaning.alone, "contrast": settings.concept_meaning.contrast, "request": settings.concept_meaning.request, "requestConcepts": settings.concept_meaning.request_concepts } },
         "calibrationCurve": { "lexical": curve(&lexical_curve), "semantic": curve(&semantic_curve) },
         "minRelevance": engine::digest::MIN_RELEVANCE,
     });
@@ -1005,14 +1007,18 @@ fn parse_rm3(text: &str) -> anyhow::Result<relevance::Rm3> {
     })
 }
 
-/// `alone,contrast`.
+/// `alone,contrast`, `alone,contrast,request` or `alone,contrast,request,request_concepts`.
 fn parse_meaning_covers(text: &str) -> anyhow::Result<engine::concepts::MeaningCovers> {
     let values: Vec<f64> =
-        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--concept-meaning takes two numbers")?;
-    let [alone, contrast] = values.as_slice() else {
-        anyhow::bail!("--concept-meaning takes two numbers: alone,contrast");
+        text.split(',').map(|value| value.trim().parse::<f64>()).collect::<Result<_, _>>().context("--concept-meaning takes two to four numbers")?;
+    let service = engine::concepts::MeaningCovers::SERVICE;
+    let (alone, contrast, request, request_concepts) = match values.as_slice() {
+        [alone, contrast] => (*alone, *contrast, service.request, service.request_concepts),
+        [alone, contrast, request] => (*alone, *contrast, *request, service.request_concepts),
+        [alone, contrast, request, keys] if keys.fract() == 0.0 && *keys >= 1.0 => (*alone, *contrast, *request, *keys as usize),
+        _ => anyhow::bail!("--concept-meaning takes two to four numbers: alone,contrast[,request[,request_concepts]]"),
     };
-    Ok(engine::concepts::MeaningCovers { alone: *alone, contrast: *contrast })
+    Ok(engine::concepts::MeaningCovers { alone, contrast, request, request_concepts })
 }
 
 /// `slope,intercept`.

@@ -203,7 +203,7 @@ pub fn rank<C: Corpus>(corpus: &C, term: &str, phrases: &[String], knobs: &Knobs
             let contrast = without.as_ref().zip(similarity).map(|(without, whole)| whole - corpus.cosine(without, vector));
             Some(Meaning { alone: corpus.cosine(alone, vector), contrast })
         };
-        let key = concepts.key_evidence(&analyzed, &subjects, &variants, &knobs.concept_meaning, meaning);
+        let key = concepts.key_evidence(&analyzed, &subjects, &variants, &knobs.concept_meaning, meaning, similarity);
         evidence.key_words = key.is_some();
         let key_evidence: Vec<KeyEvidence> = key.unwrap_or_default().into_iter().filter(|shown| shown.shown != Shown::Words).collect();
         let matched = match_reason(term, &named_words, &added_words, &hit.paper, &analyzed);
