@@ -279,9 +279,21 @@ impl TopicConcepts {
     }
 
     /// A paper's analyzed words as the topic reads them: a topic word spelled as its Latin
-    /// genitive, and a phrase concept's word outside its phrase, taken out.
+    /// genitive, a phrase concept's word outside its phrase, and the first word of a name that is
+    /// not about it ([`NOT_THEIR_FIRST_WORD`], unless the topic names it too), taken out.
     pub fn read_paper(&self, words: &[(String, String)]) -> Vec<(String, String)> {
         let mut kept = vec![true; words.len()];
+        for name in NOT_THEIR_FIRST_WORD {
+            let named_by_topic = self.concepts.iter().flat_map(|concept| &concept.surfaces).any(|surface| surface == name[1]);
+            if named_by_topic {
+                continue;
+            }
+            for start in 0..words.len().saturating_sub(name.len() - 1) {
+                if name.iter().enumerate().all(|(offset, part)| words[start + offset].1 == *part) {
+                    kept[start] = false;
+                }
+            }
+        }
         for concept in &self.concepts {
             for (at, (stem, surface)) in words.iter().enumerate() {
                 if let Some(part) = concept.words.iter().position(|word| word == stem) {
@@ -462,6 +474,11 @@ fn other_spellings(word: &str) -> Vec<String> {
     spellings
 }
 
+/// Names (lower-cased words) whose first word is not what it says alone: "tumor necrosis factor"
+/// is a cytokine, in papers on inflammation of every kind, not a tumor; its "tumor" neither is the
+/// topic's word nor shows "cancer".
+const NOT_THEIR_FIRST_WORD: &[&[&str]] = &[&["tumor", "necrosis", "factor"], &["tumour", "necrosis", "factor"]];
+
 /// Whether a paper's `surface` of a topic word typed as `typed` is another word that stems
 /// alike: a Latin genitive ("influenzae" for "influenza").
 fn is_false_friend(typed: &str, surface: &str) -> bool {
@@ -633,5 +650,18 @@ mod tests {
         assert!(other_spellings("leukemia").contains(&"leukaemia".to_owned()));
         assert!(other_spellings("anaemia").contains(&"anemia".to_owned()));
         assert!(other_spellings("influenzae").is_empty(), "a final \"ae\" is a genitive, not a spelling");
+    }
+
+    #[test]
+    fn a_name_is_not_its_first_word() {
+        let cancer = topic("gastric cancer", &[true, true]);
+        let variants = variants_of(&cancer, analyze);
+        let cytokine = cancer.read_paper(&analyze("Gastric epithelium releases tumor necrosis factor alpha"));
+        assert_eq!(cancer.key_evidence(&cytokine, &[], &variants, &COVERS, |_| None, None), None, "TNF is no tumor");
+        let both = cancer.read_paper(&analyze("Tumor necrosis factor alpha in a gastric tumor"));
+        assert!(cancer.key_evidence(&both, &[], &variants, &COVERS, |_| None, None).is_some(), "the tumor itself still counts");
+        let tnf = topic("tumor necrosis factor", &[true, true, true]);
+        let tnf_paper = tnf.read_paper(&analyze("Gastric epithelium releases tumor necrosis factor alpha"));
+        assert!(tnf.key_evidence(&tnf_paper, &[], &[], &COVERS, |_| None, None).is_some(), "a topic naming TNF keeps it");
     }
 }
