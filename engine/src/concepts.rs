@@ -80,11 +80,11 @@ impl MeaningCovers {
 /// shows the concept in meaning (calibrated with [`CONCEPT_MEANING_COVERS`]).
 pub const CONCEPT_CONTRAST_COVERS: f64 = 0.08;
 
-/// A paper this close in meaning to a request of many concepts ([`REQUEST_CONCEPTS`]: a sentence
-/// describing what is wanted, not a topic of a few words) passes whatever concepts it misses: such a request's
-/// relevant papers rarely repeat its concepts, and the closeness of a whole request is evidence of
-/// the request, not of one concept (the reason line claims none it lacks). The old gate's threshold
-/// for every topic, kept for requests only.
+/// A paper this close in meaning to a request of many concepts ([`REQUEST_CONCEPTS`]: a
+/// sentence describing what is wanted, not a topic of a few words) passes whatever concepts it
+/// misses: such a request's relevant papers rarely repeat its concepts, and the closeness of a
+/// whole request is evidence of the request, not of one concept (the reason line claims none it
+/// lacks). The old gate's threshold for every topic, kept for requests only.
 pub const REQUEST_MEANING_COVERS: f64 = 0.45;
 
 /// A topic of this many concepts or more is a request (see [`REQUEST_MEANING_COVERS`]), not the
