@@ -120,8 +120,8 @@ pub struct DigestView {
     pub sent_before: usize,
     pub status: DigestStatus,
     pub subject: String,
-    /// The user's term it was made for (its ratings are that term's); `null` when that term is
-    /// gone.
+    /// The user's term it was made for (its ratings are that term's, while that term lives);
+    /// `null` for a digest whose term was already deleted when digests first kept their term's id.
     pub term_id: Option<Uuid>,
     pub user_id: Uuid,
     /// How far an immediate digest looked back when its week had too few papers.

@@ -199,8 +199,8 @@ emptyReason: string | null, id: string, papersData: Array<DigestPaper>, searchTe
  */
 sentBefore: number, status: DigestStatus, subject: string, 
 /**
- * The user's term it was made for (its ratings are that term's); `null` when that term is
- * gone.
+ * The user's term it was made for (its ratings are that term's, while that term lives);
+ * `null` for a digest whose term was already deleted when digests first kept their term's id.
  */
 termId: string | null, userId: string, 
 /**

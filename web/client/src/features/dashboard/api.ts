@@ -78,7 +78,7 @@ export type EmailDigest = Pick<DigestView, "id" | "userId" | "searchTerm" | "sen
   aiSummary: DigestView["aiSummary"] | null;
   subject?: DigestView["subject"];
   status?: DigestView["status"] | string;
-  /** The user's term it was made for; null when that term is gone. */
+  /** The user's term it was made for (by id); null when it was deleted before digests kept it. */
   termId?: DigestView["termId"];
 };
 
