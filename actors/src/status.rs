@@ -27,6 +27,9 @@ pub struct ActorStatus {
     pub processed_total: u64,
     /// Units of work that failed since start.
     pub failed_total: u64,
+    /// Milliseconds spent on the work done since start (embedding, for the vectorizer): with
+    /// `processed_total`, the actor's rate.
+    pub work_millis_total: u64,
 }
 
 /// Cheap to clone; every clone sees the same board.

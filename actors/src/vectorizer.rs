@@ -24,7 +24,8 @@
 //!
 //! Board entry [`ACTOR_NAME`]: `busy` during a pass, `up_to_date` the works with a vector of
 //! the current model, `queue_depth` the works waiting for one, `processed_total` the papers
-//! embedded since start, `failed_total` the failed steps.
+//! embedded since start, `work_millis_total` the time their batches took, `failed_total` the
+//! failed steps.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -254,12 +255,17 @@ impl Vectorizer {
         let has_batch = pass.stale.len() >= self.config.batch_size || (is_listed_to_end && !pass.stale.is_empty());
         if has_batch {
             let batch: Vec<StaleWork> = pass.stale.drain(..pass.stale.len().min(self.config.batch_size)).collect();
+            let started = Instant::now();
             self.embed_and_store(&batch)?;
+            let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             let count = batch.len() as u64;
             pass.embedded += count;
             pass.waiting = pass.waiting.saturating_sub(count);
             pass.embedded_now += count;
-            self.board.record_success(ACTOR_NAME, count, Utc::now());
+            self.board.update(ACTOR_NAME, |status| {
+                status.record_success(count, Utc::now());
+                status.work_millis_total = status.work_millis_total.saturating_add(millis);
+            });
             return Ok(Step::Continue);
         }
         Ok(if is_listed_to_end { Step::Finished } else { Step::Continue })

@@ -181,16 +181,30 @@ pub fn default_model_dirs(home: Option<&Path>) -> Vec<PathBuf> {
     dirs
 }
 
+/// Loads the model in `model_dir` as the service does (`runtime::model`): in `runtime` (the
+/// service's default when `None`), with ONNX Runtime's library from the model's data directory.
+pub fn load(model_dir: &Path, max_tokens: Option<usize>, runtime: Option<embed::RuntimeName>) -> anyhow::Result<embed::Embedder> {
+    let runtime = runtime.unwrap_or(embed::RuntimeName::DEFAULT);
+    let library = embed::package::runtime_library_beside(model_dir).unwrap_or_default();
+    if runtime != embed::RuntimeName::Candle && !library.is_file() {
+        bail!(
+            "the {runtime} runtime needs ONNX Runtime's library at {}: fetch it with `papertide --data-dir DATA_DIR model fetch`, or pass --runtime candle",
+            library.display()
+        );
+    }
+    let options = embed::LoadOptions { limit: max_tokens, runtime: runtime.with_library(&library) };
+    embed::Embedder::load_with(model_dir, &options).with_context(|| format!("loading the embedding model in {} ({runtime})", model_dir.display()))
+}
+
 /// Embeds `papers` paper texts with the model in `model_dir` (cut at `max_tokens` word pieces,
-/// else the model's own limit), then times a term's vector and its ranking against a week of
-/// stored vectors.
-pub fn run(model_dir: &Path, papers: usize, max_tokens: Option<usize>) -> anyhow::Result<EmbedRun> {
+/// else the model's own limit) in `runtime`, then times a term's vector and its ranking against
+/// a week of stored vectors.
+pub fn run(model_dir: &Path, papers: usize, max_tokens: Option<usize>, runtime: Option<embed::RuntimeName>) -> anyhow::Result<EmbedRun> {
     if papers == 0 {
         bail!("--papers must be at least 1");
     }
     let load_started = Instant::now();
-    let embedder =
-        embed::Embedder::load_with_limit(model_dir, max_tokens).with_context(|| format!("loading the embedding model in {}", model_dir.display()))?;
+    let embedder = load(model_dir, max_tokens, runtime)?;
     let load_seconds = load_started.elapsed().as_secs_f64();
 
     let recorded = recorded_paper_texts();

@@ -106,6 +106,11 @@ enum Scenario {
         /// papertide-bench].
         #[arg(long)]
         server: Option<std::path::PathBuf>,
+        /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
+        /// ONNX Runtime's library is looked for in the model's data directory
+        /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
+        #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+        runtime: Option<embed::RuntimeName>,
     },
     /// Kill the real `papertide` binary with SIGKILL at random moments (harvest, weekly pass,
     /// mail, webhooks), restart it, and check after each kill that nothing acknowledged is lost,
@@ -252,6 +257,11 @@ enum Scenario {
         /// Rocchio's weights to measure instead of the production ones: alpha,beta,gamma.
         #[arg(long)]
         rocchio: Option<String>,
+        /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
+        /// ONNX Runtime's library is looked for in the model's data directory
+        /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
+        #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+        runtime: Option<embed::RuntimeName>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
@@ -286,6 +296,12 @@ enum Scenario {
         /// Measure the lexical ranking only, as a service without a model ranks.
         #[arg(long, conflicts_with = "embed_model")]
         lexical: bool,
+        /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
+        /// ONNX Runtime's library is looked for in the model's data directory
+        /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
+        #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+        runtime: Option<embed::RuntimeName>,
+
         /// Word pieces embedded of each document, below the model's own limit [default: the
         /// service's].
         #[arg(long)]
@@ -351,7 +367,7 @@ fn main() -> anyhow::Result<()> {
             let threads = writer_threads.unwrap_or_else(cores);
             ingest(records, writer_heap_mib, threads, batch)?
         }
-        Scenario::Feedback { collection, rounds, topics, qrels, embed_model, rocchio } => {
+        Scenario::Feedback { collection, rounds, topics, qrels, embed_model, rocchio, runtime } => {
             let weights = match rocchio.as_deref() {
                 Some(text) => {
                     let values: Vec<f32> = text
@@ -365,7 +381,7 @@ fn main() -> anyhow::Result<()> {
                 None => engine::feedback::Rocchio::DEFAULT,
             };
             let model_dir = model_dir(false, embed_model)?.context("the feedback scenario needs the embedding model (--embed-model DIR)")?;
-            let embedder = embed::Embedder::load_with_limit(&model_dir, embed::DOCUMENT_TOKENS).context("loading the embedding model")?;
+            let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
             feedback_figures(&collection, qrels.as_deref(), topics, rounds, &embedder, &weights)?
         }
         Scenario::Relevance {
@@ -383,15 +399,12 @@ fn main() -> anyhow::Result<()> {
             key_share,
             topics,
             dump_samples,
+            runtime,
         } => {
             let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
             let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
             let model_dir = model_dir(lexical, embed_model)?;
-            let embedder = model_dir
-                .as_deref()
-                .map(|dir| embed::Embedder::load_with_limit(dir, max_tokens.or(embed::DOCUMENT_TOKENS)))
-                .transpose()
-                .context("loading the embedding model")?;
+            let embedder = model_dir.as_deref().map(|dir| embedding::load(dir, max_tokens.or(embed::DOCUMENT_TOKENS), runtime)).transpose()?;
             if embedder.is_none() && !lexical {
                 eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
             }
@@ -412,16 +425,16 @@ fn main() -> anyhow::Result<()> {
             let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
             figures["embedModel"] = match (&model_dir, &embedder) {
                 (Some(dir), Some(embedder)) => {
-                    json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions() })
+                    json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions(), "runtime": runtime.unwrap_or(embed::RuntimeName::DEFAULT).name() })
                 }
                 _ => serde_json::Value::Null,
             };
             figures
         }
-        Scenario::Embed { model, papers, max_tokens, backlog, backlog_seconds, rest_papers, server } => {
+        Scenario::Embed { model, papers, max_tokens, backlog, backlog_seconds, rest_papers, server, runtime } => {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
             let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
-            let run = embedding::run(&model_dir, papers, max_tokens.or(embed::DOCUMENT_TOKENS))?;
+            let run = embedding::run(&model_dir, papers, max_tokens.or(embed::DOCUMENT_TOKENS), runtime)?;
             let binary = || bench::http::find_server_binary(server.as_deref());
             let backlog = match backlog {
                 0 => None,
@@ -434,6 +447,7 @@ fn main() -> anyhow::Result<()> {
             json!({
                 "scenario": "embed",
                 "model": model_dir.display().to_string(),
+                "runtime": runtime.unwrap_or(embed::RuntimeName::DEFAULT).name(),
                 "papers": run.papers,
                 "distinctPapers": run.distinct_papers,
                 "meanTextChars": round(run.mean_text_chars),

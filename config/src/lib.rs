@@ -189,6 +189,15 @@ pub struct ServeArgs {
     /// lexical ranking].
     #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
     pub embed_model_dir: Option<PathBuf>,
+    /// The runtime the embedding model runs in: onnx-int8 (ONNX Runtime, 8-bit products),
+    /// onnx-fp32 (ONNX Runtime, 32-bit floats) or candle (pure Rust, nothing to fetch)
+    /// [default: onnx-int8 when ONNX Runtime's library is there, else candle].
+    #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+    pub embed_runtime: Option<String>,
+    /// ONNX Runtime's shared library [default: DATA_DIR/runtime/libonnxruntime.so.1.32.0, where
+    /// `papertide model fetch` puts it].
+    #[arg(long, env = "PAPERTIDE_ONNXRUNTIME_LIBRARY")]
+    pub onnxruntime_library: Option<PathBuf>,
     /// Sign-in attempts per client and email [default: 10/15m].
     #[arg(long, env = "PAPERTIDE_RATE_LIMIT_LOGIN")]
     pub rate_limit_login: Option<String>,
@@ -277,6 +286,8 @@ pub struct FileConfig {
     pub backup_dir: Option<PathBuf>,
     pub backup_keep: Option<usize>,
     pub embed_model_dir: Option<PathBuf>,
+    pub embed_runtime: Option<String>,
+    pub onnxruntime_library: Option<PathBuf>,
     pub llm: Option<FileLlm>,
     pub stripe: Option<FileStripe>,
 }
@@ -552,6 +563,10 @@ pub struct Settings {
     /// The sentence-embedding model's folder as configured; none: the default folder if it
     /// exists (see [`Settings::embed_model`]).
     pub embed_model_dir: Option<PathBuf>,
+    /// The embedding runtime as configured (a name `runtime::model` reads); none: the default.
+    pub embed_runtime: Option<String>,
+    /// ONNX Runtime's library as configured; none: the data directory's.
+    pub onnxruntime_library: Option<PathBuf>,
     /// The chat-completions endpoint for expansion and summaries; none: local ones only.
     pub llm: Option<LlmSettings>,
     /// None: billing is off, and plans are set by the operator.
@@ -713,6 +728,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     let stripe = resolve_stripe(&serve.stripe, file.stripe.clone().unwrap_or_default())?;
     // An empty value is no value, so an empty variable can switch a file's folder off.
     let embed_model_dir = serve.embed_model_dir.clone().or(file.embed_model_dir).filter(|dir| !dir.as_os_str().is_empty());
+    let embed_runtime = serve.embed_runtime.clone().or(file.embed_runtime).map(|name| name.trim().to_owned()).filter(|name| !name.is_empty());
+    let onnxruntime_library = serve.onnxruntime_library.clone().or(file.onnxruntime_library).filter(|path| !path.as_os_str().is_empty());
     let digest_hour = serve.digest_hour.or(file.digest_hour).unwrap_or(DEFAULT_DIGEST_HOUR);
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
@@ -739,6 +756,8 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         live_search: serve.live_search.or(file.live_search).unwrap_or(true),
         digest_hour,
         embed_model_dir,
+        embed_runtime,
+        onnxruntime_library,
         bind,
         data_dir,
         public_url,
@@ -1348,6 +1367,8 @@ mod tests {
             backup_dir: Some(PathBuf::new()),
             backup_keep: Some(0),
             embed_model_dir: Some(PathBuf::new()),
+            embed_runtime: Some(String::new()),
+            onnxruntime_library: Some(PathBuf::new()),
             llm: Some(FileLlm {
                 url: Some(String::new()),
                 api_key: Some(String::new()),

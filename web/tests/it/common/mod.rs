@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use actix_web::dev::ServerHandle;
@@ -92,7 +92,14 @@ impl TestServer {
     /// `PAPERTIDE_TEST_EMBED_MODEL_DIR`).
     pub async fn start_with_embedding_model() -> TestServer {
         let model_dir = std::env::var("PAPERTIDE_TEST_EMBED_MODEL_DIR").expect("PAPERTIDE_TEST_EMBED_MODEL_DIR names the fetched model");
-        TestServer::start_with(|serve| serve.embed_model_dir = Some(PathBuf::from(model_dir))).await
+        // ONNX Runtime's library, where `papertide model fetch` put it beside the model: the
+        // server runs the model as a fetched service does.
+        let library = embed::package::runtime_library_beside(Path::new(&model_dir));
+        TestServer::start_with(|serve| {
+            serve.embed_model_dir = Some(PathBuf::from(&model_dir));
+            serve.onnxruntime_library = library;
+        })
+        .await
     }
 
     pub fn client(&self) -> Client {
