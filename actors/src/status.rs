@@ -45,6 +45,20 @@ impl ActorStatus {
         self.last_success_at = Some(at);
     }
 
+    /// Units of work done a second while working, since start; none before any was timed.
+    pub fn per_second(&self) -> Option<f64> {
+        (self.work_millis_total > 0 && self.processed_total > 0).then(|| self.processed_total as f64 * 1000.0 / self.work_millis_total as f64)
+    }
+
+    /// Hours the waiting work takes at [`ActorStatus::per_second`], rounded up to a tenth; zero
+    /// when nothing waits, none when nothing was timed yet.
+    pub fn hours_left(&self) -> Option<f64> {
+        if self.queue_depth == 0 {
+            return Some(0.0);
+        }
+        self.per_second().map(|rate| (self.queue_depth as f64 / rate / 360.0).ceil() / 10.0)
+    }
+
     /// One unit of work failed at `at` with `error`.
     pub fn record_failure(&mut self, error: impl ToString, at: DateTime<Utc>) {
         self.failed_total += 1;
@@ -93,5 +107,22 @@ impl StatusBoard {
 
     pub fn get(&self, actor: &str) -> Option<ActorStatus> {
         read(&self.inner).get(actor).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hours_left_come_from_the_rate_of_the_timed_work() {
+        let mut status = super::ActorStatus { queue_depth: 36_000, ..Default::default() };
+        assert_eq!((status.per_second(), status.hours_left()), (None, None), "nothing timed yet");
+        status.processed_total = 100;
+        status.work_millis_total = 10_000;
+        assert_eq!(status.per_second(), Some(10.0));
+        assert_eq!(status.hours_left(), Some(1.0), "36,000 papers at 10 a second");
+        status.queue_depth = 36_001;
+        assert_eq!(status.hours_left(), Some(1.1), "rounded up to a tenth");
+        status.queue_depth = 0;
+        assert_eq!(status.hours_left(), Some(0.0));
     }
 }

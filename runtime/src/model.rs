@@ -82,7 +82,7 @@ pub fn load_for_serve(settings: &Settings) -> anyhow::Result<Option<EmbeddingMod
     let runtime = embed_runtime(settings, |path| path.is_file())?;
     let options = LoadOptions { limit: embed::DOCUMENT_TOKENS, runtime: runtime.with_library(&library) };
     let embedder = Embedder::load_with(&dir, &options)
-        .with_context(|| format!("the embedding model in {} does not load in {runtime}; {remedy}", dir.display()))?;
+        .with_context(|| format!("the embedding model in {} does not load; {remedy} (runtime {runtime})", dir.display()))?;
     let name = dir.file_name().map_or_else(|| dir.display().to_string(), |name| name.to_string_lossy().into_owned());
     tracing::info!(model = %name, %runtime, fingerprint = %embedder.fingerprint(), dimensions = embedder.dimensions(), "embedding model loaded");
     Ok(Some(EmbeddingModel { name, runtime, embedder: Arc::new(embedder) }))

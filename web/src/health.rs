@@ -77,16 +77,14 @@ fn embeddings_status(state: &AppState) -> Value {
     };
     let vectorizer = state.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default();
     let fingerprint = model.embedder.fingerprint();
-    let per_second = (vectorizer.work_millis_total > 0).then(|| vectorizer.processed_total as f64 * 1000.0 / vectorizer.work_millis_total as f64);
-    let hours_left = per_second.filter(|rate| *rate > 0.0).map(|rate| (vectorizer.queue_depth as f64 / rate / 360.0).ceil() / 10.0);
     json!({
         "model": model.name,
         "runtime": model.runtime.name(),
         "fingerprint": fingerprint.get(..FINGERPRINT_SHOWN).unwrap_or(fingerprint),
         "papersEmbedded": vectorizer.up_to_date,
         "papersWaiting": vectorizer.queue_depth,
-        "papersPerSecond": per_second.map(|rate| (rate * 10.0).round() / 10.0),
-        "hoursLeft": hours_left,
+        "papersPerSecond": vectorizer.per_second().map(|rate| (rate * 10.0).round() / 10.0),
+        "hoursLeft": vectorizer.hours_left(),
     })
 }
 

@@ -55,9 +55,9 @@ fn read_sources(state: &AppState) -> ApiResult<AdminSources> {
         });
     }
     let vectorizer = state.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default();
-    let (embedded, waiting) = match &state.embedding {
-        Some(_) => (vectorizer.up_to_date, vectorizer.queue_depth),
-        None => (0, 0),
+    let (embedded, waiting, hours_left) = match &state.embedding {
+        Some(_) => (vectorizer.up_to_date, vectorizer.queue_depth, vectorizer.hours_left()),
+        None => (0, 0, None),
     };
     let index = AdminIndex {
         papers: index.paper_count().map_err(ApiError::internal)?,
@@ -67,7 +67,13 @@ fn read_sources(state: &AppState) -> ApiResult<AdminSources> {
             biorxiv: count(None, &[Source::Biorxiv])?,
             medrxiv: count(None, &[Source::Medrxiv])?,
         },
-        vectors: AdminVectors { model: state.embedding.as_ref().map(|model| model.name.clone()), embedded, waiting },
+        vectors: AdminVectors {
+            model: state.embedding.as_ref().map(|model| model.name.clone()),
+            runtime: state.embedding.as_ref().map(|model| model.runtime.name().to_owned()),
+            embedded,
+            waiting,
+            hours_left,
+        },
     };
     Ok(AdminSources { sources, index })
 }

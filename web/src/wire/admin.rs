@@ -178,10 +178,15 @@ pub struct PapersBySource {
 pub struct AdminVectors {
     /// None: no model is loaded, ranking is lexical.
     pub model: Option<String>,
+    /// What runs the model (`onnx-int8`, `onnx-fp32`, `candle`); none without a model.
+    pub runtime: Option<String>,
     #[ts(type = "number")]
     pub embedded: u64,
     #[ts(type = "number")]
     pub waiting: u64,
+    /// Hours until every waiting paper has its vector, at the rate since start; none before the
+    /// first batch was timed.
+    pub hours_left: Option<f64>,
 }
 
 /// `GET /api/admin/mail`: how mail leaves, and what did not.

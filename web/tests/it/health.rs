@@ -53,8 +53,8 @@ async fn without_an_embedding_model_healthz_says_ranking_is_lexical() {
     assert!(text.contains("\npapertide_papers_waiting_for_embedding 0\n"), "{text}");
 }
 
-/// Anyone may read `/healthz`: the model's name and fingerprint and the paper counts are no
-/// user's data.
+/// Anyone may read `/healthz`: the model's name, runtime and fingerprint, the paper counts and
+/// the vectorizer's rate are no user's data.
 #[actix_web::test]
 async fn with_an_embedding_model_healthz_and_metrics_report_it_and_the_papers_embedded() {
     let server = TestServer::start_with_embedding_model().await;
@@ -75,7 +75,10 @@ async fn with_an_embedding_model_healthz_and_metrics_report_it_and_the_papers_em
     };
     assert_eq!(embeddings["model"], "all-minilm-l6-v2");
     assert_eq!(embeddings["fingerprint"], embed::package::WEIGHTS_SHA256[..16]);
-    assert_eq!(embeddings.as_object().map(|fields| fields.len()), Some(4), "{embeddings}");
+    assert_eq!(embeddings["runtime"], "onnx-int8", "ONNX Runtime's library is beside the model, as `papertide model fetch` puts it");
+    assert!(embeddings["papersPerSecond"].as_f64().is_some_and(|rate| rate > 0.0), "{embeddings}");
+    assert_eq!(embeddings["hoursLeft"], 0.0, "nothing waits: {embeddings}");
+    assert_eq!(embeddings.as_object().map(|fields| fields.len()), Some(7), "{embeddings}");
 
     let text = anonymous.get("/metrics").await.body.as_str().map(str::to_owned).expect("text body");
     assert!(text.contains(&format!("# TYPE papertide_papers_embedded gauge\npapertide_papers_embedded {papers}\n")), "{text}");

@@ -442,7 +442,16 @@ export type AdminVectors = {
 /**
  * None: no model is loaded, ranking is lexical.
  */
-model: string | null, embedded: number, waiting: number, };
+model: string | null, 
+/**
+ * What runs the model (`onnx-int8`, `onnx-fp32`, `candle`); none without a model.
+ */
+runtime: string | null, embedded: number, waiting: number, 
+/**
+ * Hours until every waiting paper has its vector, at the rate since start; none before the
+ * first batch was timed.
+ */
+hoursLeft: number | null, };
 
 export type AdminMail = { transport: MailTransportKind, smtp: SmtpStatus, 
 /**

@@ -245,7 +245,7 @@ describe("the operator console", () => {
         },
         { source: "arxiv", enabled: true, cursor: null, lastSuccessAt: null, lastErrorAt: null, lastError: null, papersThisWeek: 0, nextRunAt: null, running: true },
       ],
-      index: { papers: 1500, bySource: { pubmed: 1200, arxiv: 300, biorxiv: 0, medrxiv: 0 }, vectors: { model: "all-MiniLM-L6-v2", embedded: 1200, waiting: 300 } },
+      index: { papers: 1500, bySource: { pubmed: 1200, arxiv: 300, biorxiv: 0, medrxiv: 0 }, vectors: { model: "all-MiniLM-L6-v2", runtime: "onnx-int8", embedded: 1200, waiting: 300, hoursLeft: 0.5 } },
     };
     const mock = operatorApi({
       "GET /api/admin/sources": { status: 200, body: sources },
@@ -261,6 +261,8 @@ describe("the operator console", () => {
     const index = screen.getByRole("region", { name: "Index" });
     expect(within(index).getByText("Vector coverage").nextElementSibling).toHaveTextContent("80.0% (1,200 of 1,500)");
     expect(within(index).getByText("all-MiniLM-L6-v2")).toBeInTheDocument();
+    expect(within(index).getByText("Runtime").nextElementSibling).toHaveTextContent("onnx-int8");
+    expect(within(index).getByText("Time left").nextElementSibling).toHaveTextContent("about 30 minutes");
 
     await user.click(within(table).getByRole("button", { name: "Harvest PubMed now" }));
     await waitFor(() => expect(latestToast()?.description).toBe("PubMed harvest started."));

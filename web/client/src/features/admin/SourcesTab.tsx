@@ -90,8 +90,16 @@ export function SourcesTab() {
   );
 }
 
+/** How long the papers waiting for a vector take at the vectorizer's rate. */
+export function timeLeft(waiting: number, hoursLeft: number | null): string {
+  if (waiting === 0) return "none";
+  if (hoursLeft === null) return "—";
+  if (hoursLeft < 1) return `about ${Math.max(1, Math.round(hoursLeft * 60))} minutes`;
+  return `about ${hoursLeft.toFixed(1)} hours`;
+}
+
 function IndexCard({ index }: { index: AdminSources["index"] }) {
-  const { embedded, waiting, model } = index.vectors;
+  const { embedded, waiting, model, runtime, hoursLeft } = index.vectors;
   const total = embedded + waiting;
   const coverage = total === 0 ? "—" : `${((embedded / total) * 100).toFixed(1)}% (${formatCount(embedded)} of ${formatCount(total)})`;
   return (
@@ -107,8 +115,10 @@ function IndexCard({ index }: { index: AdminSources["index"] }) {
         label="Vectors"
         rows={[
           ["Model", model ?? "none"],
+          ["Runtime", runtime ?? "—"],
           ["Vector coverage", coverage],
           ["Waiting to be embedded", waiting],
+          ["Time left", timeLeft(waiting, hoursLeft)],
         ]}
       />
     </SectionCard>
