@@ -5,7 +5,7 @@
 # (port 8080, data in ./papertide-data, mail to the outbox), fetching the embedding model into
 # the data directory first when it is not there (once; without it papers are ranked by words).
 run: client
-	[ -s papertide-data/models/all-minilm-l6-v2/model.safetensors ] || cargo run --release --locked -p web --bin papertide -- model fetch || echo "the embedding model could not be fetched: papers are ranked by their words"
+	{ [ -s papertide-data/models/all-minilm-l6-v2/model.safetensors ] && [ -s papertide-data/runtime/libonnxruntime.so.1.32.0 ]; } || cargo run --release --locked -p web --bin papertide -- model fetch || echo "the embedding model could not be fetched: papers are ranked by their words"
 	cargo run --release --locked -p web --bin papertide -- serve
 
 # Every test: installs the test peers, builds the client, then client unit tests, Rust lints and

@@ -438,11 +438,11 @@ fn main() -> anyhow::Result<()> {
             let binary = || bench::http::find_server_binary(server.as_deref());
             let backlog = match backlog {
                 0 => None,
-                papers => Some(bench::serving::backlog(&binary()?, &model_dir, papers, backlog_seconds)?),
+                papers => Some(bench::serving::backlog(&binary()?, &model_dir, runtime, papers, backlog_seconds)?),
             };
             let at_rest = match rest_papers {
                 0 => None,
-                papers => Some(bench::serving::at_rest(&binary()?, &model_dir, papers)?),
+                papers => Some(bench::serving::at_rest(&binary()?, &model_dir, runtime, papers)?),
             };
             json!({
                 "scenario": "embed",

@@ -290,6 +290,10 @@ pub struct ColdstartFigures {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbedFigures {
+    /// What ran the model (`onnx-int8`, `onnx-fp32`, `candle`); none in reports from before
+    /// there was a choice (candle).
+    #[serde(default)]
+    pub runtime: Option<String>,
     pub papers: usize,
     pub papers_per_second: f64,
     /// CPU time of the embedding, every thread.

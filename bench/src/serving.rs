@@ -76,11 +76,11 @@ pub struct AtRest {
 
 /// Builds an index of `papers` papers, starts `binary` on it with the model of `model_dir`, and
 /// measures the vectorizer's rate over `seconds` once its first batch is stored.
-pub fn backlog(binary: &Path, model_dir: &Path, papers: usize, seconds: u64) -> anyhow::Result<Backlog> {
+pub fn backlog(binary: &Path, model_dir: &Path, runtime: Option<embed::RuntimeName>, papers: usize, seconds: u64) -> anyhow::Result<Backlog> {
     let dir = tempfile::tempdir().context("temporary directory")?;
     let paper_count = build_index(dir.path(), papers)?;
     let started = Instant::now();
-    let server = start(binary, dir.path(), model_dir)?;
+    let server = start(binary, dir.path(), model_dir, runtime)?;
     let first = wait_for(&server, Duration::from_secs(600), |progress| progress.embedded > 0)?;
     let first_batch_seconds = started.elapsed().as_secs_f64();
     let cpu_before = process_cpu_seconds(server.pid());
@@ -109,11 +109,11 @@ pub fn backlog(binary: &Path, model_dir: &Path, papers: usize, seconds: u64) -> 
 
 /// Builds an index of `papers` papers, starts `binary` on it with the model of `model_dir`,
 /// waits until every paper has its vector, leaves it idle, and reads its memory.
-pub fn at_rest(binary: &Path, model_dir: &Path, papers: usize) -> anyhow::Result<AtRest> {
+pub fn at_rest(binary: &Path, model_dir: &Path, runtime: Option<embed::RuntimeName>, papers: usize) -> anyhow::Result<AtRest> {
     let dir = tempfile::tempdir().context("temporary directory")?;
     let paper_count = build_index(dir.path(), papers)?;
     let started = Instant::now();
-    let mut server = start(binary, dir.path(), model_dir)?;
+    let mut server = start(binary, dir.path(), model_dir, runtime)?;
     // Papers at about 5 per second on 2 cores, plus the model's load.
     let limit = Duration::from_secs(120 + paper_count);
     wait_for(&server, limit, |progress| progress.embedded >= paper_count && progress.waiting == 0)?;
@@ -131,9 +131,19 @@ fn build_index(dir: &Path, papers: usize) -> anyhow::Result<u64> {
     Ok(index.paper_count()?)
 }
 
-fn start(binary: &Path, dir: &Path, model_dir: &Path) -> anyhow::Result<Server> {
+/// Starts the binary with the model of `model_dir` in `runtime` (the service's default when
+/// none), with ONNX Runtime's library from the model's data directory, as a fetched service has it.
+fn start(binary: &Path, dir: &Path, model_dir: &Path, runtime: Option<embed::RuntimeName>) -> anyhow::Result<Server> {
     let model = model_dir.to_str().context("the model's folder is not UTF-8")?;
-    Server::start_with(binary, dir, &[("PAPERTIDE_EMBED_MODEL_DIR", model)], None)
+    let library = embed::package::runtime_library_beside(model_dir).unwrap_or_default();
+    let library = library.to_str().context("the runtime library's path is not UTF-8")?;
+    let runtime = runtime.unwrap_or(embed::RuntimeName::DEFAULT).name();
+    Server::start_with(
+        binary,
+        dir,
+        &[("PAPERTIDE_EMBED_MODEL_DIR", model), ("PAPERTIDE_ONNXRUNTIME_LIBRARY", library), ("PAPERTIDE_EMBED_RUNTIME", runtime)],
+        None,
+    )
 }
 
 /// How far the vectorizer got, as `/healthz` says.

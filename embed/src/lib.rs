@@ -171,7 +171,7 @@ impl Default for LoadOptions {
 
 /// The model, in the runtime that runs it.
 enum Engine {
-    Candle(BertModel),
+    Candle(Box<BertModel>),
     Onnx(onnx::OnnxBert),
 }
 
@@ -273,18 +273,21 @@ impl Embedder {
                     .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
                 let model = BertModel::load(weights, &config)
                     .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
-                (Engine::Candle(model), BATCH, fingerprint)
+                (Engine::Candle(Box::new(model)), BATCH, fingerprint)
             }
             Runtime::Onnx { library, precision } => {
                 let environment = onnx::load_runtime(library)?;
                 let shape: onnx::BertShape =
                     serde_json::from_slice(&config_bytes).map_err(|error| EmbedError::Corrupt { file: "config.json", reason: error.to_string() })?;
-                let model = onnx::OnnxBert::new(&environment, &shape, &weights, *precision, onnx_sessions(cores), onnx_threads(cores))?;
+                // One session per core on one thread each, like candle's workers: measured as
+                // fast as one session on every core, or batches of 8 and 16 (bench/README.md,
+                // "Runtimes").
+                let model = onnx::OnnxBert::new(&environment, &shape, &weights, *precision, cores, 1)?;
                 let fingerprint = match precision {
                     Precision::Float32 => fingerprint,
                     Precision::Int8 => format!("{fingerprint}:int8"),
                 };
-                (Engine::Onnx(model), onnx_batch(), fingerprint)
+                (Engine::Onnx(model), BATCH, fingerprint)
             }
         };
         Ok(Embedder { engine, batch, unpadded: tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, max_tokens, device })
@@ -451,21 +454,6 @@ impl Embedder {
             })
             .collect())
     }
-}
-
-/// ONNX Runtime sessions and the threads of each, read from `PAPERTIDE_ONNX_SESSIONS` and
-/// `PAPERTIDE_ONNX_THREADS` while they are being measured; by default one session per core on
-/// one thread each.
-fn onnx_sessions(cores: usize) -> usize {
-    std::env::var("PAPERTIDE_ONNX_SESSIONS").ok().and_then(|value| value.parse().ok()).unwrap_or(cores)
-}
-
-fn onnx_threads(_cores: usize) -> usize {
-    std::env::var("PAPERTIDE_ONNX_THREADS").ok().and_then(|value| value.parse().ok()).unwrap_or(1)
-}
-
-fn onnx_batch() -> usize {
-    std::env::var("PAPERTIDE_ONNX_BATCH").ok().and_then(|value| value.parse().ok()).unwrap_or(BATCH)
 }
 
 /// Indices of texts grouped into batches of at most `size` texts of similar length (`lengths`

@@ -419,13 +419,14 @@ fn embed_table(text: &mut String, runs: &[&EmbedFigures]) {
         text,
         "Papers' title and abstract embedded by the sentence-embedding model, then search terms embedded and ranked against a week of vectors.\n"
     );
-    let _ = writeln!(text, "| papers | papers/s | CPU s per 1,000 papers | term vector p50 ms | term ranking p50 ms | peak RSS | cores |");
-    let _ = writeln!(text, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(text, "| runtime | papers | papers/s | CPU s per 1,000 papers | term vector p50 ms | term ranking p50 ms | peak RSS | cores |");
+    let _ = writeln!(text, "|---|---|---|---|---|---|---|---|");
     for run in runs {
         let cpu = run.embed_cpu_seconds.map_or_else(|| "—".to_owned(), |cpu| format_number(cpu * 1000.0 / run.papers.max(1) as f64));
         let _ = writeln!(
             text,
-            "| {} | {} | {cpu} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {cpu} | {} | {} | {} | {} |",
+            run.runtime.as_deref().unwrap_or("candle"),
             format_number(run.papers as f64),
             format_number(run.papers_per_second),
             format_number(run.term_embed_ms_p50),
