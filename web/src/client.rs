@@ -114,11 +114,13 @@ pub fn is_client_route(path: &str) -> bool {
 }
 
 /// `GET /api/config`: the support address, the analytics provider (none unless configured; the
-/// client loads it only after consent) and whether billing is on.
+/// client loads it only after consent), whether billing is on, and whether paid plans get a more
+/// advanced chat model than the free plan.
 pub async fn config(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(ClientConfig {
         analytics: state.settings.analytics.as_ref().map(AnalyticsView::from),
         billing_enabled: state.billing.is_some(),
+        advanced_model: state.settings.llm.as_ref().is_some_and(|llm| llm.model_advanced.as_ref().is_some_and(|advanced| *advanced != llm.model)),
         stripe: state.billing.as_ref().map(|billing| StripeView {
             js_url: billing.settings().js_url.as_str().to_owned(),
             publishable_key: billing.settings().publishable_key.clone(),

@@ -9,6 +9,9 @@ use ts_rs::TS;
 pub struct ClientConfig {
     pub analytics: Option<AnalyticsView>,
     pub billing_enabled: bool,
+    /// Whether paid plans get another chat model than the free plan
+    /// (`PAPERTIDE_LLM_MODEL_ADVANCED`): the plan cards promise one only then.
+    pub advanced_model: bool,
     pub stripe: Option<StripeView>,
     pub support_email: String,
 }

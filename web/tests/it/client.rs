@@ -59,3 +59,24 @@ async fn config_names_no_analytics_unless_configured() {
     assert_eq!(config.body["analytics"]["siteId"], "papers.example.org");
     assert_eq!(config.body["analytics"]["scriptUrl"], "https://plausible.io/js/script.js");
 }
+
+/// The plan cards promise paid plans "a more advanced AI model" only where there is one: a chat
+/// model for paid plans other than the free plan's.
+#[actix_web::test]
+async fn config_says_whether_paid_plans_get_another_chat_model() {
+    let advanced = |standard: &str, advanced: Option<&str>| {
+        let (standard, advanced) = (standard.to_owned(), advanced.map(str::to_owned));
+        move |serve: &mut web::config::ServeArgs| {
+            serve.llm.llm_url = Some("http://127.0.0.1:9/v1".into());
+            serve.llm.llm_model = Some(standard.clone());
+            serve.llm.llm_model_advanced = advanced.clone();
+        }
+    };
+    assert_eq!(TestServer::start().await.client().get("/api/config").await.body["advancedModel"], false, "no chat model at all");
+    let same = TestServer::start_with(advanced("small", None)).await;
+    assert_eq!(same.client().get("/api/config").await.body["advancedModel"], false, "one model for every plan");
+    let same_named = TestServer::start_with(advanced("small", Some("small"))).await;
+    assert_eq!(same_named.client().get("/api/config").await.body["advancedModel"], false, "the same model named twice");
+    let other = TestServer::start_with(advanced("small", Some("large"))).await;
+    assert_eq!(other.client().get("/api/config").await.body["advancedModel"], true);
+}

@@ -62,7 +62,12 @@ export type Message = { message: string, };
 
 export type DoneWithMessage = { message: string, success: true, };
 
-export type ClientConfig = { analytics: AnalyticsView | null, billingEnabled: boolean, stripe: StripeView | null, supportEmail: string, };
+export type ClientConfig = { analytics: AnalyticsView | null, billingEnabled: boolean, 
+/**
+ * Whether paid plans get another chat model than the free plan
+ * (`PAPERTIDE_LLM_MODEL_ADVANCED`): the plan cards promise one only then.
+ */
+advancedModel: boolean, stripe: StripeView | null, supportEmail: string, };
 
 export type AnalyticsView = { provider: string, scriptUrl: string, siteId: string, };
 

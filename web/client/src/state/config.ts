@@ -26,7 +26,7 @@ export type AppConfig = Omit<ClientConfig, "supportEmail" | "analytics"> & {
 };
 
 /** What the client assumes until the server answers: no address known, no analytics, billing off. */
-export const DEFAULT_CONFIG: AppConfig = { supportEmail: null, analytics: null, billingEnabled: false, stripe: null };
+export const DEFAULT_CONFIG: AppConfig = { supportEmail: null, analytics: null, billingEnabled: false, advancedModel: false, stripe: null };
 
 /** Said instead of an address when the operator gave none. */
 export const NO_SUPPORT_EMAIL_TEXT = "the operator of this server";
@@ -49,6 +49,7 @@ export function loadAppConfig(): Promise<AppConfig> {
         analytics: analyticsConfig(answer.analytics),
         supportEmail: answer.supportEmail || null,
         billingEnabled: answer.billingEnabled === true,
+        advancedModel: answer.advancedModel === true,
         stripe: stripeConfig(answer.stripe),
       };
       return appConfig.value;

@@ -111,9 +111,7 @@ describe("/payment: the page", () => {
       "10 search terms",
       "Weekly email digests",
       "4 research sources: PubMed, arXiv, bioRxiv and medRxiv",
-      "AI summaries and scoring with a more advanced AI model",
       "Priority email support",
-      "Advanced relevance scoring",
     ]);
     expect(await within(plan).findByRole("link", { name: "help@example.org" })).toHaveAttribute("href", "mailto:help@example.org");
 

@@ -224,9 +224,10 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
                   `${plan.searchTerms} search terms`,
                   "Weekly email digests",
                   "4 research sources: PubMed, arXiv, bioRxiv and medRxiv",
-                  "AI summaries and scoring with a more advanced AI model",
+                  // Promised only where paid plans get another chat model (GET /api/config);
+                  // every plan ranks papers alike, so no "advanced relevance scoring".
+                  ...(appConfig.value.advancedModel ? ["AI summaries and scoring with a more advanced AI model"] : []),
                   "Priority email support",
-                  "Advanced relevance scoring",
                 ].map((feature) => (
                   <li key={feature} className="flex gap-2">
                     <span aria-hidden="true" className="text-brand-700">

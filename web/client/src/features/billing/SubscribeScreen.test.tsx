@@ -46,7 +46,6 @@ describe("/subscribe with billing on", () => {
       "✓PubMed only",
       "✓Digests delivered on Mondays",
       "✓2 free digests",
-      "✓Standard AI model for summaries and scoring",
     ]);
     for (const [name, terms] of [
       ["Pro", "5 search terms"],
@@ -56,9 +55,20 @@ describe("/subscribe with billing on", () => {
       expect(list).toHaveTextContent(terms);
       expect(list).toHaveTextContent("All 4 sources: PubMed, arXiv, bioRxiv and medRxiv");
       expect(list).toHaveTextContent("Choice of delivery day");
-      expect(list).toHaveTextContent("A more advanced AI model for summaries and scoring");
       expect(list).toHaveTextContent("Priority email support");
-      expect(list).toHaveTextContent("Advanced relevance scoring");
+      // Every plan ranks alike, and this installation gives every plan one chat model.
+      expect(list).not.toHaveTextContent(/advanced/i);
+    }
+  });
+
+  it("promises a more advanced AI model only where paid plans get one", async () => {
+    serve({ tier: "free", config: { ...BILLING_ON_CONFIG, body: { ...BILLING_ON_CONFIG.body, advancedModel: true } } });
+    await renderPlans();
+    expect(within(card("Free")).getByRole("list")).toHaveTextContent("Standard AI model for summaries and scoring");
+    for (const name of ["Pro", "Team"]) {
+      const list = within(card(name)).getByRole("list");
+      expect(list).toHaveTextContent("A more advanced AI model for summaries and scoring");
+      expect(list).not.toHaveTextContent("Advanced relevance scoring");
     }
   });
 

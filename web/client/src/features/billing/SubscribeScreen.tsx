@@ -14,7 +14,7 @@ import { appConfig, appConfigLoaded, loadAppConfig } from "@/state/config";
 import { currentUser, loadSession, type CurrentUser, type Tier } from "@/state/session";
 import { PageSpinner } from "./BillingGate";
 import { BILLING_OFF_TITLE, BillingOffExplanation, SupportContact } from "./BillingUnavailable";
-import { checkoutPath, isUpgrade, paidTierOf, paymentPath, PLANS, TIER_ORDER, type Plan } from "./plans";
+import { checkoutPath, isUpgrade, paidTierOf, paymentPath, planBenefits, PLANS, TIER_ORDER, type Plan } from "./plans";
 
 /** What a plan card's button does for the one looking at it. */
 type PlanAction =
@@ -133,7 +133,7 @@ function PlanCard({ plan, action, highlighted }: { plan: Plan; action: PlanActio
         <span className="text-sm text-slate-600">{price === 0 ? " forever" : "/month"}</span>
       </p>
       <ul aria-label={`What the ${plan.label} plan includes`} className="mt-5 flex-1 space-y-2 text-sm text-slate-700">
-        {plan.benefits.map((benefit) => (
+        {planBenefits(plan.tier, appConfig.value.advancedModel).map((benefit) => (
           <li key={benefit} className="flex gap-2">
             <span aria-hidden="true" className="text-brand-700">
               ✓

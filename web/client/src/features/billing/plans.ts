@@ -16,13 +16,22 @@ export interface Plan {
   benefits: readonly string[];
 }
 
-const PAID_BENEFITS = [
-  "All 4 sources: PubMed, arXiv, bioRxiv and medRxiv",
-  "Choice of delivery day",
-  "A more advanced AI model for summaries and scoring",
-  "Priority email support",
-  "Advanced relevance scoring",
-] as const;
+const PAID_BENEFITS = ["All 4 sources: PubMed, arXiv, bioRxiv and medRxiv", "Choice of delivery day", "Priority email support"] as const;
+
+/**
+ * Said of the AI models only where the installation gives paid plans another chat model than the
+ * free plan (`advancedModel` of GET /api/config). Every plan ranks papers alike, so no card
+ * promises better relevance scoring.
+ */
+const STANDARD_MODEL = "Standard AI model for summaries and scoring";
+const ADVANCED_MODEL = "A more advanced AI model for summaries and scoring";
+
+/** What a plan's card lists: its benefits, and its AI model where the plans' models differ. */
+export function planBenefits(tier: Tier, advancedModel: boolean): string[] {
+  const benefits = [...PLANS[tier].benefits];
+  if (advancedModel) benefits.push(tier === "free" ? STANDARD_MODEL : ADVANCED_MODEL);
+  return benefits;
+}
 
 export const PLANS: Record<Tier, Plan> = {
   free: {
@@ -31,7 +40,7 @@ export const PLANS: Record<Tier, Plan> = {
     productName: "Research Free",
     monthlyPrice: 0,
     searchTerms: 1,
-    benefits: ["1 search term", "PubMed only", "Digests delivered on Mondays", "2 free digests", "Standard AI model for summaries and scoring"],
+    benefits: ["1 search term", "PubMed only", "Digests delivered on Mondays", "2 free digests"],
   },
   pro: {
     tier: "pro",
