@@ -1,5 +1,6 @@
 //! Sentence embeddings on the CPU: a sentence-transformers BERT folder (e.g. all-MiniLM-L6-v2)
-//! run with candle, pure Rust. The folder holds `config.json`, `tokenizer.json`,
+//! run by ONNX Runtime ([`onnx`], in 32-bit floats or 8-bit integer products) or by candle, pure
+//! Rust ([`Runtime`]). The folder holds `config.json`, `tokenizer.json`,
 //! `model.safetensors`, and optionally `1_Pooling/config.json` (CLS or mean pooling; mean when
 //! absent), `sentence_bert_config.json` (`max_seq_length`) and `config_sentence_transformers.json`
 //! (`prompts.query`, a prefix some models want on queries, e.g. bge-small-en-v1.5).
@@ -28,9 +29,10 @@ pub const MAX_TOKENS: usize = 256;
 /// The word pieces of a paper the service embeds, when below the model's own limit (`None`: the
 /// model's limit). Chosen by measurement (bench/README.md, "embed").
 pub const DOCUMENT_TOKENS: Option<usize> = None;
-/// Texts run through the model together, on one core. Measured (bench/README.md, "embed"): 4
-/// embeds as fast as 8 or 16 on 2 cores or faster, with less than half their memory (a batch's
-/// attention scores alone are 12 heads × 256² floats per text).
+/// Texts run through the model together, on one core, in either runtime. Measured
+/// (bench/README.md, "embed" and "Runtimes"): 4 embeds as fast as 8 or 16 on 2 cores or faster,
+/// with less than half their memory (a batch's attention scores alone are 12 heads × 256²
+/// floats per text).
 const BATCH: usize = 4;
 /// The setting candle reads before each matrix product to decide on how many threads it runs.
 const KERNEL_THREADS: &str = "RAYON_NUM_THREADS";
