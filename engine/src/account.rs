@@ -73,6 +73,13 @@ impl Tier {
         self != Tier::Free
     }
 
+    /// What the plan gives beyond its terms and digests. Seeds, feeds and citations are how a
+    /// researcher starts and keeps up, so every plan has them; posting digests to a lab's chat
+    /// is the Team plan's.
+    pub fn entitlements(self) -> Entitlements {
+        Entitlements { seeds: true, feeds: true, citations: true, lab_channels: self == Tier::Team }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Free => "free",
@@ -89,6 +96,20 @@ impl Tier {
             Tier::Team => "Team",
         }
     }
+}
+
+/// What a plan gives beyond its terms and digests ([`Tier::entitlements`]): the plan cards, the
+/// payment page and the README list these, and the service checks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entitlements {
+    /// Seeding a term from papers the researcher knows.
+    pub seeds: bool,
+    /// Private Atom feeds of the digests.
+    pub feeds: bool,
+    /// BibTeX and RIS downloads of papers, digests and a term's history.
+    pub citations: bool,
+    /// Posting each digest of a term to a lab's Slack or Mattermost channel.
+    pub lab_channels: bool,
 }
 
 impl fmt::Display for Tier {

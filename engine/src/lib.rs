@@ -32,6 +32,7 @@ pub mod rating;
 pub mod recipe;
 pub mod scoring;
 pub mod search_term;
+pub mod signed;
 pub mod seed;
 pub mod stripe_webhook;
 pub mod summary;

@@ -59,9 +59,13 @@ pub struct Rating {
     pub paper_key: String,
     pub title: String,
     pub verdict: Verdict,
-    /// The digest it was rated from.
+    /// The digest it was rated from; `None` for a paper the term was seeded from.
     pub digest_id: Option<Uuid>,
     pub rated_at: DateTime<Utc>,
+    /// A paper the researcher gave the term as one it should find more of (`crate::seed`),
+    /// counted as rated relevant.
+    #[serde(default)]
+    pub seeded: bool,
 }
 
 pub const MAX_EXCLUDE_WORDS: usize = 10;

@@ -438,6 +438,7 @@ mod tests {
             verdict: Verdict::Relevant,
             digest_id: Some(digest.id),
             rated_at: now,
+            seeded: false,
         };
         store.rate(user.id, &rating)?;
         store.mark_notice(user.id, "upgrade-invite", now)?;

@@ -121,6 +121,7 @@ pub async fn config(state: web::Data<AppState>) -> HttpResponse {
         analytics: state.settings.analytics.as_ref().map(AnalyticsView::from),
         billing_enabled: state.billing.is_some(),
         advanced_model: state.settings.llm.as_ref().is_some_and(|llm| llm.model_advanced.as_ref().is_some_and(|advanced| *advanced != llm.model)),
+        plans: engine::Tier::ALL.into_iter().map(crate::wire::workflows::PlanEntitlements::from).collect(),
         stripe: state.billing.as_ref().map(|billing| StripeView {
             js_url: billing.settings().js_url.as_str().to_owned(),
             publishable_key: billing.settings().publishable_key.clone(),

@@ -20,7 +20,7 @@ use ts_rs::TS;
 
 use crate::error::{ErrorBody, ErrorCode, FieldErrorView};
 use crate::routes::{ApiRoutes, RouteTable, WireTypes};
-use crate::wire::{admin, auth, backup, billing, config, digests, ratings, rights, terms, users};
+use crate::wire::{admin, auth, backup, billing, config, digests, ratings, rights, terms, users, workflows};
 use crate::wire::{DeliveryDay, Done, DoneWithMessage, Message, Source, Tier, Verdict};
 
 /// The checked-in TypeScript, as served by `GET /api/contract.ts`.
@@ -203,6 +203,22 @@ pub fn generate_typescript() -> String {
         admin::DeadMail::decl(),
         admin::AdminBilling::decl(),
         admin::AdminBillingUser::decl(),
+        // Seeds, feeds, citations and lab channels
+        workflows::SeedsRequest::decl(),
+        workflows::SeedFoundIn::decl(),
+        workflows::SeedPaperView::decl(),
+        workflows::SeedsAdded::decl(),
+        workflows::TermFeedView::decl(),
+        workflows::FeedsView::decl(),
+        workflows::CitationFormat::decl(),
+        workflows::CitationQuery::decl(),
+        workflows::PaperCitationQuery::decl(),
+        workflows::CitationLinkQuery::decl(),
+        workflows::ChannelRequest::decl(),
+        workflows::ChannelView::decl(),
+        workflows::AdminChannel::decl(),
+        workflows::AdminChannels::decl(),
+        workflows::PlanEntitlements::decl(),
         // Operators: backups
         backup::BackupRequest::decl(),
         backup::BackupReport::decl(),

@@ -78,6 +78,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     }
     // A digest's commit marks the term completed with it; a term that was not searched (no free
     // digest left) keeps the state it had, and a failed search says so.
+    let seeded = Vec::new(); // TEMP
     let outcome = run_term_digest(&state, &user, &term, DigestKind::Immediate).await;
     match &outcome {
         Ok(DigestOutcome::Sent(_)) => {}
@@ -101,6 +102,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
                 message: MSG_FREE_DIGESTS_USED_SAVED.to_owned(),
                 papers_found: 0,
                 search_term: term.term,
+                seeded,
                 success: true,
                 term_id: term.id.0,
             }));
@@ -122,6 +124,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
         message,
         papers_found: papers,
         search_term: term.term,
+        seeded,
         success: true,
         term_id: term.id.0,
     }))

@@ -64,6 +64,7 @@ async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
         verdict: body.verdict.into(),
         digest_id: Some(digest.id),
         rated_at: Utc::now(),
+        seeded: false,
     };
     state.store.rate(user_id, &rating)?;
     state.store.flush_async().await?;
@@ -103,6 +104,7 @@ async fn confirm_link(state: web::Data<AppState>, request: HttpRequest, body: we
         verdict: link.claim.verdict,
         digest_id: Some(link.claim.digest_id),
         rated_at: Utc::now(),
+        seeded: false,
     };
     state.store.rate(link.claim.user_id, &rating)?;
     state.store.flush_async().await?;
@@ -125,6 +127,7 @@ impl ResolvedLink {
             title: self.title.clone(),
             paper_key: self.paper_key.clone(),
             verdict: self.claim.verdict.into(),
+            citation: Vec::new(), // TEMP
         }
     }
 }

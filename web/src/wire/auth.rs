@@ -39,6 +39,10 @@ pub struct StandaloneSignupRequest {
     /// The topic typed before signup.
     #[ts(optional = nullable)]
     pub pending_search: Option<String>,
+    /// Papers to seed the topic from.
+    #[serde(default)]
+    #[ts(optional)]
+    pub seeds: Option<super::workflows::SeedsRequest>,
 }
 
 impl From<StandaloneSignupRequest> for engine::validation::StandaloneSignupForm {
@@ -72,6 +76,10 @@ pub struct CombinedSignupRequest {
     /// The topic typed before signup.
     #[ts(optional = nullable)]
     pub pending_search: Option<String>,
+    /// Papers to seed the topic from.
+    #[serde(default)]
+    #[ts(optional)]
+    pub seeds: Option<super::workflows::SeedsRequest>,
 }
 
 impl From<CombinedSignupRequest> for engine::validation::CombinedSignupForm {

@@ -12,6 +12,8 @@ pub struct ClientConfig {
     /// Whether paid plans get another chat model than the free plan
     /// (`PAPERTIDE_LLM_MODEL_ADVANCED`): the plan cards promise one only then.
     pub advanced_model: bool,
+    /// What each plan gives, as the plan cards list it.
+    pub plans: Vec<super::workflows::PlanEntitlements>,
     pub stripe: Option<StripeView>,
     pub support_email: String,
 }

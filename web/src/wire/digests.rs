@@ -14,6 +14,10 @@ use super::common::Source;
 pub struct ImmediateSearchRequest {
     pub email: String,
     pub search_term: String,
+    /// Papers to seed a new term from before its first digest is ranked.
+    #[serde(default)]
+    #[ts(optional)]
+    pub seeds: Option<super::workflows::SeedsRequest>,
 }
 
 /// `POST /api/immediate-search`: the term kept, and whether a digest went out.
@@ -26,6 +30,8 @@ pub struct ImmediateSearchAnswer {
     pub message: String,
     pub papers_found: usize,
     pub search_term: String,
+    /// The papers the term was seeded from by this request.
+    pub seeded: Vec<super::workflows::SeedPaperView>,
     #[ts(type = "true")]
     pub success: bool,
     pub term_id: Uuid,
@@ -161,6 +167,9 @@ pub struct DigestPaper {
     pub abstract_text: String,
     pub authors: String,
     pub journal: Option<String>,
+    /// The paper's citation as a COinS OpenURL (the `title` of a `span.Z3988`), for reference
+    /// managers' browser connectors.
+    pub coins: String,
     /// (label, url) pairs.
     pub links: Vec<(String, String)>,
     /// What names the paper when it is rated (its first dedup key); absent when it has none.
@@ -181,8 +190,10 @@ pub struct DigestPaper {
 
 impl From<engine::digest::DigestEntry> for DigestPaper {
     fn from(entry: engine::digest::DigestEntry) -> DigestPaper {
+        let coins = String::new(); // TEMP
         DigestPaper {
             abstract_text: entry.abstract_text,
+            coins,
             authors: entry.authors,
             journal: entry.journal,
             links: entry.links,

@@ -18,5 +18,6 @@ pub mod ratings;
 pub mod rights;
 pub mod terms;
 pub mod users;
+pub mod workflows;
 
 pub use common::*;

@@ -17,6 +17,8 @@ pub struct RatingView {
     pub verdict: Verdict,
     pub digest_id: Option<Uuid>,
     pub rated_at: DateTime<Utc>,
+    /// A paper the term was seeded from, not rated from a digest.
+    pub seeded: bool,
 }
 
 impl From<engine::rating::Rating> for RatingView {
@@ -27,6 +29,7 @@ impl From<engine::rating::Rating> for RatingView {
             verdict: rating.verdict.into(),
             digest_id: rating.digest_id,
             rated_at: rating.rated_at,
+            seeded: rating.seeded,
         }
     }
 }
@@ -38,6 +41,9 @@ pub struct RateRequest {
     pub digest_id: Uuid,
     pub paper_key: String,
     pub verdict: Verdict,
+    /// The paper's citation as meta tags (`citation_title`, `citation_author`, …) that reference
+    /// managers' browser connectors read: `[name, content]` pairs.
+    pub citation: Vec<(String, String)>,
 }
 
 /// `DELETE /api/search-terms/{termId}/ratings?paperKey=…`.
@@ -70,6 +76,9 @@ pub struct RatingLinkView {
     pub title: String,
     pub paper_key: String,
     pub verdict: Verdict,
+    /// The paper's citation as meta tags (`citation_title`, `citation_author`, …) that reference
+    /// managers' browser connectors read: `[name, content]` pairs.
+    pub citation: Vec<(String, String)>,
 }
 
 /// `POST /api/ratings/link`: the link's rating, recorded.

@@ -67,7 +67,11 @@ export type ClientConfig = { analytics: AnalyticsView | null, billingEnabled: bo
  * Whether paid plans get another chat model than the free plan
  * (`PAPERTIDE_LLM_MODEL_ADVANCED`): the plan cards promise one only then.
  */
-advancedModel: boolean, stripe: StripeView | null, supportEmail: string, };
+advancedModel: boolean, 
+/**
+ * What each plan gives, as the plan cards list it.
+ */
+plans: Array<PlanEntitlements>, stripe: StripeView | null, supportEmail: string, };
 
 export type AnalyticsView = { provider: string, scriptUrl: string, siteId: string, };
 
@@ -79,13 +83,21 @@ export type StandaloneSignupRequest = { email?: string | null, password?: string
 /**
  * The topic typed before signup.
  */
-pendingSearch?: string | null, };
+pendingSearch?: string | null, 
+/**
+ * Papers to seed the topic from.
+ */
+seeds?: SeedsRequest, };
 
 export type CombinedSignupRequest = { email?: string | null, researchField?: string | null, password?: string | null, confirmPassword?: string | null, agreeToTerms?: boolean | null, agreeToPrivacy?: boolean | null, 
 /**
  * The topic typed before signup.
  */
-pendingSearch?: string | null, };
+pendingSearch?: string | null, 
+/**
+ * Papers to seed the topic from.
+ */
+seeds?: SeedsRequest, };
 
 export type EmailRequest = { email?: string | null, };
 
@@ -151,9 +163,18 @@ export type TermChange = { term?: string | null, exclude?: Array<string> | null,
 
 export type TermDeleted = { id: string, success: true, };
 
-export type RatingView = { paperKey: string, title: string, verdict: Verdict, digestId: string | null, ratedAt: string, };
+export type RatingView = { paperKey: string, title: string, verdict: Verdict, digestId: string | null, ratedAt: string, 
+/**
+ * A paper the term was seeded from, not rated from a digest.
+ */
+seeded: boolean, };
 
-export type RateRequest = { digestId: string, paperKey: string, verdict: Verdict, };
+export type RateRequest = { digestId: string, paperKey: string, verdict: Verdict, 
+/**
+ * The paper's citation as meta tags (`citation_title`, `citation_author`, …) that reference
+ * managers' browser connectors read: `[name, content]` pairs.
+ */
+citation: Array<[string, string]>, };
 
 export type RemoveRatingQuery = { paperKey?: string | null, };
 
@@ -161,17 +182,30 @@ export type RatingLinkQuery = { token?: string | null, };
 
 export type RatingLinkRequest = { token: string, };
 
-export type RatingLinkView = { term: string, termId: string, title: string, paperKey: string, verdict: Verdict, };
+export type RatingLinkView = { term: string, termId: string, title: string, paperKey: string, verdict: Verdict, 
+/**
+ * The paper's citation as meta tags (`citation_title`, `citation_author`, …) that reference
+ * managers' browser connectors read: `[name, content]` pairs.
+ */
+citation: Array<[string, string]>, };
 
 export type RatingLinkConfirmed = { rating: RatingLinkView, success: true, };
 
-export type ImmediateSearchRequest = { email: string, searchTerm: string, };
+export type ImmediateSearchRequest = { email: string, searchTerm: string, 
+/**
+ * Papers to seed a new term from before its first digest is ranked.
+ */
+seeds?: SeedsRequest, };
 
 export type ImmediateSearchAnswer = { 
 /**
  * `null` when no digest was sent (a free plan's digests are used).
  */
-digestId: string | null, digestSent: boolean, message: string, papersFound: number, searchTerm: string, success: true, termId: string, };
+digestId: string | null, digestSent: boolean, message: string, papersFound: number, searchTerm: string, 
+/**
+ * The papers the term was seeded from by this request.
+ */
+seeded: Array<SeedPaperView>, success: true, termId: string, };
 
 export type ResendRequest = { searchTerm: string, };
 
@@ -214,6 +248,11 @@ termId: string | null, userId: string,
 widened: Widened | null, };
 
 export type DigestPaper = { abstract: string, authors: string, journal: string | null, 
+/**
+ * The paper's citation as a COinS OpenURL (the `title` of a `span.Z3988`), for reference
+ * managers' browser connectors.
+ */
+coins: string, 
 /**
  * (label, url) pairs.
  */
@@ -499,6 +538,60 @@ status: string | null,
  * Not stored with the tracking: known only from Stripe (the user's debug page).
  */
 currentPeriodEnd: string | null, cancelAtPeriodEnd: boolean, };
+
+export type SeedsRequest = { ids?: string, 
+/**
+ * The uploaded file's text.
+ */
+file?: string | null, };
+
+export type SeedFoundIn = "index" | "source";
+
+export type SeedPaperView = { 
+/**
+ * The identifier as the researcher gave it.
+ */
+givenAs: string, 
+/**
+ * What names the paper in the term's ratings.
+ */
+paperKey: string, title: string, authors: string, year: number | null, source: Source, foundIn: SeedFoundIn, };
+
+export type SeedsAdded = { seeded: Array<SeedPaperView>, };
+
+export type TermFeedView = { termId: string, term: string, url: string, };
+
+export type FeedsView = { 
+/**
+ * Every digest of the user, newest first.
+ */
+digestsUrl: string, terms: Array<TermFeedView>, };
+
+export type CitationFormat = "ris" | "bibtex";
+
+export type CitationQuery = { format?: CitationFormat | null, };
+
+export type PaperCitationQuery = { key?: string | null, format?: CitationFormat | null, };
+
+export type CitationLinkQuery = { token?: string | null, format?: CitationFormat | null, };
+
+export type ChannelRequest = { url: string, };
+
+export type ChannelView = { host: string, connectedAt: string, lastPostedAt: string | null, 
+/**
+ * Posts that failed in a row (0 once one succeeds).
+ */
+failures: number, lastError: string | null, };
+
+export type AdminChannel = { userEmail: string, term: string, host: string, failures: number, lastError: string | null, lastPostedAt: string | null, 
+/**
+ * Digests waiting to be posted.
+ */
+pending: number, };
+
+export type AdminChannels = { channels: Array<AdminChannel>, };
+
+export type PlanEntitlements = { tier: Tier, maxSearchTerms: number, seeds: boolean, feeds: boolean, citations: boolean, labChannels: boolean, };
 
 export type BackupRequest = { dest?: string | null, };
 
