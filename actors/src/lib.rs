@@ -47,6 +47,7 @@
 //! Architecture invariant: exactly one actor (the [`Vectorizer`]) writes paper vectors, each
 //! paper embedded once per model and text, on a thread of its own, one batch per message.
 
+pub mod channels;
 pub mod digester;
 mod error;
 pub mod harvester;
@@ -64,6 +65,7 @@ pub mod users;
 pub mod vectorizer;
 pub mod weekly;
 
+pub use channels::{ChannelConfig, ChannelPoster, PostDue};
 pub use digester::{Chosen, DigestOutcome, DigestRenderer, Digester, RatedTerm, Reader};
 pub use error::{DigestError, MailError};
 pub use harvester::{harvest_days, HarvestNow, HarvestSchedule, Harvester, PaperSource, PreprintServer, RunProgress, RunReport};

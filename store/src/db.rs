@@ -116,6 +116,10 @@ pub(crate) struct Trees {
     /// user id → `Deletion`: an account deletion begun and not finished yet (see
     /// [`crate::rights`])
     pub account_deletions: sled::Tree,
+    /// user id ++ term id → `LabChannel`: the term's lab channel
+    pub channels: sled::Tree,
+    /// user id ++ digest id → `ChannelPost`: a digest waiting to be posted to its channel
+    pub channel_posts: sled::Tree,
 }
 
 impl Trees {
@@ -150,6 +154,8 @@ impl Trees {
             ratings: db.open_tree("ratings")?,
             plan_history: db.open_tree("plan_history")?,
             account_deletions: db.open_tree("account_deletions")?,
+            channels: db.open_tree("lab_channels")?,
+            channel_posts: db.open_tree("channel_posts")?,
             db,
         })
     }

@@ -211,12 +211,20 @@ impl Store {
             })
             .collect::<Result<_>>()?;
         let live = self.trees();
-        let trees = (&live.digests, &live.sent_paper_sets, &live.mail_queue, &live.digest_ledgers, &live.search_terms);
+        let trees = (&live.digests, &live.sent_paper_sets, &live.mail_queue, &live.digest_ledgers, &live.search_terms, &live.channels, &live.channel_posts);
         let commits = trees
-            .transaction(|(digests, sent_sets, queue, ledgers, terms)| {
+            .transaction(|(digests, sent_sets, queue, ledgers, terms, channels, posts)| {
                 let mut commits = Vec::with_capacity(parts.len());
                 for (part, encoded) in parts.iter().zip(&encoded) {
-                    commits.push(commit_user(part, encoded, digests, sent_sets, queue, ledgers, terms, now)?);
+                    let written = commit_user(part, encoded, digests, sent_sets, queue, ledgers, terms, now)?;
+                    if matches!(written, Commit::Written { .. }) {
+                        for (digest, (key, _)) in part.digests.iter().zip(encoded).filter(|(digest, _)| !digest.entries.is_empty()) {
+                            if let Some(term_id) = digest.term_id {
+                                crate::channels::tx_queue_post(channels, posts, part.user_id, term_id, digest.id, key, now)?;
+                            }
+                        }
+                    }
+                    commits.push(written);
                 }
                 Ok(commits)
             })

@@ -10,6 +10,7 @@
 
 pub mod backup;
 pub mod billing;
+pub mod channels;
 mod codec;
 pub mod compaction;
 mod db;
@@ -36,6 +37,7 @@ pub mod users;
 pub mod vectors;
 
 pub use backup::{database_is_locked, StoreCopy};
+pub use channels::{ChannelPost, LabChannel, PostOutcome, MSG_POST_INTERRUPTED};
 pub use compaction::Compaction;
 pub use db::{RawEntry, Store, SCHEMA_VERSION};
 pub use digests::{DigestStats, EntryKey, NewDigest, TextKey, UPGRADE_INVITE};
@@ -51,6 +53,7 @@ pub use sessions::Session;
 #[cfg(any(test, feature = "testsuite"))]
 pub use testsuite::DigestMail;
 pub use tokens::TokenPurpose;
+pub use users::PendingSeed;
 pub use users::{NewAccount, User};
 pub use vectors::{StoredVector, VectorStamp};
 

@@ -86,6 +86,8 @@ enum T {
     StripeCustomers,
     Meta,
     Deletions,
+    Channels,
+    ChannelPosts,
 }
 
 impl Store {
@@ -138,6 +140,8 @@ impl Store {
             trees.stripe_customers.clone(),
             trees.meta.clone(),
             trees.account_deletions.clone(),
+            trees.channels.clone(),
+            trees.channel_posts.clone(),
         ]
     }
 
@@ -287,6 +291,8 @@ impl Store {
             (T::Notices, &self.trees().notices),
             (T::Ratings, &self.trees().ratings),
             (T::PlanHistory, &self.trees().plan_history),
+            (T::Channels, &self.trees().channels),
+            (T::ChannelPosts, &self.trees().channel_posts),
         ];
         for (name, tree) in prefixed {
             for entry in tree.scan_prefix(key).keys() {

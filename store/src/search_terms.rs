@@ -103,10 +103,11 @@ impl Store {
         let key = by_user_key(term.user_id, id);
         let rating_keys = self.rating_keys(term.user_id, id)?;
         let live = self.trees();
-        (&live.search_terms, &live.search_terms_by_user, &live.ratings)
-            .transaction(|(terms, by_user, ratings)| {
+        (&live.search_terms, &live.search_terms_by_user, &live.ratings, &live.channels)
+            .transaction(|(terms, by_user, ratings, channels)| {
                 terms.remove(id.0.as_bytes().as_slice())?;
                 by_user.remove(key.as_slice())?;
+                channels.remove(crate::ratings::term_prefix(term.user_id, id))?;
                 for rating_key in &rating_keys {
                     ratings.remove(rating_key)?;
                 }

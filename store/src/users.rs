@@ -69,6 +69,22 @@ pub struct User {
     /// removed.
     #[serde(default)]
     pub verification_expires_at: Option<DateTime<Utc>>,
+    /// The papers given at signup to seed `pending_search`, found already: they become the
+    /// term's seeds when it is made.
+    #[serde(default)]
+    pub pending_seeds: Vec<PendingSeed>,
+    /// Which generation of private feed addresses is live: renewing the feeds counts it up, and
+    /// every address of an older generation stops working (`engine::signed::FeedClaim`).
+    #[serde(default)]
+    pub feed_generation: u32,
+}
+
+/// A paper a topic is to be seeded from once it is made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingSeed {
+    /// The paper's first dedup key (`Rating::paper_key`).
+    pub paper_key: String,
+    pub title: String,
 }
 
 impl User {
@@ -97,6 +113,8 @@ impl User {
             pending_search: None,
             plan_ended: None,
             verification_expires_at: None,
+            pending_seeds: Vec::new(),
+            feed_generation: 0,
         }
     }
 }

@@ -1,0 +1,241 @@
+//! Lab channels: a term's incoming webhook (Slack- or Mattermost-compatible) that each of the
+//! term's digests is posted to, and the durable queue of those posts.
+//!
+//! - A channel lives under user ++ term (`channels`) and only while its term does: it is set in
+//!   a transaction that finds the term, and goes with the term and with the account.
+//! - A digest's post is queued in the transaction that stores the digest (`crate::ledger`), so a
+//!   digest is never stored without its post nor posted twice because it was stored twice.
+//! - The poster (`actors::channels`) marks a post in flight before it sends it and removes it
+//!   once the webhook took it. A post found in flight at a start was being sent when the service
+//!   stopped: it is not sent again, so that it never appears twice; the channel's last error
+//!   says so. A post that keeps failing is retried with backoff, then given up.
+
+use chrono::{DateTime, Utc};
+use engine::search_term::TermId;
+use engine::UserId;
+use serde::{Deserialize, Serialize};
+use sled::transaction::TransactionalTree;
+use sled::Transactional;
+use uuid::Uuid;
+
+use crate::codec::{decode, encode, tx_decode, tx_encode};
+use crate::ratings::term_prefix;
+use crate::{Result, Store, StoreError};
+
+/// A term's lab channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabChannel {
+    pub user_id: UserId,
+    pub term_id: TermId,
+    /// The webhook's address: a secret (anyone with it can post), never shown back whole.
+    pub url: String,
+    pub connected_at: DateTime<Utc>,
+    #[serde(default)]
+    pub last_posted_at: Option<DateTime<Utc>>,
+    /// Posts that failed in a row.
+    #[serde(default)]
+    pub failures: u32,
+    #[serde(default)]
+    pub last_error: Option<String>,
+}
+
+/// A digest waiting to be posted to its term's channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelPost {
+    pub user_id: UserId,
+    pub term_id: TermId,
+    pub digest_id: Uuid,
+    /// The digest's key in `email_digests` (see [`Store::digest_at`]).
+    #[serde(with = "crate::codec::byte_string")]
+    pub digest_key: Vec<u8>,
+    pub enqueued_at: DateTime<Utc>,
+    pub attempts: u32,
+    pub next_attempt_at: DateTime<Utc>,
+    /// Being sent: set before the request goes out, cleared by its outcome.
+    pub in_flight: bool,
+}
+
+impl ChannelPost {
+    fn key(&self) -> Vec<u8> {
+        post_key(self.user_id, self.digest_id)
+    }
+}
+
+/// Why a post was given up at a start.
+pub const MSG_POST_INTERRUPTED: &str =
+    "The service stopped while a digest was being posted. It is not posted again, so that it never appears twice; the channel may or may not show it.";
+
+fn channel_key(user_id: UserId, term_id: TermId) -> Vec<u8> {
+    term_prefix(user_id, term_id)
+}
+
+fn post_key(user_id: UserId, digest_id: Uuid) -> Vec<u8> {
+    [user_id.as_bytes().as_slice(), digest_id.as_bytes().as_slice()].concat()
+}
+
+/// Queues the post of a digest just stored, when its term has a channel (inside the digest's
+/// transaction).
+pub(crate) fn tx_queue_post(
+    channels: &TransactionalTree,
+    posts: &TransactionalTree,
+    user_id: UserId,
+    term_id: TermId,
+    digest_id: Uuid,
+    digest_key: &[u8],
+    now: DateTime<Utc>,
+) -> std::result::Result<(), sled::transaction::ConflictableTransactionError<StoreError>> {
+    if channels.get(channel_key(user_id, term_id))?.is_none() {
+        return Ok(());
+    }
+    let post = ChannelPost {
+        user_id,
+        term_id,
+        digest_id,
+        digest_key: digest_key.to_vec(),
+        enqueued_at: now,
+        attempts: 0,
+        next_attempt_at: now,
+        in_flight: false,
+    };
+    posts.insert(post.key(), tx_encode("channel post", &post)?)?;
+    Ok(())
+}
+
+/// What became of one attempt to post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostOutcome {
+    Posted(DateTime<Utc>),
+    /// Failed; tried again at `retry_at`, or given up when `None`.
+    Failed { error: String, retry_at: Option<DateTime<Utc>> },
+}
+
+impl Store {
+    /// Connects `channel` to its term (replacing the one it had); [`StoreError::NotFound`] when
+    /// the term is not the user's (or no longer there), and nothing is written.
+    pub fn set_channel(&self, channel: &LabChannel) -> Result<()> {
+        let _writing = self.writing()?;
+        let key = channel_key(channel.user_id, channel.term_id);
+        let bytes = encode("lab channel", channel)?;
+        let live = self.trees();
+        (&live.search_terms, &live.channels)
+            .transaction(|(terms, channels)| {
+                let owned = match terms.get(channel.term_id.0.as_bytes())? {
+                    Some(stored) => tx_decode::<engine::search_term::SearchTerm>("search term", &stored)?.user_id == channel.user_id,
+                    None => false,
+                };
+                if !owned {
+                    return Err(crate::error::abort(StoreError::NotFound("search term")));
+                }
+                channels.insert(key.as_slice(), bytes.as_slice())?;
+                Ok(())
+            })
+            .map_err(StoreError::from)
+    }
+
+    /// The term's channel, if it has one.
+    pub fn channel(&self, user_id: UserId, term_id: TermId) -> Result<Option<LabChannel>> {
+        self.trees().channels.get(channel_key(user_id, term_id))?.map(|bytes| decode("lab channel", &bytes)).transpose()
+    }
+
+    /// Every channel of the installation.
+    pub fn channels(&self) -> Result<Vec<LabChannel>> {
+        self.trees().channels.iter().values().map(|bytes| decode("lab channel", &bytes?)).collect()
+    }
+
+    /// Disconnects the term's channel and drops its waiting posts; whether it had one.
+    pub fn remove_channel(&self, user_id: UserId, term_id: TermId) -> Result<bool> {
+        let _writing = self.writing()?;
+        let removed = self.trees().channels.remove(channel_key(user_id, term_id))?.is_some();
+        for post in self.channel_posts_of(user_id)?.into_iter().filter(|post| post.term_id == term_id) {
+            self.trees().channel_posts.remove(post.key())?;
+        }
+        Ok(removed)
+    }
+
+    /// The posts waiting, soonest due first.
+    pub fn channel_posts(&self) -> Result<Vec<ChannelPost>> {
+        let mut posts: Vec<ChannelPost> = self.trees().channel_posts.iter().values().map(|bytes| decode("channel post", &bytes?)).collect::<Result<_>>()?;
+        posts.sort_by_key(|post| (post.next_attempt_at, post.enqueued_at));
+        Ok(posts)
+    }
+
+    fn channel_posts_of(&self, user_id: UserId) -> Result<Vec<ChannelPost>> {
+        self.trees().channel_posts.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("channel post", &bytes?)).collect()
+    }
+
+    /// The posts due at `now` and not in flight, soonest first, at most `limit`.
+    pub fn due_channel_posts(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<ChannelPost>> {
+        let posts = self.channel_posts()?;
+        Ok(posts.into_iter().filter(|post| !post.in_flight && post.next_attempt_at <= now).take(limit).collect())
+    }
+
+    /// Marks `post` as being sent, durably, before the request goes out; `false` when it is no
+    /// longer waiting (its channel was disconnected).
+    pub fn mark_channel_post_in_flight(&self, post: &ChannelPost) -> Result<bool> {
+        let _writing = self.writing()?;
+        let key = post.key();
+        let Some(bytes) = self.trees().channel_posts.get(&key)? else { return Ok(false) };
+        let mut stored: ChannelPost = decode("channel post", &bytes)?;
+        stored.in_flight = true;
+        stored.attempts += 1;
+        self.trees().channel_posts.insert(key, encode("channel post", &stored)?)?;
+        self.trees().channel_posts.flush()?;
+        Ok(true)
+    }
+
+    /// Records what became of an attempt: the post goes once posted or given up, else waits
+    /// for its retry; the channel's record says how its posts fare.
+    pub fn finish_channel_post(&self, post: &ChannelPost, outcome: &PostOutcome) -> Result<()> {
+        let _writing = self.writing()?;
+        let key = post.key();
+        let channel_key = channel_key(post.user_id, post.term_id);
+        let live = self.trees();
+        (&live.channel_posts, &live.channels)
+            .transaction(|(posts, channels)| {
+                let Some(bytes) = posts.get(&key)? else { return Ok(()) };
+                let mut stored: ChannelPost = tx_decode("channel post", &bytes)?;
+                match outcome {
+                    PostOutcome::Failed { retry_at: Some(at), .. } => {
+                        stored.in_flight = false;
+                        stored.next_attempt_at = *at;
+                        posts.insert(key.as_slice(), tx_encode("channel post", &stored)?)?;
+                    }
+                    PostOutcome::Posted(_) | PostOutcome::Failed { retry_at: None, .. } => {
+                        posts.remove(key.as_slice())?;
+                    }
+                }
+                if let Some(bytes) = channels.get(&channel_key)? {
+                    let mut channel: LabChannel = tx_decode("lab channel", &bytes)?;
+                    match outcome {
+                        PostOutcome::Posted(at) => {
+                            channel.last_posted_at = Some(*at);
+                            channel.failures = 0;
+                            channel.last_error = None;
+                        }
+                        PostOutcome::Failed { error, .. } => {
+                            channel.failures += 1;
+                            channel.last_error = Some(error.clone());
+                        }
+                    }
+                    channels.insert(channel_key.as_slice(), tx_encode("lab channel", &channel)?)?;
+                }
+                Ok(())
+            })
+            .map_err(StoreError::from)
+    }
+
+    /// Gives up every post a stop left in flight (see the module docs); answers how many.
+    pub fn give_up_interrupted_posts(&self) -> Result<usize> {
+        let interrupted: Vec<ChannelPost> = self.channel_posts()?.into_iter().filter(|post| post.in_flight).collect();
+        for post in &interrupted {
+            let outcome = PostOutcome::Failed { error: MSG_POST_INTERRUPTED.to_owned(), retry_at: None };
+            self.finish_channel_post(post, &outcome)?;
+        }
+        Ok(interrupted.len())
+    }
+
+    /// How many of the term's digests wait to be posted.
+    pub fn pending_channel_posts(&self, user_id: UserId, term_id: TermId) -> Result<usize> {
+        Ok(self.channel_posts_of(user_id)?.iter().filter(|post| post.term_id == term_id).count())
+    }
+}
