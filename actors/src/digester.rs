@@ -26,7 +26,7 @@ use engine::paper::{Paper, Source};
 use engine::ranking::{Corpus, Expanded, Found, Knobs, Ranking, Rated};
 use engine::rating::Verdict;
 use engine::recipe::{self, WINDOW_DAYS};
-use engine::scoring::{CollectionStats, PaperText, ScoredQuery};
+use engine::scoring::{CollectionStats, PaperText, ScoredQuery, TaughtBy};
 use engine::search_term::TermId;
 use engine::summary::digest_summary;
 use engine::sync::lock;
@@ -535,7 +535,14 @@ impl Digester {
                 Verdict::NotRelevant => feedback.rejected.push(vector),
             }
         }
-        Ok(Some(Rated { feedback, liked_texts, ..Rated::default() }))
+        let seeded = ratings.iter().any(|rating| rating.seeded);
+        let rated_from_digests = ratings.iter().any(|rating| !rating.seeded);
+        let taught_by = match (seeded, rated_from_digests) {
+            (true, false) => TaughtBy::Seeds,
+            (true, true) => TaughtBy::SeedsAndRatings,
+            (false, _) => TaughtBy::Ratings,
+        };
+        Ok(Some(Rated { feedback, liked_texts, taught_by, ..Rated::default() }))
     }
 
     /// `ranked` ranked again for a term with ratings or exclusion words (`engine::feedback`):
@@ -749,6 +756,8 @@ impl DigestRenderer {
                 more_like_this: rating_link(position, engine::rating::Verdict::MoreLikeThis),
             })
             .collect();
+        let citation_claim = engine::signed::CitationClaim { user_id: user.id, digest_id: digest.id };
+        let citations_url = format!("{base}/api/citations/link?token={}", citation_claim.sign(&link_key));
         let mut mail = digest_mail(
             &self.mail,
             to,
@@ -762,6 +771,7 @@ impl DigestRenderer {
                 empty_reason: empty_reason.as_deref(),
                 unsubscribe_url: &unsubscribe_url,
                 rating_links: &rating_links,
+                citations_url: Some(&citations_url),
             },
         );
         mail.list_unsubscribe = Some(format!("{base}/api/unsubscribe/{token}"));

@@ -139,6 +139,10 @@ pub struct ServeArgs {
     /// Take the client address from the last X-Forwarded-For hop (behind a reverse proxy).
     #[arg(long, env = "PAPERTIDE_TRUST_PROXY")]
     pub trust_proxy: Option<bool>,
+    /// Let lab channels post to webhooks on private, loopback or link-local addresses (a lab's
+    /// own chat server on its network) [default: false].
+    #[arg(long, env = "PAPERTIDE_CHANNELS_ALLOW_PRIVATE")]
+    pub channels_allow_private: Option<bool>,
     /// Analytics provider loaded in browsers that consent: plausible, umami or ga4 [default: none].
     #[arg(long, env = "PAPERTIDE_ANALYTICS_PROVIDER")]
     pub analytics_provider: Option<String>,
@@ -271,6 +275,7 @@ pub struct FileConfig {
     pub support_email: Option<String>,
     pub admin_emails: Option<Vec<String>>,
     pub trust_proxy: Option<bool>,
+    pub channels_allow_private: Option<bool>,
     pub log: Option<String>,
     pub rate_limits: Option<FileRateLimits>,
     pub max_connections: Option<usize>,
@@ -536,6 +541,8 @@ pub struct Settings {
     /// Normalized (trimmed, lower-case).
     pub admin_emails: Vec<String>,
     pub trust_proxy: bool,
+    /// Whether lab channels may post to private, loopback or link-local addresses.
+    pub channels_allow_private: bool,
     pub log: String,
     pub rate_limits: RateLimits,
     /// Connections served at once; none: three quarters of the open-files limit.
@@ -767,6 +774,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         support_email,
         admin_emails,
         trust_proxy: serve.trust_proxy.or(file.trust_proxy).unwrap_or(false),
+        channels_allow_private: serve.channels_allow_private.or(file.channels_allow_private).unwrap_or(false),
         log: pick(&serve.log, file.log).unwrap_or_else(|| DEFAULT_LOG.to_owned()),
         rate_limits,
         max_connections,
@@ -1333,6 +1341,7 @@ mod tests {
             support_email: Some(String::new()),
             admin_emails: Some(vec![]),
             trust_proxy: Some(false),
+            channels_allow_private: Some(false),
             log: Some(String::new()),
             rate_limits: Some(FileRateLimits {
                 login: Some(String::new()),

@@ -104,6 +104,9 @@ pub struct DigestMail<'a> {
     pub unsubscribe_url: &'a str,
     /// Each paper's rating links, in the papers' order (a paper without any shows none).
     pub rating_links: &'a [RatingLinks],
+    /// The signed link to the digest's citations as RIS (`&format=bibtex`: BibTeX), for a
+    /// reference manager; none for a digest without papers.
+    pub citations_url: Option<&'a str>,
 }
 
 /// The digest of one search term: the AI summary, then each paper with its relevance, summary,
@@ -197,6 +200,14 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
             summary = escape_html(&paper.summary),
             reason = escape_html(&paper.reason),
             links = links.join(" · "),
+        ));
+    }
+    if let Some(url) = digest.citations_url.filter(|url| count > 0 && is_web_address(url)) {
+        text.push_str(&format!("\nCitations for your reference manager: {url} (RIS) · {url}&format=bibtex (BibTeX)\n"));
+        html.push_str(&format!(
+            r#"<p style="margin:16px 0 0;font-size:13px">Save these papers to Zotero, Mendeley or EndNote: <a href="{ris}" style="color:#1d4ed8">RIS</a> · <a href="{bibtex}" style="color:#1d4ed8">BibTeX</a></p>"#,
+            ris = escape_html(url),
+            bibtex = escape_html(&format!("{url}&format=bibtex")),
         ));
     }
     text.push_str(&format!(
@@ -525,6 +536,7 @@ mod tests {
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
             rating_links: &[],
+            citations_url: None,
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert!(!mail.html.to_lowercase().contains("javascript:") && !mail.text.to_lowercase().contains("javascript:"));
@@ -547,6 +559,7 @@ mod tests {
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
             rating_links: &[],
+            citations_url: None,
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 1 new paper on \"gene  Bcc: all\"");
@@ -577,6 +590,7 @@ mod tests {
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
             rating_links: &rating_links,
+            citations_url: None,
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert!(mail.text.contains(
@@ -607,6 +621,7 @@ mod tests {
             empty_reason: None,
             unsubscribe_url: unsubscribe,
             rating_links: &[],
+            citations_url: None,
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 2 new papers on \"SARS-CoV-2 immunity\"");
@@ -665,6 +680,7 @@ mod tests {
             empty_reason: None,
             unsubscribe_url: "https://papers.example.org/api/unsubscribe/tok",
             rating_links: &[],
+            citations_url: None,
         };
         let mail = digest_mail(&context, "ada@example.org", &digest);
         assert_eq!(mail.subject, "Papertide: 3 papers on \"gut flora\" (2 new this week)");

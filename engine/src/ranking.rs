@@ -228,6 +228,8 @@ pub struct Rated {
     pub liked_texts: Vec<PaperText>,
     /// How far the ratings move the topic's vector (the service's: `Rocchio::DEFAULT`).
     pub rocchio: Rocchio,
+    /// Whether the liked papers are ratings, seeds or both: what a moved paper's reason names.
+    pub taught_by: crate::scoring::TaughtBy,
 }
 
 /// `ranking` ranked again for a term with ratings or exclusion words (step 5 of
@@ -261,7 +263,9 @@ pub fn rerank<C: Corpus>(corpus: &C, ranking: &Ranking<C::Id>, rated: &Rated) ->
             };
             let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
             let excluded = feedback.is_excluded(words.iter().map(String::as_str));
-            recipe::rejudge(candidate, &evidence, like_rejected, excluded)
+            let mut judged = recipe::rejudge(candidate, &evidence, like_rejected, excluded);
+            judged.reason.taught_by = rated.taught_by;
+            judged
         })
         .collect()
 }

@@ -278,6 +278,9 @@ pub struct MatchReason {
     pub key_evidence: Vec<KeyEvidence>,
     /// How the researcher's ratings of the term moved the paper, if they did.
     pub rated: Option<RatingMove>,
+    /// What the term was taught by: ratings of its digests, the papers it was seeded from, or
+    /// both (what the reason line names when the paper moved).
+    pub taught_by: TaughtBy,
 }
 
 /// Which way a term's ratings moved a paper's relevance.
@@ -285,6 +288,27 @@ pub struct MatchReason {
 pub enum RatingMove {
     Raised,
     Lowered,
+}
+
+/// What taught a term: the researcher's ratings of its digests, the papers it was seeded from
+/// (`crate::seed`), or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaughtBy {
+    #[default]
+    Ratings,
+    Seeds,
+    SeedsAndRatings,
+}
+
+impl TaughtBy {
+    /// What a reason line calls it.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            TaughtBy::Ratings => "your ratings",
+            TaughtBy::Seeds => "the papers you seeded it with",
+            TaughtBy::SeedsAndRatings => "your seed papers and ratings",
+        }
+    }
 }
 
 impl MatchReason {
@@ -312,8 +336,8 @@ impl MatchReason {
             parts.push(self.key_evidence.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "));
         }
         match self.rated {
-            Some(RatingMove::Raised) => parts.push("ranked higher by your ratings".to_owned()),
-            Some(RatingMove::Lowered) => parts.push("ranked lower by your ratings".to_owned()),
+            Some(RatingMove::Raised) => parts.push(format!("ranked higher by {}", self.taught_by.phrase())),
+            Some(RatingMove::Lowered) => parts.push(format!("ranked lower by {}", self.taught_by.phrase())),
             None => {}
         }
         parts.join("; ")
@@ -345,7 +369,7 @@ pub fn match_reason(query: &str, query_terms: &[String], related_terms: &[String
             phrases.push(phrase);
         }
     }
-    MatchReason { terms, phrases, related, similar: false, key_evidence: Vec::new(), rated: None }
+    MatchReason { terms, phrases, related, similar: false, key_evidence: Vec::new(), rated: None, taught_by: TaughtBy::default() }
 }
 
 /// The words of `text` for matching phrases, each as (the word compared: lower case, apostrophes
@@ -518,6 +542,10 @@ mod tests {
             rated.describe(),
             "Matched \"gene editing\"; words: gene, editing; \"rice\" as the subject \"Oryza sativa\"; ranked higher by your ratings"
         );
+        let seeded = MatchReason { taught_by: TaughtBy::Seeds, ..rated.clone() };
+        assert!(seeded.describe().ends_with("; ranked higher by the papers you seeded it with"), "{}", seeded.describe());
+        let lowered = MatchReason { rated: Some(RatingMove::Lowered), taught_by: TaughtBy::SeedsAndRatings, ..rated };
+        assert!(lowered.describe().ends_with("; ranked lower by your seed papers and ratings"), "{}", lowered.describe());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use actix::{Addr, Arbiter};
 use actors::{
-    Digester, Harvester, Indexer, Janitor, Llm, LlmConfig, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard,
+    ChannelConfig, ChannelPoster, Digester, Harvester, Indexer, Janitor, Llm, LlmConfig, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard,
     UserActors, Vectorizer, VectorizerConfig, VectorizerThread,
 };
 use anyhow::Context;
@@ -87,6 +87,10 @@ pub struct System {
     pub digester: Digester,
     pub users: UserActors,
     pub mailer: Option<Addr<Mailer>>,
+    /// Looks seed papers up through the harvesters' clients, when the index is written here.
+    pub seed_lookup: Option<actors::seeds::SeedLookup>,
+    /// Posts digests to their terms' lab channels; started with the mailer.
+    pub channel_poster: Option<Addr<ChannelPoster>>,
     pub janitor: Option<Addr<Janitor>>,
     pub writer: Option<IndexWriter>,
     /// One per configured source.
@@ -151,6 +155,7 @@ impl System {
         let digest_workers = UserActors::default_workers();
         let mut harvesters = BTreeMap::new();
         let mut vectorizer_thread = None;
+        let mut seed_lookup = None;
         let (users, writer) = if options.index_writer {
             // Taken here once, so that an index another process writes (papertide import or
             // harvest) stops the start with a reason instead of failing every batch later.
@@ -160,6 +165,7 @@ impl System {
             // One client per source, shared by its harvester and live search: one pace per source.
             let clients = SourceClients::new(&settings.sources)?;
             harvesters = sources::start_harvesters(&clients, &settings.harvest, &store, &indexer, &board);
+            seed_lookup = Some(clients.seed_lookup(&index, &indexer));
             let users = if settings.live_search {
                 let live = clients.live_search(&index, &indexer, &board);
                 UserActors::with_live_search(store.clone(), digester.clone(), live, mail_context, digest_workers)
@@ -174,6 +180,7 @@ impl System {
         } else {
             (UserActors::new(store.clone(), digester.clone(), mail_context, digest_workers), None)
         };
+        let channel_poster = options.mail.then(|| ChannelPoster::new(store.clone(), board.clone(), channel_config(settings)).start_supervised());
         let scheduler = options.scheduler.then(|| {
             let schedule = ScheduleConfig { hour: settings.digest_hour, interval: SCHEDULER_INTERVAL };
             Scheduler::new(store.clone(), users.clone(), schedule, board.clone()).start_supervised()
@@ -185,7 +192,23 @@ impl System {
             };
             backup::DailyBackups::new(store.clone(), source, dir, settings.backup_keep, board.clone()).start_supervised()
         });
-        Ok(System { store, board, index, embedding, digester, users, mailer, janitor, writer, harvesters, vectorizer_thread, scheduler, backups })
+        Ok(System {
+            store,
+            board,
+            index,
+            embedding,
+            digester,
+            users,
+            mailer,
+            seed_lookup,
+            channel_poster,
+            janitor,
+            writer,
+            harvesters,
+            vectorizer_thread,
+            scheduler,
+            backups,
+        })
     }
 
     /// Stops the vectorizer (after its batch under way) and the index writer, then flushes the
@@ -199,6 +222,17 @@ impl System {
         }
         self.store.flush_async().await.context("flushing the database")?;
         Ok(())
+    }
+}
+
+/// How the channel poster reaches webhooks, by the settings: the dashboard it links to, and
+/// whether private addresses may be posted to.
+pub fn channel_config(settings: &Settings) -> ChannelConfig {
+    ChannelConfig {
+        dashboard_url: format!("{}/dashboard", settings.public_base()),
+        allow_private: settings.channels_allow_private,
+        poll_interval: std::time::Duration::from_secs(5),
+        ..ChannelConfig::default()
     }
 }
 

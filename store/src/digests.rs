@@ -280,6 +280,18 @@ impl Store {
         Ok(found)
     }
 
+    /// When the user's newest digest was sent, and its id: read from the keys alone, so a feed
+    /// reader's conditional request costs no digest's decoding.
+    pub fn latest_digest(&self, user_id: UserId) -> Result<Option<(DateTime<Utc>, Uuid)>> {
+        let Some(key) = self.trees().digests.scan_prefix(user_id.as_bytes()).keys().next_back().transpose()? else {
+            return Ok(None);
+        };
+        let micros = key.get(16..24).and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()).map(i64::from_be_bytes);
+        let sent_at = micros.and_then(DateTime::from_timestamp_micros).ok_or(StoreError::Corrupt("digest key"))?;
+        let id = key.get(24..40).and_then(|bytes| Uuid::from_slice(bytes).ok()).ok_or(StoreError::Corrupt("digest key"))?;
+        Ok(Some((sent_at, id)))
+    }
+
     /// The user's digest `id`, if the user has one of that id.
     pub fn user_digest(&self, user_id: UserId, id: Uuid) -> Result<Option<Digest>> {
         for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {

@@ -15,7 +15,7 @@ use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
 use crate::wire::config::ClientConfig;
-use crate::{admin, auth, billing, client, contract, digests, headers, health, ratings, rights, terms, users};
+use crate::{admin, auth, billing, channels, citations, client, contract, digests, feeds, headers, health, ratings, rights, seeds, terms, users};
 
 /// JSON bodies larger than this are refused with 413; no form needs more.
 pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
@@ -37,6 +37,7 @@ pub fn create_app(
         .wrap(every_answer)
         .service(web::resource("/healthz").wrap(not_stored()).route(web::get().to(health::healthz)))
         .service(web::resource("/metrics").wrap(not_stored()).route(web::get().to(health::metrics)))
+        .configure(feeds::configure_public)
         .service(api.wrap(from_fn(same_origin_guard)).wrap(not_stored()).default_service(web::to(unmatched)))
         .default_service(web::to(client::serve))
 }
@@ -69,6 +70,10 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     users::configure(routes);
     terms::configure(routes);
     ratings::configure(routes);
+    seeds::configure(routes);
+    feeds::configure(routes);
+    citations::configure(routes);
+    channels::configure(routes);
     digests::configure(routes);
     billing::configure(routes);
     rights::configure(routes);

@@ -57,11 +57,21 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
     let now = Utc::now();
     let existing = state.store.search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &text));
+    if let Some(term) = existing.as_ref().filter(|term| term.status != TermStatus::Failed) {
+        return Err(already_followed_error(term));
+    }
+    // Seeds are found before anything is saved: a line refused leaves no term behind.
+    let found = match body.seeds.as_ref().filter(|seeds| !seeds.is_empty()) {
+        Some(seeds) => {
+            state.limiter.check("seeds", &user.id.to_string(), crate::seeds::SEED_RATE)?;
+            crate::seeds::find_seeds(&state, seeds).await?
+        }
+        None => Vec::new(),
+    };
     let term = match existing {
         // A topic whose search failed is searched again; any other the user has is searched
-        // already (or waits for its week, or for a plan with digests left): refused, no mail.
-        Some(term) if term.status == TermStatus::Failed => term,
-        Some(term) => return Err(already_followed_error(&term)),
+        // already (or waits for its week, or for a plan with digests left): refused above.
+        Some(term) => term,
         None => add_term(&state, &user, SearchTerm::new(TermId(Uuid::new_v4()), user.id, text, user.subscription_tier, now))?,
     };
     // Claimed in one step: of two requests for one term, only one searches it.
@@ -73,12 +83,17 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     if !claimed.get() {
         return Err(already_followed_error(&term));
     }
+    let mut seeded = crate::seeds::save_seeds(&state, user.id, term.id, &found)?;
     if user.pending_search.as_deref().is_some_and(|pending| is_same_term(pending, &term.term)) {
-        state.store.update_user(user.id, |stored| stored.pending_search = None)?;
+        // The papers given at signup become the topic's seeds as it is made.
+        seeded.extend(crate::seeds::save_pending_seeds(&state, &user, term.id)?);
+        state.store.update_user(user.id, |stored| {
+            stored.pending_search = None;
+            stored.pending_seeds.clear();
+        })?;
     }
     // A digest's commit marks the term completed with it; a term that was not searched (no free
     // digest left) keeps the state it had, and a failed search says so.
-    let seeded = Vec::new(); // TEMP
     let outcome = run_term_digest(&state, &user, &term, DigestKind::Immediate).await;
     match &outcome {
         Ok(DigestOutcome::Sent(_)) => {}

@@ -71,13 +71,15 @@ pub enum ErrorCode {
     TooManyConnections,
     DiskFull,
     PaymentServiceUnavailable,
+    /// A lab channel's webhook refused or did not answer a post.
+    WebhookFailed,
     /// A refusal made by the HTTP layer itself (an extractor, a guard): its status is the
     /// refusal's own, any 4xx or 5xx.
     HttpError,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 47] = [
+    pub const ALL: [ErrorCode; 48] = [
         ErrorCode::BadRequest,
         ErrorCode::ValidationFailed,
         ErrorCode::InvalidToken,
@@ -113,6 +115,7 @@ impl ErrorCode {
         ErrorCode::HarvestRunning,
         ErrorCode::LinkExpired,
         ErrorCode::DigestGone,
+        ErrorCode::WebhookFailed,
         ErrorCode::TermGone,
         ErrorCode::BackupDirUnset,
         ErrorCode::BackupDestNotEmpty,
@@ -168,6 +171,7 @@ impl ErrorCode {
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::BillingDisabled => StatusCode::NOT_IMPLEMENTED,
+            ErrorCode::WebhookFailed => StatusCode::BAD_GATEWAY,
             ErrorCode::Busy | ErrorCode::TooManyConnections | ErrorCode::DiskFull | ErrorCode::PaymentServiceUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -219,6 +223,7 @@ impl ErrorCode {
             ErrorCode::HarvestRunning => "harvest_running",
             ErrorCode::LinkExpired => "link_expired",
             ErrorCode::DigestGone => "digest_gone",
+            ErrorCode::WebhookFailed => "webhook_failed",
             ErrorCode::TermGone => "term_gone",
             ErrorCode::BackupDirUnset => "backup_dir_unset",
             ErrorCode::BackupDestNotEmpty => "backup_dest_not_empty",

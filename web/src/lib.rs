@@ -20,7 +20,10 @@ pub mod connections;
 pub mod contract;
 /// The configuration lives in its own crate, light enough to fuzz; `web::config` is it.
 pub use ::config;
+pub mod channels;
+pub mod citations;
 pub mod digests;
+pub mod feeds;
 pub mod error;
 mod fallback;
 pub mod harvest;
@@ -33,6 +36,7 @@ pub mod papers;
 pub mod ratings;
 pub mod refusals;
 pub mod rights;
+pub mod seeds;
 pub mod routes;
 pub mod security;
 pub mod server;

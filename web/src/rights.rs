@@ -89,6 +89,7 @@ pub fn data_export(data: UserData, now: chrono::DateTime<Utc>) -> DataExport {
             verdict: rating.verdict.into(),
             digest_id: rating.digest_id,
             rated_at: rating.rated_at,
+            seeded: rating.seeded,
         })
         .collect();
     let digests = digests

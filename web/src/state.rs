@@ -44,6 +44,8 @@ pub struct AppState {
     pub billing: Option<Arc<crate::billing::stripe::StripeGateway>>,
     /// The harvester of each source this service harvests (the operator's "harvest now").
     pub harvesters: BTreeMap<Source, Addr<Harvester>>,
+    /// Looks seed papers up: in the index, else at their sources.
+    pub seeds: Option<actors::seeds::SeedLookup>,
 }
 
 impl AppState {
@@ -64,6 +66,13 @@ impl AppState {
         let per_address = (!settings.trust_proxy).then_some(crate::connections::DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
         let limiter = RateLimiter::with_capacity(settings.rate_limiter_capacity);
         let ipv6_prefix = settings.ipv6_prefix;
+        let seeds = match runtime::sources::SourceClients::new(&settings.sources) {
+            Ok(clients) => Some(clients.seed_lookup(&index, &indexer)),
+            Err(error) => {
+                tracing::warn!(%error, "seed papers cannot be looked up at their sources");
+                None
+            }
+        };
         AppState {
             settings: Arc::new(settings),
             store,
@@ -80,6 +89,7 @@ impl AppState {
             started_at: Instant::now(),
             billing: settings_billing,
             harvesters: BTreeMap::new(),
+            seeds,
         }
     }
 
@@ -90,6 +100,10 @@ impl AppState {
         let mut state =
             AppState::new(settings, system.store.clone(), mailer, system.index.clone(), indexer, system.users.clone(), system.board.clone());
         state.harvesters = system.harvesters.clone();
+        // The system's clients: one pace per source, shared with its harvesters.
+        if system.seed_lookup.is_some() {
+            state.seeds = system.seed_lookup.clone();
+        }
         Ok(state.with_embedding(system.embedding.clone()))
     }
 
@@ -97,6 +111,11 @@ impl AppState {
     pub fn with_embedding(mut self, embedding: Option<EmbeddingModel>) -> AppState {
         self.embedding = embedding;
         self
+    }
+
+    /// How lab channels' webhooks are reached (`actors::channels`).
+    pub fn channel_config(&self) -> actors::ChannelConfig {
+        runtime::channel_config(&self.settings)
     }
 
     pub fn mail_context(&self) -> MailContext {

@@ -62,15 +62,26 @@ async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiRes
 /// `POST /api/signup`: the combined form on /auth.
 async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<CombinedSignupRequest>) -> ApiResult<HttpResponse> {
     let ip = check_signup_rates(&state, &request)?;
-    let signup = validate_combined_signup(&form.into_inner().into())?;
-    create_account(state, signup, ip).await
+    let form = form.into_inner();
+    let seeds = form.seeds.clone().filter(|seeds| !seeds.is_empty());
+    let signup = validate_combined_signup(&form.into())?;
+    // The papers are found before the account is written: a line refused leaves no account.
+    let found = match &seeds {
+        Some(_) if signup.pending_search.is_none() => return Err(crate::digests::term_error("seeds", MSG_SEEDS_NEED_TOPIC)),
+        Some(seeds) => crate::seeds::find_seeds(&state, seeds).await?,
+        None => Vec::new(),
+    };
+    create_account(state, signup, ip, &found).await
 }
+
+/// Seeds given at signup without the topic they are for.
+pub const MSG_SEEDS_NEED_TOPIC: &str = "Type the topic these papers are for";
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
 async fn standalone_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<StandaloneSignupRequest>) -> ApiResult<HttpResponse> {
     let ip = check_signup_rates(&state, &request)?;
     let signup = validate_standalone_signup(&form.into_inner().into())?;
-    create_account(state, signup, ip).await
+    create_account(state, signup, ip, &[]).await
 }
 
 /// Signups per client address, then from everyone together (`signup_global`, which an operator
@@ -98,13 +109,14 @@ fn may_mail_recipient(state: &AppState, email: &str) -> bool {
 /// the mailbox decides the password, so nobody can sign an address up before its owner and keep
 /// a way in ([`store::Store::restart_pending_signup`]). A verified account's owner is told
 /// instead ([`note_signup_of_verified_address`]).
-async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) -> ApiResult<HttpResponse> {
+async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String, seeds: &[crate::seeds::FoundSeed]) -> ApiResult<HttpResponse> {
     let is_taken = state.store.user_by_email(&signup.email)?.is_some();
     let password_hash = state.hasher.hash(signup.password).await?;
     let now = Utc::now();
     let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
     user.research_field = signup.research_field;
     user.pending_search = signup.pending_search;
+    user.pending_seeds = crate::seeds::pending_seeds(seeds);
     user.ip_address = Some(ip);
     let token = new_secret_token();
     let verification = (TokenHash::of(&token), now + Duration::hours(VERIFICATION_WINDOW_HOURS));
@@ -146,6 +158,7 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String) 
     Ok(HttpResponse::Created().json(SignupAnswer {
         message: "Account created successfully! Please check your email (and spam folder) to verify your account.".to_owned(),
         requires_verification: true,
+        seeded: seeds.iter().map(crate::seeds::FoundSeed::view).collect(),
         user: UserView::of(&user, &state.settings),
     }))
 }

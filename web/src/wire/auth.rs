@@ -219,6 +219,8 @@ pub struct SignupAnswer {
     pub message: String,
     #[ts(type = "true")]
     pub requires_verification: bool,
+    /// The papers found for the topic's seeds, saved with the account until the topic is made.
+    pub seeded: Vec<super::workflows::SeedPaperView>,
     #[serde(serialize_with = "sorted_keys")]
     pub user: UserView,
 }

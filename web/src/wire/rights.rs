@@ -108,6 +108,8 @@ pub struct RatingExport {
     pub verdict: Verdict,
     pub digest_id: Option<Uuid>,
     pub rated_at: DateTime<Utc>,
+    /// A paper the term was seeded from.
+    pub seeded: bool,
 }
 
 /// Why a plan changed.

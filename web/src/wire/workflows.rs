@@ -52,7 +52,8 @@ pub struct SeedPaperView {
     pub title: String,
     pub authors: String,
     pub year: Option<i32>,
-    pub source: Source,
+    /// The source that has it; `null` for a paper only Crossref knows.
+    pub source: Option<Source>,
     pub found_in: SeedFoundIn,
 }
 

@@ -1,6 +1,6 @@
 // What the server tells the client about this installation (GET /api/config).
 import { signal } from "@preact/signals-react";
-import type { AnalyticsView, ClientConfig, StripeView } from "@/api/contract";
+import type { AnalyticsView, ClientConfig, PlanEntitlements, StripeView, Tier } from "@/api/contract";
 import { getJson } from "@/lib/api";
 
 export type AnalyticsProvider = "plausible" | "umami" | "ga4";
@@ -25,8 +25,11 @@ export type AppConfig = Omit<ClientConfig, "supportEmail" | "analytics"> & {
   analytics: AnalyticsConfig | null;
 };
 
-/** What the client assumes until the server answers: no address known, no analytics, billing off. */
-export const DEFAULT_CONFIG: AppConfig = { supportEmail: null, analytics: null, billingEnabled: false, advancedModel: false, stripe: null };
+/**
+ * What the client assumes until the server answers: no address known, no analytics, billing off,
+ * and no plan's entitlements known (the plan cards then list only their own lines).
+ */
+export const DEFAULT_CONFIG: AppConfig = { supportEmail: null, analytics: null, billingEnabled: false, advancedModel: false, plans: [], stripe: null };
 
 /** Said instead of an address when the operator gave none. */
 export const NO_SUPPORT_EMAIL_TEXT = "the operator of this server";
@@ -50,6 +53,7 @@ export function loadAppConfig(): Promise<AppConfig> {
         supportEmail: answer.supportEmail || null,
         billingEnabled: answer.billingEnabled === true,
         advancedModel: answer.advancedModel === true,
+        plans: plansConfig(answer.plans),
         stripe: stripeConfig(answer.stripe),
       };
       return appConfig.value;
@@ -67,6 +71,23 @@ function analyticsConfig(value: AnalyticsView | null | undefined): AnalyticsConf
   const provider = value.provider as AnalyticsProvider;
   if (!["plausible", "umami", "ga4"].includes(provider)) return null;
   return { ...value, provider };
+}
+
+/** What a plan gives beyond its term and digest limits. */
+export type Entitlements = Pick<PlanEntitlements, "seeds" | "feeds" | "citations" | "labChannels">;
+
+/** The `plans` answer's entries that name a tier; none when it is not a list. */
+function plansConfig(value: unknown): PlanEntitlements[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((plan): plan is PlanEntitlements => Boolean(plan) && typeof plan === "object" && typeof plan.tier === "string");
+}
+
+/**
+ * What `tier` gives as the server says (`plans` of GET /api/config); until it has said, what
+ * every server gives: seeds, feeds and citations on every plan, a lab channel on Team only.
+ */
+export function entitlementsOf(tier: Tier, plans: readonly PlanEntitlements[] = appConfig.value.plans): Entitlements {
+  return plans.find((plan) => plan.tier === tier) ?? { seeds: true, feeds: true, citations: true, labChannels: tier === "team" };
 }
 
 /** The `stripe` answer when it names both a key and a script, else null. */

@@ -37,7 +37,7 @@ const DIGEST: EmailDigest = {
 };
 
 function rating(paperKey: string, title: string, verdict: Rating["verdict"]): Rating {
-  return { paperKey, title, verdict, digestId: "d1", ratedAt: "2026-11-21T08:00:00Z" };
+  return { paperKey, title, verdict, digestId: "d1", ratedAt: "2026-11-21T08:00:00Z", seeded: false };
 }
 
 /** A fake server keeping the term's ratings. */
@@ -83,7 +83,7 @@ describe("rating papers in the digest dialog", () => {
     await user.click(second.getByRole("button", { name: "More like this" }));
     await waitFor(() => expect(second.getByRole("button", { name: "More like this" })).toHaveAttribute("aria-pressed", "true"));
     const put = server.mock.mock.calls.find(([, init]) => init?.method === "PUT");
-    expect(JSON.parse(String(put?.[1]?.body))).toEqual({ digestId: "d1", paperKey: "arxiv:2401.1", verdict: "moreLikeThis" });
+    expect(JSON.parse(String(put?.[1]?.body))).toEqual({ digestId: "d1", paperKey: "arxiv:2401.1", verdict: "moreLikeThis", citation: [] });
 
     await user.click(first.getByRole("button", { name: "Relevant" }));
     await waitFor(() => expect(first.getByRole("button", { name: "Relevant" })).toHaveAttribute("aria-pressed", "false"));

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { callsTo, renderRoute, stubFetch, type Reply } from "@/test/harness";
 import { RateLinkScreen, confirmLabel } from "./RateLinkScreen";
 
-const LINK = { term: "CRISPR base editing", termId: "t1", title: "Base editors in vivo", paperKey: "doi:10.1/a", verdict: "notRelevant" as const };
+const LINK = { term: "CRISPR base editing", termId: "t1", title: "Base editors in vivo", paperKey: "doi:10.1/a", verdict: "notRelevant" as const, citation: [] as Array<[string, string]> };
 
 function show(at: string) {
   renderRoute(<RateLinkScreen />, { at, routePath: "/rate" });
