@@ -239,3 +239,154 @@ impl Store {
         Ok(self.channel_posts_of(user_id)?.iter().filter(|post| post.term_id == term_id).count())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+    use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus};
+    use engine::paper::Source;
+    use engine::search_term::SearchTerm;
+    use engine::Tier;
+
+    use super::*;
+    use crate::testsuite::DigestMail;
+
+    fn add_term(store: &Store, user_id: UserId, text: &str) -> Result<TermId> {
+        let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, text.into(), Tier::Team, Utc::now());
+        store.add_search_term(&term, Tier::Team, false)?;
+        Ok(term.id)
+    }
+
+    fn channel(user_id: UserId, term_id: TermId) -> LabChannel {
+        LabChannel {
+            user_id,
+            term_id,
+            url: "https://hooks.example.org/services/T0/B0/x".into(),
+            connected_at: Utc::now(),
+            last_posted_at: None,
+            failures: 0,
+            last_error: None,
+        }
+    }
+
+    fn record(store: &Store, user_id: UserId, term_id: TermId, papers: usize, minutes: i64) -> Result<Uuid> {
+        let entry = DigestEntry {
+            title: "A paper".into(),
+            url: None,
+            authors: String::new(),
+            journal: None,
+            abstract_text: String::new(),
+            source: Source::Pubmed,
+            sources: vec![Source::Pubmed],
+            relevance_score: 0.9,
+            impact: 1.0,
+            summary: String::new(),
+            reason: String::new(),
+            retracted: false,
+            keys: vec![format!("pmid:{minutes}")],
+            links: vec![],
+        };
+        let digest = Digest {
+            id: Uuid::new_v4(),
+            user_id,
+            digest_type: DigestKind::Immediate,
+            search_term: "malaria".into(),
+            term_id: Some(term_id),
+            searched_as: None,
+            papers_data: vec![entry; papers],
+            ai_summary: String::new(),
+            subject: "a digest".into(),
+            status: DigestStatus::Sent,
+            sent_at: Utc::now() + Duration::minutes(minutes),
+            sent_before: 0,
+            widened: None,
+        };
+        let mail = DigestMail { to: "ada@example.org".into(), subject: "a digest".into(), list_unsubscribe: None };
+        store.record_digest(&digest, &mail, Utc::now())?;
+        Ok(digest.id)
+    }
+
+    #[test]
+    fn a_channel_is_set_only_on_the_users_own_term_and_goes_with_it() -> Result<()> {
+        let store = Store::temporary()?;
+        let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
+        let term = add_term(&store, ada, "malaria")?;
+        assert!(matches!(store.set_channel(&channel(bob, term)), Err(StoreError::NotFound(_))), "not bob's term");
+        assert_eq!(store.channel(bob, term)?, None, "nothing written");
+        store.set_channel(&channel(ada, term))?;
+        assert_eq!(store.channel(ada, term)?.map(|channel| channel.url), Some("https://hooks.example.org/services/T0/B0/x".to_owned()));
+        assert!(store.delete_search_term(term)?);
+        assert_eq!(store.channel(ada, term)?, None, "deleting the term disconnects its channel");
+        assert!(store.channels()?.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn a_digest_with_papers_of_a_term_with_a_channel_is_queued_once_with_it() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let (with, without) = (add_term(&store, ada, "malaria")?, add_term(&store, ada, "dengue")?);
+        store.set_channel(&channel(ada, with))?;
+        let posted = record(&store, ada, with, 2, 1)?;
+        record(&store, ada, without, 2, 2)?;
+        record(&store, ada, with, 0, 3)?;
+        let posts = store.channel_posts()?;
+        assert_eq!(posts.iter().map(|post| post.digest_id).collect::<Vec<_>>(), vec![posted], "only the channel's digest with papers");
+        assert_eq!(store.pending_channel_posts(ada, with)?, 1);
+        assert_eq!(store.due_channel_posts(Utc::now(), 10)?.len(), 1);
+        assert!(store.digest_at(&posts[0].digest_key)?.is_some(), "the post names its stored digest");
+        Ok(())
+    }
+
+    #[test]
+    fn posts_are_finished_retried_and_given_up_after_a_stop() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let term = add_term(&store, ada, "malaria")?;
+        store.set_channel(&channel(ada, term))?;
+        record(&store, ada, term, 1, 1)?;
+        let post = store.channel_posts()?.remove(0);
+
+        // A failure waits for its retry and counts on the channel.
+        assert!(store.mark_channel_post_in_flight(&post)?);
+        assert!(store.due_channel_posts(Utc::now(), 10)?.is_empty(), "in flight: not due again");
+        let later = Utc::now() + Duration::minutes(1);
+        store.finish_channel_post(&post, &PostOutcome::Failed { error: "The webhook answered 500".into(), retry_at: Some(later) })?;
+        let stored = store.channel(ada, term)?.expect("connected");
+        assert_eq!((stored.failures, stored.last_error.as_deref()), (1, Some("The webhook answered 500")));
+        assert!(store.due_channel_posts(Utc::now(), 10)?.is_empty(), "not before its retry");
+        assert_eq!(store.due_channel_posts(later, 10)?.len(), 1);
+        assert_eq!(store.channel_posts()?[0].attempts, 1);
+
+        // Posted: it goes, and the channel is well again.
+        let at = Utc::now();
+        store.finish_channel_post(&post, &PostOutcome::Posted(at))?;
+        assert!(store.channel_posts()?.is_empty());
+        let stored = store.channel(ada, term)?.expect("connected");
+        assert_eq!((stored.failures, stored.last_error, stored.last_posted_at), (0, None, Some(at)));
+
+        // One in flight at a stop is never sent again.
+        record(&store, ada, term, 1, 2)?;
+        let post = store.channel_posts()?.remove(0);
+        assert!(store.mark_channel_post_in_flight(&post)?);
+        assert_eq!(store.give_up_interrupted_posts()?, 1);
+        assert!(store.channel_posts()?.is_empty());
+        assert_eq!(store.channel(ada, term)?.and_then(|channel| channel.last_error).as_deref(), Some(MSG_POST_INTERRUPTED));
+        Ok(())
+    }
+
+    #[test]
+    fn disconnecting_drops_the_waiting_posts() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let term = add_term(&store, ada, "malaria")?;
+        store.set_channel(&channel(ada, term))?;
+        record(&store, ada, term, 1, 1)?;
+        let post = store.channel_posts()?.remove(0);
+        assert!(store.remove_channel(ada, term)?);
+        assert!(!store.remove_channel(ada, term)?);
+        assert!(store.channel_posts()?.is_empty());
+        assert!(!store.mark_channel_post_in_flight(&post)?, "a post gone is not sent");
+        Ok(())
+    }
+}

@@ -117,6 +117,7 @@ mod tests {
             verdict,
             digest_id: Some(Uuid::from_u128(1)),
             rated_at: at(seconds),
+            seeded: false,
         }
     }
 

@@ -1,5 +1,5 @@
 // Test helpers for screens: a router with marker routes that show where a screen navigated to,
-// a fetch stub answering by "METHOD path", and what jsdom lacks for Radix.
+// a fetch stub answering by "METHOD path", and what jsdom lacks for Radix (and File.text()).
 import { render } from "@testing-library/react";
 import { StrictMode, type ReactElement } from "react";
 import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";
@@ -104,4 +104,13 @@ export function polyfillBrowserApis() {
   proto.setPointerCapture ??= () => {};
   proto.releasePointerCapture ??= () => {};
   proto.scrollIntoView ??= () => {};
+  // jsdom's File has no text(); the seed field reads its file with it.
+  Blob.prototype.text ??= function (this: Blob) {
+    return new Promise<string>((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(String(reader.result));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsText(this);
+    });
+  };
 }

@@ -3,6 +3,9 @@
 // at once and its digest mailed; while that runs the queue shows it as 'Searching...'. A term the
 // server refuses as text, or as a topic the user follows already, gets its message at the field.
 // A term kept from before sign-in, or from a trip to /subscribe, is put back into the input.
+// Papers the researcher knows may seed the new term (folded away until opened): a bad one refuses
+// the whole request, with the server's word on each bad line under them; once the term is made,
+// the papers found are listed.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
@@ -11,6 +14,7 @@ import { SectionCard } from "@/components/ui/Card";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
 import { trackEvent } from "@/lib/analytics";
+import { NO_SEEDS, SeedPapersField, seedErrors, SeedsFound, seedsRequest, type SeedPaperView, type SeedsValue } from "@/features/seeds";
 import { searchTermError } from "@/lib/searchTerm";
 import {
   classifySearchFailure,
@@ -40,6 +44,9 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
   const [text, setText] = useState("");
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [searching, setSearching] = useState(false);
+  const [seeds, setSeeds] = useState<SeedsValue>(NO_SEEDS);
+  const [seedMessages, setSeedMessages] = useState<string[]>([]);
+  const [seeded, setSeeded] = useState<SeedPaperView[]>([]);
   const isPending = useRestoredPendingSearch(setText, setFieldError);
   useQueueRefreshWhile(searching, user.id);
 
@@ -58,6 +65,8 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
     clearPendingSearch();
     setSearching(true);
     setFieldError(null);
+    setSeedMessages([]);
+    setSeeded([]);
     setText("");
     toast({
       title: "Search Queued",
@@ -66,9 +75,10 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
     });
     let answer: ImmediateSearchAnswer;
     try {
-      answer = await runImmediateSearch(user.email, term);
+      answer = await runImmediateSearch(user.email, term, seedsRequest(seeds));
     } catch (error) {
       setSearching(false);
+      setSeedMessages(seedErrors(error));
       // Back into the input, so a term the server refused can be corrected.
       setText((current) => current || term);
       const failure = classifySearchFailure(error);
@@ -80,6 +90,8 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
       return;
     }
     setSearching(false);
+    setSeeds(NO_SEEDS);
+    setSeeded(answer.seeded ?? []);
     trackEvent("search_added");
     const outcome = describeSearchOutcome(answer);
     toast({ title: outcome.title, description: outcome.description, variant: outcome.variant });
@@ -98,33 +110,37 @@ export function AddSearchTermCard({ user }: { user: CurrentUser }) {
       }
       contentClassName="space-y-3"
     >
-      <form onSubmit={submit} className="flex flex-col gap-3 sm:flex-row sm:items-start">
-        <div className="flex-1">
-          <Field id={INPUT_ID} label="Research topic" error={fieldError ?? undefined}>
-            <Input
-              id={INPUT_ID}
-              value={text}
-              onChange={(event) => {
-                setText(event.target.value);
-                setFieldError(null);
-                // A restored term stays kept, as edited, until it is added (or emptied).
-                if (isPending.current) {
-                  if (event.target.value.trim()) setPendingSearch(event.target.value);
-                  else clearPendingSearch();
-                }
-              }}
-              placeholder="e.g. CRISPR base editing"
-              autoComplete="off"
-              aria-invalid={fieldError ? true : undefined}
-              aria-describedby={fieldError ? ERROR_ID : undefined}
-            />
-          </Field>
+      <form onSubmit={submit} className="space-y-3">
+        <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
+          <div className="flex-1">
+            <Field id={INPUT_ID} label="Research topic" error={fieldError ?? undefined}>
+              <Input
+                id={INPUT_ID}
+                value={text}
+                onChange={(event) => {
+                  setText(event.target.value);
+                  setFieldError(null);
+                  // A restored term stays kept, as edited, until it is added (or emptied).
+                  if (isPending.current) {
+                    if (event.target.value.trim()) setPendingSearch(event.target.value);
+                    else clearPendingSearch();
+                  }
+                }}
+                placeholder="e.g. CRISPR base editing"
+                autoComplete="off"
+                aria-invalid={fieldError ? true : undefined}
+                aria-describedby={fieldError ? ERROR_ID : undefined}
+              />
+            </Field>
+          </div>
+          {/* Lined up with the input, below its label, whether or not a message shows under it. */}
+          <Button type="submit" disabled={searching || !text.trim()} className="sm:mt-[1.625rem]">
+            {searching ? "Searching..." : "Add"}
+          </Button>
         </div>
-        {/* Lined up with the input, below its label, whether or not a message shows under it. */}
-        <Button type="submit" disabled={searching || !text.trim()} className="sm:mt-[1.625rem]">
-          {searching ? "Searching..." : "Add"}
-        </Button>
+        <SeedPapersField value={seeds} onChange={setSeeds} errors={seedMessages} disabled={searching} collapsible />
       </form>
+      <SeedsFound seeded={seeded} />
       <TermUsage tier={user.subscriptionTier} />
     </SectionCard>
   );

@@ -39,9 +39,12 @@ export const MSG_DIGEST_ON_ITS_WAY = "Check your email for the research digest!"
  */
 export type { ImmediateSearchAnswer };
 
-/** `POST /api/immediate-search`. */
-export function runImmediateSearch(email: string, searchTerm: string): Promise<ImmediateSearchAnswer> {
-  return postJson<ImmediateSearchAnswer>("/api/immediate-search", { email, searchTerm } satisfies ImmediateSearchRequest);
+/**
+ * `POST /api/immediate-search`; `seeds`, the papers the new term starts from, only when some were
+ * given (a bad one refuses the whole request: no term is made).
+ */
+export function runImmediateSearch(email: string, searchTerm: string, seeds?: ImmediateSearchRequest["seeds"]): Promise<ImmediateSearchAnswer> {
+  return postJson<ImmediateSearchAnswer>("/api/immediate-search", { email, searchTerm, ...(seeds ? { seeds } : {}) } satisfies ImmediateSearchRequest);
 }
 
 /** How a search that went through is told: its toast, and the line the progress dialog ends on. */
