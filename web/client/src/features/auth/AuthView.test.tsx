@@ -231,6 +231,44 @@ describe("/auth signup tab", () => {
     expect(requestBody(fetchMock, "/api/signup")).toMatchObject({ email: "ada@example.org", pendingSearch: "CRISPR base editing" });
   });
 
+  it("sends the seed papers beside the pending topic, only when some were given", async () => {
+    const user = userEvent.setup();
+    sessionStorage.setItem("pendingSearch", "CRISPR base editing");
+    const fetchMock = stubFetch({ "POST /api/signup": { status: 201, body: { message: "created", requiresVerification: true, user: USER } } });
+    renderAuth();
+    await fillValidSignup(user);
+    const toggle = screen.getByRole("button", { name: "Seed it with papers you know (optional)" });
+    expect(toggle).toHaveAttribute("aria-expanded", "false");
+    await user.click(toggle);
+    await user.type(screen.getByRole("textbox", { name: "DOIs, PMIDs or arXiv ids, one per line" }), "10.1038/x{Enter}34265844");
+    await user.click(screen.getByRole("button", { name: "Create account" }));
+    expect(await screen.findByRole("heading", { name: "Check your email" })).toBeVisible();
+    expect(requestBody(fetchMock, "/api/signup")).toMatchObject({
+      pendingSearch: "CRISPR base editing",
+      seeds: { ids: "10.1038/x\n34265844" },
+    });
+  });
+
+  it("lists the server's word on each bad seed under them, and keeps the form", async () => {
+    const user = userEvent.setup();
+    const errors = ['Line 1 ("foo"): Not a DOI, PMID or arXiv id', "PMID 99999999 was not found"];
+    stubFetch({
+      "POST /api/signup": {
+        status: 400,
+        body: { code: "validation_failed", message: "Some seed papers could not be used.", errors: errors.map((message) => ({ field: "seeds", message })) },
+      },
+    });
+    renderAuth();
+    await fillValidSignup(user);
+    await user.click(screen.getByRole("button", { name: "Seed it with papers you know (optional)" }));
+    await user.type(screen.getByRole("textbox", { name: "DOIs, PMIDs or arXiv ids, one per line" }), "foo{Enter}99999999");
+    await user.click(screen.getByRole("button", { name: "Create account" }));
+    const list = await screen.findByRole("list", { name: "Problems with the seed papers" });
+    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual(errors);
+    expect(list.closest("[role=alert]")).not.toBeNull();
+    expect(screen.queryByRole("heading", { name: "Check your email" })).not.toBeInTheDocument();
+  });
+
   it("disables the button while the account is being created", async () => {
     const user = userEvent.setup();
     let answer: (reply: { status: number; body: unknown }) => void = () => {};

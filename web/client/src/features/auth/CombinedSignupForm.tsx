@@ -1,5 +1,9 @@
-// The signup tab of /auth: the combined form with the new-password rule and both agreements.
+// The signup tab of /auth: the combined form with the new-password rule and both agreements, and
+// (folded away until opened) the papers the researcher knows, to seed the topic the account starts
+// with; the server's word on each bad one is listed under them.
+import { useState } from "react";
 import { Button } from "@/components/ui/Button";
+import { NO_SEEDS, SeedPapersField, seedErrors, seedsRequest, type SeedsValue } from "@/features/seeds";
 import { trackEvent } from "@/lib/analytics";
 import { getPendingSearch } from "@/state/pendingSearch";
 import { toast } from "@/state/toast";
@@ -22,10 +26,13 @@ const policyLink = "font-medium text-brand-700 underline-offset-4 hover:underlin
 export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) => void }) {
   const form = useForm(EMPTY, validateCombinedSignup);
   const { values, errors } = form;
+  const [seeds, setSeeds] = useState<SeedsValue>(NO_SEEDS);
+  const [seedMessages, setSeedMessages] = useState<string[]>([]);
 
   const submit = form.onSubmit(async (valid) => {
+    setSeedMessages([]);
     try {
-      const answer = await signUpCombined(valid, getPendingSearch());
+      const answer = await signUpCombined(valid, getPendingSearch(), seedsRequest(seeds));
       trackEvent("sign_up", { method: "email" });
       toast({
         title: "Account Created Successfully!",
@@ -35,6 +42,7 @@ export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) =
       onCreated(answer.user?.email ?? valid.email.trim());
     } catch (error) {
       form.showErrors(serverFieldErrors(error));
+      setSeedMessages(seedErrors(error));
       toast({ title: "Sign Up Failed", description: signupFailureMessage(error), variant: "destructive" });
     }
   });
@@ -69,6 +77,7 @@ export function CombinedSignupForm({ onCreated }: { onCreated: (email: string) =
         onValueChange={(value) => form.setValue("confirmPassword", value)}
         errors={errors.confirmPassword}
       />
+      <SeedPapersField value={seeds} onChange={setSeeds} errors={seedMessages} disabled={form.isSubmitting} collapsible />
       <CheckboxField
         id="signup-agree-terms"
         checked={values.agreeToTerms}

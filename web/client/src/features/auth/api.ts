@@ -6,6 +6,7 @@ import type {
   LoginRequest,
   Message,
   ResetPasswordRequest,
+  SeedsRequest,
   SignupAnswer,
   StandaloneSignupRequest,
   VerifyEmailAnswer,
@@ -28,9 +29,10 @@ export type VerifyAnswer = VerifyEmailAnswer;
 /**
  * `POST /api/signup`: the combined form on /auth. `pendingSearch`, the topic typed before signing
  * up, goes along so the server keeps it with the account (the verification link may open in
- * another tab, without this tab's session storage).
+ * another tab, without this tab's session storage); `seeds`, the papers that topic starts from,
+ * only when some were given (the server looks them up now; a bad one refuses the signup).
  */
-export function signUpCombined(values: CombinedSignupValues, pendingSearch: string | null): Promise<SignupAnswer> {
+export function signUpCombined(values: CombinedSignupValues, pendingSearch: string | null, seeds?: SeedsRequest): Promise<SignupAnswer> {
   return postJson<SignupAnswer>("/api/signup", {
     email: values.email.trim(),
     researchField: values.researchField || undefined,
@@ -39,6 +41,7 @@ export function signUpCombined(values: CombinedSignupValues, pendingSearch: stri
     agreeToTerms: values.agreeToTerms,
     agreeToPrivacy: values.agreeToPrivacy,
     pendingSearch: pendingSearch ?? undefined,
+    ...(seeds ? { seeds } : {}),
   } satisfies CombinedSignupRequest);
 }
 

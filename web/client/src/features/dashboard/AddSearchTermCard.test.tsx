@@ -1,4 +1,4 @@
-import { act, cleanup, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { trackEvent } from "@/lib/analytics";
 import { resetAppConfig } from "@/state/config";
@@ -404,5 +404,72 @@ describe("AddSearchTermCard", () => {
       expect(input()).toHaveValue("");
       expect(latestToast()).toBeUndefined();
     });
+  });
+});
+
+describe("AddSearchTermCard: seed papers", () => {
+  const SEEDED = [
+    { givenAs: "10.1/a", paperKey: "doi:10.1/a", title: "Base editors in vivo", authors: "A", year: 2024, source: "pubmed", foundIn: "index" },
+    { givenAs: "2106.09685", paperKey: "arxiv:2106.09685", title: "Prime editing reach", authors: "B", year: 2021, source: "arxiv", foundIn: "source" },
+  ];
+  const seedsToggle = () => screen.getByRole("button", { name: "Seed it with papers you know (optional)" });
+  const seedIds = () => screen.getByRole("textbox", { name: "DOIs, PMIDs or arXiv ids, one per line" });
+
+  it("is folded away, and sends no seeds when none were given", async () => {
+    const fetchMock = serveSearch({ status: 200, body: { success: true, seeded: [] } }, [term()]);
+    const user = renderCards();
+    expect(seedsToggle()).toHaveAttribute("aria-expanded", "false");
+    await user.click(seedsToggle());
+    await user.type(input(), `${TERM}{Enter}`);
+    await waitFor(() => expect(latestToast()?.title).toBe("Search Complete!"));
+    expect(requestBody(fetchMock, "/api/immediate-search")).toEqual({ email: "ada@example.org", searchTerm: TERM });
+    expect(screen.queryByText(/Seeded from/)).toBeNull();
+  });
+
+  it("sends the pasted identifiers and the file's text as seeds, then lists what was found", async () => {
+    const fetchMock = serveSearch({ status: 200, body: { success: true, searchTerm: TERM, papersFound: 3, seeded: SEEDED } }, [term()]);
+    const user = renderCards();
+    await user.click(seedsToggle());
+    await user.type(seedIds(), "10.1/a{Enter}2106.09685");
+    await user.upload(screen.getByLabelText("Or a BibTeX or RIS file"), new File(["TY  - JOUR\nDO  - 10.1/b\nER  - \n"], "refs.ris"));
+    await screen.findByText("refs.ris");
+    await user.type(input(), `${TERM}{Enter}`);
+
+    const found = (await screen.findByText("Seeded from 2 papers:")).closest("[role=status]") as HTMLElement;
+    expect(requestBody(fetchMock, "/api/immediate-search")).toEqual({
+      email: "ada@example.org",
+      searchTerm: TERM,
+      seeds: { ids: "10.1/a\n2106.09685", file: "TY  - JOUR\nDO  - 10.1/b\nER  - \n" },
+    });
+    expect(found).toHaveTextContent("Seeded from 2 papers:");
+    expect(within(found).getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+      "Base editors in vivo(found in Papertide)",
+      "Prime editing reach(looked up at arXiv)",
+    ]);
+    // Given once: the next term starts without them.
+    expect(seedIds()).toHaveValue("");
+    expect(screen.queryByText(/Chosen file:/)).toBeNull();
+  });
+
+  it("a bad seed refuses the term: each message listed under the seeds, the term and seeds kept to correct", async () => {
+    const errors = ['Line 2 ("foo"): Not a DOI, PMID or arXiv id', "PMID 99999999 was not found"];
+    const fetchMock = serveSearch({
+      status: 400,
+      body: { code: "validation_failed", message: "Some seed papers could not be used.", errors: errors.map((message) => ({ field: "seeds", message })) },
+    });
+    const user = renderCards();
+    await user.click(seedsToggle());
+    await user.type(seedIds(), "10.1/a{Enter}foo{Enter}99999999");
+    await user.type(input(), `${TERM}{Enter}`);
+
+    const list = await screen.findByRole("list", { name: "Problems with the seed papers" });
+    expect(list.closest("[role=alert]")).not.toBeNull();
+    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual(errors);
+    expect(latestToast()).toMatchObject({ title: "Search Failed", description: "Some seed papers could not be used.", variant: "destructive" });
+    expect(input()).toHaveValue(TERM);
+    expect(seedIds()).toHaveValue("10.1/a\nfoo\n99999999");
+    expect(seedIds()).toHaveAttribute("aria-invalid", "true");
+    expect(screen.queryByText(/Seeded from/)).toBeNull();
+    expect(callsTo(fetchMock, "/api/immediate-search")).toBe(1);
   });
 });

@@ -138,11 +138,13 @@ export function SeedPapersField({ value, onChange, errors = [], disabled = false
         </div>
       ) : null}
       {invalid ? (
-        <ul id={ids.errors} role="alert" aria-label="Problems with the seed papers" className="list-disc space-y-0.5 pl-5 text-sm text-red-600">
-          {errors.map((message, index) => (
-            <li key={index}>{message}</li>
-          ))}
-        </ul>
+        <div id={ids.errors} role="alert">
+          <ul aria-label="Problems with the seed papers" className="list-disc space-y-0.5 pl-5 text-sm text-red-600">
+            {errors.map((message, index) => (
+              <li key={index}>{message}</li>
+            ))}
+          </ul>
+        </div>
       ) : null}
     </div>
   );
