@@ -1,8 +1,11 @@
 // The digest detail dialog (spec §2 Dashboard): the search term and how it was searched, the AI
 // Research Summary, the sources with their counts, the papers (relevance as a percent, spec §3)
 // and statistics, with a button that mails the digest again (spec §8 'Email Resent' / 'Resend
-// Failed'). Each paper has its rating buttons for the digest's term (see RatingButtons). The actions sit at the bottom left, away from the toasts' corner (bottom right), so
-// the toast a resend shows never covers them.
+// Failed'). Each paper has its rating buttons for the digest's term (see RatingButtons), its
+// citation as RIS or BibTeX, and its COinS (an empty span.Z3988 that reference managers' browser
+// connectors read); the whole digest's citations download from the actions. The actions sit at
+// the bottom left, away from the toasts' corner (bottom right), so the toast a resend shows never
+// covers them.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useId, useRef, useState, type ReactElement, type ReactNode } from "react";
 import { Button } from "@/components/ui/Button";
@@ -11,7 +14,18 @@ import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import { isSameTerm } from "@/lib/searchTerm";
 import { toast } from "@/state/toast";
-import { digestPapers, noPapersMessage, resendDigest, widenedNote, type DigestPaper, type EmailDigest, type Rating } from "./api";
+import {
+  digestCitationsUrl,
+  digestPapers,
+  noPapersMessage,
+  paperCitationUrl,
+  resendDigest,
+  widenedNote,
+  type DigestPaper,
+  type EmailDigest,
+  type Rating,
+} from "./api";
+import { CitationLinks } from "./CitationLinks";
 import { RatingButtons } from "./RatingButtons";
 import { loadRatings, ratings, searchTerms } from "./store";
 
@@ -111,8 +125,9 @@ export function DigestDialog({ digest, open, onOpenChange, trigger }: DigestDial
 
         <Statistics papers={papers} sentAt={digest.sentAt} />
 
-        <div className="flex justify-start border-t border-slate-200 pt-4">
+        <div className="flex flex-wrap items-center justify-start gap-x-6 gap-y-3 border-t border-slate-200 pt-4">
           <ResendButton searchTerm={digest.searchTerm} />
+          {papers.length > 0 ? <DigestCitationLinks digest={digest} /> : null}
         </div>
       </div>
     </Dialog>
@@ -204,9 +219,26 @@ function PaperItem({ paper, rating }: { paper: DigestPaper; rating: PaperRating 
             ))}
           </p>
         ) : null}
+        {paper.paperKey ? (
+          <CitationLinks label="Citation:" subject={`citation of ${paper.title}`} href={(format) => paperCitationUrl(paper.paperKey as string, format)} />
+        ) : null}
         {rating ? <RatingButtons {...rating} title={paper.title} /> : null}
+        {/* COinS: found by reference managers' browser connectors (Zotero), nothing to see or hear. */}
+        {paper.coins ? <span className="Z3988" title={paper.coins} aria-hidden="true" /> : null}
       </article>
     </li>
+  );
+}
+
+/** "Download citations: RIS · BibTeX" of a digest's papers (also in the dashboard's list). */
+export function DigestCitationLinks({ digest, className }: { digest: Pick<EmailDigest, "id" | "searchTerm" | "sentAt">; className?: string }) {
+  return (
+    <CitationLinks
+      label="Download citations:"
+      subject={`citations of ${digest.searchTerm} (${formatDate(digest.sentAt)})`}
+      href={(format) => digestCitationsUrl(digest.id, format)}
+      className={className}
+    />
   );
 }
 

@@ -364,3 +364,61 @@ describe("RecentDigestsCard", () => {
     expect(latestToast()?.variant).toBe("destructive");
   });
 });
+
+describe("citations of digests", () => {
+  const COINS = "ctx_ver=Z39.88-2004&rft_val_fmt=info%3Aofi%2Ffmt%3Akev%3Amtx%3Ajournal&rft.atitle=Base+editing";
+
+  it("lists 'Download citations: RIS · BibTeX' under each digest with papers, and none under a notice", async () => {
+    const { user } = await showCard({ status: 200, body: FIVE });
+    await screen.findAllByRole("listitem");
+    const ris = screen.getByRole("link", { name: "RIS citations of CRISPR base editing (November 21, 2026)" });
+    expect(ris).toHaveAttribute("href", "/api/digests/d5/citations?format=ris");
+    expect(ris).toHaveAttribute("download");
+    expect(screen.getByRole("link", { name: "BibTeX citations of CRISPR base editing (November 21, 2026)" })).toHaveAttribute(
+      "href",
+      "/api/digests/d5/citations?format=bibtex",
+    );
+    expect(ris.closest("p")).toHaveTextContent("Download citations: RIS · BibTeX");
+    expect(screen.getByRole("link", { name: "RIS citations of protein folding (November 14, 2026)" })).toHaveAttribute(
+      "href",
+      "/api/digests/d4/citations?format=ris",
+    );
+
+    await user.click(screen.getByRole("button", { name: "Show all 5 digests (1 without new papers)" }));
+    expect(screen.queryByRole("link", { name: /citations of sleep and memory/ })).toBeNull();
+  });
+
+  it("in the dialog: the digest's citations, each paper's own, and each paper's COinS for reference managers", async () => {
+    const withKeys = digest({
+      id: "d9",
+      papersData: [
+        paper({ title: "Base editing in primary T cells", paperKey: "doi:10.1000/base-editing", coins: COINS }),
+        paper({ title: "A paper without a key" }),
+      ],
+    });
+    const { user } = await showCard({ status: 200, body: [withKeys] });
+    const dialog = within(await openDigest(user, "CRISPR base editing"));
+    expect(dialog.getByRole("link", { name: "BibTeX citations of CRISPR base editing (November 21, 2026)" })).toHaveAttribute(
+      "href",
+      "/api/digests/d9/citations?format=bibtex",
+    );
+
+    const first = within(dialog.getByRole("article", { name: "Base editing in primary T cells" }));
+    expect(first.getByRole("link", { name: "RIS citation of Base editing in primary T cells" })).toHaveAttribute(
+      "href",
+      "/api/papers/citation?key=doi%3A10.1000%2Fbase-editing&format=ris",
+    );
+    expect(first.getByRole("link", { name: "BibTeX citation of Base editing in primary T cells" })).toHaveAttribute(
+      "href",
+      "/api/papers/citation?key=doi%3A10.1000%2Fbase-editing&format=bibtex",
+    );
+    const coins = dialog.getByRole("article", { name: "Base editing in primary T cells" }).querySelector("span.Z3988");
+    expect(coins).toHaveAttribute("title", COINS);
+    expect(coins).toHaveAttribute("aria-hidden", "true");
+    expect(coins).toBeEmptyDOMElement();
+
+    const second = dialog.getByRole("article", { name: "A paper without a key" });
+    expect(within(second).queryByRole("link", { name: /citation of/ })).toBeNull();
+    expect(second.querySelector("span.Z3988")).toBeNull();
+  });
+});

@@ -4,6 +4,7 @@
 // term, date ('MMMM d, yyyy'), paper count counted as its mail counts it (a digest without papers,
 // the empty-week notice, reads 'No new papers this week'; a widened digest says how many of its
 // papers are the week's); a click opens the digest dialog and reports email_digest_viewed (spec §7).
+// Under a digest with papers: "Download citations: RIS · BibTeX".
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState } from "react";
 import { SectionCard } from "@/components/ui/Card";
@@ -11,7 +12,7 @@ import { trackEvent } from "@/lib/analytics";
 import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
 import { digestPapers, paperCountLabel, RECENT_DIGESTS, type EmailDigest } from "./api";
-import { DigestDialog } from "./DigestDialog";
+import { DigestCitationLinks, DigestDialog } from "./DigestDialog";
 import { digests, loadError } from "./store";
 import { Loaded } from "./Loaded";
 
@@ -118,6 +119,7 @@ function DigestItem({ digest }: { digest: EmailDigest }) {
           </button>
         }
       />
+      {paperCount > 0 ? <DigestCitationLinks digest={digest} className="mt-1.5 px-4" /> : null}
     </li>
   );
 }

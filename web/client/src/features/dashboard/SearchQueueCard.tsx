@@ -1,8 +1,8 @@
 // The 'Your Search Queue' card (spec §2 Dashboard, §4 search term display, §8 dashboard toasts):
 // the user's search terms with their status, whether they are active and when they last and
-// next run, its exclusion words and its ratings; Edit turns a row into inputs (the text, the
-// words to exclude) with Save and Cancel (what the server refuses gets its message at its input),
-// Delete asks first.
+// next run, its exclusion words, its ratings and seed papers, its history as a citation file and
+// its lab channel; Edit turns a row into inputs (the text, the words to exclude) with Save and
+// Cancel (what the server refuses gets its message at its input), Delete asks first.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { Button } from "@/components/ui/Button";
@@ -13,8 +13,10 @@ import { errorMessage, fieldErrors } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import type { CurrentUser } from "@/state/session";
 import { toast } from "@/state/toast";
-import { deleteSearchTerm, updateSearchTerm, type SearchTerm } from "./api";
+import { deleteSearchTerm, termCitationsUrl, updateSearchTerm, type SearchTerm } from "./api";
+import { CitationLinks } from "./CitationLinks";
 import { ConfirmDialog } from "./ConfirmDialog";
+import { LabChannel } from "./LabChannel";
 import { loadError, loadSearchTerms, searchTerms } from "./store";
 import { Loaded } from "./Loaded";
 import { TermRatings } from "./TermRatings";
@@ -82,7 +84,7 @@ export function SearchQueueCard({ user }: { user: CurrentUser }) {
                       <SearchTermEditor term={term} userId={user.id} onClose={() => setEditingId(null)} />
                     </li>
                   ) : (
-                    <SearchTermRow key={term.id} term={term} onEdit={() => setEditingId(term.id)} onDelete={() => setTermToDelete(term)} />
+                    <SearchTermRow key={term.id} term={term} user={user} onEdit={() => setEditingId(term.id)} onDelete={() => setTermToDelete(term)} />
                   ),
                 )}
               </ul>
@@ -110,7 +112,7 @@ export function SearchQueueCard({ user }: { user: CurrentUser }) {
   );
 }
 
-function SearchTermRow({ term, onEdit, onDelete }: { term: SearchTerm; onEdit: () => void; onDelete: () => void }) {
+function SearchTermRow({ term, user, onEdit, onDelete }: { term: SearchTerm; user: CurrentUser; onEdit: () => void; onDelete: () => void }) {
   return (
     <li className="flex flex-col gap-3 py-4 sm:flex-row sm:items-start sm:justify-between">
       <div className="min-w-0 space-y-1.5">
@@ -125,6 +127,8 @@ function SearchTermRow({ term, onEdit, onDelete }: { term: SearchTerm; onEdit: (
         {term.nextScheduledRun ? <p className="text-xs text-slate-500">{`Next digest: ${formatDate(term.nextScheduledRun)}`}</p> : null}
         {term.exclude && term.exclude.length > 0 ? <p className="text-xs text-slate-500">{`Excludes: ${term.exclude.join(", ")}`}</p> : null}
         <TermRatings termId={term.id} term={term.term} />
+        <CitationLinks label="Export history:" subject={`export of the history of ${term.term}`} href={(format) => termCitationsUrl(term.id, format)} />
+        <LabChannel termId={term.id} term={term.term} user={user} />
       </div>
       <div className="flex shrink-0 gap-2">
         <Button variant="outline" size="sm" aria-label={`Edit ${term.term}`} onClick={onEdit}>

@@ -2,10 +2,14 @@
 // shared api module; failures are ApiErrors (spec §8) that the cards turn into toasts.
 import type {
   CancelAnswer,
+  ChannelRequest,
+  ChannelView,
+  CitationFormat,
   DeliveryDay,
   DigestPaper as DigestPaperView,
   DigestView,
   Done,
+  FeedsView,
   Message,
   PreferencesChange as PreferencesChangeRequest,
   PreferencesView,
@@ -14,6 +18,8 @@ import type {
   ResendAnswer,
   ResendRequest,
   SearchTermView,
+  SeedsAdded,
+  SeedsRequest,
   Source,
   TermChange,
   TermDeleted,
@@ -23,7 +29,7 @@ import type {
 } from "@/api/contract";
 import { apiRequest, fetchFile, getJson, postJson } from "@/lib/api";
 
-export type { DeliveryDay, TermStatus, Verdict };
+export type { ChannelView, CitationFormat, DeliveryDay, FeedsView, SeedsAdded, SeedsRequest, TermStatus, Verdict };
 
 /** A search term (spec §3 search_terms), as the dashboard keeps it. */
 export type SearchTerm = Omit<SearchTermView, "status" | "exclude"> & {
@@ -59,7 +65,7 @@ export type PaperSource = Source;
 
 /** A paper in a digest (spec §3 Paper), as the dashboard reads it: what it shows is required. */
 export type DigestPaper = Pick<DigestPaperView, "title" | "url" | "authors" | "journal" | "abstract" | "relevanceScore"> &
-  Partial<Pick<DigestPaperView, "sources" | "summary" | "reason" | "retracted" | "links" | "paperKey">> & {
+  Partial<Pick<DigestPaperView, "sources" | "summary" | "reason" | "retracted" | "links" | "paperKey" | "coins">> & {
     source: PaperSource | string;
   };
 
@@ -173,3 +179,44 @@ export const downloadMyData = (userId: string) => fetchFile(userPath(userId, "ex
 
 /** Deletes the signed-in user's account after checking `password`; the session ends with it. */
 export const deleteMyAccount = (userId: string, password: string) => postJson<Message>(userPath(userId, "delete"), { password });
+
+/** Seeds a term from papers the user knows (a bad one refuses them all: 400 with a message per line). */
+export const addSeeds = (termId: string, seeds: SeedsRequest) =>
+  postJson<SeedsAdded>(`/api/search-terms/${encodeURIComponent(termId)}/seeds`, seeds satisfies SeedsRequest);
+
+/** The user's private Atom feeds: every digest, and each term's. */
+export const fetchFeeds = () => getJson<FeedsView>("/api/feeds");
+
+/** New addresses for every feed; the old ones stop working. */
+export const renewFeeds = () => postJson<FeedsView>("/api/feeds/renew");
+
+/** The citation formats offered, as their links name them. */
+export const CITATION_FORMATS: ReadonlyArray<{ format: CitationFormat; label: string }> = [
+  { format: "ris", label: "RIS" },
+  { format: "bibtex", label: "BibTeX" },
+];
+
+/** A digest's papers as a citation file (the server names it, e.g. papertide-<term>-<date>.ris). */
+export const digestCitationsUrl = (digestId: string, format: CitationFormat) =>
+  `/api/digests/${encodeURIComponent(digestId)}/citations?format=${format}`;
+
+/** Every paper of a term's digests as a citation file. */
+export const termCitationsUrl = (termId: string, format: CitationFormat) =>
+  `/api/search-terms/${encodeURIComponent(termId)}/citations?format=${format}`;
+
+/** One paper of the user's digests as a citation file. */
+export const paperCitationUrl = (paperKey: string, format: CitationFormat) =>
+  `/api/papers/citation?${new URLSearchParams({ key: paperKey, format }).toString()}`;
+
+const channelPath = (termId: string) => `/api/search-terms/${encodeURIComponent(termId)}/channel`;
+
+/** A term's lab channel, or null (Team plan or operators; others get 403 `requires_upgrade`). */
+export const fetchChannel = (termId: string) => getJson<ChannelView | null>(channelPath(termId));
+
+/** Connects (or replaces) a term's lab channel: an https incoming webhook. */
+export const connectChannel = (termId: string, url: string) => apiRequest<ChannelView>("PUT", channelPath(termId), { url } satisfies ChannelRequest);
+
+export const disconnectChannel = (termId: string) => apiRequest<Done>("DELETE", channelPath(termId));
+
+/** Posts a test message now; a refusal's message says what the webhook answered. */
+export const testChannel = (termId: string) => postJson<Done>(`${channelPath(termId)}/test`);

@@ -5,6 +5,7 @@
 import { signal } from "@preact/signals-react";
 import { errorMessage } from "@/lib/api";
 import {
+  addSeeds,
   fetchDigests,
   fetchPreferences,
   fetchRatings,
@@ -15,6 +16,8 @@ import {
   type Preferences,
   type Rating,
   type SearchTerm,
+  type SeedsAdded,
+  type SeedsRequest,
   type Verdict,
 } from "./api";
 
@@ -89,6 +92,13 @@ export async function setRating(termId: string, digestId: string, paperKey: stri
 export async function forgetRating(termId: string, paperKey: string): Promise<void> {
   await removeRating(termId, paperKey);
   await loadRatings(termId);
+}
+
+/** Seeds a term from papers the user knows, then reloads the term's ratings (which list them). */
+export async function seedTerm(termId: string, seeds: SeedsRequest): Promise<SeedsAdded> {
+  const added = await addSeeds(termId, seeds);
+  await loadRatings(termId);
+  return added;
 }
 
 /** Everything the dashboard shows, at once. */
