@@ -542,7 +542,8 @@ impl Digester {
             (true, true) => TaughtBy::SeedsAndRatings,
             (false, _) => TaughtBy::Ratings,
         };
-        Ok(Some(Rated { feedback, liked_texts, taught_by, ..Rated::default() }))
+        let known = ratings.iter().filter(|rating| rating.seeded).map(|rating| rating.paper_key.clone()).collect();
+        Ok(Some(Rated { feedback, liked_texts, taught_by, known, ..Rated::default() }))
     }
 
     /// `ranked` ranked again for a term with ratings or exclusion words (`engine::feedback`):

@@ -230,6 +230,9 @@ pub struct Rated {
     pub rocchio: Rocchio,
     /// Whether the liked papers are ratings, seeds or both: what a moved paper's reason names.
     pub taught_by: crate::scoring::TaughtBy,
+    /// The dedup keys (`doi:…`, `pmid:…`) of the papers the term was seeded from: the
+    /// researcher knows them, so they are never sent.
+    pub known: std::collections::HashSet<String>,
 }
 
 /// `ranking` ranked again for a term with ratings or exclusion words (step 5 of
@@ -262,7 +265,8 @@ pub fn rerank<C: Corpus>(corpus: &C, ranking: &Ranking<C::Id>, rated: &Rated) ->
                 _ => (None, false),
             };
             let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
-            let excluded = feedback.is_excluded(words.iter().map(String::as_str));
+            let known = !rated.known.is_empty() && crate::dedup::dedup_keys(&candidate.paper).iter().any(|key| rated.known.contains(&key.to_string()));
+            let excluded = known || feedback.is_excluded(words.iter().map(String::as_str));
             let mut judged = recipe::rejudge(candidate, &evidence, like_rejected, excluded);
             judged.reason.taught_by = rated.taught_by;
             judged
