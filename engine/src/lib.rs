@@ -13,6 +13,7 @@
 pub mod account;
 pub mod backoff;
 pub mod billing;
+pub mod citation;
 pub mod concepts;
 pub mod dedup;
 pub mod digest;

@@ -633,10 +633,12 @@ impl<'t> Scanner<'t> {
     }
 }
 
-/// The entries of a BibTeX file, in order. An entry that cannot be read (a brace or quote not
-/// closed) is a problem, and reading goes on at the next line that starts with `@`.
-fn bibtex_entries(file: &str) -> Vec<FileEntry> {
-    let mut entries = Vec::new();
+/// The entries of a BibTeX file, in order, each its key and its fields (names lower-case,
+/// values as written inside their delimiters, `#` parts joined, `@string` macros expanded), or
+/// only its key when it cannot be read (a brace or quote not closed): reading goes on at the
+/// next line that starts with `@`. `@comment`, `@preamble` and `@string` are not entries.
+pub(crate) fn bibtex_records(file: &str) -> Vec<Result<BibRecord, String>> {
+    let mut records = Vec::new();
     let mut macros: HashMap<String, String> = HashMap::new();
     let mut at = 0;
     while let Some(found) = file[at..].find('@') {
@@ -678,18 +680,40 @@ fn bibtex_entries(file: &str) -> Vec<FileEntry> {
                 match scanner.fields(close, &macros) {
                     Some(fields) => {
                         at = scanner.at;
-                        let name = if key.is_empty() { bib_field(&fields, "title").map(bib_text).unwrap_or_default() } else { key };
-                        entries.push(FileEntry { name, id: bib_seed(&fields).ok_or(MSG_ENTRY_WITHOUT_ID) });
+                        records.push(Ok(BibRecord { kind, key, fields }));
                     }
                     None => {
                         at = next_line_at(file, start);
-                        entries.push(FileEntry { name: key, id: Err(MSG_ENTRY_NOT_CLOSED) });
+                        records.push(Err(key));
                     }
                 }
             }
         }
     }
-    entries
+    records
+}
+
+/// One BibTeX entry as [`bibtex_records`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BibRecord {
+    /// The entry type, lower-case (`article`, `misc`).
+    pub kind: String,
+    pub key: String,
+    pub fields: Vec<(String, String)>,
+}
+
+/// The entries of a BibTeX file with their ids.
+fn bibtex_entries(file: &str) -> Vec<FileEntry> {
+    bibtex_records(file)
+        .into_iter()
+        .map(|record| match record {
+            Ok(BibRecord { key, fields, .. }) => {
+                let name = if key.is_empty() { bib_field(&fields, "title").map(bib_text).unwrap_or_default() } else { key };
+                FileEntry { name, id: bib_seed(&fields).ok_or(MSG_ENTRY_WITHOUT_ID) }
+            }
+            Err(key) => FileEntry { name: key, id: Err(MSG_ENTRY_NOT_CLOSED) },
+        })
+        .collect()
 }
 
 /// Where the next line starting with `@` (after spaces) is, after `start`; the end otherwise.
@@ -780,7 +804,7 @@ fn ris_tag(line: &str) -> Option<(&str, &str)> {
 
 /// The records of a RIS file (`TY` to `ER`; a record the file ends in is read too). A line
 /// without a tag continues the value before it.
-fn ris_records(file: &str) -> Vec<Vec<(String, String)>> {
+pub(crate) fn ris_records(file: &str) -> Vec<Vec<(String, String)>> {
     let mut records = Vec::new();
     let mut current: Option<Vec<(String, String)>> = None;
     for line in file_lines(file) {
