@@ -21,6 +21,7 @@ pub mod digest_text;
 pub mod embedding;
 pub mod error;
 pub mod expansion;
+pub mod feed;
 pub mod feedback;
 pub mod harvest;
 pub mod live_search;
