@@ -209,6 +209,13 @@ fn shortened(text: &str, max: usize) -> String {
 // ---------------------------------------------------------------------------------------------
 // Identifiers
 
+impl std::fmt::Display for SeedProblem {
+    /// As [`SeedProblem::describe`].
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.describe())
+    }
+}
+
 /// The identifier one pasted line (or one id field of a file) stands for.
 fn recognize(text: &str) -> Option<SeedId> {
     let text = text.trim();
@@ -394,9 +401,14 @@ fn percent_decode(text: &str) -> String {
 fn arxiv_mention(text: &str) -> Option<SeedId> {
     let lower = text.to_ascii_lowercase();
     lower.match_indices("arxiv:").find_map(|(at, label)| {
-        let rest = text[at + label.len()..].trim_start();
-        let end = rest.find(|character: char| character.is_whitespace() || matches!(character, ',' | ';' | ')' | ']' | '}')).unwrap_or(rest.len());
-        arxiv_seed_id(&rest[..end]).map(SeedId::Arxiv)
+        // No id is longer than this: a mention is read from this much, whatever follows.
+        let candidate: String = text[at + label.len()..]
+            .trim_start()
+            .chars()
+            .take_while(|character| !character.is_whitespace() && !matches!(character, ',' | ';' | ')' | ']' | '}'))
+            .take(40)
+            .collect();
+        arxiv_seed_id(&candidate).map(SeedId::Arxiv)
     })
 }
 
@@ -474,7 +486,8 @@ fn has_bibtex_entry(file: &str) -> bool {
 }
 
 /// A cursor over a BibTeX file. Every delimiter is ASCII, so byte positions found at them are
-/// always character boundaries.
+/// always character boundaries. A line that starts with `@` always starts an entry: a value or a
+/// group that reaches one is not closed, which keeps reading a file of broken entries linear.
 struct Scanner<'t> {
     text: &'t str,
     at: usize,
@@ -515,6 +528,7 @@ impl<'t> Scanner<'t> {
                         return Some(&self.text[start..self.at - 1]);
                     }
                 }
+                b'\n' if self.peek() == Some(b'@') => return None,
                 _ => {}
             }
         }
@@ -531,6 +545,7 @@ impl<'t> Scanner<'t> {
                 b'{' => depth += 1,
                 b'}' => depth = depth.saturating_sub(1),
                 b'"' if depth == 0 => return Some(&self.text[start..self.at - 1]),
+                b'\n' if self.peek() == Some(b'@') => return None,
                 _ => {}
             }
         }
@@ -549,6 +564,7 @@ impl<'t> Scanner<'t> {
                 b'{' => depth += 1,
                 b'}' => depth = depth.saturating_sub(1),
                 b')' if depth == 0 => return Some(()),
+                b'\n' if self.peek() == Some(b'@') => return None,
                 _ => {}
             }
         }
@@ -635,8 +651,8 @@ impl<'t> Scanner<'t> {
 
 /// The entries of a BibTeX file, in order, each its key and its fields (names lower-case,
 /// values as written inside their delimiters, `#` parts joined, `@string` macros expanded), or
-/// only its key when it cannot be read (a brace or quote not closed): reading goes on at the
-/// next line that starts with `@`. `@comment`, `@preamble` and `@string` are not entries.
+/// only its key when it cannot be read (a brace or quote not closed before the end or before a
+/// line that starts with `@`): reading goes on at the next line that starts with `@`. `@comment`, `@preamble` and `@string` are not entries.
 pub(crate) fn bibtex_records(file: &str) -> Vec<Result<BibRecord, String>> {
     let mut records = Vec::new();
     let mut macros: HashMap<String, String> = HashMap::new();
@@ -1207,6 +1223,16 @@ This file was exported by Zotero; text out here is a comment to BibTeX.
         assert_eq!(with_ids.map_err(|problems| problems.iter().map(|problem| problem.place).collect::<Vec<_>>()), Err(vec![SeedPlace::FileEntry(2)]));
     }
 
+    #[test]
+    fn a_file_of_unclosed_entries_is_read_quickly_and_each_is_told() {
+        let unclosed = "@article{k, title = {never closed\n".repeat(15_000);
+        let problems = uploaded(&format!("{unclosed}@article{{good, doi = {{10.1000/good}}}}\n")).expect_err("unclosed entries");
+        assert_eq!(problems.len(), 15_000);
+        assert!(problems.iter().all(|problem| problem.message == MSG_ENTRY_NOT_CLOSED));
+        let quoted = "@article{k, title = \"never closed\n@article{good, doi = {10.1000/good}}\n";
+        assert_eq!(messages(&uploaded(quoted).expect_err("unclosed quote")), [format!("Entry 1 of the file (\"k\"): {MSG_ENTRY_NOT_CLOSED}")]);
+    }
+
     /// Zotero's RIS export (CRLF line ends, `DA` with a trailing slash, an arXiv preprint with
     /// arXiv's DOI), an Ovid MEDLINE record (PMID as accession number, `DB - MEDLINE`), a Web of
     /// Science record whose `AN` is not a PMID and whose id is in its link, a record with a
@@ -1274,6 +1300,7 @@ TY  - JOUR\r\nTI  - Nothing to go by\r\nAN  - 12345678\r\nUR  - https://example.
         let unnamed = SeedProblem::new(SeedPlace::FileEntry(4), "", MSG_ENTRY_WITHOUT_ID);
         assert_eq!(unnamed.describe(), "Entry 4 of the file: It has no DOI, PMID or arXiv id");
         assert_eq!(SeedProblem::new(SeedPlace::Line(1), "a\nb", MSG_NOT_A_SEED_ID).given_as, "a b");
+        assert_eq!(line.to_string(), line.describe());
     }
 
     #[test]
