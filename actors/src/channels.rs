@@ -160,7 +160,7 @@ pub async fn send(channel: &LabChannel, message: &serde_json::Value, config: &Ch
         .map_err(|_| format!("The webhook's host {host} was not found."))?
         .collect();
     let allowed: Vec<SocketAddr> =
-        addresses.into_iter().filter(|address| config.allow_private || !engine::channel::is_private_address(address.ip())).collect();
+        addresses.into_iter().filter(|address| config.allow_private || is_public(address.ip())).collect();
     let Some(address) = allowed.first().copied() else {
         return Err(format!("The webhook's host {host} is on a private network, which this installation does not post to."));
     };
@@ -185,6 +185,13 @@ pub async fn send(channel: &LabChannel, message: &serde_json::Value, config: &Ch
     let body = response.text().await.unwrap_or_default();
     let said: String = body.chars().take(200).collect();
     Err(format!("The webhook answered {status}: {}", said.trim()))
+}
+
+fn is_public(address: std::net::IpAddr) -> bool {
+    match address {
+        std::net::IpAddr::V4(v4) => engine::channel::is_public_ipv4(v4),
+        std::net::IpAddr::V6(v6) => engine::channel::is_public_ipv6(v6),
+    }
 }
 
 /// A request error's text without the URL it names: a webhook's address is a secret.

@@ -21,7 +21,7 @@ use engine::dedup::dedup_keys;
 use engine::paper::Paper;
 use engine::rating::{Rating, Verdict};
 use engine::search_term::TermId;
-use engine::seed::{parse_seeds, Seed, SeedInput};
+use engine::seed::{parse_seeds, Seed, SeedId, SeedInput, SeedProblem};
 use engine::UserId;
 
 use actors::seeds::SeedOutcome;
@@ -36,7 +36,6 @@ use crate::wire::workflows::{SeedFoundIn, SeedPaperView, SeedsAdded, SeedsReques
 
 /// Seed lookups per user (each may ask the sources): a researcher's few, not a crawler's.
 pub const SEED_RATE: Rate = Rate { max: 30, window: std::time::Duration::from_secs(3600) };
-pub const MSG_NOT_FOUND: &str = "was not found";
 pub const MSG_NO_INDEX: &str = "Papers cannot be looked up on this installation right now; try again later.";
 
 pub fn configure(routes: &mut ApiRoutes) {
@@ -98,14 +97,29 @@ pub async fn find_seeds(state: &AppState, request: &SeedsRequest) -> ApiResult<V
         match outcome.outcome {
             SeedOutcome::InIndex(paper) => found.push(FoundSeed { seed, paper, found_in: SeedFoundIn::Index }),
             SeedOutcome::Fetched(paper) => found.push(FoundSeed { seed, paper, found_in: SeedFoundIn::Source }),
-            SeedOutcome::NotFound => problems.push(format!("{} {MSG_NOT_FOUND}.", seed.describe())),
-            SeedOutcome::Failed(why) => problems.push(format!("{}: {why}", seed.describe())),
+            SeedOutcome::NotFound => problems.push(problem(&seed, format!("Not found at {}", where_looked(&seed.id)))),
+            SeedOutcome::Failed(why) => problems.push(problem(&seed, why)),
         }
     }
     if problems.is_empty() {
         Ok(found)
     } else {
         Err(seed_errors(problems))
+    }
+}
+
+/// A seed's problem in one sentence: `Line 3 ("12345678"): Not found at PubMed`.
+fn problem(seed: &Seed, message: String) -> String {
+    SeedProblem { place: seed.place.clone(), given_as: seed.given_as.clone(), message }.describe()
+}
+
+/// Where a paper not in the index was looked for.
+fn where_looked(id: &SeedId) -> &'static str {
+    match id {
+        SeedId::Pmid(_) => "PubMed",
+        SeedId::Arxiv(_) => "arXiv",
+        SeedId::Doi(doi) if doi.starts_with("10.1101/") => "bioRxiv or medRxiv",
+        SeedId::Doi(_) => "Crossref",
     }
 }
 
