@@ -43,6 +43,7 @@ function signedIn(tier: Tier, extra: Record<string, Reply> = {}) {
     "GET /api/users/u1/search-terms": { status: 200, body: [] },
     "GET /api/users/u1/digests": { status: 200, body: [] },
     "GET /api/users/u1/preferences": { status: 200, body: PREFERENCES[tier] },
+    "GET /api/feeds": { status: 200, body: { digestsUrl: "https://papertide.test/feeds/tok/digests.atom", terms: [] } },
     ...extra,
   });
 }
@@ -121,6 +122,14 @@ describe("DashboardPage", () => {
     expect(upgradeLinks).toHaveLength(1);
     expect(upgradeLinks[0]).toHaveTextContent(new RegExp(`^${label}$`));
     expect(upgradeLinks[0]).toHaveAttribute("href", href);
+  });
+
+  it("shows the Feeds card beside Your Data", async () => {
+    signedIn("free");
+    renderDashboard();
+    const feeds = await screen.findByRole("region", { name: "Feeds" });
+    expect(await within(feeds).findByRole("textbox", { name: "All your digests" })).toHaveValue("https://papertide.test/feeds/tok/digests.atom");
+    expect(screen.getByRole("region", { name: "Your Data" }).nextElementSibling).toBe(feeds);
   });
 
   it("offers a team user no upgrade", async () => {

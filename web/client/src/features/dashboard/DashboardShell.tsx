@@ -1,5 +1,5 @@
 // /dashboard for a signed-in user (spec §2): asks the server who is signed in, sends anyone
-// else to /auth, loads what the cards show, and lays out the header, the six cards and the
+// else to /auth, loads what the cards show, and lays out the header, the seven cards and the
 // light footer.
 import { useSignals } from "@preact/signals-react/runtime";
 import { Footer } from "@/components/layout/Footer";
@@ -10,6 +10,7 @@ import { DashboardHeader } from "./DashboardHeader";
 import { AccountStatusCard } from "./AccountStatusCard";
 import { AddSearchTermCard } from "./AddSearchTermCard";
 import { EmailPreferencesCard } from "./EmailPreferencesCard";
+import { FeedsCard } from "./FeedsCard";
 import { PlanEndedNotice } from "./PlanEndedNotice";
 import { RecentDigestsCard } from "./RecentDigestsCard";
 import { SearchQueueCard } from "./SearchQueueCard";
@@ -48,6 +49,7 @@ export function DashboardShell() {
             <AccountStatusCard user={user} />
             <EmailPreferencesCard user={user} />
             <YourDataCard user={user} />
+            <FeedsCard />
           </div>
         </div>
       </main>
