@@ -263,6 +263,28 @@ enum Scenario {
         #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
         runtime: Option<embed::RuntimeName>,
     },
+    /// Seed each topic with judged-relevant papers of a test collection and measure the first
+    /// digest on the other judged papers, with and without the seeds (needs the embedding model).
+    Seeded {
+        /// The collection's directory; repeat for several.
+        #[arg(long, required = true)]
+        collection: Vec<std::path::PathBuf>,
+        /// Seed papers per topic.
+        #[arg(long, default_value_t = 3)]
+        seeds: usize,
+        /// Which queries: the short topics (default), the collection's own, or both, apart.
+        #[arg(long, value_enum, default_value = "short")]
+        topics: relevance::collection::Topics,
+        /// A BEIR collection's judgments split (see `relevance`).
+        #[arg(long, value_name = "SPLIT")]
+        qrels: Option<String>,
+        /// The embedding model's folder (see `relevance`).
+        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
+        embed_model: Option<std::path::PathBuf>,
+        /// The runtime the model runs in (see `feedback`).
+        #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+        runtime: Option<embed::RuntimeName>,
+    },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
     Relevance {
         /// The collection's directory, e.g. bench/collections/med; repeat for several.
@@ -345,6 +367,7 @@ impl Scenario {
             Scenario::Floods { .. } => "floods",
             Scenario::Report { .. } => "report",
             Scenario::Feedback { .. } => "feedback",
+            Scenario::Seeded { .. } => "seeded",
             Scenario::Relevance { .. } => "relevance",
         }
     }
@@ -383,6 +406,11 @@ fn main() -> anyhow::Result<()> {
             let model_dir = model_dir(false, embed_model)?.context("the feedback scenario needs the embedding model (--embed-model DIR)")?;
             let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
             feedback_figures(&collection, qrels.as_deref(), topics, rounds, &embedder, &weights)?
+        }
+        Scenario::Seeded { collection, seeds, topics, qrels, embed_model, runtime } => {
+            let model_dir = model_dir(false, embed_model)?.context("the seeded scenario needs the embedding model (--embed-model DIR)")?;
+            let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
+            seeded_figures(&collection, qrels.as_deref(), topics, seeds, &embedder)?
         }
         Scenario::Relevance {
             collection,
@@ -783,6 +811,41 @@ fn feedback_figures(
     Ok(
         json!({ "scenario": "feedback", "rocchio": { "alpha": weights.alpha, "beta": weights.beta, "gamma": weights.gamma }, "shownPerRound": relevance::feedback::SHOWN, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }),
     )
+}
+
+/// The seeded scenario's figures: per collection and kind of topic, the first digest with and
+/// without its seeds.
+fn seeded_figures(
+    dirs: &[std::path::PathBuf],
+    qrels: Option<&str>,
+    topics: relevance::collection::Topics,
+    seeds: usize,
+    embedder: &embed::Embedder,
+) -> anyhow::Result<serde_json::Value> {
+    let mut reports = Vec::new();
+    for dir in dirs {
+        let whole = Collection::load_with_qrels(dir, None, qrels)?;
+        let vectors = relevance::DocumentVectors::of(&whole, embedder)?;
+        for kind in topics.kinds() {
+            let Some(collection) = whole.with_topics(kind) else {
+                eprintln!("{}: no {} file, so no short topics", dir.display(), relevance::collection::SHORT_TOPICS_FILE);
+                continue;
+            };
+            let played = relevance::seeded::evaluate_seeded(&collection, &vectors, seeds, &relevance::Calibration::SEMANTIC)?;
+            reports.push(json!({
+                "collection": collection.name,
+                "topics": kind,
+                "queries": played.queries,
+                "ndcgAt10": round4(played.ndcg_at_10),
+                "ndcgAt10WithoutSeeds": round4(played.ndcg_at_10_without),
+                "sentPrecision": round4(played.sent_precision),
+                "sentPrecisionWithoutSeeds": round4(played.sent_precision_without),
+                "sent": played.sent,
+                "sentWithoutSeeds": played.sent_without,
+            }));
+        }
+    }
+    Ok(json!({ "scenario": "seeded", "seedsPerTopic": seeds, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }))
 }
 
 /// What the relevance scenario measures besides the production rankings.

@@ -41,6 +41,26 @@ pub struct Round {
 /// with and without.
 type Played = (f64, f64, (usize, usize), (usize, usize));
 
+/// A digest of the papers not shown yet, from `candidates`: what it sends (best first, at most
+/// [`SHOWN`]), and the order measured (the sent papers, then the other candidates by relevance).
+pub(super) fn digest_of(indexed: &IndexedCollection, candidates: &[Candidate], shown: &HashSet<usize>, today: chrono::NaiveDate) -> (Vec<usize>, Vec<usize>) {
+    let sent: Vec<usize> = engine::digest::score(candidates, today)
+        .iter()
+        .filter_map(|entry| entry.keys.iter().find_map(|key| indexed.position_of_key(key)))
+        .filter(|position| !shown.contains(position))
+        .take(SHOWN)
+        .collect();
+    let mut rest: Vec<(usize, f64)> = candidates
+        .iter()
+        .filter_map(|candidate| indexed.position_of(&candidate.paper).map(|position| (position, candidate.relevance)))
+        .filter(|(position, _)| !shown.contains(position) && !sent.contains(position))
+        .collect();
+    rest.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut order = sent.clone();
+    order.extend(rest.into_iter().map(|(position, _)| position));
+    (order, sent)
+}
+
 /// Plays `rounds` rounds of ratings on `collection` (its queries as they are: pass the short
 /// topics' collection for short topics), the ratings moving the topic by `weights`.
 pub fn evaluate_feedback(
@@ -67,25 +87,7 @@ pub fn evaluate_feedback(
     for query in &collection.queries {
         let Some(judged) = collection.judgments.get(&query.id) else { continue };
         let ranking = rank(&corpus, &query.text, &[], &knobs)?;
-        // A digest of the papers not shown yet, from `candidates`: what it sends (best first),
-        // and the order measured (the sent papers, then the other candidates by relevance).
-        let digest = |candidates: &[Candidate], shown: &HashSet<usize>| -> (Vec<usize>, Vec<usize>) {
-            let sent: Vec<usize> = engine::digest::score(candidates, today)
-                .iter()
-                .filter_map(|entry| entry.keys.iter().find_map(|key| indexed.position_of_key(key)))
-                .filter(|position| !shown.contains(position))
-                .take(SHOWN)
-                .collect();
-            let mut rest: Vec<(usize, f64)> = candidates
-                .iter()
-                .filter_map(|candidate| indexed.position_of(&candidate.paper).map(|position| (position, candidate.relevance)))
-                .filter(|(position, _)| !shown.contains(position) && !sent.contains(position))
-                .collect();
-            rest.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let mut order = sent.clone();
-            order.extend(rest.into_iter().map(|(position, _)| position));
-            (order, sent)
-        };
+        let digest = |candidates: &[Candidate], shown: &HashSet<usize>| digest_of(&indexed, candidates, shown, today);
         let ids = |positions: &[usize]| -> Vec<String> {
             positions.iter().take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect()
         };

@@ -17,6 +17,7 @@
 pub mod collection;
 pub mod feedback;
 pub mod metrics;
+pub mod seeded;
 
 use std::collections::HashMap;
 use std::time::Instant;
