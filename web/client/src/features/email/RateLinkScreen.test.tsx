@@ -56,3 +56,39 @@ describe("/rate", () => {
     expect(callsTo(mock, "/api/ratings/link")).toBe(0);
   });
 });
+
+describe("/rate: the paper's citation for reference managers", () => {
+  const CITATION: Array<[string, string]> = [
+    ["citation_title", "Base editors in vivo"],
+    ["citation_author", "Lovelace, Ada"],
+    ["citation_author", "Hopper, Grace"],
+    ["citation_doi", "10.1/a"],
+  ];
+  const citationTags = () =>
+    Array.from(document.head.querySelectorAll("meta")).filter((meta) => meta.getAttribute("name")?.startsWith("citation_")).map((meta) => [meta.getAttribute("name"), meta.getAttribute("content")]);
+
+  it("puts the citation into the head as meta tags while the paper shows, and takes them out on leaving", async () => {
+    stubFetch({
+      "GET /api/ratings/link": { status: 200, body: { ...LINK, citation: CITATION } },
+      "POST /api/ratings/link": { status: 200, body: { success: true, rating: { ...LINK, citation: CITATION } } },
+    });
+    expect(citationTags()).toEqual([]);
+    const { unmount } = renderRoute(<RateLinkScreen />, { at: "/rate?token=abc123", routePath: "/rate" });
+    const user = userEvent.setup();
+    const confirm = await screen.findByRole("button", { name: "Mark as not relevant to “CRISPR base editing”" });
+    expect(citationTags()).toEqual(CITATION);
+    await user.click(confirm);
+    await screen.findByText("Rating saved");
+    // Still the paper's page once rated: the tags stay, once each.
+    expect(citationTags()).toEqual(CITATION);
+    unmount();
+    expect(citationTags()).toEqual([]);
+  });
+
+  it("a link that cannot rate a paper puts nothing in the head", async () => {
+    stubFetch({ "GET /api/ratings/link": { status: 410, body: { message: "This rating link has expired." } } });
+    show("/rate?token=abc123");
+    await screen.findByRole("alert");
+    expect(citationTags()).toEqual([]);
+  });
+});

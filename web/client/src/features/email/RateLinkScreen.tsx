@@ -1,7 +1,9 @@
 // /rate?token=… — a digest mail's rating link ("Relevant", "Not relevant", "More like this" under
 // each paper). Opening it records nothing (mail scanners open links too): the page asks the server
 // what the link stands for and offers one button that records it, then thanks the reader, with a
-// link to the dashboard. A broken, expired or orphaned link shows the server's word on it.
+// link to the dashboard. A broken, expired or orphaned link shows the server's word on it. While
+// the page shows the paper, its citation is in the document's head as meta tags, so a reference
+// manager's browser connector can save it from here.
 import { useEffect, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { Button, buttonClasses } from "@/components/ui/Button";
@@ -9,6 +11,7 @@ import { Card } from "@/components/ui/Card";
 import { Spinner } from "@/components/ui/Spinner";
 import { ApiError, errorMessage } from "@/lib/api";
 import { confirmRatingLink, lookAtRatingLink, type LinkVerdict, type RatingLink } from "./api";
+import { useCitationMeta } from "./citationMeta";
 
 export const MSG_INVALID_RATING_LINK = "This rating link is not valid.";
 const MSG_RATING_FAILED = "The rating could not be saved. Please try again later.";
@@ -63,6 +66,7 @@ export function RateLinkScreen() {
   };
 
   const shown: Stage = token ? stage : { state: "failed", message: MSG_INVALID_RATING_LINK };
+  useCitationMeta(shown.state === "asking" || shown.state === "done" ? shown.link.citation : null);
 
   return (
     <main className="flex flex-1 items-center justify-center px-4 py-16">
