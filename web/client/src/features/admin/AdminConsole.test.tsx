@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import type { AdminMail, AdminSources, AdminStats, AdminUser, BackupReport } from "@/api/contract";
+import type { AdminChannel, AdminMail, AdminSources, AdminStats, AdminUser, BackupReport } from "@/api/contract";
 import { AdminPage } from "@/pages/Admin";
 import { resetAppConfig } from "@/state/config";
 import { forgetSession } from "@/state/session";
@@ -130,7 +130,7 @@ describe("the operator console", () => {
     // An operator by the settings cannot be removed here.
     expect(within(row("op@example.org")).getByRole("button", { name: "Remove operator" })).toBeDisabled();
     expect(screen.getByText("Page 1 of 1 · 3 users")).toBeInTheDocument();
-    expect(screen.getAllByRole("tab").map((tab) => tab.textContent)).toEqual(["Users", "Sources", "Mail", "Backup"]);
+    expect(screen.getAllByRole("tab").map((tab) => tab.textContent)).toEqual(["Users", "Sources", "Mail", "Channels", "Backup"]);
   });
 
   it("searches by part of the email with the plan and verification filters", async () => {
@@ -267,6 +267,70 @@ describe("the operator console", () => {
     await user.click(within(table).getByRole("button", { name: "Harvest PubMed now" }));
     await waitFor(() => expect(latestToast()?.description).toBe("PubMed harvest started."));
     expect(calls(mock, "POST", "/api/admin/sources/pubmed/harvest")).toHaveLength(1);
+  });
+
+  it("lists the lab channels, failing ones (3 failures or more) marked and first", async () => {
+    const channel = (userEmail: string, failures: number, change: Partial<AdminChannel> = {}): AdminChannel => ({
+      userEmail,
+      term: `topic of ${userEmail.split("@")[0]}`,
+      host: "hooks.slack.com",
+      failures,
+      lastError: failures > 0 ? `HTTP 404 for ${userEmail}` : null,
+      lastPostedAt: "2026-11-27T06:00:00Z",
+      pending: failures,
+      ...change,
+    });
+    // In an order the console must not rely on: a failing channel after healthy ones.
+    const channels = [
+      channel("ann@example.org", 0),
+      channel("bea@example.org", 2),
+      channel("cid@example.org", 3, { host: "chat.lab.example" }),
+      channel("dot@example.org", 0, { lastPostedAt: null }),
+      channel("eve@example.org", 7),
+    ];
+    operatorApi({ "GET /api/admin/channels": { status: 200, body: { channels } } });
+    const user = renderConsole();
+    await user.click(await screen.findByRole("tab", { name: "Channels" }));
+    const table = await screen.findByRole("table", { name: "Lab channels" });
+    expect(within(table).getAllByRole("columnheader").map((header) => header.textContent)).toEqual([
+      "User",
+      "Term",
+      "Host",
+      "Failures",
+      "Last error",
+      "Last posted",
+      "Pending",
+    ]);
+    const rows = within(table).getAllByRole("row").slice(1);
+    expect(rows.map((tableRow) => within(tableRow).getAllByRole("cell")[0].textContent)).toEqual([
+      "eve@example.org",
+      "cid@example.org",
+      "ann@example.org",
+      "bea@example.org",
+      "dot@example.org",
+    ]);
+    expect(rows.map((tableRow) => within(tableRow).queryByText("Failing") !== null)).toEqual([true, true, false, false, false]);
+    expect(rows[1]).toHaveClass("bg-red-50");
+    expect(rows[3]).not.toHaveClass("bg-red-50");
+    expect(within(rows[1]).getAllByRole("cell").map((cell) => cell.textContent)).toEqual([
+      "cid@example.org",
+      "topic of cid",
+      "chat.lab.example",
+      "3Failing",
+      "HTTP 404 for cid@example.org",
+      "November 27, 2026 06:00 UTC",
+      "3",
+    ]);
+    expect(within(rows[4]).getAllByRole("cell")[5]).toHaveTextContent("—");
+    expect(screen.getByText("2 of 5 failing")).toBeInTheDocument();
+  });
+
+  it("says when no lab channel is connected", async () => {
+    operatorApi({ "GET /api/admin/channels": { status: 200, body: { channels: [] } } });
+    const user = renderConsole();
+    await user.click(await screen.findByRole("tab", { name: "Channels" }));
+    expect(await screen.findByText("No lab channel is connected.")).toBeInTheDocument();
+    expect(screen.queryByRole("table", { name: "Lab channels" })).toBeNull();
   });
 
   it("shows the mail state and retries or drops dead mail", async () => {

@@ -1,7 +1,7 @@
 // /admin, the operator console: asks the server who is signed in, sends anyone
 // anonymous to /auth, tells a signed-in non-operator the page is not theirs, and shows an
-// operator the tabs Users, Sources, Mail, Billing (with billing on) and Backup. Each tab loads
-// what it shows when it opens; the server checks every call again.
+// operator the tabs Users, Sources, Mail, Channels, Billing (with billing on) and Backup. Each
+// tab loads what it shows when it opens; the server checks every call again.
 import * as TabsPrimitive from "@radix-ui/react-tabs";
 import { useSignals } from "@preact/signals-react/runtime";
 import { useState, type ReactNode } from "react";
@@ -15,6 +15,7 @@ import { useSignedInPage } from "@/state/useSignedInPage";
 import { OPERATORS_ONLY_TEXT } from "./api";
 import { BackupTab } from "./BackupTab";
 import { BillingTab } from "./BillingTab";
+import { ChannelsTab } from "./ChannelsTab";
 import { MailTab } from "./MailTab";
 import { SourcesTab } from "./SourcesTab";
 import { UsersTab } from "./UsersTab";
@@ -63,6 +64,9 @@ export function AdminConsole() {
           <TabsPrimitive.Trigger value="mail" className={triggerClass}>
             Mail
           </TabsPrimitive.Trigger>
+          <TabsPrimitive.Trigger value="channels" className={triggerClass}>
+            Channels
+          </TabsPrimitive.Trigger>
           {billingEnabled ? (
             <TabsPrimitive.Trigger value="billing" className={triggerClass}>
               Billing
@@ -80,6 +84,9 @@ export function AdminConsole() {
         </TabsPrimitive.Content>
         <TabsPrimitive.Content value="mail" className="outline-none">
           <MailTab />
+        </TabsPrimitive.Content>
+        <TabsPrimitive.Content value="channels" className="outline-none">
+          <ChannelsTab />
         </TabsPrimitive.Content>
         {billingEnabled ? (
           <TabsPrimitive.Content value="billing" className="outline-none">

@@ -2,6 +2,8 @@
 // session: anonymous → 401, another user → 403 `operator_only`.
 import type {
   AdminBilling,
+  AdminChannel,
+  AdminChannels,
   AdminMail,
   AdminSources,
   AdminStats,
@@ -15,7 +17,7 @@ import type {
 } from "@/api/contract";
 import { apiRequest, getJson, postJson } from "@/lib/api";
 
-export type { AdminBilling, AdminMail, AdminSources, AdminStats, AdminUser, AdminUserPage, BackupReport, SourceName, Tier };
+export type { AdminBilling, AdminChannel, AdminChannels, AdminMail, AdminSources, AdminStats, AdminUser, AdminUserPage, BackupReport, SourceName, Tier };
 
 /** The refusal the server gives anyone but an operator, and the page shows. */
 export const OPERATORS_ONLY_TEXT = "This page is for the service's operators.";
@@ -53,6 +55,9 @@ export const harvestNow = (source: SourceName) => postJson<Message>(`/api/admin/
 export const fetchMail = () => getJson<AdminMail>("/api/admin/mail");
 export const retryDeadMail = (id: string) => postJson<Message>(`/api/admin/mail/dead/${encodeURIComponent(id)}/retry`);
 export const dropDeadMail = (id: string) => apiRequest<Message>("DELETE", `/api/admin/mail/dead/${encodeURIComponent(id)}`);
+
+/** Every lab channel, failing ones first. */
+export const fetchChannels = () => getJson<AdminChannels>("/api/admin/channels");
 
 export const fetchBilling = () => getJson<AdminBilling>("/api/admin/billing");
 export const repairSubscription = (id: string) => postJson<FixSubscriptionAnswer>(`${userPath(id)}/repair-subscription`);
