@@ -44,3 +44,4 @@ mod terms;
 mod upgrade;
 mod users;
 mod verification;
+mod workflows;
