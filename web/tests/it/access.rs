@@ -48,6 +48,8 @@ struct Target {
     digest_id: String,
     paper_key: String,
     rating_token: String,
+    /// The digest mail's link to its citations.
+    citation_token: String,
     /// Dan, a user an operator's row may delete.
     spare_id: String,
     /// Bob, another user, whom the operator rows act on (leaving him as he is).
@@ -238,6 +240,76 @@ const RULES: &[Rule] = &[
         requests: |target| with_body("/api/ratings/link", json!({ "token": target.rating_token })),
         owner_status: 200,
     },
+    // Seeds, feeds, citations and lab channels, before the term is renamed or deleted.
+    Rule {
+        // The owner's row sends a line that is no identifier: refused after the term is found.
+        method: "POST",
+        path: "/api/search-terms/{term_id}/seeds",
+        access: Access::Owner,
+        requests: |target| with_body(&format!("/api/search-terms/{}/seeds", target.term_id), json!({ "ids": "not an identifier" })),
+        owner_status: 400,
+    },
+    Rule { method: "GET", path: "/api/feeds", access: Access::Owner, requests: |_| no_body("/api/feeds"), owner_status: 200 },
+    Rule { method: "POST", path: "/api/feeds/renew", access: Access::Owner, requests: |_| no_body("/api/feeds/renew"), owner_status: 200 },
+    Rule {
+        method: "GET",
+        path: "/api/papers/citation",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/papers/citation?key={}&format=bibtex", target.paper_key)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
+        path: "/api/digests/{digest_id}/citations",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/digests/{}/citations?format=ris", target.digest_id)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
+        path: "/api/search-terms/{term_id}/citations",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/search-terms/{}/citations", target.term_id)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
+        path: "/api/citations/link",
+        access: Access::Secret,
+        requests: |target| no_body(&format!("/api/citations/link?token={}", target.citation_token)),
+        owner_status: 200,
+    },
+    Rule {
+        method: "GET",
+        path: "/api/search-terms/{term_id}/channel",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/search-terms/{}/channel", target.term_id)),
+        owner_status: 200,
+    },
+    Rule {
+        // Ada is on the Pro plan: lab channels are the Team plan's.
+        method: "PUT",
+        path: "/api/search-terms/{term_id}/channel",
+        access: Access::Owner,
+        requests: |target| with_body(&format!("/api/search-terms/{}/channel", target.term_id), json!({ "url": "https://hooks.example.org/x" })),
+        owner_status: 403,
+    },
+    Rule {
+        method: "POST",
+        path: "/api/search-terms/{term_id}/channel/test",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/search-terms/{}/channel/test", target.term_id)),
+        owner_status: 403,
+    },
+    Rule {
+        // Ada's term has no channel.
+        method: "DELETE",
+        path: "/api/search-terms/{term_id}/channel",
+        access: Access::Owner,
+        requests: |target| no_body(&format!("/api/search-terms/{}/channel", target.term_id)),
+        owner_status: 404,
+    },
+    Rule { method: "GET", path: "/api/admin/channels", access: Access::Operator, requests: |_| no_body("/api/admin/channels"), owner_status: 200 },
     Rule {
         method: "PATCH",
         path: "/api/search-terms/{term_id}",
@@ -493,6 +565,7 @@ impl Matrix {
             digest_id: digest.id.to_string(),
             paper_key,
             rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
+            citation_token: engine::signed::CitationClaim { user_id: user.id, digest_id: digest.id }.sign(&rating_key),
             spare_id: billing.user_record("dan@example.org").id.to_string(),
             other_id: billing.user_record("bob@example.org").id.to_string(),
             unverified_id: billing.user_record("gina@example.org").id.to_string(),
