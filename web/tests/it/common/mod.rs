@@ -12,7 +12,7 @@ use actix_web::dev::ServerHandle;
 use reqwest::header::HeaderMap;
 use serde_json::{json, Value};
 use tempfile::TempDir;
-use web::config::{resolve, CommonArgs, FileConfig, ServeArgs};
+use web::config::{resolve, CommonArgs, FileConfig, ServeArgs, SourceArgs};
 use web::AppState;
 
 use testkit::server::Binary;
@@ -29,6 +29,9 @@ pub const MSG_PASSWORD_SITE_NAME: &str = "This password is built on the name Pap
 pub const GENEROUS_RATE: &str = "1000/1h";
 /// The address every test server names as an operator (`admin_emails`).
 pub const OPERATOR: &str = "operator@example.org";
+/// A local address nothing listens on (the discard port), for the sources of servers that must
+/// not reach one.
+pub const NOWHERE: &str = "http://127.0.0.1:9";
 /// How long the helpers wait for mail and queues, and how often they look.
 const TEN_SECONDS: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(20);
@@ -70,6 +73,13 @@ impl TestServer {
             // replay server.
             harvest_sources: Some(vec!["none".into()]),
             live_search: Some(false),
+            // Seed lookups too: a closed local port answers at once that nothing is there.
+            sources: SourceArgs {
+                pubmed_url: Some(format!("{NOWHERE}/entrez/eutils/")),
+                arxiv_url: Some(format!("{NOWHERE}/api/query")),
+                biorxiv_url: Some(format!("{NOWHERE}/")),
+                ..SourceArgs::default()
+            },
             admin_emails: Some(vec![OPERATOR.into()]),
             ..ServeArgs::default()
         };
