@@ -1,5 +1,5 @@
 import { stubFetch } from "@/test/harness";
-import { appConfig, appConfigLoaded, loadAppConfig, resetAppConfig } from "./config";
+import { appConfig, appConfigLoaded, entitlementsOf, loadAppConfig, resetAppConfig } from "./config";
 
 beforeEach(() => resetAppConfig());
 afterEach(() => vi.unstubAllGlobals());
@@ -32,5 +32,26 @@ describe("loadAppConfig", () => {
     await loadAppConfig();
     expect(appConfigLoaded.value).toBe(true);
     expect(appConfig.value).toMatchObject({ billingEnabled: false, stripe: null });
+  });
+
+  it("keeps the plans' entitlements, and what each tier gives follows them", async () => {
+    const plans = [
+      { tier: "free", maxSearchTerms: 1, seeds: true, feeds: false, citations: true, labChannels: false },
+      { tier: "team", maxSearchTerms: 10, seeds: true, feeds: true, citations: true, labChannels: true },
+    ];
+    stubFetch({ "GET /api/config": { status: 200, body: { plans: [...plans, null, { seeds: true }] } } });
+    await loadAppConfig();
+    expect(appConfig.value.plans).toEqual(plans);
+    expect(entitlementsOf("free")).toMatchObject({ feeds: false, labChannels: false });
+    expect(entitlementsOf("team")).toMatchObject({ labChannels: true });
+  });
+
+  it("before the server lists the plans: every plan has seeds, feeds and citations, Team alone lab channels", async () => {
+    stubFetch({ "GET /api/config": { status: 200, body: { plans: "none" } } });
+    await loadAppConfig();
+    expect(appConfig.value.plans).toEqual([]);
+    expect(entitlementsOf("free")).toEqual({ seeds: true, feeds: true, citations: true, labChannels: false });
+    expect(entitlementsOf("pro").labChannels).toBe(false);
+    expect(entitlementsOf("team").labChannels).toBe(true);
   });
 });

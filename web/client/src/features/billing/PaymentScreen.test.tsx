@@ -126,6 +126,27 @@ describe("/payment: the page", () => {
     expect(screen.getByText("Your subscription renews each month. You can cancel anytime from your dashboard.")).toBeInTheDocument();
   });
 
+  it("lists the plan's workflows as the server's plans say: Team's lab channels", async () => {
+    installFakeStripe();
+    const plans = [
+      { tier: "pro", maxSearchTerms: 5, seeds: true, feeds: true, citations: true, labChannels: false },
+      { tier: "team", maxSearchTerms: 10, seeds: true, feeds: true, citations: true, labChannels: true },
+    ];
+    stubFetch({ "GET /api/config": { ...BILLING_ON_CONFIG, body: { ...BILLING_ON_CONFIG.body, plans } } });
+    await renderPayment("/payment?tier=team&email=ada%40example.org", "Subscribe to Research Team - $10/month");
+    const plan = screen.getByRole("region", { name: "Research Team" });
+    expect(within(plan).getAllByRole("listitem").map((item) => item.textContent?.replace("✓", ""))).toEqual([
+      "10 search terms",
+      "Weekly email digests",
+      "4 research sources: PubMed, arXiv, bioRxiv and medRxiv",
+      "Seed topics with papers you know",
+      "Private Atom feeds",
+      "Citations for Zotero, Mendeley and EndNote",
+      "Digests posted to your lab's Slack or Mattermost",
+      "Priority email support",
+    ]);
+  });
+
   it("a blank ZIP code: 'Missing Information', and nothing is asked", async () => {
     installFakeStripe();
     const fetchMock = serve();

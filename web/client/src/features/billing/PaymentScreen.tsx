@@ -24,7 +24,7 @@ import { toast } from "@/state/toast";
 import { createSubscription, errorCode, type PaidTier, type SubscriptionAnswer } from "./api";
 import { PageSpinner } from "./BillingGate";
 import { SupportContact } from "./BillingUnavailable";
-import { paidTierOf, PLANS, priceLabel } from "./plans";
+import { paidTierOf, PLANS, priceLabel, workflowBenefits } from "./plans";
 import { loadStripe, type StripeClient } from "./stripe";
 
 export const MSG_STRIPE_NOT_LOADED = "Stripe is not loaded properly. Please refresh and try again.";
@@ -227,6 +227,8 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
                   // Promised only where paid plans get another chat model (GET /api/config);
                   // every plan ranks papers alike, so no "advanced relevance scoring".
                   ...(appConfig.value.advancedModel ? ["AI summaries and scoring with a more advanced AI model"] : []),
+                  // What the plan gives of the workflows, as the server says (GET /api/config plans).
+                  ...workflowBenefits(tier, appConfig.value.plans),
                   "Priority email support",
                 ].map((feature) => (
                   <li key={feature} className="flex gap-2">

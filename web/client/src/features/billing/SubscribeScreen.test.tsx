@@ -72,6 +72,19 @@ describe("/subscribe with billing on", () => {
     }
   });
 
+  it("lists the workflows each plan gives, as the server's plans say", async () => {
+    const entitled = (tier: Tier, labChannels: boolean) => ({ tier, maxSearchTerms: 1, seeds: true, feeds: true, citations: true, labChannels });
+    const plans = [entitled("free", false), entitled("pro", false), entitled("team", true)];
+    serve({ tier: "free", config: { ...BILLING_ON_CONFIG, body: { ...BILLING_ON_CONFIG.body, plans } } });
+    await renderPlans();
+    const workflows = ["Seed topics with papers you know", "Private Atom feeds", "Citations for Zotero, Mendeley and EndNote"];
+    const lines = (name: string) => within(within(card(name)).getByRole("list")).getAllByRole("listitem").map((item) => item.textContent?.replace("✓", ""));
+    for (const name of ["Free", "Pro", "Team"]) expect(lines(name)).toEqual(expect.arrayContaining(workflows));
+    expect(lines("Team")).toContain("Digests posted to your lab's Slack or Mattermost");
+    expect(lines("Pro")).not.toContain("Digests posted to your lab's Slack or Mattermost");
+    expect(lines("Free")).not.toContain("Digests posted to your lab's Slack or Mattermost");
+  });
+
   it("a visitor: no plan badge, and every plan leads to signing in first", async () => {
     serve({ tier: null });
     const user = await renderPlans();

@@ -133,7 +133,7 @@ function PlanCard({ plan, action, highlighted }: { plan: Plan; action: PlanActio
         <span className="text-sm text-slate-600">{price === 0 ? " forever" : "/month"}</span>
       </p>
       <ul aria-label={`What the ${plan.label} plan includes`} className="mt-5 flex-1 space-y-2 text-sm text-slate-700">
-        {planBenefits(plan.tier, appConfig.value.advancedModel).map((benefit) => (
+        {planBenefits(plan.tier, appConfig.value).map((benefit) => (
           <li key={benefit} className="flex gap-2">
             <span aria-hidden="true" className="text-brand-700">
               ✓

@@ -1,6 +1,9 @@
 // The three plans (spec §6 and §9): names, prices, what each includes, and the addresses of the
 // pages that sell them. (The dashboard keeps its own term limits; features do not import each
-// other.)
+// other.) Prices and the plans' own lines are kept here; what each plan gives of the workflows
+// (seeds, feeds, citations, lab channels) is the server's word (`plans` of GET /api/config).
+import type { PlanEntitlements } from "@/api/contract";
+import type { AppConfig } from "@/state/config";
 import type { Tier } from "@/state/session";
 import type { PaidTier } from "./api";
 
@@ -26,10 +29,28 @@ const PAID_BENEFITS = ["All 4 sources: PubMed, arXiv, bioRxiv and medRxiv", "Cho
 const STANDARD_MODEL = "Standard AI model for summaries and scoring";
 const ADVANCED_MODEL = "A more advanced AI model for summaries and scoring";
 
-/** What a plan's card lists: its benefits, and its AI model where the plans' models differ. */
-export function planBenefits(tier: Tier, advancedModel: boolean): string[] {
-  const benefits = [...PLANS[tier].benefits];
-  if (advancedModel) benefits.push(tier === "free" ? STANDARD_MODEL : ADVANCED_MODEL);
+/** Each workflow a plan may give, and the line its card lists for it. */
+const WORKFLOW_LINES: ReadonlyArray<[keyof Pick<PlanEntitlements, "seeds" | "feeds" | "citations" | "labChannels">, string]> = [
+  ["seeds", "Seed topics with papers you know"],
+  ["feeds", "Private Atom feeds"],
+  ["citations", "Citations for Zotero, Mendeley and EndNote"],
+  ["labChannels", "Digests posted to your lab's Slack or Mattermost"],
+];
+
+/** The lines of the workflows `tier` gives, as the server's `plans` say; none for a plan it did not list. */
+export function workflowBenefits(tier: Tier, plans: readonly PlanEntitlements[]): string[] {
+  const plan = plans.find((entry) => entry.tier === tier);
+  if (!plan) return [];
+  return WORKFLOW_LINES.filter(([entitlement]) => plan[entitlement] === true).map(([, line]) => line);
+}
+
+/**
+ * What a plan's card lists: its benefits, the workflows the server says it gives, and its AI
+ * model where the plans' models differ.
+ */
+export function planBenefits(tier: Tier, config: Pick<AppConfig, "advancedModel" | "plans">): string[] {
+  const benefits = [...PLANS[tier].benefits, ...workflowBenefits(tier, config.plans)];
+  if (config.advancedModel) benefits.push(tier === "free" ? STANDARD_MODEL : ADVANCED_MODEL);
   return benefits;
 }
 
