@@ -118,8 +118,8 @@ function FeedAddress({ label, url }: { label: string; url: string }) {
         {label}
       </label>
       <div className="flex gap-2">
-        <Input id={id} readOnly value={url} onFocus={(event) => event.target.select()} className="h-8 font-mono text-xs" />
-        <Button variant="outline" size="sm" onClick={() => void copy()} aria-label={`Copy the feed address of ${label}`}>
+        <Input id={id} readOnly value={url} onFocus={(event) => event.target.select()} className="font-mono text-xs" />
+        <Button variant="outline" onClick={() => void copy()} aria-label={`Copy the feed address of ${label}`}>
           Copy
         </Button>
       </div>

@@ -128,7 +128,7 @@ function ConnectForm({
   };
 
   return (
-    <form onSubmit={connect} className="flex flex-col gap-2 sm:flex-row sm:items-end">
+    <form noValidate onSubmit={connect} className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-end">
       <div className="flex-1 space-y-1">
         <label htmlFor={inputId} className="block text-xs font-medium text-slate-600">
           {WEBHOOK_LABEL}
@@ -148,10 +148,9 @@ function ConnectForm({
           disabled={connecting}
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? errorId : undefined}
-          className="h-8"
         />
       </div>
-      <Button type="submit" size="sm" variant="outline" disabled={connecting || !url.trim()} aria-label={`Connect the lab channel of ${term}`}>
+      <Button type="submit" variant="outline" disabled={connecting || !url.trim()} aria-label={`Connect the lab channel of ${term}`}>
         {connecting ? "Connecting..." : "Connect"}
       </Button>
       {error ? (
