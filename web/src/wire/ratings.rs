@@ -41,9 +41,6 @@ pub struct RateRequest {
     pub digest_id: Uuid,
     pub paper_key: String,
     pub verdict: Verdict,
-    /// The paper's citation as meta tags (`citation_title`, `citation_author`, …) that reference
-    /// managers' browser connectors read: `[name, content]` pairs.
-    pub citation: Vec<(String, String)>,
 }
 
 /// `DELETE /api/search-terms/{termId}/ratings?paperKey=…`.

@@ -158,10 +158,8 @@ const ratingsPath = (termId: string) => `/api/search-terms/${encodeURIComponent(
 /** A term's ratings, newest first. */
 export const fetchRatings = (termId: string) => getJson<Rating[]>(ratingsPath(termId));
 
-// The contract's RateRequest requires a `citation` (the same doc as RatingLinkView's, which the
-// rating does not use); an empty one is sent until the server's type drops it.
 export const ratePaper = (termId: string, digestId: string, paperKey: string, verdict: Verdict) =>
-  apiRequest<RatingView>("PUT", ratingsPath(termId), { digestId, paperKey, verdict, citation: [] } satisfies RateRequest);
+  apiRequest<RatingView>("PUT", ratingsPath(termId), { digestId, paperKey, verdict } satisfies RateRequest);
 
 export const removeRating = (termId: string, paperKey: string) =>
   apiRequest<Done>("DELETE", `${ratingsPath(termId)}?paperKey=${encodeURIComponent(paperKey)}`);
