@@ -235,8 +235,9 @@ fn feed_failure(error: ArxivError) -> Failure {
     }
 }
 
-/// Whether `id` is an arXiv identifier, optionally with its version: new-style `YYMM.NNNNN`
-/// (four digits after the dot until 1412, five from 1501 on) or old-style `archive/YYMMNNN`, the
+/// Whether `id` has the form of an arXiv identifier, optionally with its version: new-style
+/// `YYMM.NNNNN` (four digits after the dot until 1412, five from 1501 on; the month is not
+/// checked, as arXiv does not: `0000.0000` is simply not found) or old-style `archive/YYMMNNN`, the
 /// archive possibly with its subject class (`hep-th/9901001`, `math.GT/0309136`). Nothing else
 /// (no comma, space, colon or quote) can reach `id_list`.
 pub fn is_arxiv_id(id: &str) -> bool {
@@ -245,9 +246,8 @@ pub fn is_arxiv_id(id: &str) -> bool {
         _ => id,
     };
     if let Some((yymm, number)) = unversioned.split_once('.').filter(|(yymm, _)| is_digits(yymm)) {
-        let month = yymm.get(2..).and_then(|month| month.parse::<u32>().ok());
         let digits_after_the_dot = if yymm >= "1501" { 5 } else { 4 };
-        return yymm.len() == 4 && month.is_some_and(|month| (1..=12).contains(&month)) && number.len() == digits_after_the_dot && is_digits(number);
+        return yymm.len() == 4 && number.len() == digits_after_the_dot && is_digits(number);
     }
     let Some((archive, number)) = unversioned.split_once('/') else {
         return false;
@@ -350,7 +350,9 @@ mod tests {
 
     #[test]
     fn only_arxiv_ids_reach_id_list() {
-        for good in ["1605.08386", "1605.08386v2", "0704.0001", "2606.27607v11", "hep-th/9901001", "math.GT/0309136v1", "cond-mat/0412498"] {
+        for good in
+            ["1605.08386", "1605.08386v2", "0704.0001", "0000.0000", "2606.27607v11", "hep-th/9901001", "math.GT/0309136v1", "cond-mat/0412498"]
+        {
             assert!(is_arxiv_id(good), "{good}");
         }
         let bad = [
