@@ -29,6 +29,8 @@
 //!     digester -- "search, once per term a day" --> tantivy
 //!     users -- "immediate, index thin on the term: LiveSearch, once per term and source a day, ≤ 20 s" --> src
 //!     users -- "Ingest(live papers), awaited before the digest" --> indexer
+//!     seeds[SeedLookup] -- "ids not in the index: PubMed, arXiv, bioRxiv/medRxiv, Crossref, ≤ 30 s" --> src
+//!     seeds -- "Ingest(seed papers), awaited before the answer" --> indexer
 //! ```
 //!
 //! Supervision policy: every actor runs under an actix `Supervisor`; an actor that reaches a
@@ -42,7 +44,7 @@
 //!
 //! Architecture invariant: exactly one actor (the [`Indexer`]) writes the paper index; a
 //! harvest run is a task of its own, so an error or panic in one source's run ends that run
-//! only. Live search (`live`) hands its papers to the same indexer.
+//! only. Live search (`live`) and seed lookups (`seeds`) hand their papers to the same indexer.
 //!
 //! Architecture invariant: exactly one actor (the [`Vectorizer`]) writes paper vectors, each
 //! paper embedded once per model and text, on a thread of its own, one batch per message.
@@ -57,6 +59,7 @@ pub mod live;
 pub mod llm;
 pub mod mailer;
 pub mod scheduler;
+pub mod seeds;
 pub mod semantic;
 pub mod smtp;
 pub mod sources;
@@ -75,6 +78,7 @@ pub use live::{LiveQuery, LiveReport, LiveSearch};
 pub use llm::{Llm, LlmConfig, LlmError, LlmStats, ModelClass};
 pub use mailer::{DrainQueue, MailTransport, Mailer, MailerConfig};
 pub use scheduler::{RunDue, ScheduleConfig, Scheduler};
+pub use seeds::{SeedFound, SeedLookup, SeedOutcome};
 pub use status::{ActorStatus, StatusBoard};
 pub use users::UserActors;
 pub use vectorizer::{CheckIndex, DocumentEmbedder, Vectorizer, VectorizerConfig, VectorizerError, VectorizerThread};

@@ -38,10 +38,15 @@ pub struct SourceArgs {
     /// bioRxiv/medRxiv API root, for both servers [default: https://api.biorxiv.org/].
     #[arg(long, env = "PAPERTIDE_BIORXIV_URL")]
     pub biorxiv_url: Option<String>,
+    /// Crossref REST API root, asked for seed DOIs the sources do not hold
+    /// [default: https://api.crossref.org/].
+    #[arg(long, env = "PAPERTIDE_CROSSREF_URL")]
+    pub crossref_url: Option<String>,
     /// NCBI API key: PubMed allows 10 requests a second with one, 3 without.
     #[arg(long, env = "PAPERTIDE_NCBI_API_KEY", hide_env_values = true)]
     pub ncbi_api_key: Option<String>,
-    /// Contact email sent to NCBI with every request [default: the support email].
+    /// Contact email sent to NCBI with every request, and to Crossref as `mailto` [default: the
+    /// support email].
     #[arg(long, env = "PAPERTIDE_NCBI_EMAIL")]
     pub ncbi_email: Option<String>,
 }
@@ -315,6 +320,7 @@ pub struct FileSources {
     pub pubmed_url: Option<String>,
     pub arxiv_url: Option<String>,
     pub biorxiv_url: Option<String>,
+    pub crossref_url: Option<String>,
     pub ncbi_api_key: Option<String>,
     pub ncbi_email: Option<String>,
 }
@@ -433,6 +439,8 @@ pub struct SourceSettings {
     pub pubmed_url: Url,
     pub arxiv_url: Url,
     pub biorxiv_url: Url,
+    /// Crossref, asked for seed DOIs (not a source: nothing is harvested from it).
+    pub crossref_url: Url,
     pub ncbi_api_key: Option<String>,
     pub ncbi_email: String,
 }
@@ -445,6 +453,7 @@ impl std::fmt::Debug for SourceSettings {
             .field("pubmed_url", &self.pubmed_url.as_str())
             .field("arxiv_url", &self.arxiv_url.as_str())
             .field("biorxiv_url", &self.biorxiv_url.as_str())
+            .field("crossref_url", &self.crossref_url.as_str())
             .field("ncbi_api_key", &self.ncbi_api_key.as_ref().map(|_| "<redacted>"))
             .field("ncbi_email", &self.ncbi_email)
             .finish()
@@ -513,6 +522,7 @@ impl std::fmt::Debug for LlmSettings {
 pub const DEFAULT_PUBMED_URL: &str = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/";
 pub const DEFAULT_ARXIV_URL: &str = "https://export.arxiv.org/api/query";
 pub const DEFAULT_BIORXIV_URL: &str = "https://api.biorxiv.org/";
+pub const DEFAULT_CROSSREF_URL: &str = "https://api.crossref.org/";
 
 pub const DEFAULT_STRIPE_API_URL: &str = "https://api.stripe.com/";
 pub const DEFAULT_STRIPE_JS_URL: &str = "https://js.stripe.com/v3/";
@@ -887,6 +897,7 @@ fn resolve_sources(args: &SourceArgs, file: FileSources, support_email: &str) ->
         pubmed_url: url("PubMed", args.pubmed_url.clone().or(file.pubmed_url), DEFAULT_PUBMED_URL)?,
         arxiv_url: url("arXiv", args.arxiv_url.clone().or(file.arxiv_url), DEFAULT_ARXIV_URL)?,
         biorxiv_url: url("bioRxiv", args.biorxiv_url.clone().or(file.biorxiv_url), DEFAULT_BIORXIV_URL)?,
+        crossref_url: url("Crossref", args.crossref_url.clone().or(file.crossref_url), DEFAULT_CROSSREF_URL)?,
         ncbi_api_key: args.ncbi_api_key.clone().or(file.ncbi_api_key).filter(|key| !key.trim().is_empty()),
         ncbi_email,
     })
@@ -1044,6 +1055,7 @@ mod tests {
         let defaults = resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs::default())?;
         assert_eq!(defaults.harvest, HarvestSettings { sources: Source::ALL.to_vec(), hour: 6, lookback_days: 7 });
         assert_eq!(defaults.sources.pubmed_url.as_str(), "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/");
+        assert_eq!(defaults.sources.crossref_url.as_str(), DEFAULT_CROSSREF_URL);
         assert_eq!(defaults.sources.ncbi_email, "support@localhost");
         assert_eq!(defaults.sources.ncbi_api_key, None);
 
@@ -1076,6 +1088,20 @@ mod tests {
         assert!(message.is_some_and(|m| m.contains("arXiv URL")));
         let sources = SourceArgs { ncbi_email: Some("nobody".into()), ..SourceArgs::default() };
         assert!(bad(ServeArgs { sources, ..ServeArgs::default() }).is_some_and(|m| m.contains("NCBI")));
+        let sources = SourceArgs { crossref_url: Some("api.crossref.org".into()), ..SourceArgs::default() };
+        assert!(bad(ServeArgs { sources, ..ServeArgs::default() }).is_some_and(|m| m.contains("Crossref URL")));
+    }
+
+    #[test]
+    fn the_crossref_url_comes_from_the_file_unless_a_flag_says_otherwise() -> anyhow::Result<()> {
+        let file: FileConfig = toml::from_str("[sources]\ncrossref_url = \"http://127.0.0.1:9/crossref/\"\n")?;
+        let from_file = resolve(file.clone(), &CommonArgs::default(), &ServeArgs::default())?;
+        assert_eq!(from_file.sources.crossref_url.as_str(), "http://127.0.0.1:9/crossref/");
+        assert!(format!("{:?}", from_file.sources).contains("http://127.0.0.1:9/crossref/"));
+        let sources = SourceArgs { crossref_url: Some("https://crossref.example.org/".into()), ..SourceArgs::default() };
+        let flagged = resolve(file, &CommonArgs::default(), &ServeArgs { sources, ..ServeArgs::default() })?;
+        assert_eq!(flagged.sources.crossref_url.as_str(), "https://crossref.example.org/");
+        Ok(())
     }
 
     #[test]
@@ -1366,6 +1392,7 @@ mod tests {
                 pubmed_url: Some(String::new()),
                 arxiv_url: Some(String::new()),
                 biorxiv_url: Some(String::new()),
+                crossref_url: Some(String::new()),
                 ncbi_api_key: Some(String::new()),
                 ncbi_email: Some(String::new()),
             }),

@@ -142,13 +142,21 @@ pub struct Paper {
     /// date the weekly window is about.
     pub entered: Option<NaiveDate>,
     pub links: Vec<Link>,
-    /// Every source that reported this work, sorted, without repeats.
+    /// Every source that reported this work, sorted, without repeats. Empty for a work known
+    /// only from Crossref (a researcher's seed none of the sources reported, see
+    /// `parse::crossref`): no source filter selects it.
     pub sources: Vec<Source>,
 }
 
 impl Paper {
     /// An empty paper from `source`, for parsers to fill in.
     pub fn new(source: Source, title: impl Into<String>) -> Paper {
+        Paper { sources: vec![source], ..Paper::unsourced(title) }
+    }
+
+    /// An empty paper that none of the four sources reported (a work from Crossref), for
+    /// parsers to fill in.
+    pub fn unsourced(title: impl Into<String>) -> Paper {
         Paper {
             ids: PaperIds::default(),
             title: title.into(),
@@ -162,7 +170,7 @@ impl Paper {
             published: None,
             entered: None,
             links: Vec::new(),
-            sources: vec![source],
+            sources: Vec::new(),
         }
     }
 

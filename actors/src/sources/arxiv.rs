@@ -1,5 +1,6 @@
 //! arXiv through its export API: the papers first submitted in a window of days, optionally in
-//! some categories, paged with `start`/`max_results` until `totalResults`.
+//! some categories, paged with `start`/`max_results` until `totalResults`; and papers by id
+//! (`id_list`, at most 100 ids a request, each checked to be an arXiv id before it is sent).
 //!
 //! The query is `submittedDate:[YYYYMMDD0000 TO YYYYMMDD2359]` (GMT), `AND`ed with
 //! `(cat:… OR cat:…)` when categories are given, sorted by submission date ascending so that
@@ -22,6 +23,9 @@ use super::{check_window, records_in, split_days, window_warning, Harvest, Progr
 
 /// The export API's query endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://export.arxiv.org/api/query";
+
+/// The most ids one `id_list` request names.
+const MAX_IDS_PER_REQUEST: usize = 100;
 
 /// The knobs of the arXiv client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,6 +133,35 @@ impl ArxivClient {
         Ok(page.papers)
     }
 
+    /// The papers with these arXiv ids (`1605.08386`, `hep-th/9901001`, either with a `vN` or
+    /// without), asked by `id_list` in requests of at most 100 ids. An id arXiv does not know is
+    /// simply absent from the result. Every id must be one ([`is_arxiv_id`]) before anything is
+    /// sent, so that no id can change the request.
+    pub async fn fetch_ids(&self, ids: &[String]) -> Result<Parsed<Paper>, SourceError> {
+        if let Some(bad) = ids.iter().find(|id| !is_arxiv_id(id)) {
+            return Err(SourceError::invalid_request(Source::Arxiv, "id_list", format!("not an arXiv id: {bad:?}")));
+        }
+        let mut harvest = Harvest::new(Source::Arxiv);
+        for batch in ids.chunks(MAX_IDS_PER_REQUEST) {
+            let parameters = vec![("id_list", batch.join(",")), ("start", "0".to_owned()), ("max_results", batch.len().to_string())];
+            let label = format!("id_list {} ids from {}", batch.len(), batch[0]);
+            let call = Call::get(label, self.config.base_url.clone(), parameters);
+            let page = self
+                .transport
+                .fetch(&call, |body| {
+                    let page = parse_atom(body).map_err(feed_failure)?;
+                    if records_in(&page.papers) == 0 && page.total_results > 0 {
+                        return Err(Failure::Incomplete(format!("no entries of {} results", page.total_results)));
+                    }
+                    Ok(page)
+                })
+                .await?;
+            harvest.pages += 1;
+            harvest.add_page(page.papers);
+        }
+        Ok(harvest.papers)
+    }
+
     /// Pages through one part of the window, unless its first page says it is too large and
     /// can be split.
     async fn fetch_part(
@@ -183,10 +216,7 @@ impl ArxivClient {
         let call = Call::get(label, self.config.base_url.clone(), parameters);
         self.transport
             .fetch(&call, |body| {
-                let page = parse_atom(body).map_err(|error| match error {
-                    ArxivError::Api(message) => Failure::Api { message, retry_later: false },
-                    ArxivError::Malformed(problem) => Failure::Parse(problem),
-                })?;
+                let page = parse_atom(body).map_err(feed_failure)?;
                 let entries = records_in(&page.papers);
                 if entries == 0 && start < page.total_results {
                     return Err(Failure::Incomplete(format!("no entries from {start} of {} results", page.total_results)));
@@ -195,6 +225,43 @@ impl ArxivClient {
             })
             .await
     }
+}
+
+/// arXiv's error feed is a permanent failure; a body that is no feed is unreadable.
+fn feed_failure(error: ArxivError) -> Failure {
+    match error {
+        ArxivError::Api(message) => Failure::Api { message, retry_later: false },
+        ArxivError::Malformed(problem) => Failure::Parse(problem),
+    }
+}
+
+/// Whether `id` has the form of an arXiv identifier, optionally with its version: new-style
+/// `YYMM.NNNNN` (four digits after the dot until 1412, five from 1501 on; the month is not
+/// checked, as arXiv does not: `0000.0000` is simply not found) or old-style `archive/YYMMNNN`, the
+/// archive possibly with its subject class (`hep-th/9901001`, `math.GT/0309136`). Nothing else
+/// (no comma, space, colon or quote) can reach `id_list`.
+pub fn is_arxiv_id(id: &str) -> bool {
+    let unversioned = match id.rsplit_once('v') {
+        Some((bare, version)) if is_digits(version) => bare,
+        _ => id,
+    };
+    if let Some((yymm, number)) = unversioned.split_once('.').filter(|(yymm, _)| is_digits(yymm)) {
+        let digits_after_the_dot = if yymm >= "1501" { 5 } else { 4 };
+        return yymm.len() == 4 && number.len() == digits_after_the_dot && is_digits(number);
+    }
+    let Some((archive, number)) = unversioned.split_once('/') else {
+        return false;
+    };
+    let is_name = |part: &str| part.starts_with(|c: char| c.is_ascii_alphabetic()) && part.chars().all(|c| c.is_ascii_alphabetic() || c == '-');
+    let archive_is_named = match archive.split_once('.') {
+        Some((name, subject_class)) => is_name(name) && is_name(subject_class),
+        None => is_name(archive),
+    };
+    archive_is_named && number.len() == 7 && is_digits(number)
+}
+
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit())
 }
 
 /// The `search_query` for a window of days and, optionally, categories.
@@ -278,6 +345,36 @@ mod tests {
         }
         for bad in ["", "cs.AI OR all:x", "cat:cs.AI", "cs.AI)", "\"cs\""] {
             assert!(!is_category_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_arxiv_ids_reach_id_list() {
+        for good in
+            ["1605.08386", "1605.08386v2", "0704.0001", "0000.0000", "2606.27607v11", "hep-th/9901001", "math.GT/0309136v1", "cond-mat/0412498"]
+        {
+            assert!(is_arxiv_id(good), "{good}");
+        }
+        let bad = [
+            "",
+            "1605.0838",
+            "0704.00011",
+            "1605.083861",
+            "1613.08386",
+            "16050.8386",
+            "1605.08386v",
+            "1605.08386,1",
+            "1605.08386 OR all:x",
+            "arXiv:1605.08386",
+            "hep-th/990100",
+            "hep th/9901001",
+            "/9901001",
+            "hep-th/9901001&start=5",
+            "10.1101/2020.09.09.20191205",
+            "abc",
+        ];
+        for bad in bad {
+            assert!(!is_arxiv_id(bad), "{bad}");
         }
     }
 

@@ -7,6 +7,9 @@
 //! the window with a warning instead of looping. Both servers live on one host, so one client,
 //! with one pace (1 s between requests by default), serves both.
 //!
+//! One preprint is looked up by DOI with `details/{server}/{doi}/na/json`, which lists every
+//! version of it; the latest version gives the paper ([`BiorxivClient::fetch_doi`]).
+//!
 //! The papers are returned as each page's parser made them: one per DOI *per page*. A preprint
 //! whose versions fall on two pages comes back twice; the harvest merges them with
 //! `engine::dedup` like any other duplicate.
@@ -14,7 +17,7 @@
 use std::time::Duration;
 
 use chrono::NaiveDate;
-use engine::paper::{Paper, Parsed, Source};
+use engine::paper::{normalize_doi, Paper, Parsed, Source};
 use engine::parse::biorxiv::{next_cursor, parse_details, DetailsError, DetailsPage};
 use url::Url;
 
@@ -104,6 +107,29 @@ impl BiorxivClient {
         Ok(harvest.papers)
     }
 
+    /// The preprint with this DOI on `server` (`Source::Biorxiv` or `Source::Medrxiv`), its
+    /// versions collapsed into one paper with the latest version's text; `None` when the server
+    /// has no post under the DOI ("no posts found"). The DOI must be a plain `10.NNNN/suffix` of
+    /// letters, digits, dots and hyphens, which cannot change the request's path.
+    pub async fn fetch_doi(&self, server: Source, doi: &str) -> Result<Option<Paper>, SourceError> {
+        let label = format!("details {server} doi");
+        if !matches!(server, Source::Biorxiv | Source::Medrxiv) {
+            return Err(SourceError::invalid_request(server, label, format!("{server} is not served by api.biorxiv.org")));
+        }
+        let Some(doi) = normalize_doi(doi).filter(|doi| is_path_safe_doi(doi)) else {
+            return Err(SourceError::invalid_request(server, label, format!("not a bioRxiv/medRxiv DOI: {doi:?}")));
+        };
+        let label = format!("details {server} {doi}");
+        let url = self
+            .config
+            .base_url
+            .join(&format!("details/{server}/{doi}/na/json"))
+            .map_err(|error| SourceError::invalid_request(server, label.clone(), error.to_string()))?;
+        let call = Call::get(label, url, Vec::new());
+        let page = self.transport.fetch(&call, |body| parse_details(body, server).map_err(details_failure)).await?;
+        Ok(page.papers.items.into_iter().find(|paper| paper.ids.doi.as_deref() == Some(doi.as_str())))
+    }
+
     async fn fetch_page(&self, server: Source, from: NaiveDate, to: NaiveDate, cursor: u64) -> Result<DetailsPage, SourceError> {
         let path = format!("details/{server}/{from}/{to}/{cursor}/json");
         let label = format!("details {server} {from}/{to} cursor {cursor}");
@@ -111,6 +137,18 @@ impl BiorxivClient {
         let call = Call::get(label, url, Vec::new());
         self.transport.fetch(&call, |body| parse_details(body, server).map_err(details_failure)).await
     }
+}
+
+/// `10.NNNN/suffix` with a suffix of ASCII letters, digits, dots and hyphens (every bioRxiv and
+/// medRxiv DOI): no slash, `..`, `?`, `#` or `%` that would change the path it is put in.
+fn is_path_safe_doi(doi: &str) -> bool {
+    let Some((prefix, suffix)) = doi.split_once('/') else {
+        return false;
+    };
+    let registrant = prefix.strip_prefix("10.").unwrap_or_default();
+    let registrant_is_number = !registrant.is_empty() && registrant.bytes().all(|byte| byte.is_ascii_digit());
+    let suffix_is_plain = suffix.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'.' || byte == b'-');
+    registrant_is_number && suffix_is_plain && suffix.bytes().any(|byte| byte.is_ascii_alphanumeric()) && !suffix.contains("..")
 }
 
 fn details_failure(error: DetailsError) -> Failure {
@@ -141,6 +179,17 @@ mod tests {
         assert_eq!(explain_refusal(refused).as_deref(), Some("Both dates must be in yyyy-mm-dd format"));
         let garbage = parse_details("<html>502</html>", Source::Biorxiv).map(|_| ()).map_err(details_failure);
         assert!(matches!(garbage, Err(Failure::Parse(_))));
+    }
+
+    #[test]
+    fn only_plain_dois_go_into_the_path() {
+        for good in ["10.1101/2020.09.09.20191205", "10.1101/123456", "10.64898/2026.07.31.741971", "10.1101/gr.275.2"] {
+            assert!(is_path_safe_doi(good), "{good}");
+        }
+        for bad in ["10.1101/", "10.1101/..", "10.1101/a/../../x", "10.1101/x?y", "10.1101/x#y", "10.1101/x%2F", "10.x/1", "11.1101/1", "10.1101/a b"]
+        {
+            assert!(!is_path_safe_doi(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -1,13 +1,44 @@
 //! Why a request to a paper source failed, and what a caller should do about it.
 //!
-//! A [`SourceError`] names the source, the request (as a label, never the URL: NCBI URLs carry
+//! A [`SourceError`] names whom it asked ([`Origin`]: a paper source, or Crossref), the request (as a label, never the URL: NCBI URLs carry
 //! the API key), how many attempts were made, and the last [`Failure`]. Callers branch on
 //! [`SourceError::kind`]: try later (`Transient`, `RateLimited`), give up on this request
 //! (`NotFound`, `Parse`, `Permanent`).
 
+use std::fmt;
 use std::time::Duration;
 
 use engine::paper::Source;
+
+/// Whom a request went to: one of the paper sources, or Crossref, which is asked for seed DOIs
+/// the sources do not hold and is not a source of its own (see `engine::parse::crossref`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Origin {
+    Source(Source),
+    Crossref,
+}
+
+impl From<Source> for Origin {
+    fn from(source: Source) -> Origin {
+        Origin::Source(source)
+    }
+}
+
+impl PartialEq<Source> for Origin {
+    fn eq(&self, source: &Source) -> bool {
+        *self == Origin::Source(*source)
+    }
+}
+
+impl fmt::Display for Origin {
+    /// The source's name (`pubmed`, …), or `crossref`.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Source(source) => source.fmt(formatter),
+            Origin::Crossref => formatter.write_str("crossref"),
+        }
+    }
+}
 
 /// What a caller should do about a failed request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,9 +69,9 @@ impl ErrorKind {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{origin} {request}: {failure} ({})", attempts_note(*.attempts))]
 pub struct SourceError {
-    /// The source that was asked (a field named `source` would mean the error's cause to
-    /// `thiserror`).
-    pub origin: Source,
+    /// The source (or Crossref) that was asked (a field named `source` would mean the error's
+    /// cause to `thiserror`).
+    pub origin: Origin,
     /// What was being fetched, e.g. `esearch edat 2024/01/01-2024/01/07`.
     pub request: String,
     /// Requests sent (0 when the request was refused before sending, e.g. a bad window).
@@ -55,8 +86,8 @@ impl SourceError {
     }
 
     /// An error for a request that was never sent because it could not be made.
-    pub(crate) fn invalid_request(source: Source, request: impl Into<String>, why: impl Into<String>) -> SourceError {
-        SourceError { origin: source, request: request.into(), attempts: 0, failure: Failure::InvalidRequest(why.into()) }
+    pub(crate) fn invalid_request(origin: impl Into<Origin>, request: impl Into<String>, why: impl Into<String>) -> SourceError {
+        SourceError { origin: origin.into(), request: request.into(), attempts: 0, failure: Failure::InvalidRequest(why.into()) }
     }
 }
 
@@ -187,11 +218,14 @@ mod tests {
 
     #[test]
     fn the_message_names_source_request_and_attempts() {
-        let error = SourceError { origin: Source::Pubmed, request: "esearch".into(), attempts: 3, failure: status(500) };
+        let error = SourceError { origin: Source::Pubmed.into(), request: "esearch".into(), attempts: 3, failure: status(500) };
         assert_eq!(error.to_string(), "pubmed esearch: HTTP 500 (after 3 attempts)");
         let once = SourceError { attempts: 1, ..error.clone() };
         assert!(once.to_string().ends_with("(after 1 attempt)"));
         let refused = SourceError::invalid_request(Source::Arxiv, "query", "not an arXiv category: \"x y\"");
         assert_eq!(refused.to_string(), "arxiv query: invalid request: not an arXiv category: \"x y\" (not sent)");
+        assert_eq!(refused.origin, Source::Arxiv);
+        let crossref = SourceError { origin: Origin::Crossref, request: "works".into(), attempts: 1, failure: status(503) };
+        assert_eq!(crossref.to_string(), "crossref works: HTTP 503 (after 1 attempt)");
     }
 }

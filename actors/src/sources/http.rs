@@ -12,12 +12,11 @@ use std::error::Error as StdError;
 use std::time::Duration;
 
 use chrono::Utc;
-use engine::paper::Source;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{Method, StatusCode};
 use url::Url;
 
-use super::error::{Failure, SourceError};
+use super::error::{Failure, Origin, SourceError};
 use super::pacing::Pacer;
 use super::retry::{backoff_delay, parse_retry_after};
 
@@ -85,10 +84,10 @@ impl Call {
 /// `error`), when it has one.
 pub(crate) type ExplainErrorBody = fn(&str) -> Option<String>;
 
-/// The shared half of every client: its source, connection pool, pacing and knobs.
+/// The shared half of every client: whom it asks, its connection pool, pacing and knobs.
 #[derive(Debug, Clone)]
 pub(crate) struct Transport {
-    pub source: Source,
+    pub origin: Origin,
     pub config: HttpConfig,
     client: reqwest::Client,
     pacer: Pacer,
@@ -96,15 +95,16 @@ pub(crate) struct Transport {
 }
 
 impl Transport {
-    pub fn new(source: Source, config: HttpConfig, explain_error_body: ExplainErrorBody) -> Result<Transport, SourceError> {
+    pub fn new(origin: impl Into<Origin>, config: HttpConfig, explain_error_body: ExplainErrorBody) -> Result<Transport, SourceError> {
+        let origin = origin.into();
         let connect_timeout = config.timeout.min(Duration::from_secs(10));
         let mut builder = reqwest::Client::builder().user_agent(config.user_agent.clone()).timeout(config.timeout).connect_timeout(connect_timeout);
         if let Some(max_in_flight) = config.max_in_flight {
             builder = builder.pool_max_idle_per_host(max_in_flight);
         }
-        let client = builder.build().map_err(|error| SourceError::invalid_request(source, "client setup", error_chain(&error.without_url())))?;
+        let client = builder.build().map_err(|error| SourceError::invalid_request(origin, "client setup", error_chain(&error.without_url())))?;
         let pacer = Pacer::new(config.min_interval, config.max_in_flight);
-        Ok(Transport { source, config, client, pacer, explain_error_body })
+        Ok(Transport { origin, config, client, pacer, explain_error_body })
     }
 
     /// Sends `call` until `interpret` accepts an answer or the retry policy gives up.
@@ -123,7 +123,7 @@ impl Transport {
             let out_of_retries = attempts > self.config.max_retries;
             let asks_too_long = asked_wait.is_some_and(|wait| wait > self.config.max_retry_after);
             if !failure.kind().is_retryable() || out_of_retries || asks_too_long {
-                return Err(SourceError { origin: self.source, request: call.label.clone(), attempts, failure });
+                return Err(SourceError { origin: self.origin, request: call.label.clone(), attempts, failure });
             }
 
             let backoff = backoff_delay(self.config.backoff_base, self.config.backoff_cap, attempts, rand::random::<f64>());
@@ -132,7 +132,7 @@ impl Transport {
             }
             let delay = backoff.max(asked_wait.unwrap_or(Duration::ZERO));
             tracing::warn!(
-                source = %self.source,
+                source = %self.origin,
                 request = %call.label,
                 attempt = attempts,
                 delay_ms = delay.as_millis() as u64,

@@ -1,8 +1,11 @@
 //! The real HTTP clients of the four paper sources: PubMed (NCBI E-utilities), arXiv (export
-//! API) and bioRxiv/medRxiv (`api.biorxiv.org`). They build the requests for a window of days,
-//! pace them, retry them, page through the answers and hand every body to the `engine` parsers.
+//! API) and bioRxiv/medRxiv (`api.biorxiv.org`). They build the requests for a window of days
+//! (or for papers by id, for a researcher's seeds), pace them, retry them, page through the
+//! answers and hand every body to the `engine` parsers. Beside them, the Crossref client
+//! ([`CrossrefClient`]) looks up one work by DOI, for seeds the sources do not hold; Crossref is
+//! not a source ([`Origin::Crossref`] in its errors).
 //!
-//! Each client ([`PubmedClient`], [`ArxivClient`], [`BiorxivClient`]) is built from its config
+//! Each client ([`PubmedClient`], [`ArxivClient`], [`BiorxivClient`], [`CrossrefClient`]) is built from its config
 //! and owns its connection pool and its pacer (`pacing`); clone it (cheaply) to share the pacing
 //! between concurrent callers. A fetch returns the papers and the parser's warnings ([`Parsed`]), or a
 //! [`SourceError`] whose [`ErrorKind`] says whether to try again later.
@@ -11,7 +14,7 @@
 //! - **Pacing**: request starts are at least `min_interval` apart across all callers of a
 //!   client: PubMed 350 ms without an API key (NCBI allows 3/s), 110 ms with one (10/s); arXiv
 //!   3 s and one request open at a time (its terms of use); bioRxiv/medRxiv 1 s (undocumented;
-//!   be polite). Both bioRxiv servers share one host, so one client serves both.
+//!   be polite); Crossref 200 ms. Both bioRxiv servers share one host, so one client serves both.
 //! - **Retries**: 429, 408, 5xx, timeouts, broken connections, error messages that say to try
 //!   again and incomplete pages are retried up to `max_retries` times with capped exponential
 //!   backoff and jitter; a `Retry-After` (seconds or a date) on a 429 or 503 is honoured and
@@ -26,6 +29,7 @@
 
 pub mod arxiv;
 pub mod biorxiv;
+pub mod crossref;
 mod error;
 mod http;
 pub(crate) use http::error_chain;
@@ -38,8 +42,9 @@ use engine::paper::{Paper, Source};
 
 pub use arxiv::{ArxivClient, ArxivConfig};
 pub use biorxiv::{BiorxivClient, BiorxivConfig};
+pub use crossref::{CrossrefClient, CrossrefConfig};
 pub use engine::paper::{ParseWarning, Parsed};
-pub use error::{ErrorKind, Failure, SourceError};
+pub use error::{ErrorKind, Failure, Origin, SourceError};
 pub use http::{default_user_agent, HttpConfig};
 pub use pubmed::{PubmedClient, PubmedConfig};
 

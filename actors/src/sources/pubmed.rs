@@ -227,7 +227,7 @@ impl PubmedClient {
         let window = format!("edat {}-{}", ncbi_date(from), ncbi_date(to));
         let (Some(web_env), Some(query_key)) = (search.web_env.as_deref(), search.query_key.as_deref()) else {
             return Err(SourceError {
-                origin: Source::Pubmed,
+                origin: Source::Pubmed.into(),
                 request: format!("esearch {window}"),
                 attempts: 1,
                 failure: Failure::Parse("the search found records but named no history-server WebEnv/QueryKey".into()),

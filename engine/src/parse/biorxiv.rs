@@ -24,6 +24,16 @@ use serde_json::{Map, Value};
 use crate::dedup::fold_text;
 use crate::paper::{collapse_whitespace, normalize_doi, AbstractSection, Author, Link, LinkKind, Paper, ParseWarning, Parsed, Source};
 
+/// The DOI prefixes bioRxiv and medRxiv register their preprints under: `10.1101/` (Cold Spring
+/// Harbor Laboratory's, which its journals use too) and `10.64898/` (newer preprints).
+pub const PREPRINT_DOI_PREFIXES: [&str; 2] = ["10.1101/", "10.64898/"];
+
+/// Whether `doi` (normalized) has a prefix bioRxiv and medRxiv use: it may be a preprint of
+/// theirs, and they are the ones to ask first.
+pub fn is_preprint_server_doi(doi: &str) -> bool {
+    PREPRINT_DOI_PREFIXES.iter().any(|prefix| doi.starts_with(prefix))
+}
+
 /// One answer of the `details` endpoint: its paging numbers and the papers on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DetailsPage {

@@ -1,4 +1,5 @@
-//! Parsers for what the four sources answer. Each takes the raw body and returns the records it
+//! Parsers for what the four sources answer, and for Crossref's record of one work (asked for a
+//! researcher's seed DOIs, see `crossref`). Each takes the raw body and returns the records it
 //! could read plus a warning for each it could not; a bad record never sinks its batch.
 //!
 //! [`parse_any`] recognizes the format of a file (PubMed efetch XML, arXiv Atom or OAI-PMH,
@@ -6,6 +7,7 @@
 
 pub mod arxiv;
 pub mod biorxiv;
+pub mod crossref;
 pub mod pubmed;
 
 use crate::paper::{Paper, ParseWarning, Parsed, Source};

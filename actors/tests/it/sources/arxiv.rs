@@ -94,3 +94,69 @@ async fn a_category_that_would_change_the_query_is_refused_before_sending() {
     assert_eq!((error.kind(), error.attempts), (ErrorKind::Permanent, 0));
     assert!(server.requests().is_empty());
 }
+
+/// Real answers to `id_list=1605.08386` (one entry) and `id_list=0000.0000` (none).
+const ID_LIST_1605: &str = "arxiv/api_idlist_1605.08386_two_categories.xml";
+const ID_LIST_NONE: &str = "arxiv/api_idlist_nonexistent_0000.0000_zero_results.xml";
+
+#[actix_rt::test]
+async fn papers_are_asked_by_id_list_and_an_unknown_id_is_simply_absent() {
+    let server = ReplayServer::start().await;
+    server.on(QUERY).param("id_list", "1605.08386,0000.0000").reply(Reply::fixture(ID_LIST_1605));
+    let client = client(&server, quick_http(Duration::ZERO), 10);
+
+    let papers = client.fetch_ids(&["1605.08386".into(), "0000.0000".into()]).await.expect("the ids");
+
+    assert!(papers.warnings.is_empty(), "{:?}", papers.warnings);
+    assert_eq!(papers.items.len(), 1);
+    let paper = &papers.items[0];
+    assert_eq!((paper.ids.arxiv.as_deref(), paper.title.as_str()), (Some("1605.08386"), "Heat-bath random walks with Markov bases"));
+    assert_eq!(paper.categories, ["math.CO", "math.ST"]);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].query,
+        [("id_list", "1605.08386,0000.0000"), ("start", "0"), ("max_results", "2")].map(|(k, v)| (k.to_owned(), v.to_owned()))
+    );
+}
+
+#[actix_rt::test]
+async fn more_than_a_hundred_ids_go_in_requests_of_a_hundred() {
+    let server = ReplayServer::start().await;
+    server.on(QUERY).param("id_list", "1605.08386").reply(Reply::fixture(ID_LIST_1605));
+    server.on(QUERY).reply(Reply::fixture(ID_LIST_NONE));
+    let client = client(&server, quick_http(Duration::ZERO), 10);
+    let mut ids: Vec<String> = (1..=100).map(|number| format!("2101.{number:05}")).collect();
+    ids.push("1605.08386".into());
+
+    let papers = client.fetch_ids(&ids).await.expect("the ids");
+
+    assert_eq!(papers.items.len(), 1);
+    let requests = server.requests();
+    let sizes: Vec<(usize, Option<&str>)> =
+        requests.iter().map(|request| (request.param("id_list").map_or(0, |list| list.split(',').count()), request.param("max_results"))).collect();
+    assert_eq!(sizes, [(100, Some("100")), (1, Some("1"))]);
+}
+
+#[actix_rt::test]
+async fn an_id_that_is_no_arxiv_id_is_refused_before_sending() {
+    let server = ReplayServer::start().await;
+    let client = client(&server, quick_http(Duration::ZERO), 10);
+
+    let error = client.fetch_ids(&["1605.08386".into(), "1605.08386&start=5".into()]).await.expect_err("refused");
+
+    assert_eq!((error.kind(), error.attempts), (ErrorKind::Permanent, 0));
+    assert!(error.to_string().contains("not an arXiv id"), "{error}");
+    assert!(server.requests().is_empty());
+}
+
+#[actix_rt::test]
+async fn an_id_list_arxiv_refuses_is_a_permanent_error() {
+    let server = ReplayServer::start().await;
+    server.on(QUERY).reply(Reply::fixture("arxiv/api_error_incorrect_id_format_http400.xml").with_status(400));
+    let client = client(&server, quick_http(Duration::ZERO), 10);
+
+    let error = client.fetch_ids(&["1605.08386".into()]).await.expect_err("the error feed");
+
+    assert_eq!((error.kind(), error.attempts), (ErrorKind::Permanent, 1));
+}

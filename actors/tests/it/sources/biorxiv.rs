@@ -67,3 +67,51 @@ async fn a_refusal_is_permanent() {
     assert_eq!((error.kind(), error.attempts), (ErrorKind::Permanent, 1));
     assert!(error.to_string().contains("yyyy-mm-dd"), "{error}");
 }
+
+/// The real answer to `details/medrxiv/10.1101/2020.09.09.20191205`: versions 1 and 2.
+const DOI_LOOKUP: &str = "medrxiv/details_doi_2020.09.09.20191205_two_versions_published.json";
+const DOI_LOOKUP_PATH: &str = "/details/medrxiv/10.1101/2020.09.09.20191205/na/json";
+const NO_POSTS: &str = r#"{"messages":[{"status":"no posts found"}],"collection":[]}"#;
+
+#[actix_rt::test]
+async fn a_preprint_is_looked_up_by_doi_and_its_latest_version_wins() {
+    let server = ReplayServer::start().await;
+    server.on(DOI_LOOKUP_PATH).reply(Reply::fixture(DOI_LOOKUP));
+
+    let paper =
+        client(&server).fetch_doi(Source::Medrxiv, "https://doi.org/10.1101/2020.09.09.20191205").await.expect("an answer").expect("the preprint");
+
+    let paths: Vec<String> = server.requests().into_iter().map(|request| request.path).collect();
+    assert_eq!(paths, [DOI_LOOKUP_PATH]);
+    assert_eq!(paper.sources, [Source::Medrxiv]);
+    assert_eq!(paper.ids.doi.as_deref(), Some("10.1101/2020.09.09.20191205"));
+    assert_eq!(paper.ids.preprint_version, Some(2));
+    assert_eq!(paper.ids.published_doi.as_deref(), Some("10.1038/s41467-021-21444-5"));
+    assert_eq!(paper.entered, Some(day("2020-09-11")), "the latest version's date");
+}
+
+#[actix_rt::test]
+async fn no_posts_found_is_none_and_a_failing_server_an_error() {
+    let server = ReplayServer::start().await;
+    server.on("/details/biorxiv/10.1101/2020.09.09.20191205/na/json").reply(Reply::text(200, NO_POSTS));
+    server.on(DOI_LOOKUP_PATH).reply(Reply::text(503, "Service Unavailable"));
+    let client = client(&server);
+
+    let absent = client.fetch_doi(Source::Biorxiv, "10.1101/2020.09.09.20191205").await.expect("an answer");
+    assert_eq!(absent, None);
+
+    let error = client.fetch_doi(Source::Medrxiv, "10.1101/2020.09.09.20191205").await.expect_err("unavailable");
+    assert_eq!((error.kind(), error.attempts), (ErrorKind::Transient, 4));
+}
+
+#[actix_rt::test]
+async fn a_doi_that_would_change_the_path_is_refused_before_sending() {
+    let server = ReplayServer::start().await;
+    let client = client(&server);
+
+    for bad in ["10.1101/../../details", "10.1101/2020.09.09.20191205?x=1", "not a doi"] {
+        let error = client.fetch_doi(Source::Biorxiv, bad).await.expect_err("refused");
+        assert_eq!((error.kind(), error.attempts), (ErrorKind::Permanent, 0), "{bad}");
+    }
+    assert!(server.requests().is_empty());
+}

@@ -31,7 +31,7 @@ async fn a_failing_source_does_not_hold_up_the_others() {
     );
 
     let pubmed_error = pubmed_outcome.expect_err("PubMed keeps failing");
-    assert_eq!((pubmed_error.origin, pubmed_error.kind(), pubmed_error.attempts), (Source::Pubmed, ErrorKind::Transient, 4));
+    assert_eq!((pubmed_error.origin, pubmed_error.kind(), pubmed_error.attempts), (Source::Pubmed.into(), ErrorKind::Transient, 4));
     assert_eq!(arxiv_outcome.expect("arXiv answers").items.len(), 4);
     assert_eq!(biorxiv_outcome.expect("bioRxiv answers").items.len(), 10);
     assert!(arxiv_done < pubmed_done && biorxiv_done < pubmed_done, "the healthy sources waited for the failing one");

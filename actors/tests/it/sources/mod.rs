@@ -1,12 +1,15 @@
-//! The source clients against the replay server: real recorded bodies, scripted faults, and
-//! the requests checked as the server received them. Pacing intervals, timeouts and backoffs are
-//! shrunk so that the whole module runs in a few seconds.
+//! The source clients against the replay server: real recorded bodies (Crossref's hand-built
+//! from its documentation), scripted faults, and the requests checked as the server received
+//! them; and seed lookups through them into a real index. Pacing intervals, timeouts and
+//! backoffs are shrunk so that the whole module runs in a few seconds.
 
 mod arxiv;
 mod biorxiv;
+mod crossref;
 mod faults;
 mod isolation;
 mod pubmed;
+mod seeds;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -81,4 +84,12 @@ fn fetches_can_run_on_any_thread() {
     assert_send(&pubmed.fetch_ids(&[], None));
     assert_send(&arxiv.fetch_window(day("2024-01-01"), day("2024-01-07"), &[], Some(&progress)));
     assert_send(&biorxiv.fetch_window(Source::Medrxiv, day("2024-01-01"), day("2024-01-07"), None));
+    assert_send(&arxiv.fetch_ids(&[]));
+    assert_send(&biorxiv.fetch_doi(Source::Medrxiv, "10.1101/2020.09.09.20191205"));
+    let crossref = actors::sources::CrossrefClient::new(actors::sources::CrossrefConfig::new(
+        actors::sources::crossref::DEFAULT_BASE_URL.parse().expect("the default URL"),
+        None,
+    ))
+    .expect("client");
+    assert_send(&crossref.work("10.5555/x"));
 }

@@ -114,7 +114,7 @@ fn parse_json_leniently(json: &str) -> Result<Value, EutilsError> {
 }
 
 /// A DOI made safe for a URL path: characters outside the usual DOI alphabet become `%XX`.
-fn percent_encode_doi(doi: &str) -> String {
+pub(crate) fn percent_encode_doi(doi: &str) -> String {
     const KEPT_PUNCTUATION: &str = "-._~/():;,+=@!$'*";
     let mut encoded = String::with_capacity(doi.len());
     for character in doi.chars() {
