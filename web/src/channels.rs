@@ -14,7 +14,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::routes::{ApiRoutes, WireTypes};
 use crate::state::AppState;
 use crate::terms::owned_term;
-use crate::wire::workflows::{AdminChannel, AdminChannels, ChannelRequest, ChannelView};
+use crate::wire::workflows::{AdminChannel, AdminChannels, ChannelAnswer, ChannelRequest, ChannelView};
 use crate::wire::Done;
 
 pub const MSG_TEAM_ONLY: &str = "Lab channels come with the Team plan.";
@@ -24,7 +24,7 @@ pub const TEST_MESSAGE: &str = "Papertide is connected: this channel will get ea
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/search-terms/{term_id}/channel", get_channel, WireTypes::answer::<Option<ChannelView>>())
+        .get("/search-terms/{term_id}/channel", get_channel, WireTypes::answer::<ChannelAnswer>())
         .put("/search-terms/{term_id}/channel", connect, WireTypes::of::<ChannelRequest, ChannelView>())
         .delete("/search-terms/{term_id}/channel", disconnect, WireTypes::answer::<Done>())
         .post("/search-terms/{term_id}/channel/test", test, WireTypes::answer::<Done>())
@@ -55,11 +55,11 @@ fn host_of(url: &str) -> String {
     url::Url::parse(url).ok().and_then(|url| url.host_str().map(str::to_owned)).unwrap_or_default()
 }
 
-/// `GET /api/search-terms/{termId}/channel` → the channel, or `null`.
+/// `GET /api/search-terms/{termId}/channel` → `{ channel }`, `null` when none.
 async fn get_channel(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let channel = state.store.channel(signed_in.user.id, term.id)?;
-    Ok(HttpResponse::Ok().json(channel.as_ref().map(view)))
+    Ok(HttpResponse::Ok().json(ChannelAnswer { channel: channel.as_ref().map(view) }))
 }
 
 /// `PUT /api/search-terms/{termId}/channel {url}`: connects (or replaces) the term's channel.

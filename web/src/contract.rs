@@ -216,6 +216,7 @@ pub fn generate_typescript() -> String {
         workflows::CitationLinkQuery::decl(),
         workflows::ChannelRequest::decl(),
         workflows::ChannelView::decl(),
+        workflows::ChannelAnswer::decl(),
         workflows::AdminChannel::decl(),
         workflows::AdminChannels::decl(),
         workflows::PlanEntitlements::decl(),

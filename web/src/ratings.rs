@@ -117,6 +117,8 @@ struct ResolvedLink {
     term: SearchTerm,
     title: String,
     paper_key: String,
+    /// The paper's Highwire meta tags.
+    citation: Vec<(String, String)>,
 }
 
 impl ResolvedLink {
@@ -127,7 +129,7 @@ impl ResolvedLink {
             title: self.title.clone(),
             paper_key: self.paper_key.clone(),
             verdict: self.claim.verdict.into(),
-            citation: Vec::new(), // TEMP
+            citation: self.citation.clone(),
         }
     }
 }
@@ -156,7 +158,9 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
         return Err(ApiError::bad_request(MSG_LINK_INVALID));
     };
     let term = term_of_digest(state, claim.user_id, &digest)?.ok_or_else(|| ApiError::new(ErrorCode::TermGone, MSG_LINK_TERM_GONE))?;
-    Ok(ResolvedLink { claim, term, title: entry.title.clone(), paper_key })
+    let citation = engine::citation::highwire_tags(&crate::citations::citation_of(state, entry));
+    let citation = citation.into_iter().map(|(name, content)| (name.to_owned(), content)).collect();
+    Ok(ResolvedLink { claim, term, title: entry.title.clone(), paper_key, citation })
 }
 
 /// The user's term a digest was made for (see [`is_of_term`]).

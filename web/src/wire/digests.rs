@@ -190,7 +190,7 @@ pub struct DigestPaper {
 
 impl From<engine::digest::DigestEntry> for DigestPaper {
     fn from(entry: engine::digest::DigestEntry) -> DigestPaper {
-        let coins = String::new(); // TEMP
+        let coins = engine::citation::coins(&engine::citation::Citation::from_entry(&entry));
         DigestPaper {
             abstract_text: entry.abstract_text,
             coins,

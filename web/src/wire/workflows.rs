@@ -143,6 +143,12 @@ pub struct ChannelView {
     pub last_error: Option<String>,
 }
 
+/// `GET /api/search-terms/{termId}/channel`: the term's channel, `null` when it has none.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ChannelAnswer {
+    pub channel: Option<ChannelView>,
+}
+
 /// One lab channel in the operator's console: `GET /api/admin/channels`.
 #[derive(Debug, Clone, Serialize, TS)]
 #[serde(rename_all = "camelCase")]

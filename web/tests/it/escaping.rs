@@ -100,6 +100,7 @@ fn markup_of_a_plain_digest() -> (BTreeSet<String>, BTreeSet<String>) {
             empty_reason: None,
             unsubscribe_url: "http://127.0.0.1:1/unsubscribe?token=x",
             rating_links: &[],
+            citations_url: Some("http://127.0.0.1:1/api/citations/link?token=x"),
         },
     );
     let (tags, attributes, _) = markup_of(&mail.html);

@@ -349,7 +349,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     tokio::time::sleep(std::time::Duration::from_secs(6)).await;
     assert_eq!(hook.bodies.lock().expect("lock").iter().filter(|body| body["blocks"].is_array()).count(), 1, "posted once");
     let view = client.get(&path).await;
-    assert!(view.body["lastPostedAt"].is_string(), "{}", view.body);
+    assert!(view.body["channel"]["lastPostedAt"].is_string(), "{}", view.body);
 
     // A failing webhook is counted, shown, and listed in the console.
     *hook.status.lock().expect("lock") = 500;
@@ -357,8 +357,8 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     server.state.store.record_digest(&failing, &mail, chrono::Utc::now()).expect("recorded");
     assert!(wait_for(|| server.state.store.channels().expect("db").first().is_some_and(|channel| channel.failures == 1)).await);
     let view = client.get(&path).await;
-    assert_eq!(view.body["failures"], 1);
-    assert!(view.body["lastError"].as_str().is_some_and(|error| error.contains("500")), "{}", view.body);
+    assert_eq!(view.body["channel"]["failures"], 1);
+    assert!(view.body["channel"]["lastError"].as_str().is_some_and(|error| error.contains("500")), "{}", view.body);
     let operator = server.operator().await;
     let console = operator.get("/api/admin/channels").await;
     assert_eq!(console.body["channels"][0]["failures"], 1, "{}", console.body);

@@ -2,7 +2,7 @@
 // web/src/contract.rs). Do not edit by hand; after changing a wire type, run
 //   PAPERTIDE_UPDATE_CONTRACT=1 cargo test -p web --lib contract
 
-export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "link_expired" | "digest_gone" | "term_gone" | "backup_dir_unset" | "backup_dest_not_empty" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
+export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "link_expired" | "digest_gone" | "term_gone" | "backup_dir_unset" | "backup_dest_not_empty" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "webhook_failed" | "http_error";
 
 export type ErrorBody = { 
 /**
@@ -131,7 +131,11 @@ export type EndCause = "canceled" | "not_paid";
 
 export type MeAnswer = { user: UserView, };
 
-export type SignupAnswer = { message: string, requiresVerification: true, user: UserView, };
+export type SignupAnswer = { message: string, requiresVerification: true, 
+/**
+ * The papers found for the topic's seeds, saved with the account until the topic is made.
+ */
+seeded: Array<SeedPaperView>, user: UserView, };
 
 export type VerifyEmailAnswer = { message: string, pendingSearch: string | null, success: true, user: UserView, };
 
@@ -169,12 +173,7 @@ export type RatingView = { paperKey: string, title: string, verdict: Verdict, di
  */
 seeded: boolean, };
 
-export type RateRequest = { digestId: string, paperKey: string, verdict: Verdict, 
-/**
- * The paper's citation as meta tags (`citation_title`, `citation_author`, …) that reference
- * managers' browser connectors read: `[name, content]` pairs.
- */
-citation: Array<[string, string]>, };
+export type RateRequest = { digestId: string, paperKey: string, verdict: Verdict, };
 
 export type RemoveRatingQuery = { paperKey?: string | null, };
 
@@ -388,7 +387,11 @@ term: string | null,
 /**
  * The paper's identifier (`doi:…`, `pmid:…`).
  */
-paper: string, title: string, verdict: Verdict, digestId: string | null, ratedAt: string, };
+paper: string, title: string, verdict: Verdict, digestId: string | null, ratedAt: string, 
+/**
+ * A paper the term was seeded from.
+ */
+seeded: boolean, };
 
 export type PlanReason = "operator" | "stripe" | "plan_ended" | "canceled" | "other";
 
@@ -555,7 +558,11 @@ givenAs: string,
 /**
  * What names the paper in the term's ratings.
  */
-paperKey: string, title: string, authors: string, year: number | null, source: Source, foundIn: SeedFoundIn, };
+paperKey: string, title: string, authors: string, year: number | null, 
+/**
+ * The source that has it; `null` for a paper only Crossref knows.
+ */
+source: Source | null, foundIn: SeedFoundIn, };
 
 export type SeedsAdded = { seeded: Array<SeedPaperView>, };
 
@@ -582,6 +589,8 @@ export type ChannelView = { host: string, connectedAt: string, lastPostedAt: str
  * Posts that failed in a row (0 once one succeeds).
  */
 failures: number, lastError: string | null, };
+
+export type ChannelAnswer = { channel: ChannelView | null, };
 
 export type AdminChannel = { userEmail: string, term: string, host: string, failures: number, lastError: string | null, lastPostedAt: string | null, 
 /**

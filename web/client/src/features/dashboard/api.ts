@@ -3,6 +3,7 @@
 import type {
   CancelAnswer,
   ChannelRequest,
+  ChannelAnswer,
   ChannelView,
   CitationFormat,
   DeliveryDay,
@@ -209,7 +210,8 @@ export const paperCitationUrl = (paperKey: string, format: CitationFormat) =>
 const channelPath = (termId: string) => `/api/search-terms/${encodeURIComponent(termId)}/channel`;
 
 /** A term's lab channel, or null (Team plan or operators; others get 403 `requires_upgrade`). */
-export const fetchChannel = (termId: string) => getJson<ChannelView | null>(channelPath(termId));
+export const fetchChannel = async (termId: string): Promise<ChannelView | null> =>
+  (await getJson<ChannelAnswer>(channelPath(termId))).channel;
 
 /** Connects (or replaces) a term's lab channel: an https incoming webhook. */
 export const connectChannel = (termId: string, url: string) => apiRequest<ChannelView>("PUT", channelPath(termId), { url } satisfies ChannelRequest);

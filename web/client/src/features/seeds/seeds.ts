@@ -50,7 +50,7 @@ const SOURCE_NAMES: Record<Source, string> = { pubmed: "PubMed", arxiv: "arXiv",
 /** Where a seed paper was found: "found in Papertide", or "looked up at PubMed" (arXiv, …). */
 export function foundInLabel(paper: Pick<SeedPaperView, "foundIn" | "source">): string {
   if (paper.foundIn === "index") return "found in Papertide";
-  return `looked up at ${SOURCE_NAMES[paper.source] ?? paper.source}`;
+  return paper.source ? `looked up at ${SOURCE_NAMES[paper.source]}` : "looked up at Crossref";
 }
 
 /** "Seeded from 4 papers:", "Seeded from 1 paper:". */
