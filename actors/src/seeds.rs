@@ -29,7 +29,7 @@
 //!
 //! Architecture invariant: seeds write the index only through the [`Indexer`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::time::Duration;
 
@@ -123,12 +123,8 @@ impl SeedLookup {
     /// once and answered twice). Never fails as a whole: see the module documentation.
     pub async fn resolve(&self, ids: &[SeedId]) -> Vec<SeedFound> {
         let deadline = Instant::now() + self.timeout;
-        let mut distinct: Vec<SeedId> = Vec::new();
-        for id in ids {
-            if !distinct.contains(id) {
-                distinct.push(id.clone());
-            }
-        }
+        let mut seen = HashSet::new();
+        let distinct: Vec<SeedId> = ids.iter().filter(|id| seen.insert(*id)).cloned().collect();
         let mut outcomes = self.look_in_index(&distinct, deadline).await;
         let (mut pmids, mut arxiv_ids, mut dois) = (Vec::new(), Vec::new(), Vec::new());
         let not_in_index: Vec<SeedId> = distinct.into_iter().filter(|id| !outcomes.contains_key(id)).collect();
