@@ -29,7 +29,7 @@
 //!
 //! Architecture invariant: seeds write the index only through the [`Indexer`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::time::Duration;
 
@@ -82,7 +82,7 @@ pub enum SeedOutcome {
 
 /// What one place answered about one identifier.
 enum Answer {
-    Found(Paper),
+    Found(Box<Paper>),
     Absent,
     Failed(String),
 }
@@ -123,13 +123,9 @@ impl SeedLookup {
     /// once and answered twice). Never fails as a whole: see the module documentation.
     pub async fn resolve(&self, ids: &[SeedId]) -> Vec<SeedFound> {
         let deadline = Instant::now() + self.timeout;
-        let mut distinct: Vec<SeedId> = Vec::new();
-        for id in ids {
-            if !distinct.contains(id) {
-                distinct.push(id.clone());
-            }
-        }
-        let mut outcomes = self.from_index(&distinct, deadline).await;
+        let mut seen = HashSet::new();
+        let distinct: Vec<SeedId> = ids.iter().filter(|id| seen.insert(*id)).cloned().collect();
+        let mut outcomes = self.look_in_index(&distinct, deadline).await;
         let (mut pmids, mut arxiv_ids, mut dois) = (Vec::new(), Vec::new(), Vec::new());
         let not_in_index: Vec<SeedId> = distinct.into_iter().filter(|id| !outcomes.contains_key(id)).collect();
         for id in not_in_index {
@@ -156,7 +152,7 @@ impl SeedLookup {
 
     /// The ids the index has, and those it could not be searched for; the rest are not in the
     /// map.
-    async fn from_index(&self, ids: &[SeedId], deadline: Instant) -> HashMap<SeedId, SeedOutcome> {
+    async fn look_in_index(&self, ids: &[SeedId], deadline: Instant) -> HashMap<SeedId, SeedOutcome> {
         const UNREADABLE: &str = "the paper index could not be searched; try again later";
         let index = self.index.clone();
         let wanted = ids.to_vec();
@@ -232,7 +228,7 @@ impl SeedLookup {
             asked_preprint_servers = true;
             for (server, name) in [(Source::Biorxiv, "bioRxiv"), (Source::Medrxiv, "medRxiv")] {
                 match within(deadline, client.fetch_doi(server, doi)).await {
-                    Some(Ok(Some(paper))) => return Answer::Found(paper),
+                    Some(Ok(Some(paper))) => return Answer::Found(Box::new(paper)),
                     Some(Ok(None)) => {}
                     // Not there, or a DOI the API's path cannot carry (never sent): Crossref may know it.
                     Some(Err(error)) if error.kind() == ErrorKind::NotFound || error.attempts == 0 => {}
@@ -249,7 +245,7 @@ impl SeedLookup {
             });
         };
         match within(deadline, client.work(doi)).await {
-            Some(Ok(Some(paper))) => Answer::Found(paper),
+            Some(Ok(Some(paper))) => Answer::Found(Box::new(paper)),
             Some(Ok(None)) => Answer::Absent,
             Some(Err(error)) => Answer::Failed(source_failure("Crossref", &error)),
             None => Answer::Failed(late("Crossref")),
@@ -260,7 +256,7 @@ impl SeedLookup {
     /// answer its outcome: found and indexed is `Fetched`; found but not indexed is `Failed`.
     async fn index_found(&self, answers: Vec<(SeedId, Answer)>, asked: &str, deadline: Instant) -> Vec<(SeedId, SeedOutcome)> {
         let papers: Vec<Paper> =
-            answers.iter().filter_map(|(_, answer)| if let Answer::Found(paper) = answer { Some(paper.clone()) } else { None }).collect();
+            answers.iter().filter_map(|(_, answer)| if let Answer::Found(paper) = answer { Some(Paper::clone(paper)) } else { None }).collect();
         let indexed = if papers.is_empty() {
             Ok(())
         } else {
@@ -282,7 +278,7 @@ impl SeedLookup {
             .into_iter()
             .map(|(id, answer)| {
                 let outcome = match (answer, indexed) {
-                    (Answer::Found(paper), Ok(())) => SeedOutcome::Fetched(paper),
+                    (Answer::Found(paper), Ok(())) => SeedOutcome::Fetched(*paper),
                     (Answer::Found(_), Err(why)) => SeedOutcome::Failed(why.into()),
                     (Answer::Absent, _) => SeedOutcome::NotFound,
                     (Answer::Failed(why), _) => SeedOutcome::Failed(why),
@@ -314,7 +310,7 @@ fn batch_answers(ids: Vec<SeedId>, asked: &str, fetched: Option<Result<Parsed<Pa
         .map(|id| {
             let key = id.key();
             let answer = match papers.iter().find(|paper| dedup_keys(paper).contains(&key)) {
-                Some(paper) => Answer::Found(paper.clone()),
+                Some(paper) => Answer::Found(Box::new(paper.clone())),
                 None => Answer::Absent,
             };
             (id, answer)
@@ -401,8 +397,8 @@ mod tests {
     fn a_paper_without_the_id_asked_for_does_not_count() {
         let mut paper = Paper::new(Source::Pubmed, "A paper");
         paper.ids.pmid = Some("1".into());
-        assert!(matches!(keep_if_matching(&SeedId::Pmid("1".into()), Answer::Found(paper.clone())), Answer::Found(_)));
-        assert!(matches!(keep_if_matching(&SeedId::Pmid("2".into()), Answer::Found(paper.clone())), Answer::Absent));
+        assert!(matches!(keep_if_matching(&SeedId::Pmid("1".into()), Answer::Found(Box::new(paper.clone()))), Answer::Found(_)));
+        assert!(matches!(keep_if_matching(&SeedId::Pmid("2".into()), Answer::Found(Box::new(paper.clone()))), Answer::Absent));
         let answers = batch_answers(
             vec![SeedId::Pmid("2".into()), SeedId::Pmid("1".into())],
             "PubMed",

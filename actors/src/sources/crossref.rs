@@ -4,8 +4,9 @@
 //! Papertide as well).
 //!
 //! Crossref is not a paper source: nothing is harvested from it. It is asked for a seed DOI the
-//! index, PubMed and bioRxiv/medRxiv do not answer for, one DOI a request, 200 ms apart by
-//! default (a pace Crossref's public pool is comfortable with). A 404 (Crossref's "Resource not
+//! index, PubMed and bioRxiv/medRxiv do not answer for, one DOI a request, 200 ms apart with
+//! [`CrossrefConfig::new`] (Crossref states its limits in `X-Rate-Limit-*` headers and answers
+//! 429 past them, which the transport honours like any source's). A 404 (Crossref's "Resource not
 //! found.", also its answer for a DOI another agency registered, such as DataCite's) is `None`;
 //! what a body means is `engine::parse::crossref`'s to say.
 
