@@ -83,7 +83,7 @@ describe("rating papers in the digest dialog", () => {
     await user.click(second.getByRole("button", { name: "More like this" }));
     await waitFor(() => expect(second.getByRole("button", { name: "More like this" })).toHaveAttribute("aria-pressed", "true"));
     const put = server.mock.mock.calls.find(([, init]) => init?.method === "PUT");
-    expect(JSON.parse(String(put?.[1]?.body))).toEqual({ digestId: "d1", paperKey: "arxiv:2401.1", verdict: "moreLikeThis", citation: [] });
+    expect(JSON.parse(String(put?.[1]?.body))).toEqual({ digestId: "d1", paperKey: "arxiv:2401.1", verdict: "moreLikeThis" });
 
     await user.click(first.getByRole("button", { name: "Relevant" }));
     await waitFor(() => expect(first.getByRole("button", { name: "Relevant" })).toHaveAttribute("aria-pressed", "false"));

@@ -163,13 +163,13 @@ describe("a term's lab channel", () => {
       },
     });
     await loadAppConfig();
-    renderQueue(userOn("pro"), { [`GET ${CHANNEL_PATH}`]: { status: 200, body: null } });
+    renderQueue(userOn("pro"), { [`GET ${CHANNEL_PATH}`]: { status: 200, body: { channel: null } } });
     expect(await channelRegion()).toBeInTheDocument();
   });
 
   it("Team plan without a channel: connects one, then shows where it posts", async () => {
     const { mock, user } = renderQueue(userOn("team"), {
-      [`GET ${CHANNEL_PATH}`]: { status: 200, body: null },
+      [`GET ${CHANNEL_PATH}`]: { status: 200, body: { channel: null } },
       [`PUT ${CHANNEL_PATH}`]: { status: 200, body: { ...CONNECTED, lastPostedAt: null } },
     });
     const region = within(await channelRegion());
@@ -192,7 +192,7 @@ describe("a term's lab channel", () => {
   it("a refused webhook address: the server's message at the field", async () => {
     const message = "The webhook must be an https address that is not on a private network.";
     const { user } = renderQueue(userOn("team"), {
-      [`GET ${CHANNEL_PATH}`]: { status: 200, body: null },
+      [`GET ${CHANNEL_PATH}`]: { status: 200, body: { channel: null } },
       [`PUT ${CHANNEL_PATH}`]: { status: 400, body: { code: "validation_failed", message, errors: [{ field: "url", message }] } },
     });
     const region = within(await channelRegion());
@@ -208,7 +208,7 @@ describe("a term's lab channel", () => {
   it("Team plan with a failing channel: its failures and last error, a test message and a disconnect", async () => {
     const failing = { ...CONNECTED, failures: 3, lastError: "HTTP 404: no_service" };
     const { mock, user } = renderQueue(userOn("team"), {
-      [`GET ${CHANNEL_PATH}`]: { status: 200, body: failing },
+      [`GET ${CHANNEL_PATH}`]: { status: 200, body: { channel: failing } },
       [`POST ${CHANNEL_PATH}/test`]: { status: 502, body: { code: "webhook_failed", message: "The webhook answered HTTP 404: no_service" } },
       [`DELETE ${CHANNEL_PATH}`]: { status: 200, body: { success: true } },
     });
@@ -228,7 +228,7 @@ describe("a term's lab channel", () => {
 
   it("a healthy channel shows no failures, and a test message says so", async () => {
     const { user } = renderQueue(userOn("team"), {
-      [`GET ${CHANNEL_PATH}`]: { status: 200, body: CONNECTED },
+      [`GET ${CHANNEL_PATH}`]: { status: 200, body: { channel: CONNECTED } },
       [`POST ${CHANNEL_PATH}/test`]: { status: 200, body: { success: true } },
     });
     const region = within(await channelRegion());
@@ -239,7 +239,7 @@ describe("a term's lab channel", () => {
   });
 
   it("an operator on the free plan has lab channels too", async () => {
-    const { mock } = renderQueue(userOn("free", { isAdmin: true }), { [`GET ${CHANNEL_PATH}`]: { status: 200, body: null } });
+    const { mock } = renderQueue(userOn("free", { isAdmin: true }), { [`GET ${CHANNEL_PATH}`]: { status: 200, body: { channel: null } } });
     expect(await (await channelRegion()).querySelector("input")).not.toBeNull();
     expect(callsTo(mock, CHANNEL_PATH)).toBe(1);
     expect(screen.queryByText(/with the Team plan/)).toBeNull();
