@@ -299,7 +299,7 @@ async fn a_widened_digest_counts_its_papers_alike_in_its_subject_note_and_summar
 }
 
 /// Waits (at most 2 minutes) until the service has embedded every indexed paper.
-async fn wait_for_embeddings(client: &Client, papers: usize) {
+pub(crate) async fn wait_for_embeddings(client: &Client, papers: usize) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
         let embeddings = client.get("/healthz").await.body["embeddings"].clone();
