@@ -756,6 +756,7 @@ fn forged(rule: &Rule, path: &str, body: Option<&Value>) -> (String, Option<Valu
         "/api/unsubscribe/{token}" => (format!("/api/unsubscribe/{guess}"), None),
         "/api/ratings/link" if body.is_some() => (path.to_owned(), Some(json!({ "token": guess }))),
         "/api/ratings/link" => (format!("/api/ratings/link?token={guess}"), None),
+        "/api/citations/link" => (format!("/api/citations/link?token={guess}"), None),
         _ => (path.to_owned(), body.cloned()),
     }
 }
