@@ -44,12 +44,7 @@ pub struct ChannelConfig {
 
 impl Default for ChannelConfig {
     fn default() -> ChannelConfig {
-        ChannelConfig {
-            dashboard_url: String::new(),
-            allow_private: false,
-            timeout: Duration::from_secs(10),
-            poll_interval: Duration::from_secs(15),
-        }
+        ChannelConfig { dashboard_url: String::new(), allow_private: false, timeout: Duration::from_secs(10), poll_interval: Duration::from_secs(15) }
     }
 }
 
@@ -155,12 +150,9 @@ pub async fn send(channel: &LabChannel, message: &serde_json::Value, config: &Ch
     let url = engine::channel::validate_webhook_url(&channel.url, config.allow_private).map_err(str::to_owned)?;
     let host = url.host_str().unwrap_or_default().to_owned();
     let port = url.port_or_known_default().unwrap_or(443);
-    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
-        .await
-        .map_err(|_| format!("The webhook's host {host} was not found."))?
-        .collect();
-    let allowed: Vec<SocketAddr> =
-        addresses.into_iter().filter(|address| config.allow_private || is_public(address.ip())).collect();
+    let addresses: Vec<SocketAddr> =
+        tokio::net::lookup_host((host.as_str(), port)).await.map_err(|_| format!("The webhook's host {host} was not found."))?.collect();
+    let allowed: Vec<SocketAddr> = addresses.into_iter().filter(|address| config.allow_private || is_public(address.ip())).collect();
     let Some(address) = allowed.first().copied() else {
         return Err(format!("The webhook's host {host} is on a private network, which this installation does not post to."));
     };

@@ -265,7 +265,8 @@ pub fn rerank<C: Corpus>(corpus: &C, ranking: &Ranking<C::Id>, rated: &Rated) ->
                 _ => (None, false),
             };
             let evidence = recipe::rated_evidence(*base, rated_strength, rated_similarity);
-            let known = !rated.known.is_empty() && crate::dedup::dedup_keys(&candidate.paper).iter().any(|key| rated.known.contains(&key.to_string()));
+            let known =
+                !rated.known.is_empty() && crate::dedup::dedup_keys(&candidate.paper).iter().any(|key| rated.known.contains(&key.to_string()));
             let excluded = known || feedback.is_excluded(words.iter().map(String::as_str));
             let mut judged = recipe::rejudge(candidate, &evidence, like_rejected, excluded);
             judged.reason.taught_by = rated.taught_by;

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use actix::{Addr, Arbiter};
 use actors::{
-    ChannelConfig, ChannelPoster, Digester, Harvester, Indexer, Janitor, Llm, LlmConfig, MailTransport, Mailer, MailerConfig, ModelClass, ScheduleConfig, Scheduler, StatusBoard,
-    UserActors, Vectorizer, VectorizerConfig, VectorizerThread,
+    ChannelConfig, ChannelPoster, Digester, Harvester, Indexer, Janitor, Llm, LlmConfig, MailTransport, Mailer, MailerConfig, ModelClass,
+    ScheduleConfig, Scheduler, StatusBoard, UserActors, Vectorizer, VectorizerConfig, VectorizerThread,
 };
 use anyhow::Context;
 use config::Settings;

@@ -106,7 +106,10 @@ pub(crate) fn tx_queue_post(
 pub enum PostOutcome {
     Posted(DateTime<Utc>),
     /// Failed; tried again at `retry_at`, or given up when `None`.
-    Failed { error: String, retry_at: Option<DateTime<Utc>> },
+    Failed {
+        error: String,
+        retry_at: Option<DateTime<Utc>>,
+    },
 }
 
 impl Store {
@@ -154,7 +157,8 @@ impl Store {
 
     /// The posts waiting, soonest due first.
     pub fn channel_posts(&self) -> Result<Vec<ChannelPost>> {
-        let mut posts: Vec<ChannelPost> = self.trees().channel_posts.iter().values().map(|bytes| decode("channel post", &bytes?)).collect::<Result<_>>()?;
+        let mut posts: Vec<ChannelPost> =
+            self.trees().channel_posts.iter().values().map(|bytes| decode("channel post", &bytes?)).collect::<Result<_>>()?;
         posts.sort_by_key(|post| (post.next_attempt_at, post.enqueued_at));
         Ok(posts)
     }

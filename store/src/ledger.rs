@@ -211,7 +211,8 @@ impl Store {
             })
             .collect::<Result<_>>()?;
         let live = self.trees();
-        let trees = (&live.digests, &live.sent_paper_sets, &live.mail_queue, &live.digest_ledgers, &live.search_terms, &live.channels, &live.channel_posts);
+        let trees =
+            (&live.digests, &live.sent_paper_sets, &live.mail_queue, &live.digest_ledgers, &live.search_terms, &live.channels, &live.channel_posts);
         let commits = trees
             .transaction(|(digests, sent_sets, queue, ledgers, terms, channels, posts)| {
                 let mut commits = Vec::with_capacity(parts.len());

@@ -63,7 +63,12 @@ async fn get_channel(state: web::Data<AppState>, signed_in: SignedIn, term_id: w
 }
 
 /// `PUT /api/search-terms/{termId}/channel {url}`: connects (or replaces) the term's channel.
-async fn connect(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>, body: web::Json<ChannelRequest>) -> ApiResult<HttpResponse> {
+async fn connect(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    term_id: web::Path<String>,
+    body: web::Json<ChannelRequest>,
+) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     require_entitled(&state, &signed_in)?;
     let url = engine::channel::validate_webhook_url(body.url.trim(), state.settings.channels_allow_private)
@@ -97,7 +102,11 @@ async fn disconnect(state: web::Data<AppState>, signed_in: SignedIn, term_id: we
 async fn test(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     require_entitled(&state, &signed_in)?;
-    state.limiter.check("channel-test", &signed_in.user.id.to_string(), crate::config::Rate { max: 10, window: std::time::Duration::from_secs(3600) })?;
+    state.limiter.check(
+        "channel-test",
+        &signed_in.user.id.to_string(),
+        crate::config::Rate { max: 10, window: std::time::Duration::from_secs(3600) },
+    )?;
     let channel = state.store.channel(signed_in.user.id, term.id)?.ok_or_else(|| ApiError::not_found(MSG_NO_CHANNEL))?;
     let text = format!("{TEST_MESSAGE} \u{201c}{}\u{201d}.", term.term);
     let message = serde_json::json!({ "text": text });

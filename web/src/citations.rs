@@ -47,7 +47,12 @@ async fn paper(state: web::Data<AppState>, signed_in: SignedIn, query: web::Quer
 }
 
 /// `GET /api/digests/{digestId}/citations?format=`: every paper of one of the user's digests.
-async fn digest(state: web::Data<AppState>, signed_in: SignedIn, digest_id: web::Path<String>, query: web::Query<CitationQuery>) -> ApiResult<HttpResponse> {
+async fn digest(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    digest_id: web::Path<String>,
+    query: web::Query<CitationQuery>,
+) -> ApiResult<HttpResponse> {
     let id: Uuid = digest_id.parse().map_err(|_| ApiError::not_found(MSG_NO_DIGEST))?;
     let digest = state.store.user_digest(signed_in.user.id, id)?.ok_or_else(|| ApiError::not_found(MSG_NO_DIGEST))?;
     Ok(digest_file(&state, &digest, query.format.unwrap_or_default()))
@@ -55,7 +60,12 @@ async fn digest(state: web::Data<AppState>, signed_in: SignedIn, digest_id: web:
 
 /// `GET /api/search-terms/{termId}/citations?format=`: every paper the term's digests sent, each
 /// once, newest digest first.
-async fn term_history(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>, query: web::Query<CitationQuery>) -> ApiResult<HttpResponse> {
+async fn term_history(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    term_id: web::Path<String>,
+    query: web::Query<CitationQuery>,
+) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let digests = state.store.digests(signed_in.user.id)?;
     let mut seen = std::collections::HashSet::new();

@@ -60,7 +60,10 @@ fn feeds_view(state: &AppState, user: &User) -> ApiResult<FeedsView> {
     let terms = state.store.search_terms(user.id)?;
     Ok(FeedsView {
         digests_url: format!("{base}/digests.atom"),
-        terms: terms.into_iter().map(|term| TermFeedView { url: format!("{base}/terms/{}.atom", term.id), term_id: term.id.0, term: term.term }).collect(),
+        terms: terms
+            .into_iter()
+            .map(|term| TermFeedView { url: format!("{base}/terms/{}.atom", term.id), term_id: term.id.0, term: term.term })
+            .collect(),
     })
 }
 
@@ -156,7 +159,10 @@ pub fn atom_feed(base: &str, path: &str, term: Option<&SearchTerm>, digests: &[D
         chosen.flat_map(|digest| digest.papers_data.iter().map(move |entry| paper_entry(digest, entry))).take(MAX_FEED_ENTRIES).collect();
     let (title, id) = match term {
         Some(term) => (format!("Papertide: {}", term.term), format!("urn:uuid:{}", term.id)),
-        None => ("Papertide: your digests".to_owned(), format!("urn:papertide:digests:{}", digests.first().map_or_else(String::new, |digest| digest.user_id.to_string()))),
+        None => (
+            "Papertide: your digests".to_owned(),
+            format!("urn:papertide:digests:{}", digests.first().map_or_else(String::new, |digest| digest.user_id.to_string())),
+        ),
     };
     AtomFeed {
         id,

@@ -75,7 +75,12 @@ fn paper_view(given_as: &str, paper_key: String, paper: &Paper, found_in: SeedFo
 }
 
 /// `POST /api/search-terms/{termId}/seeds`.
-async fn seed_term(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>, body: web::Json<SeedsRequest>) -> ApiResult<HttpResponse> {
+async fn seed_term(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    term_id: web::Path<String>,
+    body: web::Json<SeedsRequest>,
+) -> ApiResult<HttpResponse> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     state.limiter.check("seeds", &signed_in.user.id.to_string(), SEED_RATE)?;
     let found = find_seeds(&state, &body).await?;
@@ -110,7 +115,7 @@ pub async fn find_seeds(state: &AppState, request: &SeedsRequest) -> ApiResult<V
 
 /// A seed's problem in one sentence: `Line 3 ("12345678"): Not found at PubMed`.
 fn problem(seed: &Seed, message: String) -> String {
-    SeedProblem { place: seed.place.clone(), given_as: seed.given_as.clone(), message }.describe()
+    SeedProblem { place: seed.place, given_as: seed.given_as.clone(), message }.describe()
 }
 
 /// Where a paper not in the index was looked for.

@@ -43,7 +43,12 @@ type Played = (f64, f64, (usize, usize), (usize, usize));
 
 /// A digest of the papers not shown yet, from `candidates`: what it sends (best first, at most
 /// [`SHOWN`]), and the order measured (the sent papers, then the other candidates by relevance).
-pub(super) fn digest_of(indexed: &IndexedCollection, candidates: &[Candidate], shown: &HashSet<usize>, today: chrono::NaiveDate) -> (Vec<usize>, Vec<usize>) {
+pub(super) fn digest_of(
+    indexed: &IndexedCollection,
+    candidates: &[Candidate],
+    shown: &HashSet<usize>,
+    today: chrono::NaiveDate,
+) -> (Vec<usize>, Vec<usize>) {
     let sent: Vec<usize> = engine::digest::score(candidates, today)
         .iter()
         .filter_map(|entry| entry.keys.iter().find_map(|key| indexed.position_of_key(key)))

@@ -42,7 +42,8 @@ pub fn evaluate_seeded(collection: &Collection, vectors: &DocumentVectors<'_>, s
     let (mut relevant_sent, mut relevant_sent_without) = (0, 0);
     for query in &collection.queries {
         let Some(judged) = collection.judgments.get(&query.id) else { continue };
-        let mut relevant: Vec<usize> = judged.iter().filter(|(_, gain)| **gain > 0).filter_map(|(id, _)| position_of_id.get(id.as_str()).copied()).collect();
+        let mut relevant: Vec<usize> =
+            judged.iter().filter(|(_, gain)| **gain > 0).filter_map(|(id, _)| position_of_id.get(id.as_str()).copied()).collect();
         relevant.sort_unstable();
         if relevant.len() <= seeds {
             continue;
@@ -61,12 +62,21 @@ pub fn evaluate_seeded(collection: &Collection, vectors: &DocumentVectors<'_>, s
         // Without seeds nothing is known: the seeds may be sent, but earn nothing.
         let (plain_order, plain_sent) = digest_of(&indexed, &ranking.candidates, &HashSet::new(), today);
         let (order, sent) = digest_of(&indexed, &rerank(&corpus, &ranking, &rated), &seeded, today);
-        let residual: BTreeMap<String, u32> =
-            judged.iter().filter(|(id, _)| position_of_id.get(id.as_str()).is_none_or(|position| !seeded.contains(position))).map(|(id, gain)| (id.clone(), *gain)).collect();
+        let residual: BTreeMap<String, u32> = judged
+            .iter()
+            .filter(|(id, _)| position_of_id.get(id.as_str()).is_none_or(|position| !seeded.contains(position)))
+            .map(|(id, gain)| (id.clone(), *gain))
+            .collect();
         let ids = |positions: &[usize]| -> Vec<String> {
-            positions.iter().filter(|position| !seeded.contains(position)).take(DEPTH).map(|&position| collection.documents[position].id.clone()).collect()
+            positions
+                .iter()
+                .filter(|position| !seeded.contains(position))
+                .take(DEPTH)
+                .map(|&position| collection.documents[position].id.clone())
+                .collect()
         };
-        let is_relevant = |position: &usize| !seeded.contains(position) && residual.get(&collection.documents[*position].id).is_some_and(|gain| *gain > 0);
+        let is_relevant =
+            |position: &usize| !seeded.contains(position) && residual.get(&collection.documents[*position].id).is_some_and(|gain| *gain > 0);
         figures.queries += 1;
         ndcg += measure(&ids(&order), &residual).ndcg_at_10;
         ndcg_without += measure(&ids(&plain_order), &residual).ndcg_at_10;

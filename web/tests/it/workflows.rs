@@ -40,7 +40,10 @@ fn seeds(ids: &str, file: Option<&str>) -> Value {
 }
 
 fn titles(answer: &Value) -> Vec<String> {
-    answer["seeded"].as_array().map(|papers| papers.iter().map(|paper| paper["title"].as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+    answer["seeded"]
+        .as_array()
+        .map(|papers| papers.iter().map(|paper| paper["title"].as_str().unwrap_or_default().to_owned()).collect())
+        .unwrap_or_default()
 }
 
 #[actix_web::test]
@@ -51,9 +54,8 @@ async fn a_term_seeded_from_a_bibtex_file_and_pmids_learns_from_its_first_digest
     let client = seeded_user(&server, "ada@example.org").await;
     crate::first_week::wait_for_embeddings(&client, papers).await;
 
-    let answer = client
-        .post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": TOPIC, "seeds": seeds(PMIDS, Some(BIBTEX)) }))
-        .await;
+    let answer =
+        client.post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": TOPIC, "seeds": seeds(PMIDS, Some(BIBTEX)) })).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(answer.body["seeded"].as_array().map(Vec::len), Some(4), "{}", answer.body);
     assert!(answer.body["seeded"].as_array().into_iter().flatten().all(|paper| paper["foundIn"] == "index"));
@@ -106,7 +108,9 @@ async fn a_bad_line_refuses_every_seed_and_makes_no_term() {
     assert_eq!(settled(&server).await, before, "nothing is saved");
 
     // Readable lines, one paper not found (PubMed is not reachable in tests: no source is named).
-    let answer = client.post("/api/immediate-search", json!({ "email": "bob@example.org", "searchTerm": TOPIC, "seeds": seeds("6677511\n99999999", None) })).await;
+    let answer = client
+        .post("/api/immediate-search", json!({ "email": "bob@example.org", "searchTerm": TOPIC, "seeds": seeds("6677511\n99999999", None) }))
+        .await;
     assert_eq!(answer.status, 400, "{}", answer.body);
     assert!(answer.body["errors"][0]["message"].as_str().unwrap_or_default().starts_with("Line 2 (\"99999999\")"), "{}", answer.body);
     assert_eq!(settled(&server).await, before, "nothing is saved");
