@@ -14,6 +14,14 @@ const fixtures = path.join(repoRoot, "engine", "fixtures", "pubmed");
 const ESEARCH = fs.readFileSync(path.join(fixtures, "esearch_xml_usehistory_webenv_reldate60_edat_retmax100.xml"), "utf8");
 const EFETCH = fs.readFileSync(path.join(fixtures, "efetch_batch_20_articles.xml"), "utf8");
 export const RECORDED_PAPERS = 20;
+/**
+ * Single recorded records, by PMID, for efetch by `id` (a seed looked up at PubMed). Papers of
+ * other topics than the batch's, so that they are found only by asking PubMed for them.
+ */
+const BY_PMID = {
+  29186030: "efetch_abstract_with_inline_markup_29186030.xml",
+  21813367: "efetch_structured_abstract_21813367.xml",
+};
 
 /** yyyy/mm/dd → yyyy-mm-dd. */
 const isoOf = (ncbiDate) => ncbiDate?.replaceAll("/", "-");
@@ -32,6 +40,14 @@ function efetchAnswer(day) {
   );
 }
 
+/** The recorded records of `ids` (those there are) as one efetch answer. */
+function efetchById(ids) {
+  const articles = ids
+    .filter((id) => BY_PMID[id])
+    .map((id) => fs.readFileSync(path.join(fixtures, BY_PMID[id]), "utf8").match(/<PubmedArticle>[\s\S]*<\/PubmedArticle>/)?.[0] ?? "");
+  return `<?xml version="1.0" ?>\n<PubmedArticleSet>\n${articles.join("\n")}\n</PubmedArticleSet>\n`;
+}
+
 /** Starts the server; `requests` lists the paths and queries asked for. */
 export async function startReplay({ papersDay }) {
   const requests = [];
@@ -46,6 +62,9 @@ export async function startReplay({ papersDay }) {
       const [from, to] = [isoOf(url.searchParams.get("mindate")), isoOf(url.searchParams.get("maxdate"))];
       const holdsPapers = from && to && from <= papersDay && papersDay <= to;
       return reply(200, esearchAnswer(holdsPapers ? RECORDED_PAPERS : 0));
+    }
+    if (url.pathname === "/entrez/eutils/efetch.fcgi" && url.searchParams.has("id")) {
+      return reply(200, efetchById(url.searchParams.get("id").split(",")));
     }
     if (url.pathname === "/entrez/eutils/efetch.fcgi") return reply(200, efetchAnswer(papersDay));
     reply(418, `no recorded response for ${url.pathname}`);
