@@ -135,6 +135,27 @@ impl Store {
             .map_err(StoreError::from)
     }
 
+    /// Queues `digest` (stored, of the channel's term) to be posted to the term's channel: how a
+    /// channel just connected gets the term's latest digest. Nothing when the term has no
+    /// channel or the digest is queued already.
+    pub fn queue_channel_post(&self, digest: &engine::digest::Digest, now: DateTime<Utc>) -> Result<()> {
+        let _writing = self.writing()?;
+        let Some(term_id) = digest.term_id else { return Ok(()) };
+        let key = crate::digests::digest_key(digest.user_id, digest.sent_at, digest.id);
+        if self.trees().digests.get(&key)?.is_none() {
+            return Err(StoreError::NotFound("digest"));
+        }
+        let live = self.trees();
+        (&live.channels, &live.channel_posts)
+            .transaction(|(channels, posts)| {
+                if posts.get(post_key(digest.user_id, digest.id))?.is_some() {
+                    return Ok(());
+                }
+                tx_queue_post(channels, posts, digest.user_id, term_id, digest.id, &key, now)
+            })
+            .map_err(StoreError::from)
+    }
+
     /// The term's channel, if it has one.
     pub fn channel(&self, user_id: UserId, term_id: TermId) -> Result<Option<LabChannel>> {
         self.trees().channels.get(channel_key(user_id, term_id))?.map(|bytes| decode("lab channel", &bytes)).transpose()
@@ -376,6 +397,25 @@ mod tests {
         assert_eq!(store.give_up_interrupted_posts()?, 1);
         assert!(store.channel_posts()?.is_empty());
         assert_eq!(store.channel(ada, term)?.and_then(|channel| channel.last_error).as_deref(), Some(MSG_POST_INTERRUPTED));
+        Ok(())
+    }
+
+    #[test]
+    fn a_stored_digest_is_queued_for_a_channel_just_connected_once() -> Result<()> {
+        let store = Store::temporary()?;
+        let ada = UserId(Uuid::new_v4());
+        let term = add_term(&store, ada, "malaria")?;
+        record(&store, ada, term, 2, 1)?;
+        assert!(store.channel_posts()?.is_empty(), "no channel when it was stored");
+        let digest = store.digests(ada)?.remove(0);
+        store.queue_channel_post(&digest, Utc::now())?;
+        assert!(store.channel_posts()?.is_empty(), "still no channel: nothing to post to");
+        store.set_channel(&channel(ada, term))?;
+        store.queue_channel_post(&digest, Utc::now())?;
+        store.queue_channel_post(&digest, Utc::now())?;
+        let posts = store.channel_posts()?;
+        assert_eq!(posts.iter().map(|post| post.digest_id).collect::<Vec<_>>(), vec![digest.id], "queued once");
+        assert!(store.digest_at(&posts[0].digest_key)?.is_some());
         Ok(())
     }
 

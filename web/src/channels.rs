@@ -1,6 +1,6 @@
 //! Lab channels over HTTP: a term's owner on the Team plan, or an operator, connects an incoming
 //! webhook (Slack- or Mattermost-compatible) to the term (`PUT /api/search-terms/{termId}/channel
-//! {url}`), looks at how its posts fare (`GET`), sends a test message (`POST …/channel/test`) and
+//! {url}`; the term's latest digest is posted at once), looks at how its posts fare (`GET`), sends a test message (`POST …/channel/test`) and
 //! disconnects it (`DELETE`). Each digest of the term is then posted by `actors::channels`. The
 //! webhook's address is a secret: only its host is shown back. The operator's console lists
 //! every channel, failing ones first (`GET /api/admin/channels`).
@@ -82,7 +82,16 @@ async fn connect(
         failures: 0,
         last_error: None,
     };
+    let connected_before = state.store.channel(signed_in.user.id, term.id)?.is_some();
     state.store.set_channel(&channel)?;
+    // A channel just connected gets the term's latest digest at once, so the lab sees what it
+    // will get; from then on every new one.
+    if !connected_before {
+        let latest = state.store.digests(signed_in.user.id)?.into_iter().find(|digest| digest.term_id == Some(term.id) && !digest.papers_data.is_empty());
+        if let Some(digest) = latest {
+            state.store.queue_channel_post(&digest, Utc::now())?;
+        }
+    }
     state.store.flush_async().await?;
     Ok(HttpResponse::Ok().json(view(&channel)))
 }

@@ -3,8 +3,8 @@
 // file and three PMIDs (two already in the index, one looked up at the replayed PubMed), gets a
 // first digest ranked by them whose reason lines say so, subscribes to the term's private feed
 // in a feed parser, downloads the digest's RIS, finds the papers' COinS in the digest dialog,
-// and connects a lab channel (a local webhook receiver) that gets a test message and the next
-// digest; the plan cards list what the server says each plan gives.
+// and connects a lab channel (a local webhook receiver), which gets the term's digest and a test
+// message; the plan cards list what the server says each plan gives.
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, test } from "node:test";
@@ -167,24 +167,13 @@ test("a term seeded from a BibTeX file and three PMIDs: its first digest, its fe
   await channel.getByRole("button", { name: `Send test message to the lab channel of ${TOPIC}` }).click();
   await waitFor(async () => receiver.bodies.some((body) => String(body.text ?? "").includes(TOPIC)), "the test message", 15_000);
   await screenshot(page, "workflows-05-lab-channel");
-  const digests = await api(page, `/api/users/${user.id}/digests`);
-  const posted = await page.evaluate(async () => (await fetch("/api/trigger-digest", { method: "POST", credentials: "include" })).status);
-  assert.equal(posted, 200);
-  await waitFor(
-    async () => (await api(page, `/api/users/${user.id}/digests`)).length > digests.length,
-    "the triggered digest",
-    60_000,
-  );
+  // Connecting posted the term's latest digest, once.
   const [latest] = await api(page, `/api/users/${user.id}/digests`);
-  if (latest.papersData.length > 0) {
-    await waitFor(async () => receiver.bodies.some((body) => Array.isArray(body.blocks)), "the digest posted to the channel", 30_000);
-    const post = receiver.bodies.find((body) => Array.isArray(body.blocks));
-    assert.match(post.text, new RegExp(latest.papersData[0].title.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")), "the post names the digest's papers");
-    await new Promise((resolve) => setTimeout(resolve, 6000));
-    assert.equal(receiver.bodies.filter((body) => Array.isArray(body.blocks)).length, 1, "posted once");
-  } else {
-    assert.fail("the triggered digest had no papers, so nothing could be posted");
-  }
+  await waitFor(async () => receiver.bodies.some((body) => Array.isArray(body.blocks)), "the digest posted to the channel", 30_000);
+  const post = receiver.bodies.find((body) => Array.isArray(body.blocks));
+  assert.ok(post.text.includes(latest.papersData[0].title.slice(0, 40)), `the post names the digest's papers: ${post.text}`);
+  await new Promise((resolve) => setTimeout(resolve, 6000));
+  assert.equal(receiver.bodies.filter((body) => Array.isArray(body.blocks)).length, 1, "posted once");
 
   // The plan cards list what the server says each plan gives.
   const config = await api(page, "/api/config");

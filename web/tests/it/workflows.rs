@@ -343,17 +343,17 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     assert_eq!(client.post(&format!("{path}/test"), json!({})).await.status, 200);
     assert!(hook.bodies.lock().expect("lock").iter().any(|body| body["text"].as_str().is_some_and(|text| text.contains(TOPIC))));
 
-    // The next digest of the term is posted once.
+    // Connecting posted the term's latest digest at once; the next digest is posted once too.
+    let blocks = |hook: &Receiver| hook.bodies.lock().expect("lock").iter().filter(|body| body["blocks"].is_array()).cloned().collect::<Vec<_>>();
     let digest = server.latest_digest_of("kim@example.org");
+    assert!(wait_for(|| blocks(&hook).len() == 1).await, "the latest digest was posted on connecting");
+    assert!(blocks(&hook)[0]["text"].as_str().is_some_and(|text| text.contains(&digest.papers_data[0].title)), "{}", blocks(&hook)[0]);
     let next = engine::digest::Digest { id: uuid::Uuid::new_v4(), sent_at: chrono::Utc::now(), ..digest };
     let mail = store::DigestMail { to: user.email.clone(), subject: "next".into(), list_unsubscribe: None };
     server.state.store.record_digest(&next, &mail, chrono::Utc::now()).expect("recorded");
-    let posted = wait_for(|| hook.bodies.lock().expect("lock").iter().filter(|body| body["blocks"].is_array()).count() == 1).await;
-    assert!(posted, "the digest was posted");
-    let body = hook.bodies.lock().expect("lock").iter().find(|body| body["blocks"].is_array()).cloned().expect("posted");
-    assert!(body["text"].as_str().is_some_and(|text| text.contains(&next.papers_data[0].title)), "{body}");
+    assert!(wait_for(|| blocks(&hook).len() == 2).await, "the next digest was posted");
     tokio::time::sleep(std::time::Duration::from_secs(6)).await;
-    assert_eq!(hook.bodies.lock().expect("lock").iter().filter(|body| body["blocks"].is_array()).count(), 1, "posted once");
+    assert_eq!(blocks(&hook).len(), 2, "each posted once");
     let view = client.get(&path).await;
     assert!(view.body["channel"]["lastPostedAt"].is_string(), "{}", view.body);
 
