@@ -14,7 +14,7 @@
 //! literal. A public name can still resolve to a private address: resolving it, and checking the
 //! address connected to, is the caller's (engine does no I/O).
 
-use std::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{Ipv4Addr, Ipv6Addr};
 
 use serde_json::{json, Value};
 use url::{Host, Url};

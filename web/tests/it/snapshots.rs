@@ -75,6 +75,18 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ("GET", "/api/admin/billing", "admin_billing_ok"),
     ("POST", "/api/admin/users/{user_id}/repair-subscription", "admin_repair_subscription_ok"),
     ("POST", "/api/admin/backup", "admin_backup_ok"),
+    ("POST", "/api/search-terms/{term_id}/seeds", "seeds_post_ok"),
+    ("GET", "/api/feeds", "feeds_get_ok"),
+    ("POST", "/api/feeds/renew", "feeds_renew_ok"),
+    ("GET", "/api/papers/citation", "paper_citation_ok"),
+    ("GET", "/api/digests/{digest_id}/citations", "digest_citations_ok"),
+    ("GET", "/api/search-terms/{term_id}/citations", "term_citations_ok"),
+    ("GET", "/api/citations/link", "citation_link_ok"),
+    ("GET", "/api/search-terms/{term_id}/channel", "channel_get_ok"),
+    ("PUT", "/api/search-terms/{term_id}/channel", "channel_put_ok"),
+    ("DELETE", "/api/search-terms/{term_id}/channel", "channel_delete_ok"),
+    ("POST", "/api/search-terms/{term_id}/channel/test", "channel_test_ok"),
+    ("GET", "/api/admin/channels", "admin_channels_ok"),
 ];
 
 /// Error codes no request here can bring about, whose bodies are therefore not pinned: `busy`
@@ -98,6 +110,7 @@ const PUBLIC_OR_SECRET: &[&str] = &[
     "/api/auth/logout",
     "/api/auth/resend-verification",
     "/api/signup",
+    "/api/citations/link",
     "/api/forgot-password",
     "/api/reset-password",
     "/api/verify-email",
@@ -399,6 +412,50 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "rating_link_expired", &anonymous.post("/api/ratings/link", json!({ "token": old })).await);
     let gone = link(uuid::Uuid::new_v4(), chrono::Utc::now());
     check(&redactor, "rating_link_digest_gone", &anonymous.post("/api/ratings/link", json!({ "token": gone })).await);
+
+    // Seeds, feeds, citations and the lab channel.
+    server.index_recorded_papers().await;
+    let seeds = format!("/api/search-terms/{}/seeds", ada.term_id);
+    check(&redactor, "seeds_post_ok", &client.post(&seeds, json!({ "ids": "6677511" })).await);
+    check(&redactor, "seeds_post_bad_lines", &client.post(&seeds, json!({ "ids": "6677511\nnot an id", "file": "plain text" })).await);
+    check(&redactor, "seeds_post_nothing", &client.post(&seeds, json!({ "ids": " " })).await);
+    let feeds = client.get("/api/feeds").await;
+    let feed_token = |answer: &Answer| {
+        answer.body["digestsUrl"]
+            .as_str()
+            .and_then(|url| url.split("/feeds/").nth(1))
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    redactor.learn(&feed_token(&feeds), "feed_token");
+    check(&redactor, "feeds_get_ok", &feeds);
+    let renewed = client.post("/api/feeds/renew", json!({})).await;
+    redactor.learn(&feed_token(&renewed), "renewed_feed_token");
+    check(&redactor, "feeds_renew_ok", &renewed);
+    let paper_citation = format!("/api/papers/citation?key=pmid:31415&format=bibtex");
+    check(&redactor, "paper_citation_ok", &client.get(&paper_citation).await);
+    check(&redactor, "paper_citation_not_in_digests", &client.get("/api/papers/citation?key=pmid:1").await);
+    check(&redactor, "digest_citations_ok", &client.get(&format!("/api/digests/{}/citations?format=ris", digest.id)).await);
+    check(&redactor, "digest_citations_bad_format", &client.get(&format!("/api/digests/{}/citations?format=word", digest.id)).await);
+    check(&redactor, "term_citations_ok", &client.get(&format!("/api/search-terms/{}/citations", ada.term_id)).await);
+    let citation_token = engine::signed::CitationClaim { user_id: user.id, digest_id: digest.id }.sign(&rating_key);
+    redactor.learn(&citation_token, "citation_token");
+    check(&redactor, "citation_link_ok", &anonymous.get(&format!("/api/citations/link?token={citation_token}")).await);
+    check(&redactor, "citation_link_invalid", &anonymous.get(&format!("/api/citations/link?token={}", "A".repeat(43))).await);
+    let channel = format!("/api/search-terms/{}/channel", ada.term_id);
+    let hook = json!({ "url": "https://hooks.example.org/services/T000/B000/secret" });
+    check(&redactor, "channel_put_team_only", &client.send("PUT", &channel, Some(&hook)).await);
+    check(&redactor, "channel_test_team_only", &client.post(&format!("{channel}/test"), json!({})).await);
+    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("the Team plan");
+    check(&redactor, "channel_put_private_address", &client.send("PUT", &channel, Some(&json!({ "url": "https://10.0.0.8/hook" }))).await);
+    check(&redactor, "channel_put_ok", &client.send("PUT", &channel, Some(&hook)).await);
+    check(&redactor, "channel_get_ok", &client.get(&channel).await);
+    let operator = server.operator().await;
+    check(&redactor, "admin_channels_ok", &operator.get("/api/admin/channels").await);
+    check(&redactor, "channel_delete_ok", &client.delete(&channel).await);
+    check(&redactor, "channel_delete_none", &client.delete(&channel).await);
+    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Free).expect("back on the free plan");
 
     // Mail: a resend, a test mail, a triggered digest.
     let resend = |term: &str| json!({ "searchTerm": term });
@@ -755,6 +812,9 @@ async fn fault_answers_are_pinned() {
     check(&redactor, "fault_disk_full", &error_answer(ApiError::disk_full("no space left on device")).await);
     check(&redactor, "fault_internal", &error_answer(ApiError::internal("a cause that stays in the log")).await);
     check(&redactor, "fault_email_taken", &error_answer(ApiError::from(store::StoreError::DuplicateEmail)).await);
+    // A lab channel's test message the webhook refused (a webhook that refuses is not run here).
+    let refused = ApiError::new(web::error::ErrorCode::WebhookFailed, "The webhook answered 404 Not Found: no_service");
+    check(&redactor, "fault_webhook_failed", &error_answer(refused).await);
     check(&redactor, "fault_rate_limited_long", &error_answer(ApiError::too_many_requests(600)).await);
 }
 
@@ -796,4 +856,20 @@ fn every_route_and_every_error_code_has_a_snapshot() {
 /// Every error code the API can answer: the contract's list.
 fn error_codes() -> BTreeSet<String> {
     web::error::ErrorCode::ALL.iter().map(|code| code.as_str().to_owned()).collect()
+}
+
+#[actix_web::test]
+async fn a_lab_channels_test_message_answers_as_pinned() {
+    // The webhook is a local receiver: the operator allows private addresses.
+    let server = TestServer::start_with(|serve| serve.channels_allow_private = Some(true)).await;
+    let mut redactor = Redactor::new(&server);
+    let ada = ada_with_a_term(&server, &mut redactor).await;
+    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("the Team plan");
+    let hook = crate::workflows::receiver().await;
+    redactor.learn(&hook.url, "webhook_url");
+    let channel = format!("/api/search-terms/{}/channel", ada.term_id);
+    assert_eq!(ada.client.send("PUT", &channel, Some(&json!({ "url": hook.url }))).await.status, 200);
+    check(&redactor, "channel_test_ok", &ada.client.post(&format!("{channel}/test"), json!({})).await);
+    assert_eq!(hook.bodies.lock().expect("lock").len(), 1, "the test message was posted");
 }

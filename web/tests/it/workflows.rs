@@ -283,13 +283,13 @@ async fn citations_download_for_their_owner_and_from_the_digest_mail() {
 }
 
 /// A local webhook receiver: every body it was posted, answered with `status`.
-struct Receiver {
-    url: String,
-    bodies: Arc<Mutex<Vec<Value>>>,
-    status: Arc<Mutex<u16>>,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
+    pub(crate) bodies: Arc<Mutex<Vec<Value>>>,
+    pub(crate) status: Arc<Mutex<u16>>,
 }
 
-async fn receiver() -> Receiver {
+pub(crate) async fn receiver() -> Receiver {
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let status = Arc::new(Mutex::new(200u16));
     let (kept, answer) = (bodies.clone(), status.clone());
