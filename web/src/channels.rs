@@ -87,7 +87,8 @@ async fn connect(
     // A channel just connected gets the term's latest digest at once, so the lab sees what it
     // will get; from then on every new one.
     if !connected_before {
-        let latest = state.store.digests(signed_in.user.id)?.into_iter().find(|digest| digest.term_id == Some(term.id) && !digest.papers_data.is_empty());
+        let latest =
+            state.store.digests(signed_in.user.id)?.into_iter().find(|digest| digest.term_id == Some(term.id) && !digest.papers_data.is_empty());
         if let Some(digest) = latest {
             state.store.queue_channel_post(&digest, Utc::now())?;
         }
