@@ -433,8 +433,8 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     let renewed = client.post("/api/feeds/renew", json!({})).await;
     redactor.learn(&feed_token(&renewed), "renewed_feed_token");
     check(&redactor, "feeds_renew_ok", &renewed);
-    let paper_citation = format!("/api/papers/citation?key=pmid:31415&format=bibtex");
-    check(&redactor, "paper_citation_ok", &client.get(&paper_citation).await);
+    let paper_citation = "/api/papers/citation?key=pmid:31415&format=bibtex";
+    check(&redactor, "paper_citation_ok", &client.get(paper_citation).await);
     check(&redactor, "paper_citation_not_in_digests", &client.get("/api/papers/citation?key=pmid:1").await);
     check(&redactor, "digest_citations_ok", &client.get(&format!("/api/digests/{}/citations?format=ris", digest.id)).await);
     check(&redactor, "digest_citations_bad_format", &client.get(&format!("/api/digests/{}/citations?format=word", digest.id)).await);
