@@ -99,6 +99,18 @@ const INPUTS: &[RouteInputs] = &[
     route("GET", "/api/search-terms/{term_id}/ratings", &[], &[]),
     route("PUT", "/api/search-terms/{term_id}/ratings", &[("digestId", Text), ("paperKey", Text), ("verdict", Text)], &[]),
     route("DELETE", "/api/search-terms/{term_id}/ratings", &[], &["paperKey"]),
+    route("POST", "/api/search-terms/{term_id}/seeds", &[("ids", Text), ("file", Text)], &[]),
+    route("GET", "/api/feeds", &[], &[]),
+    route("POST", "/api/feeds/renew", &[], &[]),
+    route("GET", "/api/papers/citation", &[], &["key", "format"]),
+    route("GET", "/api/digests/{digest_id}/citations", &[], &["format"]),
+    route("GET", "/api/search-terms/{term_id}/citations", &[], &["format"]),
+    route("GET", "/api/citations/link", &[], &["token", "format"]),
+    route("GET", "/api/search-terms/{term_id}/channel", &[], &[]),
+    route("PUT", "/api/search-terms/{term_id}/channel", &[("url", Text)], &[]),
+    route("DELETE", "/api/search-terms/{term_id}/channel", &[], &[]),
+    route("POST", "/api/search-terms/{term_id}/channel/test", &[], &[]),
+    route("GET", "/api/admin/channels", &[], &[]),
     route("GET", "/api/ratings/link", &[], &["token"]),
     route("POST", "/api/ratings/link", &[("token", Text)], &[]),
     route("POST", "/api/immediate-search", &[("email", Email), ("searchTerm", Text)], &[]),
@@ -241,6 +253,8 @@ fn valid_body(route: &RouteInputs, case: usize) -> Value {
             json!({ "digestId": "00000000-0000-0000-0000-000000000001", "paperKey": "doi:10.1/x", "verdict": "relevant" })
         }
         "/api/ratings/link" => json!({ "token": "no-such-token" }),
+        "/api/search-terms/{term_id}/seeds" => json!({ "ids": "not an identifier" }),
+        "/api/search-terms/{term_id}/channel" => json!({ "url": "https://hooks.example.org/services/x" }),
         "/api/immediate-search" => json!({ "email": EMAIL, "searchTerm": "topic alpha" }),
         "/api/resend-email" => json!({ "searchTerm": "topic alpha" }),
         "/api/test-email" => json!({ "email": EMAIL, "type": "welcome" }),
@@ -261,6 +275,7 @@ fn own_path(route: &RouteInputs, own: &Own) -> String {
         .replace("{subscription_id}", &own.subscription_id)
         .replace("{source}", "pubmed")
         .replace("{mail_id}", "1")
+        .replace("{digest_id}", "00000000-0000-0000-0000-000000000001")
 }
 
 /// The names of `route`'s path parameters.
