@@ -192,7 +192,12 @@ test("toasts cover no header or form control: a bottom corner on a desktop, a co
     const toastBox = await boxOf(toast);
     const header = page.locator("header").first();
     const addForm = page.locator("form").filter({ has: page.locator("#new-search-term") });
-    const controls = [header, page.locator("#new-search-term"), addForm.getByRole("button")];
+    const controls = [
+      header,
+      page.locator("#new-search-term"),
+      addForm.getByRole("button", { name: "Add", exact: true }),
+      addForm.getByRole("button", { name: "Seed it with papers you know (optional)" }),
+    ];
     for (const control of controls) {
       const box = await boxOf(control);
       assert.ok(!overlaps(toastBox, box), `the toast ${JSON.stringify(toastBox)} covers ${JSON.stringify(box)} at ${width}px`);
