@@ -68,6 +68,13 @@ pub struct Rating {
     pub seeded: bool,
 }
 
+impl Rating {
+    /// A paper the term is seeded from (`crate::seed`): rated relevant, from no digest.
+    pub fn seed(term_id: TermId, paper_key: String, title: String, now: DateTime<Utc>) -> Rating {
+        Rating { term_id, paper_key, title, verdict: Verdict::Relevant, digest_id: None, rated_at: now, seeded: true }
+    }
+}
+
 pub const MAX_EXCLUDE_WORDS: usize = 10;
 pub const MIN_EXCLUDE_WORD_CHARS: usize = 2;
 pub const MAX_EXCLUDE_WORD_CHARS: usize = 40;

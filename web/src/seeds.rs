@@ -19,7 +19,7 @@ use actix_web::{web, HttpResponse};
 use chrono::Utc;
 use engine::dedup::dedup_keys;
 use engine::paper::Paper;
-use engine::rating::{Rating, Verdict};
+use engine::rating::Rating;
 use engine::search_term::TermId;
 use engine::seed::{parse_seeds, Seed, SeedId, SeedInput, SeedProblem};
 use engine::UserId;
@@ -132,16 +132,7 @@ fn where_looked(id: &SeedId) -> &'static str {
 pub fn save_seeds(state: &AppState, user_id: UserId, term_id: TermId, found: &[FoundSeed]) -> ApiResult<Vec<SeedPaperView>> {
     let now = Utc::now();
     for seed in found {
-        let rating = Rating {
-            term_id,
-            paper_key: seed.paper_key(),
-            title: seed.paper.title.clone(),
-            verdict: Verdict::Relevant,
-            digest_id: None,
-            rated_at: now,
-            seeded: true,
-        };
-        state.store.rate(user_id, &rating)?;
+        state.store.rate(user_id, &Rating::seed(term_id, seed.paper_key(), seed.paper.title.clone(), now))?;
     }
     Ok(found.iter().map(FoundSeed::view).collect())
 }
@@ -152,16 +143,7 @@ pub fn save_pending_seeds(state: &AppState, user: &store::User, term_id: TermId)
     let now = Utc::now();
     let mut views = Vec::new();
     for pending in &user.pending_seeds {
-        let rating = Rating {
-            term_id,
-            paper_key: pending.paper_key.clone(),
-            title: pending.title.clone(),
-            verdict: Verdict::Relevant,
-            digest_id: None,
-            rated_at: now,
-            seeded: true,
-        };
-        state.store.rate(user.id, &rating)?;
+        state.store.rate(user.id, &Rating::seed(term_id, pending.paper_key.clone(), pending.title.clone(), now))?;
         views.push(pending_view(state, pending));
     }
     Ok(views)
