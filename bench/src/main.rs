@@ -778,6 +778,41 @@ fn feedback_figures(
     embedder: &embed::Embedder,
     weights: &engine::feedback::Rocchio,
 ) -> anyhow::Result<serde_json::Value> {
+    let reports = per_collection(dirs, qrels, topics, embedder, |collection, vectors, kind| {
+        let played = relevance::feedback::evaluate_feedback(collection, vectors, rounds, &relevance::Calibration::SEMANTIC, weights)?;
+        let first = played.first().copied().unwrap_or_default();
+        let second = played.get(1).copied().unwrap_or_default();
+        Ok(json!({
+            "collection": collection.name,
+            "topics": kind,
+            "rounds": played.iter().map(|round| json!({
+                "round": round.round,
+                "queries": round.queries,
+                "ndcgAt10": round4(round.ndcg_at_10),
+                "ndcgAt10WithoutRatings": round4(round.ndcg_at_10_without),
+                "sentPrecision": round4(round.sent_precision),
+                "sentPrecisionWithoutRatings": round4(round.sent_precision_without),
+                "sent": round.sent,
+                "sentWithoutRatings": round.sent_without,
+            })).collect::<Vec<_>>(),
+            "roundOneGain": round4(second.ndcg_at_10 - second.ndcg_at_10_without),
+            "roundZeroSentPrecision": round4(first.sent_precision),
+        }))
+    })?;
+    Ok(
+        json!({ "scenario": "feedback", "rocchio": { "alpha": weights.alpha, "beta": weights.beta, "gamma": weights.gamma }, "shownPerRound": relevance::feedback::SHOWN, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }),
+    )
+}
+
+/// `report`'s answer for every collection of `dirs` and each kind of topic `topics` names (a
+/// collection without short topics says so and is left out), its documents embedded once.
+fn per_collection(
+    dirs: &[std::path::PathBuf],
+    qrels: Option<&str>,
+    topics: relevance::collection::Topics,
+    embedder: &embed::Embedder,
+    mut report: impl FnMut(&Collection, &relevance::DocumentVectors<'_>, &str) -> anyhow::Result<serde_json::Value>,
+) -> anyhow::Result<Vec<serde_json::Value>> {
     let mut reports = Vec::new();
     for dir in dirs {
         let whole = Collection::load_with_qrels(dir, None, qrels)?;
@@ -787,30 +822,10 @@ fn feedback_figures(
                 eprintln!("{}: no {} file, so no short topics", dir.display(), relevance::collection::SHORT_TOPICS_FILE);
                 continue;
             };
-            let played = relevance::feedback::evaluate_feedback(&collection, &vectors, rounds, &relevance::Calibration::SEMANTIC, weights)?;
-            let first = played.first().copied().unwrap_or_default();
-            let second = played.get(1).copied().unwrap_or_default();
-            reports.push(json!({
-                "collection": collection.name,
-                "topics": kind,
-                "rounds": played.iter().map(|round| json!({
-                    "round": round.round,
-                    "queries": round.queries,
-                    "ndcgAt10": round4(round.ndcg_at_10),
-                    "ndcgAt10WithoutRatings": round4(round.ndcg_at_10_without),
-                    "sentPrecision": round4(round.sent_precision),
-                    "sentPrecisionWithoutRatings": round4(round.sent_precision_without),
-                    "sent": round.sent,
-                    "sentWithoutRatings": round.sent_without,
-                })).collect::<Vec<_>>(),
-                "roundOneGain": round4(second.ndcg_at_10 - second.ndcg_at_10_without),
-                "roundZeroSentPrecision": round4(first.sent_precision),
-            }));
+            reports.push(report(&collection, &vectors, kind)?);
         }
     }
-    Ok(
-        json!({ "scenario": "feedback", "rocchio": { "alpha": weights.alpha, "beta": weights.beta, "gamma": weights.gamma }, "shownPerRound": relevance::feedback::SHOWN, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }),
-    )
+    Ok(reports)
 }
 
 /// The seeded scenario's figures: per collection and kind of topic, the first digest with and
@@ -822,29 +837,20 @@ fn seeded_figures(
     seeds: usize,
     embedder: &embed::Embedder,
 ) -> anyhow::Result<serde_json::Value> {
-    let mut reports = Vec::new();
-    for dir in dirs {
-        let whole = Collection::load_with_qrels(dir, None, qrels)?;
-        let vectors = relevance::DocumentVectors::of(&whole, embedder)?;
-        for kind in topics.kinds() {
-            let Some(collection) = whole.with_topics(kind) else {
-                eprintln!("{}: no {} file, so no short topics", dir.display(), relevance::collection::SHORT_TOPICS_FILE);
-                continue;
-            };
-            let played = relevance::seeded::evaluate_seeded(&collection, &vectors, seeds, &relevance::Calibration::SEMANTIC)?;
-            reports.push(json!({
-                "collection": collection.name,
-                "topics": kind,
-                "queries": played.queries,
-                "ndcgAt10": round4(played.ndcg_at_10),
-                "ndcgAt10WithoutSeeds": round4(played.ndcg_at_10_without),
-                "sentPrecision": round4(played.sent_precision),
-                "sentPrecisionWithoutSeeds": round4(played.sent_precision_without),
-                "sent": played.sent,
-                "sentWithoutSeeds": played.sent_without,
-            }));
-        }
-    }
+    let reports = per_collection(dirs, qrels, topics, embedder, |collection, vectors, kind| {
+        let played = relevance::seeded::evaluate_seeded(collection, vectors, seeds, &relevance::Calibration::SEMANTIC)?;
+        Ok(json!({
+            "collection": collection.name,
+            "topics": kind,
+            "queries": played.queries,
+            "ndcgAt10": round4(played.ndcg_at_10),
+            "ndcgAt10WithoutSeeds": round4(played.ndcg_at_10_without),
+            "sentPrecision": round4(played.sent_precision),
+            "sentPrecisionWithoutSeeds": round4(played.sent_precision_without),
+            "sent": played.sent,
+            "sentWithoutSeeds": played.sent_without,
+        }))
+    })?;
     Ok(json!({ "scenario": "seeded", "seedsPerTopic": seeds, "minRelevance": engine::digest::MIN_RELEVANCE, "collections": reports }))
 }
 
