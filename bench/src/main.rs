@@ -78,40 +78,7 @@ enum Scenario {
         server: Option<std::path::PathBuf>,
     },
     /// Embed N papers with the sentence-embedding model; time a term's vector and its ranking.
-    Embed {
-        /// The model's folder [default: papertide-data/models/all-minilm-l6-v2, else
-        /// ~/.cache/papertide/data/models/all-minilm-l6-v2].
-        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR", value_name = "DIR")]
-        model: Option<std::path::PathBuf>,
-        /// Papers embedded (title and abstract).
-        #[arg(long, default_value_t = 2_000)]
-        papers: usize,
-        /// Word pieces embedded of each text, below the model's own limit [default: the
-        /// service's].
-        #[arg(long)]
-        max_tokens: Option<usize>,
-        /// Then start the real papertide binary with the model on an index of N papers without
-        /// vectors (a lab's backlog) and measure its vectorizer's rate over --backlog-seconds
-        /// [default: 0, none].
-        #[arg(long, default_value_t = 0, value_name = "N")]
-        backlog: usize,
-        /// The stretch the backlog's rate is measured over, once its first batch is stored.
-        #[arg(long, default_value_t = 120, value_name = "SECONDS")]
-        backlog_seconds: u64,
-        /// Then start the binary with the model on an index of N papers, wait until each has its
-        /// vector, leave it idle and read its resident memory (memory at rest) [default: 0, none].
-        #[arg(long, default_value_t = 0, value_name = "N")]
-        rest_papers: usize,
-        /// The papertide binary of --backlog and --rest-papers [default: the one beside
-        /// papertide-bench].
-        #[arg(long)]
-        server: Option<std::path::PathBuf>,
-        /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
-        /// ONNX Runtime's library is looked for in the model's data directory
-        /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
-        #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
-        runtime: Option<embed::RuntimeName>,
-    },
+    Embed(EmbedArgs),
     /// Kill the real `papertide` binary with SIGKILL at random moments (harvest, weekly pass,
     /// mail, webhooks), restart it, and check after each kill that nothing acknowledged is lost,
     /// no mail goes twice and the index agrees with the database. Needs the test peers
@@ -165,50 +132,7 @@ enum Scenario {
     /// emails, then connections that trickle their bodies, while a normal client at another
     /// loopback address is served; report the answers, the normal client's successes and the
     /// server's memory before, at the peak and after.
-    Floods {
-        /// Sign-ins in each phase of the login flood (0: none).
-        #[arg(long, default_value_t = 40_000)]
-        login_requests: usize,
-        /// Length of each email of the first phase, in bytes.
-        #[arg(long, default_value_t = 30_000)]
-        email_bytes: usize,
-        /// Keep-alive connections sending the sign-ins.
-        #[arg(long, default_value_t = 16)]
-        login_connections: usize,
-        /// Slow connections held at once (0: none).
-        #[arg(long, default_value_t = 5_000)]
-        slow_connections: usize,
-        /// How long the slow-body flood lasts, in seconds.
-        #[arg(long, default_value_t = 30)]
-        slow_seconds: u64,
-        /// How many times the slow-body flood runs, one after the other.
-        #[arg(long, default_value_t = 1)]
-        slow_rounds: usize,
-        /// The server's open-files limit, set with prlimit, so that the flood reaches it.
-        #[arg(long, default_value_t = 4_096)]
-        server_open_files: u64,
-        /// Seconds to wait after each flood before measuring memory again.
-        #[arg(long, default_value_t = 10)]
-        settle_seconds: u64,
-        /// Crowd floods: how many attacker addresses, one run per value (empty: none).
-        #[arg(long, value_delimiter = ',', default_values_t = [60, 500])]
-        crowd_addresses: Vec<usize>,
-        /// Crowd floods: over how many /24s the addresses are spread, one run per value.
-        #[arg(long, value_delimiter = ',', default_values_t = [30, 2])]
-        crowd_networks: Vec<usize>,
-        /// Crowd floods: connections the crowd holds at once (0: no crowd flood).
-        #[arg(long, default_value_t = 15_000)]
-        crowd_connections: usize,
-        /// Crowd floods: what the connections do, one run per value (`slow`, `hold`).
-        #[arg(long, value_delimiter = ',', default_values_t = [String::from("slow"), String::from("hold")])]
-        crowd_kinds: Vec<String>,
-        /// How long each crowd flood lasts, in seconds.
-        #[arg(long, default_value_t = 20)]
-        crowd_seconds: u64,
-        /// The papertide binary [default: the one beside papertide-bench].
-        #[arg(long, value_name = "PATH")]
-        server: Option<std::path::PathBuf>,
-    },
+    Floods(FloodsArgs),
     /// Run digest, ingest, http and coldstart at a few sizes, each in a process of its own, and
     /// write their figures (figures.json), plots (SVG) and a summary against the targets
     /// (README.md).
@@ -286,72 +210,7 @@ enum Scenario {
         runtime: Option<embed::RuntimeName>,
     },
     /// Rank a test collection (SMART or BEIR layout) and measure it against its judgments.
-    Relevance {
-        /// The collection's directory, e.g. bench/collections/med; repeat for several.
-        #[arg(long, required = true)]
-        collection: Vec<std::path::PathBuf>,
-        /// The layout [default: BEIR if corpus.jsonl is there, else SMART].
-        #[arg(long, value_enum)]
-        format: Option<Format>,
-        /// A BEIR collection's judgments split, read from qrels/SPLIT.tsv, e.g. train
-        /// [default: test, else train, else dev]. SMART collections have one judgments file.
-        #[arg(long, value_name = "SPLIT")]
-        qrels: Option<String>,
-        /// RM3 settings to measure instead of the production ones:
-        /// feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers.
-        #[arg(long)]
-        rm3: Option<String>,
-        /// Relevance curve to measure instead of the production one, for the digest's ranking
-        /// (the semantic one when there is a model): slope,intercept.
-        #[arg(long)]
-        calibration: Option<String>,
-        /// Fit the relevance curves on every collection's digest candidates (each collection
-        /// weighing the same) and report them.
-        #[arg(long)]
-        fit_calibration: bool,
-        /// The sentence-transformers model folder of the semantic ranking [default:
-        /// $PAPERTIDE_EMBED_MODEL_DIR, else papertide-data/models/all-minilm-l6-v2, else
-        /// ~/.cache/papertide/data/models/all-minilm-l6-v2, where the test command keeps it,
-        /// fetched there first when none of them has it].
-        #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
-        embed_model: Option<std::path::PathBuf>,
-        /// Measure the lexical ranking only, as a service without a model ranks.
-        #[arg(long, conflicts_with = "embed_model")]
-        lexical: bool,
-        /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
-        /// ONNX Runtime's library is looked for in the model's data directory
-        /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
-        #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
-        runtime: Option<embed::RuntimeName>,
-
-        /// Word pieces embedded of each document, below the model's own limit [default: the
-        /// service's].
-        #[arg(long)]
-        max_tokens: Option<usize>,
-        /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
-        #[arg(long, value_delimiter = ',')]
-        fusion: Option<Vec<f64>>,
-        /// From what closeness a paper shows a key concept in meaning, to measure instead of the
-        /// service's: the concept's own cosine with the paper, and the fall in the topic's cosine
-        /// without the concept, and optionally the closeness to a request of many key concepts from
-        /// which a paper may miss more of them, and from how many concepts a topic is a request
-        /// [default: engine::concepts::MeaningCovers::SERVICE]: alone,contrast[,request[,request_concepts]].
-        #[arg(long)]
-        concept_meaning: Option<String>,
-        /// The share of the topic's rarest concept's idf from which a concept is key, to measure
-        /// instead of the service's [default: engine::scoring::KEY_CONCEPT_SHARE].
-        #[arg(long)]
-        key_share: Option<f64>,
-        /// Which queries to rank with: the collection's own (long), its short topics
-        /// (`short-topics.tsv`, two to six words as researchers type them), or both, measured apart.
-        #[arg(long, value_enum, default_value = "both")]
-        topics: relevance::collection::Topics,
-        /// Write every digest candidate's evidence (JSON lines: collection, topics, ranking,
-        /// query, judged relevant, strength, similarity, and per topic word its idf, presence and
-        /// cosine) to FILE, to study scoring rules.
-        #[arg(long, value_name = "FILE")]
-        dump_samples: Option<std::path::PathBuf>,
-    },
+    Relevance(RelevanceArgs),
 }
 
 impl Scenario {
@@ -361,58 +220,90 @@ impl Scenario {
             Scenario::Ingest { .. } => "ingest",
             Scenario::Digest { .. } => "digest",
             Scenario::Coldstart { .. } => "coldstart",
-            Scenario::Embed { .. } => "embed",
+            Scenario::Embed(_) => "embed",
             Scenario::Crash { .. } => "crash",
             Scenario::Http { .. } => "http",
-            Scenario::Floods { .. } => "floods",
+            Scenario::Floods(_) => "floods",
             Scenario::Report { .. } => "report",
             Scenario::Feedback { .. } => "feedback",
             Scenario::Seeded { .. } => "seeded",
-            Scenario::Relevance { .. } => "relevance",
+            Scenario::Relevance(_) => "relevance",
         }
     }
 }
 
-/// The bench allocates as the service does (its in-process scenarios run the service's own code):
-/// with mimalloc (bench/README.md, "The allocator").
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+/// The options of `relevance`.
+#[derive(Debug, clap::Args)]
+struct RelevanceArgs {
+    /// The collection's directory, e.g. bench/collections/med; repeat for several.
+    #[arg(long, required = true)]
+    pub collection: Vec<std::path::PathBuf>,
+    /// The layout [default: BEIR if corpus.jsonl is there, else SMART].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// A BEIR collection's judgments split, read from qrels/SPLIT.tsv, e.g. train
+    /// [default: test, else train, else dev]. SMART collections have one judgments file.
+    #[arg(long, value_name = "SPLIT")]
+    pub qrels: Option<String>,
+    /// RM3 settings to measure instead of the production ones:
+    /// feedback papers,feedback words,original weight,min coverage,min strength,min lift,min papers.
+    #[arg(long)]
+    rm3: Option<String>,
+    /// Relevance curve to measure instead of the production one, for the digest's ranking
+    /// (the semantic one when there is a model): slope,intercept.
+    #[arg(long)]
+    pub calibration: Option<String>,
+    /// Fit the relevance curves on every collection's digest candidates (each collection
+    /// weighing the same) and report them.
+    #[arg(long)]
+    pub fit_calibration: bool,
+    /// The sentence-transformers model folder of the semantic ranking [default:
+    /// $PAPERTIDE_EMBED_MODEL_DIR, else papertide-data/models/all-minilm-l6-v2, else
+    /// ~/.cache/papertide/data/models/all-minilm-l6-v2, where the test command keeps it,
+    /// fetched there first when none of them has it].
+    #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR")]
+    pub embed_model: Option<std::path::PathBuf>,
+    /// Measure the lexical ranking only, as a service without a model ranks.
+    #[arg(long, conflicts_with = "embed_model")]
+    pub lexical: bool,
+    /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
+    /// ONNX Runtime's library is looked for in the model's data directory
+    /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
+    #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+    pub runtime: Option<embed::RuntimeName>,
 
-fn main() -> anyhow::Result<()> {
-    embed::run_kernels_on_callers_thread();
-    let cli = Cli::parse();
-    let name = cli.scenario.name();
-    // What else used the cores before and while the scenario measured (not for the report,
-    // whose runs each record their own).
-    let watch = (!matches!(cli.scenario, Scenario::Report { .. })).then(|| bench::quiet::Watch::start(name));
-    let figures = match cli.scenario {
-        Scenario::Ingest { records, writer_heap_mib, writer_threads, batch } => {
-            let threads = writer_threads.unwrap_or_else(cores);
-            ingest(records, writer_heap_mib, threads, batch)?
-        }
-        Scenario::Feedback { collection, rounds, topics, qrels, embed_model, rocchio, runtime } => {
-            let weights = match rocchio.as_deref() {
-                Some(text) => {
-                    let values: Vec<f32> = text
-                        .split(',')
-                        .map(|value| value.trim().parse::<f32>())
-                        .collect::<Result<_, _>>()
-                        .context("--rocchio takes three numbers")?;
-                    let [alpha, beta, gamma] = values.as_slice() else { anyhow::bail!("--rocchio takes three numbers: alpha,beta,gamma") };
-                    engine::feedback::Rocchio { alpha: *alpha, beta: *beta, gamma: *gamma }
-                }
-                None => engine::feedback::Rocchio::DEFAULT,
-            };
-            let model_dir = model_dir(false, embed_model)?.context("the feedback scenario needs the embedding model (--embed-model DIR)")?;
-            let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
-            feedback_figures(&collection, qrels.as_deref(), topics, rounds, &embedder, &weights)?
-        }
-        Scenario::Seeded { collection, seeds, topics, qrels, embed_model, runtime } => {
-            let model_dir = model_dir(false, embed_model)?.context("the seeded scenario needs the embedding model (--embed-model DIR)")?;
-            let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
-            seeded_figures(&collection, qrels.as_deref(), topics, seeds, &embedder)?
-        }
-        Scenario::Relevance {
+    /// Word pieces embedded of each document, below the model's own limit [default: the
+    /// service's].
+    #[arg(long)]
+    pub max_tokens: Option<usize>,
+    /// Also measure BM25 fused with the cosine at these weights of the cosine (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub fusion: Option<Vec<f64>>,
+    /// From what closeness a paper shows a key concept in meaning, to measure instead of the
+    /// service's: the concept's own cosine with the paper, and the fall in the topic's cosine
+    /// without the concept, and optionally the closeness to a request of many key concepts from
+    /// which a paper may miss more of them, and from how many concepts a topic is a request
+    /// [default: engine::concepts::MeaningCovers::SERVICE]: alone,contrast[,request[,request_concepts]].
+    #[arg(long)]
+    pub concept_meaning: Option<String>,
+    /// The share of the topic's rarest concept's idf from which a concept is key, to measure
+    /// instead of the service's [default: engine::scoring::KEY_CONCEPT_SHARE].
+    #[arg(long)]
+    pub key_share: Option<f64>,
+    /// Which queries to rank with: the collection's own (long), its short topics
+    /// (`short-topics.tsv`, two to six words as researchers type them), or both, measured apart.
+    #[arg(long, value_enum, default_value = "both")]
+    pub topics: relevance::collection::Topics,
+    /// Write every digest candidate's evidence (JSON lines: collection, topics, ranking,
+    /// query, judged relevant, strength, similarity, and per topic word its idf, presence and
+    /// cosine) to FILE, to study scoring rules.
+    #[arg(long, value_name = "FILE")]
+    pub dump_samples: Option<std::path::PathBuf>,
+}
+
+impl RelevanceArgs {
+    fn run(self) -> anyhow::Result<serde_json::Value> {
+        let RelevanceArgs {
             collection,
             format,
             qrels,
@@ -428,94 +319,278 @@ fn main() -> anyhow::Result<()> {
             topics,
             dump_samples,
             runtime,
-        } => {
-            let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
-            let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
-            let model_dir = model_dir(lexical, embed_model)?;
-            let embedder = model_dir.as_deref().map(|dir| embedding::load(dir, max_tokens.or(embed::DOCUMENT_TOKENS), runtime)).transpose()?;
-            if embedder.is_none() && !lexical {
-                eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
+        } = self;
+        let rm3 = rm3.as_deref().map(parse_rm3).transpose()?.unwrap_or_default();
+        let calibration = calibration.as_deref().map(parse_calibration).transpose()?;
+        let model_dir = model_dir(lexical, embed_model)?;
+        let embedder = model_dir.as_deref().map(|dir| embedding::load(dir, max_tokens.or(embed::DOCUMENT_TOKENS), runtime)).transpose()?;
+        if embedder.is_none() && !lexical {
+            eprintln!("no embedding model found (run `papertide model fetch`, or pass --embed-model DIR): measuring the lexical ranking only");
+        }
+        let settings = RelevanceSettings {
+            rm3,
+            calibration,
+            fit: fit_calibration,
+            fusion: fusion.unwrap_or_default(),
+            concept_meaning: concept_meaning.as_deref().map(parse_meaning_covers).transpose()?.unwrap_or(engine::concepts::MeaningCovers::SERVICE),
+            key_share: key_share.unwrap_or(engine::scoring::KEY_CONCEPT_SHARE),
+            topics,
+            dump: dump_samples,
+        };
+        let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
+        figures["embedModel"] = match (&model_dir, &embedder) {
+            (Some(dir), Some(embedder)) => {
+                json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions(), "runtime": runtime.unwrap_or(embed::RuntimeName::DEFAULT).name() })
             }
-            let settings = RelevanceSettings {
-                rm3,
-                calibration,
-                fit: fit_calibration,
-                fusion: fusion.unwrap_or_default(),
-                concept_meaning: concept_meaning
-                    .as_deref()
-                    .map(parse_meaning_covers)
-                    .transpose()?
-                    .unwrap_or(engine::concepts::MeaningCovers::SERVICE),
-                key_share: key_share.unwrap_or(engine::scoring::KEY_CONCEPT_SHARE),
-                topics,
-                dump: dump_samples,
+            _ => serde_json::Value::Null,
+        };
+        Ok(figures)
+    }
+}
+
+/// The options of `embed`.
+#[derive(Debug, clap::Args)]
+struct EmbedArgs {
+    /// The model's folder [default: papertide-data/models/all-minilm-l6-v2, else
+    /// ~/.cache/papertide/data/models/all-minilm-l6-v2].
+    #[arg(long, env = "PAPERTIDE_EMBED_MODEL_DIR", value_name = "DIR")]
+    pub model: Option<std::path::PathBuf>,
+    /// Papers embedded (title and abstract).
+    #[arg(long, default_value_t = 2_000)]
+    pub papers: usize,
+    /// Word pieces embedded of each text, below the model's own limit [default: the
+    /// service's].
+    #[arg(long)]
+    pub max_tokens: Option<usize>,
+    /// Then start the real papertide binary with the model on an index of N papers without
+    /// vectors (a lab's backlog) and measure its vectorizer's rate over --backlog-seconds
+    /// [default: 0, none].
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub backlog: usize,
+    /// The stretch the backlog's rate is measured over, once its first batch is stored.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    pub backlog_seconds: u64,
+    /// Then start the binary with the model on an index of N papers, wait until each has its
+    /// vector, leave it idle and read its resident memory (memory at rest) [default: 0, none].
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub rest_papers: usize,
+    /// The papertide binary of --backlog and --rest-papers [default: the one beside
+    /// papertide-bench].
+    #[arg(long)]
+    pub server: Option<std::path::PathBuf>,
+    /// The runtime the model runs in: onnx-int8, onnx-fp32 or candle [default: the service's].
+    /// ONNX Runtime's library is looked for in the model's data directory
+    /// (DATA_DIR/runtime/, where `papertide model fetch` puts it).
+    #[arg(long, env = "PAPERTIDE_EMBED_RUNTIME")]
+    pub runtime: Option<embed::RuntimeName>,
+}
+
+impl EmbedArgs {
+    fn run(self) -> anyhow::Result<serde_json::Value> {
+        let EmbedArgs { model, papers, max_tokens, backlog, backlog_seconds, rest_papers, server, runtime } = self;
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
+        let run = embedding::run(&model_dir, papers, max_tokens.or(embed::DOCUMENT_TOKENS), runtime)?;
+        let binary = || bench::http::find_server_binary(server.as_deref());
+        let backlog = match backlog {
+            0 => None,
+            papers => Some(bench::serving::backlog(&binary()?, &model_dir, runtime, papers, backlog_seconds)?),
+        };
+        let at_rest = match rest_papers {
+            0 => None,
+            papers => Some(bench::serving::at_rest(&binary()?, &model_dir, runtime, papers)?),
+        };
+        Ok(json!({
+            "scenario": "embed",
+            "model": model_dir.display().to_string(),
+            "runtime": runtime.unwrap_or(embed::RuntimeName::DEFAULT).name(),
+            "papers": run.papers,
+            "distinctPapers": run.distinct_papers,
+            "meanTextChars": round(run.mean_text_chars),
+            "dimensions": run.dimensions,
+            "truncatedTokens": run.truncated_tokens,
+            "threads": run.threads,
+            "loadSeconds": round(run.load_seconds),
+            "embedSeconds": round(run.embed_seconds),
+            "papersPerSecond": round(run.papers_per_second()),
+            "weeklyPapers": embedding::WEEK_PAPERS,
+            "weeklyCpuMinutes": round(run.weekly_cpu_minutes()),
+            "embedCpuSeconds": run.embed_cpu_seconds.map(round),
+            "weeklyCpuMinutesByCpuTime": run.weekly_cpu_minutes_by_cpu_time().map(round),
+            "termEmbedMsP50": round(run.term_embed_ms.p50),
+            "termEmbedMsP99": round(run.term_embed_ms.p99),
+            "termRankMsP50": round(run.term_rank_ms.p50),
+            "termRankMsP99": round(run.term_rank_ms.p99),
+            "termRankedAgainst": embedding::WEEK_PAPERS,
+            "embedPeakRssMib": run.embed_peak_rss_mib,
+            "peakRssMib": peak_rss_mib(),
+            "backlog": backlog.map(|backlog| json!({
+                "papers": backlog.papers,
+                "firstBatchSeconds": round(backlog.first_batch_seconds),
+                "measuredSeconds": round(backlog.measured_seconds),
+                "embedded": backlog.embedded,
+                "waiting": backlog.waiting,
+                "papersPerSecond": round(backlog.papers_per_second()),
+                "hoursForAll": backlog.hours_for_all().map(round),
+                "cpuSecondsPerThousand": backlog.cpu_seconds_per_thousand().map(round),
+                "rssMib": backlog.rss_mib,
+                "peakRssMib": backlog.peak_rss_mib,
+            })),
+            "atRest": at_rest.map(|rest| json!({
+                "papers": rest.papers,
+                "embeddedSeconds": round(rest.embedded_seconds),
+                "rssMib": rest.rss_mib,
+                "peakRssMib": rest.peak_rss_mib,
+            })),
+        }))
+    }
+}
+
+/// The options of `floods`.
+#[derive(Debug, clap::Args)]
+struct FloodsArgs {
+    /// Sign-ins in each phase of the login flood (0: none).
+    #[arg(long, default_value_t = 40_000)]
+    pub login_requests: usize,
+    /// Length of each email of the first phase, in bytes.
+    #[arg(long, default_value_t = 30_000)]
+    pub email_bytes: usize,
+    /// Keep-alive connections sending the sign-ins.
+    #[arg(long, default_value_t = 16)]
+    pub login_connections: usize,
+    /// Slow connections held at once (0: none).
+    #[arg(long, default_value_t = 5_000)]
+    pub slow_connections: usize,
+    /// How long the slow-body flood lasts, in seconds.
+    #[arg(long, default_value_t = 30)]
+    pub slow_seconds: u64,
+    /// How many times the slow-body flood runs, one after the other.
+    #[arg(long, default_value_t = 1)]
+    pub slow_rounds: usize,
+    /// The server's open-files limit, set with prlimit, so that the flood reaches it.
+    #[arg(long, default_value_t = 4_096)]
+    pub server_open_files: u64,
+    /// Seconds to wait after each flood before measuring memory again.
+    #[arg(long, default_value_t = 10)]
+    pub settle_seconds: u64,
+    /// Crowd floods: how many attacker addresses, one run per value (empty: none).
+    #[arg(long, value_delimiter = ',', default_values_t = [60, 500])]
+    pub crowd_addresses: Vec<usize>,
+    /// Crowd floods: over how many /24s the addresses are spread, one run per value.
+    #[arg(long, value_delimiter = ',', default_values_t = [30, 2])]
+    pub crowd_networks: Vec<usize>,
+    /// Crowd floods: connections the crowd holds at once (0: no crowd flood).
+    #[arg(long, default_value_t = 15_000)]
+    pub crowd_connections: usize,
+    /// Crowd floods: what the connections do, one run per value (`slow`, `hold`).
+    #[arg(long, value_delimiter = ',', default_values_t = [String::from("slow"), String::from("hold")])]
+    pub crowd_kinds: Vec<String>,
+    /// How long each crowd flood lasts, in seconds.
+    #[arg(long, default_value_t = 20)]
+    pub crowd_seconds: u64,
+    /// The papertide binary [default: the one beside papertide-bench].
+    #[arg(long, value_name = "PATH")]
+    pub server: Option<std::path::PathBuf>,
+}
+
+impl FloodsArgs {
+    fn run(self) -> anyhow::Result<serde_json::Value> {
+        let FloodsArgs {
+            login_requests,
+            email_bytes,
+            login_connections,
+            slow_connections,
+            slow_seconds,
+            slow_rounds,
+            server_open_files,
+            settle_seconds,
+            crowd_addresses,
+            crowd_networks,
+            crowd_connections,
+            crowd_kinds,
+            crowd_seconds,
+            server,
+        } = self;
+        bench::http::raise_open_files_limit();
+        let mut crowds = Vec::new();
+        // No connections: no crowd flood.
+        let crowd_kinds = if crowd_connections == 0 { Vec::new() } else { crowd_kinds };
+        for kind in &crowd_kinds {
+            let kind = match kind.as_str() {
+                "slow" => bench::floods::CrowdKind::SlowBody,
+                "hold" => bench::floods::CrowdKind::Hold,
+                other => anyhow::bail!("--crowd-kinds: {other} is neither slow nor hold"),
             };
-            let mut figures = relevance_figures(&collection, format, qrels.as_deref(), &settings, embedder.as_ref())?;
-            figures["embedModel"] = match (&model_dir, &embedder) {
-                (Some(dir), Some(embedder)) => {
-                    json!({ "dir": dir, "fingerprint": &embedder.fingerprint()[..16], "dimensions": embedder.dimensions(), "runtime": runtime.unwrap_or(embed::RuntimeName::DEFAULT).name() })
+            for &addresses in &crowd_addresses {
+                for &networks in &crowd_networks {
+                    crowds.push(bench::floods::Crowd { addresses, networks, connections: crowd_connections, kind });
                 }
-                _ => serde_json::Value::Null,
-            };
-            figures
+            }
         }
-        Scenario::Embed { model, papers, max_tokens, backlog, backlog_seconds, rest_papers, server, runtime } => {
-            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-            let model_dir = embedding::find_model_dir(model.as_deref(), &embedding::default_model_dirs(home.as_deref()))?;
-            let run = embedding::run(&model_dir, papers, max_tokens.or(embed::DOCUMENT_TOKENS), runtime)?;
-            let binary = || bench::http::find_server_binary(server.as_deref());
-            let backlog = match backlog {
-                0 => None,
-                papers => Some(bench::serving::backlog(&binary()?, &model_dir, runtime, papers, backlog_seconds)?),
-            };
-            let at_rest = match rest_papers {
-                0 => None,
-                papers => Some(bench::serving::at_rest(&binary()?, &model_dir, runtime, papers)?),
-            };
-            json!({
-                "scenario": "embed",
-                "model": model_dir.display().to_string(),
-                "runtime": runtime.unwrap_or(embed::RuntimeName::DEFAULT).name(),
-                "papers": run.papers,
-                "distinctPapers": run.distinct_papers,
-                "meanTextChars": round(run.mean_text_chars),
-                "dimensions": run.dimensions,
-                "truncatedTokens": run.truncated_tokens,
-                "threads": run.threads,
-                "loadSeconds": round(run.load_seconds),
-                "embedSeconds": round(run.embed_seconds),
-                "papersPerSecond": round(run.papers_per_second()),
-                "weeklyPapers": embedding::WEEK_PAPERS,
-                "weeklyCpuMinutes": round(run.weekly_cpu_minutes()),
-                "embedCpuSeconds": run.embed_cpu_seconds.map(round),
-                "weeklyCpuMinutesByCpuTime": run.weekly_cpu_minutes_by_cpu_time().map(round),
-                "termEmbedMsP50": round(run.term_embed_ms.p50),
-                "termEmbedMsP99": round(run.term_embed_ms.p99),
-                "termRankMsP50": round(run.term_rank_ms.p50),
-                "termRankMsP99": round(run.term_rank_ms.p99),
-                "termRankedAgainst": embedding::WEEK_PAPERS,
-                "embedPeakRssMib": run.embed_peak_rss_mib,
-                "peakRssMib": peak_rss_mib(),
-                "backlog": backlog.map(|backlog| json!({
-                    "papers": backlog.papers,
-                    "firstBatchSeconds": round(backlog.first_batch_seconds),
-                    "measuredSeconds": round(backlog.measured_seconds),
-                    "embedded": backlog.embedded,
-                    "waiting": backlog.waiting,
-                    "papersPerSecond": round(backlog.papers_per_second()),
-                    "hoursForAll": backlog.hours_for_all().map(round),
-                    "cpuSecondsPerThousand": backlog.cpu_seconds_per_thousand().map(round),
-                    "rssMib": backlog.rss_mib,
-                    "peakRssMib": backlog.peak_rss_mib,
-                })),
-                "atRest": at_rest.map(|rest| json!({
-                    "papers": rest.papers,
-                    "embeddedSeconds": round(rest.embedded_seconds),
-                    "rssMib": rest.rss_mib,
-                    "peakRssMib": rest.peak_rss_mib,
-                })),
-            })
+        let config = bench::floods::FloodConfig {
+            binary: bench::http::find_server_binary(server.as_deref())?,
+            login_requests,
+            email_bytes,
+            login_connections,
+            slow_connections,
+            slow_seconds,
+            slow_rounds,
+            server_open_files: Some(server_open_files),
+            settle_seconds,
+            crowds,
+            crowd_seconds,
+        };
+        let mut figures = bench::floods::run(&config)?;
+        figures["scenario"] = json!("floods");
+        Ok(figures)
+    }
+}
+
+/// The bench allocates as the service does (its in-process scenarios run the service's own code):
+/// with mimalloc (bench/README.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() -> anyhow::Result<()> {
+    embed::run_kernels_on_callers_thread();
+    let cli = Cli::parse();
+    let name = cli.scenario.name();
+    // What else used the cores before and while the scenario measured (not for the report,
+    // whose runs each record their own).
+    let watch = (!matches!(cli.scenario, Scenario::Report { .. })).then(|| bench::quiet::Watch::start(name));
+    let mut report = figures(cli.scenario)?;
+    report["machine"] = machine();
+    if let Some(watch) = watch {
+        report["load"] = serde_json::to_value(watch.finish(name))?;
+    }
+    let printed = if cli.json { report.to_string() } else { serde_json::to_string_pretty(&report)? };
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{printed}");
+    }
+    Ok(())
+}
+
+/// Runs one scenario and returns its figures.
+fn figures(scenario: Scenario) -> anyhow::Result<serde_json::Value> {
+    let figures = match scenario {
+        Scenario::Ingest { records, writer_heap_mib, writer_threads, batch } => {
+            let threads = writer_threads.unwrap_or_else(cores);
+            ingest(records, writer_heap_mib, threads, batch)?
         }
+        Scenario::Feedback { collection, rounds, topics, qrels, embed_model, rocchio, runtime } => {
+            let weights = rocchio.as_deref().map(parse_rocchio).transpose()?.unwrap_or(engine::feedback::Rocchio::DEFAULT);
+            let model_dir = model_dir(false, embed_model)?.context("the feedback scenario needs the embedding model (--embed-model DIR)")?;
+            let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
+            feedback_figures(&collection, qrels.as_deref(), topics, rounds, &embedder, &weights)?
+        }
+        Scenario::Seeded { collection, seeds, topics, qrels, embed_model, runtime } => {
+            let model_dir = model_dir(false, embed_model)?.context("the seeded scenario needs the embedding model (--embed-model DIR)")?;
+            let embedder = embedding::load(&model_dir, embed::DOCUMENT_TOKENS, runtime)?;
+            seeded_figures(&collection, qrels.as_deref(), topics, seeds, &embedder)?
+        }
+        Scenario::Relevance(args) => args.run()?,
+        Scenario::Embed(args) => args.run()?,
         Scenario::Crash { kills, seed, users, server } => {
             let seed =
                 seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64));
@@ -540,55 +615,7 @@ fn main() -> anyhow::Result<()> {
             };
             bench::http::run(&config)?
         }
-        Scenario::Floods {
-            login_requests,
-            email_bytes,
-            login_connections,
-            slow_connections,
-            slow_seconds,
-            slow_rounds,
-            server_open_files,
-            settle_seconds,
-            crowd_addresses,
-            crowd_networks,
-            crowd_connections,
-            crowd_kinds,
-            crowd_seconds,
-            server,
-        } => {
-            bench::http::raise_open_files_limit();
-            let mut crowds = Vec::new();
-            // No connections: no crowd flood.
-            let crowd_kinds = if crowd_connections == 0 { Vec::new() } else { crowd_kinds };
-            for kind in &crowd_kinds {
-                let kind = match kind.as_str() {
-                    "slow" => bench::floods::CrowdKind::SlowBody,
-                    "hold" => bench::floods::CrowdKind::Hold,
-                    other => anyhow::bail!("--crowd-kinds: {other} is neither slow nor hold"),
-                };
-                for &addresses in &crowd_addresses {
-                    for &networks in &crowd_networks {
-                        crowds.push(bench::floods::Crowd { addresses, networks, connections: crowd_connections, kind });
-                    }
-                }
-            }
-            let config = bench::floods::FloodConfig {
-                binary: bench::http::find_server_binary(server.as_deref())?,
-                login_requests,
-                email_bytes,
-                login_connections,
-                slow_connections,
-                slow_seconds,
-                slow_rounds,
-                server_open_files: Some(server_open_files),
-                settle_seconds,
-                crowds,
-                crowd_seconds,
-            };
-            let mut figures = bench::floods::run(&config)?;
-            figures["scenario"] = json!("floods");
-            figures
-        }
+        Scenario::Floods(args) => args.run()?,
         Scenario::Coldstart { users, papers, runs, server } => {
             let run = bench::coldstart::run(&bench::http::find_server_binary(server.as_deref())?, users, papers, runs)?;
             json!({
@@ -619,56 +646,49 @@ fn main() -> anyhow::Result<()> {
                 "plots": report.plots,
             })
         }
-        Scenario::Digest { users, papers } => {
-            let run = bench::digest::run(users, papers)?;
-            json!({
-                "scenario": "digest",
-                "users": run.users,
-                "papersInIndex": run.papers,
-                "digests": run.digests,
-                "papersSent": run.papers_sent,
-                "workers": run.workers,
-                "indexSeconds": round(run.index_seconds),
-                "digestSeconds": round(run.digest_seconds),
-                "renderSeconds": round(run.render_seconds),
-                "totalSeconds": round(run.digest_seconds + run.render_seconds),
-                "usersPerSecond": round(run.users as f64 / (run.digest_seconds + run.render_seconds)),
-                "indexPeakRssMib": run.index_peak_rss_mib,
-                "signupPeakRssMib": run.signup_peak_rss_mib,
-                "peakRssMib": peak_rss_mib(),
-                "diskBytesPerDigest": run.disk_bytes_per_digest.map(|bytes| bytes.round()),
-                "databaseBytesPerUser": run.database_bytes_per_user.round(),
-                "backupSeconds": round(run.backup_seconds),
-                "backupBytes": run.backup_bytes,
-                "backupRounds": run.backup_waits.rounds,
-                "backupLongestWriteMs": round(run.backup_waits.longest_write_ms),
-                "backupLongestReadMs": round(run.backup_waits.longest_read_ms),
-                "compactionSeconds": round(run.compaction_seconds),
-                "compactionRounds": run.compaction_waits.rounds,
-                "compactionLongestWriteMs": round(run.compaction_waits.longest_write_ms),
-                "compactionLongestReadMs": round(run.compaction_waits.longest_read_ms),
-                "target": "1,000,000 users in < 60 s of digest time, 100,000 in < 10 s, peak RSS < 2 GiB over the index",
-            })
-        }
+        Scenario::Digest { users, papers } => digest_scenario_figures(&bench::digest::run(users, papers)?),
     };
-    let machine = machine();
-    let mut report = figures;
-    report["machine"] = machine;
-    if let Some(watch) = watch {
-        report["load"] = serde_json::to_value(watch.finish(name))?;
-    }
-    if cli.json {
-        #[allow(clippy::print_stdout)]
-        {
-            println!("{report}");
-        }
-    } else {
-        #[allow(clippy::print_stdout)]
-        {
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        }
-    }
-    Ok(())
+    Ok(figures)
+}
+
+/// `--rocchio alpha,beta,gamma`.
+fn parse_rocchio(text: &str) -> anyhow::Result<engine::feedback::Rocchio> {
+    let values: Vec<f32> =
+        text.split(',').map(|value| value.trim().parse::<f32>()).collect::<Result<_, _>>().context("--rocchio takes three numbers")?;
+    let [alpha, beta, gamma] = values.as_slice() else { anyhow::bail!("--rocchio takes three numbers: alpha,beta,gamma") };
+    Ok(engine::feedback::Rocchio { alpha: *alpha, beta: *beta, gamma: *gamma })
+}
+
+/// The figures of the digest scenario.
+fn digest_scenario_figures(run: &bench::digest::DigestRun) -> serde_json::Value {
+    json!({
+        "scenario": "digest",
+        "users": run.users,
+        "papersInIndex": run.papers,
+        "digests": run.digests,
+        "papersSent": run.papers_sent,
+        "workers": run.workers,
+        "indexSeconds": round(run.index_seconds),
+        "digestSeconds": round(run.digest_seconds),
+        "renderSeconds": round(run.render_seconds),
+        "totalSeconds": round(run.digest_seconds + run.render_seconds),
+        "usersPerSecond": round(run.users as f64 / (run.digest_seconds + run.render_seconds)),
+        "indexPeakRssMib": run.index_peak_rss_mib,
+        "signupPeakRssMib": run.signup_peak_rss_mib,
+        "peakRssMib": peak_rss_mib(),
+        "diskBytesPerDigest": run.disk_bytes_per_digest.map(|bytes| bytes.round()),
+        "databaseBytesPerUser": run.database_bytes_per_user.round(),
+        "backupSeconds": round(run.backup_seconds),
+        "backupBytes": run.backup_bytes,
+        "backupRounds": run.backup_waits.rounds,
+        "backupLongestWriteMs": round(run.backup_waits.longest_write_ms),
+        "backupLongestReadMs": round(run.backup_waits.longest_read_ms),
+        "compactionSeconds": round(run.compaction_seconds),
+        "compactionRounds": run.compaction_waits.rounds,
+        "compactionLongestWriteMs": round(run.compaction_waits.longest_write_ms),
+        "compactionLongestReadMs": round(run.compaction_waits.longest_read_ms),
+        "target": "1,000,000 users in < 60 s of digest time, 100,000 in < 10 s, peak RSS < 2 GiB over the index",
+    })
 }
 
 /// Parses, deduplicates and indexes a week of `records`, committing after every `batch` papers

@@ -663,10 +663,13 @@ pub fn parse_file_config(text: &str) -> anyhow::Result<FileConfig> {
 pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyhow::Result<Settings> {
     let file_rates = file.rate_limits.clone().unwrap_or_default();
     let pick = |flag: &Option<String>, from_file: Option<String>| flag.clone().or(from_file);
+    let data_dir = common.data_dir.clone().or_else(|| file.data_dir.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+    let (max_connections, ipv6_prefix, rate_limiter_capacity) = resolve_connections(serve, &file)?;
+    let (min_free_disk_bytes, backup_dir, backup_keep) = resolve_disk(serve, &file, &data_dir)?;
+
 
     let bind_text = pick(&serve.bind, file.bind).unwrap_or_else(|| DEFAULT_BIND.to_owned());
     let bind: SocketAddr = bind_text.parse().with_context(|| format!("bind address {bind_text:?} is not HOST:PORT"))?;
-    let data_dir = common.data_dir.clone().or(file.data_dir).unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
 
     let public_text = pick(&serve.public_url, file.public_url).unwrap_or_else(|| format!("http://localhost:{}", bind.port()));
     let public_url = Url::parse(public_text.trim_end_matches('/')).with_context(|| format!("public URL {public_text:?} is not a URL"))?;
@@ -697,34 +700,7 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         .map(|email| engine::account::normalize_email(email))
         .filter(|email| !email.is_empty())
         .collect();
-    let rate =
-        |flag: &Option<String>, from_file: Option<String>, default: &str| Rate::parse(&pick(flag, from_file).unwrap_or_else(|| default.to_owned()));
-    let rate_limits = RateLimits {
-        login: rate(&serve.rate_limit_login, file_rates.login, DEFAULT_RATE_LOGIN)?,
-        login_account: rate(&serve.rate_limit_login_account, file_rates.login_account, DEFAULT_RATE_LOGIN_ACCOUNT)?,
-        signup: rate(&serve.rate_limit_signup, file_rates.signup, DEFAULT_RATE_SIGNUP)?,
-        forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
-        resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
-        reset_password: rate(&serve.rate_limit_reset_password, file_rates.reset_password, DEFAULT_RATE_RESET_PASSWORD)?,
-        immediate_search: rate(&serve.rate_limit_immediate_search, file_rates.immediate_search, DEFAULT_RATE_IMMEDIATE_SEARCH)?,
-        resend_email: rate(&serve.rate_limit_resend_email, file_rates.resend_email, DEFAULT_RATE_RESEND_EMAIL)?,
-        test_email: rate(&serve.rate_limit_test_email, file_rates.test_email, DEFAULT_RATE_TEST_EMAIL)?,
-        recipient: rate(&serve.rate_limit_recipient, file_rates.recipient, DEFAULT_RATE_RECIPIENT)?,
-        signup_global: rate(&serve.rate_limit_signup_global, file_rates.signup_global, DEFAULT_RATE_SIGNUP_GLOBAL)?,
-        link_guesses: rate(&serve.rate_limit_link_guesses, file_rates.link_guesses, DEFAULT_RATE_LINK_GUESSES)?,
-    };
-    let max_connections = serve.max_connections.or(file.max_connections);
-    if max_connections == Some(0) {
-        bail!("max_connections must be at least 1");
-    }
-    let ipv6_prefix = serve.ipv6_prefix.or(file.ipv6_prefix).unwrap_or(DEFAULT_IPV6_PREFIX);
-    if !(1..=128).contains(&ipv6_prefix) {
-        bail!("ipv6_prefix {ipv6_prefix} is not a prefix length of an IPv6 address (1 to 128)");
-    }
-    let rate_limiter_capacity = serve.rate_limiter_capacity.or(file.rate_limiter_capacity).unwrap_or(DEFAULT_RATE_LIMITER_CAPACITY);
-    if rate_limiter_capacity < 8 {
-        bail!("rate_limiter_capacity must be at least 8");
-    }
+    let rate_limits = resolve_rate_limits(serve, file_rates)?;
     // An empty token is no token: `/metrics` stays public.
     let metrics_token = pick(&serve.metrics_token, file.metrics_token.clone()).map(|token| token.trim().to_owned()).filter(|token| !token.is_empty());
     let file_analytics = file.analytics.clone().unwrap_or_default();
@@ -750,19 +726,6 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     let digest_hour = serve.digest_hour.or(file.digest_hour).unwrap_or(DEFAULT_DIGEST_HOUR);
     if digest_hour > 23 {
         bail!("the digest hour {digest_hour} is not an hour of the day (0 to 23)");
-    }
-    let min_free_disk_mb = serve.min_free_disk_mb.or(file.min_free_disk_mb).unwrap_or(DEFAULT_MIN_FREE_DISK_MB);
-    let Some(min_free_disk_bytes) = min_free_disk_mb.checked_mul(1024 * 1024) else {
-        bail!("the free space to keep, {min_free_disk_mb} MiB, is more than any disk holds");
-    };
-    // An empty value is no value, as for the model's folder.
-    let backup_dir = serve.backup_dir.clone().or(file.backup_dir).filter(|dir| !dir.as_os_str().is_empty());
-    let backup_keep = serve.backup_keep.or(file.backup_keep).unwrap_or(DEFAULT_BACKUP_KEEP);
-    if backup_keep == 0 {
-        bail!("backup_keep must be at least 1: the newest backup is always kept");
-    }
-    if let Some(dir) = &backup_dir {
-        check_backup_dir(dir, &data_dir)?;
     }
     Ok(Settings {
         sources,
@@ -795,6 +758,63 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
         llm,
         stripe,
     })
+}
+
+/// The rate limits: flags and environment < file < defaults, each checked.
+fn resolve_rate_limits(serve: &ServeArgs, file_rates: FileRateLimits) -> anyhow::Result<RateLimits> {
+    let pick = |flag: &Option<String>, from_file: Option<String>| flag.clone().or(from_file);
+    let rate =
+        |flag: &Option<String>, from_file: Option<String>, default: &str| Rate::parse(&pick(flag, from_file).unwrap_or_else(|| default.to_owned()));
+    Ok(RateLimits {
+        login: rate(&serve.rate_limit_login, file_rates.login, DEFAULT_RATE_LOGIN)?,
+        login_account: rate(&serve.rate_limit_login_account, file_rates.login_account, DEFAULT_RATE_LOGIN_ACCOUNT)?,
+        signup: rate(&serve.rate_limit_signup, file_rates.signup, DEFAULT_RATE_SIGNUP)?,
+        forgot_password: rate(&serve.rate_limit_forgot_password, file_rates.forgot_password, DEFAULT_RATE_FORGOT_PASSWORD)?,
+        resend: rate(&serve.rate_limit_resend, file_rates.resend, DEFAULT_RATE_RESEND)?,
+        reset_password: rate(&serve.rate_limit_reset_password, file_rates.reset_password, DEFAULT_RATE_RESET_PASSWORD)?,
+        immediate_search: rate(&serve.rate_limit_immediate_search, file_rates.immediate_search, DEFAULT_RATE_IMMEDIATE_SEARCH)?,
+        resend_email: rate(&serve.rate_limit_resend_email, file_rates.resend_email, DEFAULT_RATE_RESEND_EMAIL)?,
+        test_email: rate(&serve.rate_limit_test_email, file_rates.test_email, DEFAULT_RATE_TEST_EMAIL)?,
+        recipient: rate(&serve.rate_limit_recipient, file_rates.recipient, DEFAULT_RATE_RECIPIENT)?,
+        signup_global: rate(&serve.rate_limit_signup_global, file_rates.signup_global, DEFAULT_RATE_SIGNUP_GLOBAL)?,
+        link_guesses: rate(&serve.rate_limit_link_guesses, file_rates.link_guesses, DEFAULT_RATE_LINK_GUESSES)?,
+    })
+}
+
+/// The connection caps: the most connections at once, the IPv6 prefix a network is grouped by,
+/// and the rate limiter's exact table.
+fn resolve_connections(serve: &ServeArgs, file: &FileConfig) -> anyhow::Result<(Option<usize>, u8, usize)> {
+    let max_connections = serve.max_connections.or(file.max_connections);
+    if max_connections == Some(0) {
+        bail!("max_connections must be at least 1");
+    }
+    let ipv6_prefix = serve.ipv6_prefix.or(file.ipv6_prefix).unwrap_or(DEFAULT_IPV6_PREFIX);
+    if !(1..=128).contains(&ipv6_prefix) {
+        bail!("ipv6_prefix {ipv6_prefix} is not a prefix length of an IPv6 address (1 to 128)");
+    }
+    let rate_limiter_capacity = serve.rate_limiter_capacity.or(file.rate_limiter_capacity).unwrap_or(DEFAULT_RATE_LIMITER_CAPACITY);
+    if rate_limiter_capacity < 8 {
+        bail!("rate_limiter_capacity must be at least 8");
+    }
+    Ok((max_connections, ipv6_prefix, rate_limiter_capacity))
+}
+
+/// The disk: the free space every write keeps, and where daily backups go and how many stay.
+fn resolve_disk(serve: &ServeArgs, file: &FileConfig, data_dir: &Path) -> anyhow::Result<(u64, Option<PathBuf>, usize)> {
+    let min_free_disk_mb = serve.min_free_disk_mb.or(file.min_free_disk_mb).unwrap_or(DEFAULT_MIN_FREE_DISK_MB);
+    let Some(min_free_disk_bytes) = min_free_disk_mb.checked_mul(1024 * 1024) else {
+        bail!("the free space to keep, {min_free_disk_mb} MiB, is more than any disk holds");
+    };
+    // An empty value is no value, as for the model's folder.
+    let backup_dir = serve.backup_dir.clone().or_else(|| file.backup_dir.clone()).filter(|dir| !dir.as_os_str().is_empty());
+    let backup_keep = serve.backup_keep.or(file.backup_keep).unwrap_or(DEFAULT_BACKUP_KEEP);
+    if backup_keep == 0 {
+        bail!("backup_keep must be at least 1: the newest backup is always kept");
+    }
+    if let Some(dir) = &backup_dir {
+        check_backup_dir(dir, data_dir)?;
+    }
+    Ok((min_free_disk_bytes, backup_dir, backup_keep))
 }
 
 /// A backup folder inside the data directory would be copied into the next backup and read by

@@ -149,58 +149,14 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
         html.push_str("</ul>");
     }
     for (index, paper) in digest.papers.iter().map(DigestPaper::on_one_line).enumerate() {
-        let flag = if paper.retracted { " [RETRACTED]" } else { "" };
-        text.push_str(&format!(
-            "\n{number}. {title}{flag}\n   {authors}\n   {venue} · {sources} · {percent}% relevant\n",
-            number = index + 1,
-            title = paper.title,
-            authors = paper.authors,
-            venue = paper.venue,
-            sources = paper.sources,
-            percent = paper.relevance_percent,
-        ));
-        for (label, url) in &paper.links {
-            text.push_str(&format!("   {label}: {url}\n"));
-        }
-        text.push_str(&format!("   Summary: {}\n   Why: {}\n", paper.summary, paper.reason));
         let rating_links: Vec<(&str, &str)> = digest
             .rating_links
             .get(index)
             .map(|links| links.labelled().into_iter().filter(|(_, url)| is_web_address(url)).collect())
             .unwrap_or_default();
-        for (label, url) in &rating_links {
-            text.push_str(&format!("   {label}: {url}\n"));
-        }
-        let rating_html = if rating_links.is_empty() {
-            String::new()
-        } else {
-            let links: Vec<String> =
-                rating_links.iter().map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{label}</a>"#, escape_html(url))).collect();
-            format!(r#"<p style="margin:6px 0 0;font-size:12px;color:#64748b">Teach this topic: {}</p>"#, links.join(" · "))
-        };
-
-        let title = match paper.links.first() {
-            Some((_, url)) => {
-                format!(r#"<a href="{}" style="color:#1d4ed8;text-decoration:none">{}</a>"#, escape_html(url), escape_html(&paper.title))
-            }
-            None => escape_html(&paper.title),
-        };
-        let links: Vec<String> = paper
-            .links
-            .iter()
-            .map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{}</a>"#, escape_html(url), escape_html(label)))
-            .collect();
-        let retracted = if paper.retracted { r#" <strong style="color:#b91c1c">Retracted</strong>"# } else { "" };
-        html.push_str(&format!(
-            r#"<div style="border-top:1px solid #e2e8f0;padding:12px 0"><p style="margin:0 0 4px;font-weight:600">{title}{retracted}</p><p style="margin:0 0 4px;font-size:13px;color:#475569">{authors}<br>{venue} · {sources} · <strong>{percent}% relevant</strong></p><p style="margin:0 0 4px;line-height:1.5">{summary}</p><p style="margin:0;font-size:12px;color:#64748b">Why: {reason} · {links}</p>{rating_html}</div>"#,
-            authors = escape_html(&paper.authors),
-            venue = escape_html(&paper.venue),
-            sources = escape_html(&paper.sources),
-            percent = paper.relevance_percent,
-            summary = escape_html(&paper.summary),
-            reason = escape_html(&paper.reason),
-            links = links.join(" · "),
-        ));
+        let (paper_text, paper_html) = paper_parts(index + 1, &paper, &rating_links);
+        text.push_str(&paper_text);
+        html.push_str(&paper_html);
     }
     if let Some(url) = digest.citations_url.filter(|url| count > 0 && is_web_address(url)) {
         text.push_str(&format!("\nCitations for your reference manager: {url} (RIS) · {url}&format=bibtex (BibTeX)\n"));
@@ -229,6 +185,60 @@ pub fn digest_mail(context: &MailContext, to: &str, digest: &DigestMail<'_>) -> 
         action_url: Some(dashboard),
         list_unsubscribe: Some(digest.unsubscribe_url.to_owned()),
     }
+}
+
+/// One paper of a digest mail, as text and as HTML: its title (linked), authors, venue, sources
+/// and relevance, its links, summary and reason, and its rating links.
+fn paper_parts(number: usize, paper: &DigestPaper, rating_links: &[(&str, &str)]) -> (String, String) {
+    let mut text = String::new();
+    let mut html = String::new();
+    let flag = if paper.retracted { " [RETRACTED]" } else { "" };
+    text.push_str(&format!(
+        "\n{number}. {title}{flag}\n   {authors}\n   {venue} · {sources} · {percent}% relevant\n",
+        title = paper.title,
+        authors = paper.authors,
+        venue = paper.venue,
+        sources = paper.sources,
+        percent = paper.relevance_percent,
+    ));
+    for (label, url) in &paper.links {
+        text.push_str(&format!("   {label}: {url}\n"));
+    }
+    text.push_str(&format!("   Summary: {}\n   Why: {}\n", paper.summary, paper.reason));
+    for (label, url) in rating_links {
+        text.push_str(&format!("   {label}: {url}\n"));
+    }
+    let rating_html = if rating_links.is_empty() {
+        String::new()
+    } else {
+        let links: Vec<String> =
+            rating_links.iter().map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{label}</a>"#, escape_html(url))).collect();
+        format!(r#"<p style="margin:6px 0 0;font-size:12px;color:#64748b">Teach this topic: {}</p>"#, links.join(" · "))
+    };
+
+    let title = match paper.links.first() {
+        Some((_, url)) => {
+            format!(r#"<a href="{}" style="color:#1d4ed8;text-decoration:none">{}</a>"#, escape_html(url), escape_html(&paper.title))
+        }
+        None => escape_html(&paper.title),
+    };
+    let links: Vec<String> = paper
+        .links
+        .iter()
+        .map(|(label, url)| format!(r#"<a href="{}" style="color:#1d4ed8">{}</a>"#, escape_html(url), escape_html(label)))
+        .collect();
+    let retracted = if paper.retracted { r#" <strong style="color:#b91c1c">Retracted</strong>"# } else { "" };
+    html.push_str(&format!(
+        r#"<div style="border-top:1px solid #e2e8f0;padding:12px 0"><p style="margin:0 0 4px;font-weight:600">{title}{retracted}</p><p style="margin:0 0 4px;font-size:13px;color:#475569">{authors}<br>{venue} · {sources} · <strong>{percent}% relevant</strong></p><p style="margin:0 0 4px;line-height:1.5">{summary}</p><p style="margin:0;font-size:12px;color:#64748b">Why: {reason} · {links}</p>{rating_html}</div>"#,
+        authors = escape_html(&paper.authors),
+        venue = escape_html(&paper.venue),
+        sources = escape_html(&paper.sources),
+        percent = paper.relevance_percent,
+        summary = escape_html(&paper.summary),
+        reason = escape_html(&paper.reason),
+        links = links.join(" · "),
+    ));
+    (text, html)
 }
 
 impl DigestPaper {

@@ -111,14 +111,7 @@ impl System {
             .with_context(|| format!("creating the data directory {}", settings.data_dir.display()))?;
         // Loaded first: a model folder that does not load stops the start before anything is opened.
         let embedding = model::load_for_serve(settings)?;
-        // The service can compact its database (deleted accounts erased from the disk); a command
-        // beside a stopped service opens it as it finds it.
-        let database = settings.database_dir();
-        let opened = if options.scheduler { Store::open_compactable(&database) } else { Store::open(&database) };
-        let mut store = opened.context("opening the database (is papertide serve running?)")?;
-        if options.disk_reserve {
-            store = store.with_disk_reserve(settings.min_free_disk_bytes);
-        }
+        let store = open_store(settings, &options)?;
         let board = StatusBoard::default();
 
         let mail = options.mail.then(|| mail_transport(settings)).transpose()?;
@@ -129,15 +122,7 @@ impl System {
         if let Some(model) = &embedding {
             digester = digester.with_embedder(model.embedder.clone());
         }
-        if let Some(llm_settings) = settings.llm.as_ref().filter(|_| options.llm) {
-            let config = LlmConfig {
-                api_key: llm_settings.api_key.clone(),
-                model_advanced: llm_settings.model_advanced.clone(),
-                timeout: llm_settings.timeout,
-                ..LlmConfig::new(llm_settings.url.clone(), llm_settings.model.clone())
-            };
-            let llm = Llm::new(config.clone()).context("starting the LLM client")?;
-            tracing::info!(endpoint = %config.endpoint(), model = %llm.model(ModelClass::Standard), "LLM configured for expansion and summaries");
+        if let Some(llm) = options.llm.then(|| llm_client(settings)).transpose()?.flatten() {
             digester = digester.with_llm(llm);
         }
         let (mailer, janitor) = match mail {
@@ -223,6 +208,29 @@ impl System {
         self.store.flush_async().await.context("flushing the database")?;
         Ok(())
     }
+}
+
+/// Opens the database: compactable for the service (deleted accounts erased from the disk), as
+/// it is found for a command beside a stopped service; with the disk reserve when asked.
+fn open_store(settings: &Settings, options: &Options) -> anyhow::Result<Store> {
+    let database = settings.database_dir();
+    let opened = if options.scheduler { Store::open_compactable(&database) } else { Store::open(&database) };
+    let store = opened.context("opening the database (is papertide serve running?)")?;
+    Ok(if options.disk_reserve { store.with_disk_reserve(settings.min_free_disk_bytes) } else { store })
+}
+
+/// The LLM client the settings configure, if any.
+fn llm_client(settings: &Settings) -> anyhow::Result<Option<Llm>> {
+    let Some(llm_settings) = &settings.llm else { return Ok(None) };
+    let config = LlmConfig {
+        api_key: llm_settings.api_key.clone(),
+        model_advanced: llm_settings.model_advanced.clone(),
+        timeout: llm_settings.timeout,
+        ..LlmConfig::new(llm_settings.url.clone(), llm_settings.model.clone())
+    };
+    let llm = Llm::new(config.clone()).context("starting the LLM client")?;
+    tracing::info!(endpoint = %config.endpoint(), model = %llm.model(ModelClass::Standard), "LLM configured for expansion and summaries");
+    Ok(Some(llm))
 }
 
 /// How the channel poster reaches webhooks, by the settings: the dashboard it links to, and
