@@ -252,38 +252,10 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
                 let by_score: Vec<usize> = fused(*weight).into_iter().map(|(position, _)| position).collect();
                 (by_score.iter().copied().take(CALIBRATION_DEPTH).collect(), by_score)
             }
-            Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, ..) => {
-                // The service's ranking itself (`engine::ranking::rank`), over the collection.
-                let corpus = indexed.corpus(vectors);
-                let mut knobs = Knobs { calibration: Some(*calibration), ..Knobs::default() };
-                match ranking {
-                    Ranking::Digest(params, _) => knobs.rm3 = *params,
-                    Ranking::SemanticDigest(_, concept_meaning, key_share) => {
-                        (knobs.concept_meaning, knobs.key_share) = (*concept_meaning, *key_share)
-                    }
-                    _ => {}
-                }
-                let ranked = engine::ranking::rank(&corpus, &query.text, &[], &knobs)?;
-                let found: Vec<usize> = ranked.ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
-                // After the sent set, for the deep measures only: the rest of the expanded search
-                // (by words), or every document by the fused score (with a model).
-                let rest: Vec<usize> = if ranked.topic.is_some() {
-                    fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect()
-                } else {
-                    positions.clone()
-                };
-                let (order, chosen) = digest_order(&ranked.candidates, &found, &rest, papers);
-                sent = chosen.iter().take(engine::digest::MAX_PAPERS).map(|&position| collection.documents[position].id.clone()).collect();
-                reasons = chosen
-                    .iter()
-                    .take(engine::digest::MAX_PAPERS)
-                    .map(|&position| {
-                        let at = found.iter().position(|&found| found == position);
-                        at.map(|at| ranked.candidates[at].reason.describe()).unwrap_or_default()
-                    })
-                    .collect();
-                digest_evidence = Some(ranked.evidence);
-                (found, order)
+            Ranking::Digest(..) | Ranking::SemanticDigest(..) => {
+                let service = rank_as_the_service(collection, &indexed, vectors, ranking, &query.text, &positions, &fused)?;
+                (sent, reasons, digest_evidence) = (service.sent, service.reasons, Some(service.evidence));
+                (service.found, service.order)
             }
         };
         for (rank, &position) in candidates.iter().enumerate() {
@@ -312,6 +284,63 @@ pub fn evaluate_ranking_with(collection: &Collection, ranking: &Ranking, vectors
         calibration: calibration_bins(&predictions),
         samples,
     })
+}
+
+/// What the service's own ranking (`engine::ranking::rank`) makes of one query over the
+/// collection: the papers it found (positions), the whole order for the deep measures, the ids and
+/// reason lines a digest sends, and the evidence of each paper found.
+struct ServiceRanked {
+    found: Vec<usize>,
+    order: Vec<usize>,
+    sent: Vec<String>,
+    reasons: Vec<String>,
+    evidence: Vec<Evidence>,
+}
+
+/// Ranks `query` as the service does (`ranking` is a digest ranking); `positions` is the
+/// expanded search by words and `fused` orders every document by the fused score.
+fn rank_as_the_service(
+    collection: &Collection,
+    indexed: &IndexedCollection,
+    vectors: Option<&DocumentVectors<'_>>,
+    ranking: &Ranking,
+    query: &str,
+    positions: &[usize],
+    fused: &dyn Fn(f64) -> Vec<(usize, f64)>,
+) -> anyhow::Result<ServiceRanked> {
+    let (by_id, papers) = (&indexed.by_id, &indexed.papers);
+    let calibration = match ranking {
+        Ranking::Digest(_, calibration) | Ranking::SemanticDigest(calibration, ..) => *calibration,
+        _ => anyhow::bail!("not a digest ranking"),
+    };
+    // The service's ranking itself (`engine::ranking::rank`), over the collection.
+    let corpus = indexed.corpus(vectors);
+    let mut knobs = Knobs { calibration: Some(calibration), ..Knobs::default() };
+    match ranking {
+        Ranking::Digest(params, _) => knobs.rm3 = *params,
+        Ranking::SemanticDigest(_, concept_meaning, key_share) => (knobs.concept_meaning, knobs.key_share) = (*concept_meaning, *key_share),
+        _ => {}
+    }
+    let ranked = engine::ranking::rank(&corpus, query, &[], &knobs)?;
+    let found: Vec<usize> = ranked.ids.iter().filter_map(|id| by_id.get(id).copied()).collect();
+    // After the sent set, for the deep measures only: the rest of the expanded search
+    // (by words), or every document by the fused score (with a model).
+    let rest: Vec<usize> = if ranked.topic.is_some() {
+        fused(engine::scoring::SIMILARITY_WEIGHT).into_iter().map(|(position, _)| position).collect()
+    } else {
+        positions.to_vec()
+    };
+    let (order, chosen) = digest_order(&ranked.candidates, &found, &rest, papers);
+    let sent: Vec<String> = chosen.iter().take(engine::digest::MAX_PAPERS).map(|&position| collection.documents[position].id.clone()).collect();
+    let reasons: Vec<String> = chosen
+        .iter()
+        .take(engine::digest::MAX_PAPERS)
+        .map(|&position| {
+            let at = found.iter().position(|&found| found == position);
+            at.map(|at| ranked.candidates[at].reason.describe()).unwrap_or_default()
+        })
+        .collect();
+    Ok(ServiceRanked { found, order, sent, reasons, evidence: ranked.evidence })
 }
 
 /// The digest's order: the `candidates` (found at `positions`) as `engine::digest::score` orders

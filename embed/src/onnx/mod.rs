@@ -251,6 +251,26 @@ pub fn bert_model(shape: &BertShape, weights: &[u8], precision: Precision) -> Re
     let epsilon = shape.layer_norm_eps as f32;
     let mut graph = Graph { precision, nodes: Vec::new(), initializers: Vec::new() };
 
+    embeddings(&mut graph, &weights, epsilon)?;
+    let hidden = shape.hidden_size;
+    graph.initializers.push(proto::tensor(
+        "qkv.split",
+        Element::Int64,
+        &[3],
+        &[hidden as i64; 3].iter().flat_map(|size| size.to_le_bytes()).collect::<Vec<u8>>(),
+    ));
+
+    for layer in 0..shape.num_hidden_layers {
+        encoder_layer(&mut graph, &weights, shape, layer, epsilon)?;
+    }
+    let last = format!("hidden.{}", shape.num_hidden_layers);
+    graph.node("Identity", "", &[&last], &["last_hidden_state"], &[]);
+
+    Ok(model_bytes(&graph, hidden))
+}
+
+/// The embeddings: word, position and token type, summed and normalized into `hidden.0`.
+fn embeddings(graph: &mut Graph, weights: &Weights<'_>, epsilon: f32) -> Result<()> {
     for name in [
         "embeddings.word_embeddings.weight",
         "embeddings.position_embeddings.weight",
@@ -276,71 +296,63 @@ pub fn bert_model(shape: &BertShape, weights: &[u8], precision: Precision) -> Re
         &["hidden.0", "mask_index"],
         &[Attribute::Float("epsilon", epsilon)],
     );
-    let hidden = shape.hidden_size;
-    graph.initializers.push(proto::tensor(
-        "qkv.split",
-        Element::Int64,
-        &[3],
-        &[hidden as i64; 3].iter().flat_map(|size| size.to_le_bytes()).collect::<Vec<u8>>(),
-    ));
+    Ok(())
+}
 
-    for layer in 0..shape.num_hidden_layers {
-        let at = |part: &str| format!("encoder.layer.{layer}.{part}");
-        let input = format!("hidden.{layer}");
-        let output = format!("hidden.{}", layer + 1);
+/// Encoder layer `layer`: attention (one Q|K|V product split into `MultiHeadAttention`), then the
+/// feed-forward part, each closed by a skip layer norm; `hidden.{layer}` to `hidden.{layer + 1}`.
+fn encoder_layer(graph: &mut Graph, weights: &Weights<'_>, shape: &BertShape, layer: usize, epsilon: f32) -> Result<()> {
+    let at = |part: &str| format!("encoder.layer.{layer}.{part}");
+    let input = format!("hidden.{layer}");
+    let output = format!("hidden.{}", layer + 1);
 
-        let qkv = Matrix::beside(&[
-            weights.transposed(&at("attention.self.query.weight"))?,
-            weights.transposed(&at("attention.self.key.weight"))?,
-            weights.transposed(&at("attention.self.value.weight"))?,
-        ]);
-        let qkv_bias: Vec<f32> = [at("attention.self.query.bias"), at("attention.self.key.bias"), at("attention.self.value.bias")]
-            .iter()
-            .map(|name| weights.get(name).map(|(values, _)| values))
-            .collect::<Result<Vec<_>>>()?
-            .concat();
-        let qkv_name = at("attention.qkv");
-        let projected = at("attention.projected");
-        graph.product(&input, &qkv_name, &qkv, Some(&qkv_bias), &projected);
-        let (query, key, value) = (at("attention.q"), at("attention.k"), at("attention.v"));
-        graph.node("Split", "", &[&projected, "qkv.split"], &[&query, &key, &value], &[Attribute::Int("axis", 2)]);
-        let context = at("attention.context");
-        graph.node(
-            "MultiHeadAttention",
-            MICROSOFT,
-            &[&query, &key, &value, "", "attention_mask"],
-            &[&context],
-            &[Attribute::Int("num_heads", shape.num_attention_heads as i64)],
-        );
+    let qkv = Matrix::beside(&[
+        weights.transposed(&at("attention.self.query.weight"))?,
+        weights.transposed(&at("attention.self.key.weight"))?,
+        weights.transposed(&at("attention.self.value.weight"))?,
+    ]);
+    let qkv_bias: Vec<f32> = [at("attention.self.query.bias"), at("attention.self.key.bias"), at("attention.self.value.bias")]
+        .iter()
+        .map(|name| weights.get(name).map(|(values, _)| values))
+        .collect::<Result<Vec<_>>>()?
+        .concat();
+    let qkv_name = at("attention.qkv");
+    let projected = at("attention.projected");
+    graph.product(&input, &qkv_name, &qkv, Some(&qkv_bias), &projected);
+    let (query, key, value) = (at("attention.q"), at("attention.k"), at("attention.v"));
+    graph.node("Split", "", &[&projected, "qkv.split"], &[&query, &key, &value], &[Attribute::Int("axis", 2)]);
+    let context = at("attention.context");
+    graph.node(
+        "MultiHeadAttention",
+        MICROSOFT,
+        &[&query, &key, &value, "", "attention_mask"],
+        &[&context],
+        &[Attribute::Int("num_heads", shape.num_attention_heads as i64)],
+    );
 
-        let attention_out = at("attention.output.dense");
-        let attention_projected = format!("{attention_out}.projected");
-        graph.product(
-            &context,
-            &format!("{attention_out}.weight"),
-            &weights.transposed(&format!("{attention_out}.weight"))?,
-            None,
-            &attention_projected,
-        );
-        let attended = at("attention.output");
-        skip_layer_norm(&mut graph, &weights, &attention_out, &attention_projected, &input, &at("attention.output"), &attended, epsilon)?;
+    let attention_out = at("attention.output.dense");
+    let attention_projected = format!("{attention_out}.projected");
+    graph.product(&context, &format!("{attention_out}.weight"), &weights.transposed(&format!("{attention_out}.weight"))?, None, &attention_projected);
+    let attended = at("attention.output");
+    skip_layer_norm(graph, weights, &attention_out, &attention_projected, &input, &at("attention.output"), &attended, epsilon)?;
 
-        let intermediate = at("intermediate.dense");
-        let expanded = format!("{intermediate}.projected");
-        graph.product(&attended, &format!("{intermediate}.weight"), &weights.transposed(&format!("{intermediate}.weight"))?, None, &expanded);
-        let (bias, _) = weights.get(&format!("{intermediate}.bias"))?;
-        graph.floats(&format!("{intermediate}.bias"), &bias, &[bias.len()]);
-        let activated = at("intermediate.gelu");
-        graph.node("BiasGelu", MICROSOFT, &[&expanded, &format!("{intermediate}.bias")], &[&activated], &[]);
+    let intermediate = at("intermediate.dense");
+    let expanded = format!("{intermediate}.projected");
+    graph.product(&attended, &format!("{intermediate}.weight"), &weights.transposed(&format!("{intermediate}.weight"))?, None, &expanded);
+    let (bias, _) = weights.get(&format!("{intermediate}.bias"))?;
+    graph.floats(&format!("{intermediate}.bias"), &bias, &[bias.len()]);
+    let activated = at("intermediate.gelu");
+    graph.node("BiasGelu", MICROSOFT, &[&expanded, &format!("{intermediate}.bias")], &[&activated], &[]);
 
-        let out = at("output.dense");
-        let out_projected = format!("{out}.projected");
-        graph.product(&activated, &format!("{out}.weight"), &weights.transposed(&format!("{out}.weight"))?, None, &out_projected);
-        skip_layer_norm(&mut graph, &weights, &out, &out_projected, &attended, &at("output"), &output, epsilon)?;
-    }
-    let last = format!("hidden.{}", shape.num_hidden_layers);
-    graph.node("Identity", "", &[&last], &["last_hidden_state"], &[]);
+    let out = at("output.dense");
+    let out_projected = format!("{out}.projected");
+    graph.product(&activated, &format!("{out}.weight"), &weights.transposed(&format!("{out}.weight"))?, None, &out_projected);
+    skip_layer_norm(graph, weights, &out, &out_projected, &attended, &at("output"), &output, epsilon)?;
+    Ok(())
+}
 
+/// The model's bytes: the graph with its inputs and output, opsets 17 and Microsoft's 1.
+fn model_bytes(graph: &Graph, hidden: usize) -> Vec<u8> {
     let batch_by_sequence = [Dim::Named("batch"), Dim::Named("sequence")];
     let mut graph_proto = Message::default();
     for node in &graph.nodes {
@@ -358,7 +370,7 @@ pub fn bert_model(shape: &BertShape, weights: &[u8], precision: Precision) -> Re
 
     let mut model = Message::default();
     model.int(1, 8).string(2, "papertide").message(7, &graph_proto).message(8, &proto::opset("", 17)).message(8, &proto::opset(MICROSOFT, 1));
-    Ok(model.into_bytes())
+    model.into_bytes()
 }
 
 /// `LayerNorm(projected + bias + residual)` with the layer norm of `prefix` and the bias of the
