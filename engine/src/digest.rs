@@ -14,6 +14,7 @@ use crate::mail::DigestPaper;
 use crate::paper::{Paper, Source};
 use crate::scoring::{impact_prior, MatchReason};
 use crate::summary::summarize_paper;
+pub use crate::window::{Widened, ENOUGH_PAPERS, WIDER_WINDOWS_DAYS, WINDOW_DAYS};
 
 /// Papers in one digest at most.
 pub const MAX_PAPERS: usize = 10;
@@ -123,43 +124,12 @@ pub enum DigestStatus {
     Sent,
 }
 
-/// How far an immediate digest looked back, and how many of its papers were the week's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Widened {
-    /// 30 or 90 ([`WIDER_WINDOWS_DAYS`]).
-    pub days: i64,
-    pub new_this_week: usize,
-}
-
-impl Widened {
-    /// What the digest says first: "Nothing new this week; the most relevant from the last 30
-    /// days." (or how many of its papers are this week's, when some are).
-    pub fn note(&self) -> String {
-        let days = self.days;
-        match self.new_this_week {
-            0 => format!("Nothing new this week; the most relevant from the last {days} days."),
-            1 => format!("Only one new paper this week; with it, the most relevant from the last {days} days."),
-            many => format!("Only {many} new papers this week; with them, the most relevant from the last {days} days."),
-        }
-    }
-}
-
 impl Digest {
     /// How many days back its papers may have entered.
     pub fn window_days(&self) -> i64 {
         self.widened.map_or(WINDOW_DAYS, |widened| widened.days)
     }
 }
-
-/// How far back a digest looks for new papers: a week.
-pub const WINDOW_DAYS: i64 = 7;
-/// The windows an immediate digest widens to, in turn, when its week has fewer than
-/// [`ENOUGH_PAPERS`] papers to send: the first digest of a topic is never empty when the
-/// literature has matches. Weekly digests stay "new this week".
-pub const WIDER_WINDOWS_DAYS: [i64; 2] = [30, 90];
-/// An immediate digest with fewer papers than this to send looks further back.
-pub const ENOUGH_PAPERS: usize = 3;
 
 /// Free plans receive this many digests with papers (a notice that a week had nothing relevant
 /// is not one, nor a digest received on a paid plan); then the dashboard and one mail invite an

@@ -34,6 +34,7 @@ pub mod llm;
 pub mod mail;
 pub mod paper;
 pub mod parse;
+pub mod plain_text;
 pub mod ranking;
 pub mod rating;
 pub mod recipe;
@@ -45,6 +46,7 @@ pub mod stripe_webhook;
 pub mod summary;
 pub mod sync;
 pub mod validation;
+pub mod window;
 
 pub use account::{DeliveryDay, Preferences, ResearchField, Tier, UserId};
 pub use error::{FieldError, ValidationErrors};

@@ -1,8 +1,8 @@
 //! The mails Papertide sends, rendered as HTML and plain text from one layout. Links are built
 //! from the public URL the caller passes; nothing here knows how mail is delivered.
 
-use crate::digest::Widened;
 use crate::rating::Verdict;
+use crate::window::Widened;
 
 /// What every mail needs to know about the installation it comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::account::{Tier, UserId};
-use crate::validation::is_invisible;
+use crate::plain_text::is_invisible;
 
 pub const MSG_TOO_SHORT: &str = "Search term must be at least 3 characters";
 pub const MSG_TOO_LONG: &str = "Search term must be less than 200 characters";

@@ -12,8 +12,8 @@
 
 use std::collections::HashMap;
 
-use crate::digest::WINDOW_DAYS;
 use crate::paper::Paper;
+use crate::window::WINDOW_DAYS;
 
 /// Sentences in a paper's summary.
 pub const PAPER_SUMMARY_SENTENCES: usize = 2;

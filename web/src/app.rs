@@ -8,17 +8,14 @@ use actix_web::{web, App};
 
 use std::sync::Arc;
 
-use crate::connections::body_deadline;
+use crate::deadline::{body_deadline, MAX_JSON_BODY_BYTES};
 use crate::error::{json_error_bodies, json_payload_error, path_error, query_error};
-use crate::routes::WireTypes;
 use crate::routes::{unmatched, ApiRoutes, RouteTable};
 use crate::security::same_origin_guard;
 use crate::state::AppState;
-use crate::wire::config::ClientConfig;
-use crate::{admin, auth, billing, channels, citations, client, contract, digests, feeds, headers, health, ratings, rights, seeds, terms, users};
-
-/// JSON bodies larger than this are refused with 413; no form needs more.
-pub const MAX_JSON_BODY_BYTES: usize = 64 * 1024;
+use crate::{
+    admin, auth, billing, channels, citations, client, contract, digests, feeds, headers, health, openapi, ratings, rights, seeds, terms, users,
+};
 
 pub fn create_app(
     state: AppState,
@@ -65,8 +62,8 @@ pub fn create_local_app(
 
 /// Every `/api` route, each registered once through `routes` (which also records it).
 pub fn configure_api(routes: &mut ApiRoutes) {
-    routes.get("/config", client::config, WireTypes::answer::<ClientConfig>());
-    auth::configure(routes);
+    routes.get("/config", client::config);
+    auth::handlers::configure(routes);
     users::configure(routes);
     terms::configure(routes);
     ratings::configure(routes);
@@ -79,6 +76,7 @@ pub fn configure_api(routes: &mut ApiRoutes) {
     rights::configure(routes);
     admin::configure(routes);
     contract::configure(routes);
+    openapi::configure(routes);
 }
 
 /// The table of every `/api` route, as [`create_app`] registers them.

@@ -5,13 +5,13 @@
 //! webhook's address is a secret: only its host is shown back. The operator's console lists
 //! every channel, failing ones first (`GET /api/admin/channels`).
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use chrono::Utc;
 use store::LabChannel;
 
 use crate::auth::{Operator, SignedIn};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::terms::owned_term;
 use crate::wire::workflows::{AdminChannel, AdminChannels, ChannelAnswer, ChannelRequest, ChannelView};
@@ -24,11 +24,11 @@ pub const TEST_MESSAGE: &str = "Papertide is connected: this channel will get ea
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/search-terms/{term_id}/channel", get_channel, WireTypes::answer::<ChannelAnswer>())
-        .put("/search-terms/{term_id}/channel", connect, WireTypes::of::<ChannelRequest, ChannelView>())
-        .delete("/search-terms/{term_id}/channel", disconnect, WireTypes::answer::<Done>())
-        .post("/search-terms/{term_id}/channel/test", test, WireTypes::answer::<Done>())
-        .get("/admin/channels", admin_channels, WireTypes::answer::<AdminChannels>());
+        .get("/search-terms/{term_id}/channel", get_channel)
+        .put("/search-terms/{term_id}/channel", connect)
+        .delete("/search-terms/{term_id}/channel", disconnect)
+        .post("/search-terms/{term_id}/channel/test", test)
+        .get("/admin/channels", admin_channels);
 }
 
 /// Only a Team user or an operator has lab channels.
@@ -56,10 +56,10 @@ fn host_of(url: &str) -> String {
 }
 
 /// `GET /api/search-terms/{termId}/channel` → `{ channel }`, `null` when none.
-async fn get_channel(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn get_channel(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<ChannelAnswer>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let channel = state.store.channel(signed_in.user.id, term.id)?;
-    Ok(HttpResponse::Ok().json(ChannelAnswer { channel: channel.as_ref().map(view) }))
+    Ok(web::Json(ChannelAnswer { channel: channel.as_ref().map(view) }))
 }
 
 /// `PUT /api/search-terms/{termId}/channel {url}`: connects (or replaces) the term's channel.
@@ -68,11 +68,11 @@ async fn connect(
     signed_in: SignedIn,
     term_id: web::Path<String>,
     body: web::Json<ChannelRequest>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<ChannelView>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     require_entitled(&state, &signed_in)?;
     let url = engine::channel::validate_webhook_url(body.url.trim(), state.settings.channels_allow_private)
-        .map_err(|message| crate::digests::term_error("url", message))?;
+        .map_err(|message| crate::terms::term_error("url", message))?;
     let channel = LabChannel {
         user_id: signed_in.user.id,
         term_id: term.id,
@@ -94,22 +94,22 @@ async fn connect(
         }
     }
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(view(&channel)))
+    Ok(web::Json(view(&channel)))
 }
 
 /// `DELETE /api/search-terms/{termId}/channel`.
-async fn disconnect(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn disconnect(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<Done>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     if !state.store.remove_channel(signed_in.user.id, term.id)? {
         return Err(ApiError::not_found(MSG_NO_CHANNEL));
     }
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(Done::new()))
+    Ok(web::Json(Done::new()))
 }
 
 /// `POST /api/search-terms/{termId}/channel/test`: posts a short message now; the error says
 /// what the webhook answered.
-async fn test(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn test(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<Done>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     require_entitled(&state, &signed_in)?;
     state.limiter.check(
@@ -121,11 +121,11 @@ async fn test(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
     let text = format!("{TEST_MESSAGE} \u{201c}{}\u{201d}.", term.term);
     let message = serde_json::json!({ "text": text });
     actors::channels::send(&channel, &message, &state.channel_config()).await.map_err(|error| ApiError::new(ErrorCode::WebhookFailed, error))?;
-    Ok(HttpResponse::Ok().json(Done::new()))
+    Ok(web::Json(Done::new()))
 }
 
 /// `GET /api/admin/channels`: every channel, the most failures first.
-async fn admin_channels(state: web::Data<AppState>, _operator: Operator) -> ApiResult<HttpResponse> {
+async fn admin_channels(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web::Json<AdminChannels>> {
     let mut channels = Vec::new();
     for channel in state.store.channels()? {
         let email = state.store.user(channel.user_id)?.map(|user| user.email).unwrap_or_default();
@@ -141,5 +141,5 @@ async fn admin_channels(state: web::Data<AppState>, _operator: Operator) -> ApiR
         });
     }
     channels.sort_by(|a, b| b.failures.cmp(&a.failures).then_with(|| a.user_email.cmp(&b.user_email)));
-    Ok(HttpResponse::Ok().json(AdminChannels { channels }))
+    Ok(web::Json(AdminChannels { channels }))
 }

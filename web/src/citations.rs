@@ -8,7 +8,7 @@
 //! date), else from the digest's own record of it.
 
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use engine::citation::{bibtex, ris, Citation};
 use engine::dedup::DedupKey;
 use engine::digest::{Digest, DigestEntry};
@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use crate::auth::SignedIn;
 use crate::error::{ApiError, ApiResult};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::{ApiRoutes, Text, TextMedia};
 use crate::state::AppState;
 use crate::terms::owned_term;
 use crate::wire::workflows::{CitationFormat, CitationLinkQuery, CitationQuery, PaperCitationQuery};
@@ -29,14 +29,14 @@ pub const MSG_LINK_INVALID: &str = "This citations link is not valid.";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/papers/citation", paper, WireTypes::of::<PaperCitationQuery, String>())
-        .get("/digests/{digest_id}/citations", digest, WireTypes::of::<CitationQuery, String>())
-        .get("/search-terms/{term_id}/citations", term_history, WireTypes::of::<CitationQuery, String>())
-        .get("/citations/link", from_link, WireTypes::of::<CitationLinkQuery, String>());
+        .get("/papers/citation", paper)
+        .get("/digests/{digest_id}/citations", digest)
+        .get("/search-terms/{term_id}/citations", term_history)
+        .get("/citations/link", from_link);
 }
 
 /// `GET /api/papers/citation?key=doi:…&format=ris|bibtex`: a paper of one of the user's digests.
-async fn paper(state: web::Data<AppState>, signed_in: SignedIn, query: web::Query<PaperCitationQuery>) -> ApiResult<HttpResponse> {
+async fn paper(state: web::Data<AppState>, signed_in: SignedIn, query: web::Query<PaperCitationQuery>) -> ApiResult<Text<CitationFile>> {
     let key = query.key.as_deref().map(str::trim).filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_KEY_REQUIRED))?;
     let digests = state.store.digests(signed_in.user.id)?;
     let entry = digests.iter().flat_map(|digest| &digest.papers_data).find(|entry| entry.keys.iter().any(|known| known == key));
@@ -52,7 +52,7 @@ async fn digest(
     signed_in: SignedIn,
     digest_id: web::Path<String>,
     query: web::Query<CitationQuery>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<Text<CitationFile>> {
     let id: Uuid = digest_id.parse().map_err(|_| ApiError::not_found(MSG_NO_DIGEST))?;
     let digest = state.store.user_digest(signed_in.user.id, id)?.ok_or_else(|| ApiError::not_found(MSG_NO_DIGEST))?;
     Ok(digest_file(&state, &digest, query.format.unwrap_or_default()))
@@ -65,7 +65,7 @@ async fn term_history(
     signed_in: SignedIn,
     term_id: web::Path<String>,
     query: web::Query<CitationQuery>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<Text<CitationFile>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let digests = state.store.digests(signed_in.user.id)?;
     let mut seen = std::collections::HashSet::new();
@@ -82,7 +82,7 @@ async fn term_history(
 
 /// `GET /api/citations/link?token=&format=`: a digest's citations from its mail. A wrong token
 /// counts against the client's link guesses, like a rating link's.
-async fn from_link(state: web::Data<AppState>, request: HttpRequest, query: web::Query<CitationLinkQuery>) -> ApiResult<HttpResponse> {
+async fn from_link(state: web::Data<AppState>, request: HttpRequest, query: web::Query<CitationLinkQuery>) -> ApiResult<Text<CitationFile>> {
     let ip = crate::security::client_ip(&request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
@@ -96,7 +96,7 @@ async fn from_link(state: web::Data<AppState>, request: HttpRequest, query: web:
     Ok(digest_file(&state, &digest, query.format.unwrap_or_default()))
 }
 
-fn digest_file(state: &AppState, digest: &Digest, format: CitationFormat) -> HttpResponse {
+fn digest_file(state: &AppState, digest: &Digest, format: CitationFormat) -> Text<CitationFile> {
     let citations: Vec<Citation> = digest.papers_data.iter().map(|entry| citation_of(state, entry)).collect();
     let name = format!("papertide-{}-{}", file_stem(&digest.search_term), digest.sent_at.format("%Y-%m-%d"));
     file(format, &citations, &name)
@@ -112,16 +112,21 @@ pub fn citation_of(state: &AppState, entry: &DigestEntry) -> Citation {
     }
 }
 
-fn file(format: CitationFormat, citations: &[Citation], name: &str) -> HttpResponse {
+/// A citation file's media types: RIS or BibTeX.
+pub struct CitationFile;
+
+impl TextMedia for CitationFile {
+    const MEDIA_TYPES: &'static [&'static str] = &["application/x-research-info-systems", "application/x-bibtex"];
+}
+
+fn file(format: CitationFormat, citations: &[Citation], name: &str) -> Text<CitationFile> {
     let (text, extension, content_type) = match format {
         CitationFormat::Ris => (ris(citations), "ris", "application/x-research-info-systems; charset=utf-8"),
         CitationFormat::Bibtex => (bibtex(citations), "bib", "application/x-bibtex; charset=utf-8"),
     };
-    HttpResponse::Ok()
-        .content_type(content_type)
-        .insert_header((header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}.{extension}\"")))
-        .insert_header((header::CACHE_CONTROL, "private, no-store"))
-        .body(text)
+    Text::new(content_type, text)
+        .header(header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}.{extension}\""))
+        .header(header::CACHE_CONTROL, "private, no-store")
 }
 
 /// A file name's part from `text`: lower-case ASCII letters and digits, words joined by `-`, at

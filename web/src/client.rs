@@ -116,8 +116,8 @@ pub fn is_client_route(path: &str) -> bool {
 /// `GET /api/config`: the support address, the analytics provider (none unless configured; the
 /// client loads it only after consent), whether billing is on, and whether paid plans get a more
 /// advanced chat model than the free plan.
-pub async fn config(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok().json(ClientConfig {
+pub async fn config(state: web::Data<AppState>) -> web::Json<ClientConfig> {
+    web::Json(ClientConfig {
         analytics: state.settings.analytics.as_ref().map(AnalyticsView::from),
         billing_enabled: state.billing.is_some(),
         advanced_model: state.settings.llm.as_ref().is_some_and(|llm| llm.model_advanced.as_ref().is_some_and(|advanced| *advanced != llm.model)),

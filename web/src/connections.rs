@@ -11,7 +11,8 @@
 //! - the last eighth of the total is kept for signed-in users: a connection admitted into it
 //!   must carry a valid session on its first request, or it is answered `503` and closed;
 //! - actix closes a connection whose request head has not arrived within 5 s (408), and
-//!   [`body_deadline`] one whose body has not arrived within [`BODY_DEADLINE`] of its head (408);
+//!   [`crate::deadline::body_deadline`] one whose body has not arrived within
+//!   [`crate::deadline::BODY_DEADLINE`] of its head (408);
 //!   under pressure a connection must deliver its whole first request within
 //!   [`PRESSURED_REQUEST_DEADLINE`] of being accepted, or it is answered `408` and closed;
 //! - the accept loop stops below the open-files limit ([`accept_limit_per_worker`]), so the
@@ -23,22 +24,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-use actix_web::body::MessageBody;
-use actix_web::dev::{Extensions, Payload, ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::web::{Bytes, BytesMut};
-use actix_web::{HttpMessage, ResponseError};
+use actix_web::dev::Extensions;
 use engine::sync::lock;
-use futures_util::StreamExt;
 use tokio::sync::Notify;
 
-use crate::app::MAX_JSON_BODY_BYTES;
+use crate::address::address_group;
 use crate::error::{ApiError, ErrorCode};
-use crate::security::address_group;
-
-/// How long a request body may take to arrive once its head has: the API's bodies are small
-/// forms (64 KiB at most), so a client slower than this is stalling.
-pub const BODY_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Under pressure, how long a new connection may take to deliver its whole first request (head
 /// and body): a browser sends it at once, so a connection slower than this is holding a place.
@@ -116,23 +107,23 @@ struct Origin {
 }
 
 /// One admitted connection; dropped with the connection, which frees its place.
-struct Admitted {
+pub(crate) struct Admitted {
     gate: Arc<Gate>,
     origin: Option<Origin>,
     /// Admitted into the signed-in reserve: its first request must carry a valid session.
-    in_reserve: bool,
+    pub(crate) in_reserve: bool,
     /// Admitted under pressure: the first request must be whole by then.
-    deadline: Option<Instant>,
-    first_request: Arc<FirstRequest>,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) first_request: Arc<FirstRequest>,
 }
 
 /// What the first request of a connection has done so far.
 #[derive(Default)]
-struct FirstRequest {
-    head_arrived: AtomicBool,
-    done: AtomicBool,
+pub(crate) struct FirstRequest {
+    pub(crate) head_arrived: AtomicBool,
+    pub(crate) done: AtomicBool,
     /// Wakes the head deadline's watcher when the head arrives or the connection ends.
-    settled: Notify,
+    pub(crate) settled: Notify,
 }
 
 impl Drop for Admitted {
@@ -341,89 +332,6 @@ fn refuse(stream: &actix_web::rt::net::TcpStream) {
     // at once; if not, the close still says enough.
     let _ = rustix::net::send(stream, REFUSAL, rustix::net::SendFlags::NOSIGNAL);
     let _ = rustix::net::shutdown(stream, rustix::net::Shutdown::Both);
-}
-
-static BODY_TIMEOUTS: AtomicU64 = AtomicU64::new(0);
-
-/// Requests answered 408 by [`body_deadline`] since the start.
-pub fn body_timeouts() -> u64 {
-    BODY_TIMEOUTS.load(Ordering::Relaxed)
-}
-
-/// Middleware (`from_fn`): a request with a body gets it read here, within [`BODY_DEADLINE`] and
-/// at most [`MAX_JSON_BODY_BYTES`] (plus one byte, so the JSON extractor still answers 413 for a
-/// larger one); a body that does not arrive in time is answered 408 and the connection closed.
-/// The first request of a connection admitted under pressure must be whole by the connection's
-/// deadline, and that of a connection admitted into the signed-in reserve must carry a valid
-/// session (else 503, and the connection is closed).
-pub async fn body_deadline(
-    mut request: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let admitted = request.request().conn_data::<Admitted>().filter(|admitted| !admitted.first_request.done.load(Ordering::Acquire));
-    let (deadline, in_reserve, first_request) = match admitted {
-        Some(admitted) => (admitted.deadline, admitted.in_reserve, Some(Arc::clone(&admitted.first_request))),
-        None => (None, false, None),
-    };
-    if let Some(first_request) = &first_request {
-        first_request.head_arrived.store(true, Ordering::Release);
-        first_request.settled.notify_one();
-    }
-    if in_reserve && !is_signed_in(&request) {
-        tracing::info!(path = request.path(), "a connection in the signed-in reserve without a session");
-        let answer = ApiError::new(ErrorCode::TooManyConnections, "Too many connections; try again.").error_response();
-        return Ok(request.into_response(closing(answer)).map_into_right_body());
-    }
-    let has_body = request.headers().contains_key("content-length") || request.headers().contains_key("transfer-encoding");
-    if has_body {
-        let wait = deadline.map_or(BODY_DEADLINE, |deadline| BODY_DEADLINE.min(deadline.saturating_duration_since(Instant::now())));
-        let payload = request.take_payload();
-        match tokio::time::timeout(wait, read_body(payload, MAX_JSON_BODY_BYTES + 1)).await {
-            Ok(Ok(body)) => request.set_payload(Payload::from(body)),
-            Ok(Err(error)) => return Err(error),
-            Err(_) => {
-                BODY_TIMEOUTS.fetch_add(1, Ordering::Relaxed);
-                tracing::info!(path = request.path(), "request body not received in time");
-                let answer = ApiError::new(ErrorCode::BodyTimeout, "The request body did not arrive in time.").error_response();
-                return Ok(request.into_response(closing(answer)).map_into_right_body());
-            }
-        }
-    }
-    if let Some(first_request) = &first_request {
-        first_request.done.store(true, Ordering::Release);
-    }
-    Ok(next.call(request).await?.map_into_left_body())
-}
-
-/// The answer, with the connection closed after it.
-fn closing(mut answer: actix_web::HttpResponse) -> actix_web::HttpResponse {
-    answer.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
-    answer
-}
-
-/// Whether the request carries a live session: one hash and one database read.
-fn is_signed_in(request: &ServiceRequest) -> bool {
-    let Some(state) = request.app_data::<actix_web::web::Data<crate::state::AppState>>() else {
-        return false;
-    };
-    let Some(hash) = crate::auth::session::session_hash(request.request()) else {
-        return false;
-    };
-    matches!(state.store.session_user(hash, chrono::Utc::now()), Ok(Some(_)))
-}
-
-/// The body's bytes, up to `limit` (the rest is left unread: the answer will refuse it).
-async fn read_body(mut payload: Payload, limit: usize) -> Result<Bytes, actix_web::Error> {
-    let mut body = BytesMut::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk?;
-        let room = limit.saturating_sub(body.len());
-        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        if body.len() >= limit {
-            break;
-        }
-    }
-    Ok(body.freeze())
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! who script against the API:
 //! - `GET /api/contract`: every route (method, path, request and answer type) and every error
 //!   code with its status, as JSON ([`ApiContract`]);
-//! - `GET /api/contract.ts`: the TypeScript itself.
+//! - `GET /api/contract.ts`: the TypeScript itself;
+//! - `GET /api/openapi.json`: the OpenAPI 3.1 document of the same routes and types
+//!   ([`crate::openapi`]).
 //!
 //! Both are public documentation: anyone may read them, signed in or not.
 //!
@@ -13,13 +15,13 @@
 
 use std::sync::Arc;
 
-use actix_web::http::header::ContentType;
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use serde::Serialize;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 use crate::error::{ErrorBody, ErrorCode, FieldErrorView};
-use crate::routes::{ApiRoutes, RouteTable, WireTypes};
+use crate::routes::{ApiRoutes, RouteTable, Text, TextMedia};
 use crate::wire::{admin, auth, backup, billing, config, digests, ratings, rights, terms, users, workflows};
 use crate::wire::{DeliveryDay, Done, DoneWithMessage, Message, Source, Tier, Verdict};
 
@@ -33,7 +35,7 @@ pub const TYPESCRIPT_PATH: &str = "client/src/api/contract.ts";
 pub const REGENERATE: &str = "PAPERTIDE_UPDATE_CONTRACT=1 cargo test -p web --lib contract";
 
 /// `GET /api/contract`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiContract {
     /// Every `/api` route, in registration order.
@@ -45,7 +47,7 @@ pub struct ApiContract {
 }
 
 /// One route: its method, its path pattern, and the names of its wire types in the TypeScript.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct RouteContract {
     pub method: String,
     pub path: String,
@@ -55,7 +57,7 @@ pub struct RouteContract {
 }
 
 /// One error code and its HTTP status.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct ErrorCodeContract {
     pub code: ErrorCode,
     pub status: Option<u16>,
@@ -79,17 +81,24 @@ pub fn api_contract(table: &RouteTable) -> ApiContract {
 }
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/contract", contract, WireTypes::answer::<ApiContract>()).get("/contract.ts", typescript, WireTypes::answer::<String>());
+    routes.get("/contract", contract).get("/contract.ts", typescript);
 }
 
 /// `GET /api/contract`.
-async fn contract(table: web::Data<Arc<RouteTable>>) -> HttpResponse {
-    HttpResponse::Ok().json(api_contract(&table))
+async fn contract(table: web::Data<Arc<RouteTable>>) -> web::Json<ApiContract> {
+    web::Json(api_contract(&table))
+}
+
+/// The TypeScript's media type: plain text.
+pub struct PlainText;
+
+impl TextMedia for PlainText {
+    const MEDIA_TYPES: &'static [&'static str] = &["text/plain"];
 }
 
 /// `GET /api/contract.ts`: the TypeScript (as text; a script can save it as a `.ts` file).
-async fn typescript() -> HttpResponse {
-    HttpResponse::Ok().content_type(ContentType::plaintext()).body(TYPESCRIPT)
+async fn typescript() -> Text<PlainText> {
+    Text::new("text/plain; charset=utf-8", TYPESCRIPT.to_owned())
 }
 
 /// The TypeScript the wire types generate: one `export type` per type, in the order below.
@@ -149,6 +158,7 @@ pub fn generate_typescript() -> String {
         digests::ResendRequest::decl(),
         digests::ResendAnswer::decl(),
         digests::TestEmailRequest::decl(),
+        digests::TestMailKind::decl(),
         digests::TriggerDigestAnswer::decl(),
         digests::DigestKind::decl(),
         digests::DigestStatus::decl(),
@@ -157,8 +167,11 @@ pub fn generate_typescript() -> String {
         digests::Widened::decl(),
         // Billing
         billing::PlanChoice::decl(),
+        billing::PaidTier::decl(),
         billing::CreateSubscriptionAnswer::decl(),
         billing::SubscriptionStep::decl(),
+        billing::PaymentState::decl(),
+        billing::SubscriptionStatus::decl(),
         billing::CheckoutSessionAnswer::decl(),
         billing::SessionQuery::decl(),
         billing::SessionStatusAnswer::decl(),
@@ -227,6 +240,7 @@ pub fn generate_typescript() -> String {
         ApiContract::decl(),
         RouteContract::decl(),
         ErrorCodeContract::decl(),
+        crate::openapi::OpenApiDocument::decl(),
     ];
     let mut text = String::from(
         "// The API contract: generated from the server's wire types (web/src/wire, web/src/error.rs,\n\

@@ -9,21 +9,22 @@
 //! `POST /api/trigger-digest` serve the test-email page (own address only, operators any; rate
 //! limited).
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use actors::DigestOutcome;
 use chrono::Utc;
 use engine::account::normalize_email;
 use engine::digest::{has_digest_allowance, Digest, DigestKind};
 use engine::mail::{welcome_mail, RenderedMail};
-use engine::search_term::{already_followed, is_same_term, validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
+use engine::search_term::{is_same_term, validate_search_term, SearchTerm, TermId, TermLimit, TermStatus};
 use store::search_terms::Added;
 use store::User;
 use uuid::Uuid;
 
 use crate::auth::SignedIn;
 use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
+use crate::terms::{already_followed_error, term_error};
 use crate::wire::digests::{
     DigestView, ImmediateSearchAnswer, ImmediateSearchRequest, ResendAnswer, ResendRequest, TestEmailRequest, TriggerDigestAnswer,
 };
@@ -34,13 +35,13 @@ const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please ch
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .post("/immediate-search", immediate_search, WireTypes::of::<ImmediateSearchRequest, ImmediateSearchAnswer>())
-        .post("/resend-email", resend, WireTypes::of::<ResendRequest, ResendAnswer>())
-        .post("/test-email", test_email, WireTypes::of::<TestEmailRequest, DoneWithMessage>())
-        .post("/trigger-digest", trigger_digest, WireTypes::answer::<TriggerDigestAnswer>())
-        .get("/users/{user_id}/digests", list, WireTypes::answer::<Vec<DigestView>>())
-        .get("/unsubscribe/{token}", unsubscribe, WireTypes::answer::<DoneWithMessage>())
-        .post("/unsubscribe/{token}", unsubscribe, WireTypes::answer::<DoneWithMessage>());
+        .post("/immediate-search", immediate_search)
+        .post("/resend-email", resend)
+        .post("/test-email", test_email)
+        .post("/trigger-digest", trigger_digest)
+        .get("/users/{user_id}/digests", list)
+        .get("/unsubscribe/{token}", unsubscribe)
+        .post("/unsubscribe/{token}", unsubscribe);
 }
 
 /// `POST /api/immediate-search` `{ email, searchTerm }`: the term is kept and, if the plan allows
@@ -48,7 +49,11 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// case and spacing) is refused with a 409 that says so, unless its last search failed: then it
 /// is searched again, once however many requests ask. A free plan whose digests are used keeps the term and gets no digest
 /// (`digestSent: false`, with a message saying why).
-async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ImmediateSearchRequest>) -> ApiResult<HttpResponse> {
+async fn immediate_search(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    body: web::Json<ImmediateSearchRequest>,
+) -> ApiResult<web::Json<ImmediateSearchAnswer>> {
     let user = signed_in.user;
     if normalize_email(&body.email) != user.email {
         return Err(ApiError::new(ErrorCode::NotYourAccount, "You can only search for your own account."));
@@ -111,7 +116,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
     let digest = match outcome? {
         DigestOutcome::Sent(digest) => digest,
         DigestOutcome::FreeDigestsUsed => {
-            return Ok(HttpResponse::Ok().json(ImmediateSearchAnswer {
+            return Ok(web::Json(ImmediateSearchAnswer {
                 digest_id: None,
                 digest_sent: false,
                 message: MSG_FREE_DIGESTS_USED_SAVED.to_owned(),
@@ -133,7 +138,7 @@ async fn immediate_search(state: web::Data<AppState>, signed_in: SignedIn, body:
         (_, Some(widened)) => format!("{} Your digest is on its way.", widened.note()),
         (_, None) => "Your digest is on its way.".to_owned(),
     };
-    Ok(HttpResponse::Ok().json(ImmediateSearchAnswer {
+    Ok(web::Json(ImmediateSearchAnswer {
         digest_id: Some(digest.id),
         digest_sent: true,
         message,
@@ -150,19 +155,6 @@ const MSG_FREE_DIGESTS_USED: &str = "Your free plan's 2 digests have been used, 
 const MSG_TRIGGER_NEEDS_PAID_PLAN: &str = "Triggering a weekly digest is for paid plans: on the free plan it would use one of your 2 free \
 digests. Your free digests come on their own (the first when you add a search term, then on Mondays); to see how a digest \
 looks, use Send Sample Digest.";
-
-/// A search term the §5 schema refused, as the validation error of `field`.
-pub fn term_error(field: &'static str, message: &str) -> ApiError {
-    let mut errors = engine::ValidationErrors::default();
-    errors.add(field, message);
-    errors.into()
-}
-
-/// The 409 of a topic the user follows already (`term`, as they follow it).
-pub fn already_followed_error(term: &SearchTerm) -> ApiError {
-    let details = ErrorDetails { term_id: Some(term.id.to_string()), ..ErrorDetails::default() };
-    ApiError::new(ErrorCode::TermAlreadyFollowed, already_followed(&term.term)).with_details(details)
-}
 
 /// Stores a new term, or answers that the user follows it already (409), or the plan limit's 402
 /// (`requiresPayment`, `currentCount`) or 403 (`requiresSupport`) of spec §8.
@@ -193,7 +185,7 @@ fn render_digest(state: &AppState, user: &User, to: &str, digest: &Digest) -> Ap
 }
 
 /// `POST /api/resend-email` `{ searchTerm }`: mails the user's latest digest of that term again.
-async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ResendRequest>) -> ApiResult<HttpResponse> {
+async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<ResendRequest>) -> ApiResult<web::Json<ResendAnswer>> {
     let user = signed_in.user;
     state.limiter.check("resend-email", &user.id.to_string(), state.settings.rate_limits.resend_email)?;
     // The latest digest of the user's term of that text (by the term's identity: an edited
@@ -212,14 +204,14 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
     state.store.enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(ResendAnswer { search_term: digest.search_term, success: true }))
+    Ok(web::Json(ResendAnswer { search_term: digest.search_term, success: true }))
 }
 
 const MSG_EMAIL_REQUIRED: &str = "Please enter an email address";
 
 /// `POST /api/test-email` `{ email, type: welcome | digest }`: a welcome mail, or the user's
 /// latest digest, to the user's own address (operators: any address).
-async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<TestEmailRequest>) -> ApiResult<HttpResponse> {
+async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<TestEmailRequest>) -> ApiResult<web::Json<DoneWithMessage>> {
     let user = signed_in.user;
     let typed = body.email.trim();
     if typed.is_empty() {
@@ -251,13 +243,13 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     state.store.enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(DoneWithMessage::new(format!("Test mail queued for {to}."))))
+    Ok(web::Json(DoneWithMessage::new(format!("Test mail queued for {to}."))))
 }
 
 /// `POST /api/trigger-digest`: the caller's weekly digest now, one per active term. Refused on
 /// the free plan: a triggered digest is a real one (its papers are not sent again), so there it
 /// would spend the plan's allowance on a test; Send Sample Digest shows a digest at no cost.
-async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<TriggerDigestAnswer>> {
     let user = signed_in.user;
     if has_digest_allowance(user.subscription_tier) {
         return Err(ApiError::new(ErrorCode::TriggerNeedsPaidPlan, MSG_TRIGGER_NEEDS_PAID_PLAN));
@@ -283,18 +275,18 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     }
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(TriggerDigestAnswer { digests: sent, papers_found: papers, success: true }))
+    Ok(web::Json(TriggerDigestAnswer { digests: sent, papers_found: papers, success: true }))
 }
 
 /// `GET /api/users/{userId}/digests` → the user's digests, newest first, each paper as the
 /// client reads it (spec §3 Paper, with its summary, why it matched, its sources and links).
-async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<web::Json<Vec<DigestView>>> {
     signed_in.require_owner(&user_id)?;
     let digests = state.store.digests(signed_in.user.id)?;
     // Each paper is named by its first dedup key; the store's bookkeeping (which works were
     // sent, the ranking's impact prior) is no part of the wire type.
     let listed: Vec<DigestView> = digests.into_iter().map(DigestView::from).collect();
-    Ok(HttpResponse::Ok().json(listed))
+    Ok(web::Json(listed))
 }
 
 /// `GET` or `POST /api/unsubscribe/{token}`: weekly digests off for the token's user.
@@ -302,7 +294,7 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
 /// Wrong links are counted per client address (`link_guesses`); a caller over it gets 429 before
 /// anything is looked up. Right ones are never counted: a mail provider's one-click requests
 /// for many users come from few addresses.
-async fn unsubscribe(state: web::Data<AppState>, request: HttpRequest, token: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn unsubscribe(state: web::Data<AppState>, request: HttpRequest, token: web::Path<String>) -> ApiResult<web::Json<DoneWithMessage>> {
     let ip = crate::security::client_ip(&request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
@@ -314,5 +306,5 @@ async fn unsubscribe(state: web::Data<AppState>, request: HttpRequest, token: we
     preferences.weekly_digest = false;
     state.store.put_preferences(user_id, &preferences)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(DoneWithMessage::new(MSG_UNSUBSCRIBED)))
+    Ok(web::Json(DoneWithMessage::new(MSG_UNSUBSCRIBED)))
 }

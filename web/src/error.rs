@@ -10,233 +10,104 @@ use actix_web::{HttpResponse, ResponseError};
 use engine::ValidationErrors;
 use serde::Serialize;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 use crate::wire::Tier;
 
-/// Every error code the API answers, with its HTTP status. Serialized as its snake_case name,
-/// the stable string clients branch on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    // 400
-    BadRequest,
-    ValidationFailed,
-    InvalidToken,
-    DowngradeNotOffered,
-    BadSignature,
-    // 401
-    Unauthorized,
-    MetricsTokenRequired,
-    // 402
-    RequiresPayment,
-    FreeDigestsUsed,
-    CardDeclined,
-    // 403
-    CrossSiteRequest,
-    AccountDeactivated,
-    EmailNotVerified,
-    RequiresUpgrade,
-    NotYourAccount,
-    NotYourAddress,
-    RequiresSupport,
-    TriggerNeedsPaidPlan,
-    OperatorOnly,
-    WrongPassword,
-    // 404, 405, 408, 409, 410, 413, 429
-    NotFound,
-    MethodNotAllowed,
-    BodyTimeout,
-    EmailTaken,
-    TermAlreadyFollowed,
-    AlreadyActive,
-    UseCardForm,
-    CannotDeleteSelf,
-    CannotDemoteSelf,
-    OperatorBySettings,
-    CannotDisableSelf,
-    AlreadyVerified,
-    HarvestRunning,
-    LinkExpired,
-    DigestGone,
-    TermGone,
-    BackupDirUnset,
-    BackupDestNotEmpty,
-    PayloadTooLarge,
-    RateLimited,
-    // 5xx
-    Internal,
-    BillingDisabled,
-    Busy,
-    /// The connection gate's refusal, written straight to the socket (`web::connections`).
-    TooManyConnections,
-    DiskFull,
-    PaymentServiceUnavailable,
+/// Declares [`ErrorCode`] from its table: one line per code, `Variant = "snake_case_name" => status`,
+/// the status a number, or `own` for a refusal whose status is its own.
+macro_rules! error_codes {
+    ($($(#[$meta:meta])* $variant:ident = $name:literal => $status:tt,)*) => {
+        /// Every error code the API answers, with its HTTP status. Serialized as its snake_case
+        /// name, the stable string clients branch on.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS, ToSchema)]
+        pub enum ErrorCode {
+            $($(#[$meta])* #[serde(rename = $name)] $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the table's order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The HTTP status every answer with this code has; `None` for
+            /// [`ErrorCode::HttpError`], whose status is the refusal's own.
+            pub fn fixed_status(self) -> Option<StatusCode> {
+                match self {
+                    $(ErrorCode::$variant => error_codes!(@status $status),)*
+                }
+            }
+
+            /// The code as clients read it: `validation_failed`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $name,)*
+                }
+            }
+        }
+    };
+    (@status own) => { None };
+    (@status $code:literal) => { StatusCode::from_u16($code).ok() };
+}
+
+error_codes! {
+    BadRequest = "bad_request" => 400,
+    ValidationFailed = "validation_failed" => 400,
+    InvalidToken = "invalid_token" => 400,
+    DowngradeNotOffered = "downgrade_not_offered" => 400,
+    BadSignature = "bad_signature" => 400,
+    Unauthorized = "unauthorized" => 401,
+    MetricsTokenRequired = "metrics_token_required" => 401,
+    RequiresPayment = "requires_payment" => 402,
+    FreeDigestsUsed = "free_digests_used" => 402,
+    CardDeclined = "card_declined" => 402,
+    CrossSiteRequest = "cross_site_request" => 403,
+    AccountDeactivated = "account_deactivated" => 403,
+    EmailNotVerified = "email_not_verified" => 403,
+    RequiresUpgrade = "requires_upgrade" => 403,
+    NotYourAccount = "not_your_account" => 403,
+    NotYourAddress = "not_your_address" => 403,
+    RequiresSupport = "requires_support" => 403,
+    TriggerNeedsPaidPlan = "trigger_needs_paid_plan" => 403,
+    OperatorOnly = "operator_only" => 403,
+    WrongPassword = "wrong_password" => 403,
+    NotFound = "not_found" => 404,
+    MethodNotAllowed = "method_not_allowed" => 405,
+    BodyTimeout = "body_timeout" => 408,
+    EmailTaken = "email_taken" => 409,
+    TermAlreadyFollowed = "term_already_followed" => 409,
+    AlreadyActive = "already_active" => 409,
+    UseCardForm = "use_card_form" => 409,
+    CannotDeleteSelf = "cannot_delete_self" => 409,
+    CannotDemoteSelf = "cannot_demote_self" => 409,
+    OperatorBySettings = "operator_by_settings" => 409,
+    CannotDisableSelf = "cannot_disable_self" => 409,
+    AlreadyVerified = "already_verified" => 409,
+    HarvestRunning = "harvest_running" => 409,
+    BackupDirUnset = "backup_dir_unset" => 409,
+    BackupDestNotEmpty = "backup_dest_not_empty" => 409,
+    LinkExpired = "link_expired" => 410,
+    DigestGone = "digest_gone" => 410,
+    TermGone = "term_gone" => 410,
+    PayloadTooLarge = "payload_too_large" => 413,
+    RateLimited = "rate_limited" => 429,
+    Internal = "internal" => 500,
+    BillingDisabled = "billing_disabled" => 501,
     /// A lab channel's webhook refused or did not answer a post.
-    WebhookFailed,
+    WebhookFailed = "webhook_failed" => 502,
+    Busy = "busy" => 503,
+    /// The connection gate's refusal, written straight to the socket (`web::connections`).
+    TooManyConnections = "too_many_connections" => 503,
+    DiskFull = "disk_full" => 503,
+    PaymentServiceUnavailable = "payment_service_unavailable" => 503,
     /// A refusal made by the HTTP layer itself (an extractor, a guard): its status is the
     /// refusal's own, any 4xx or 5xx.
-    HttpError,
+    HttpError = "http_error" => own,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 48] = [
-        ErrorCode::BadRequest,
-        ErrorCode::ValidationFailed,
-        ErrorCode::InvalidToken,
-        ErrorCode::DowngradeNotOffered,
-        ErrorCode::BadSignature,
-        ErrorCode::Unauthorized,
-        ErrorCode::MetricsTokenRequired,
-        ErrorCode::RequiresPayment,
-        ErrorCode::FreeDigestsUsed,
-        ErrorCode::CardDeclined,
-        ErrorCode::CrossSiteRequest,
-        ErrorCode::AccountDeactivated,
-        ErrorCode::EmailNotVerified,
-        ErrorCode::RequiresUpgrade,
-        ErrorCode::NotYourAccount,
-        ErrorCode::NotYourAddress,
-        ErrorCode::RequiresSupport,
-        ErrorCode::TriggerNeedsPaidPlan,
-        ErrorCode::OperatorOnly,
-        ErrorCode::WrongPassword,
-        ErrorCode::NotFound,
-        ErrorCode::MethodNotAllowed,
-        ErrorCode::BodyTimeout,
-        ErrorCode::EmailTaken,
-        ErrorCode::TermAlreadyFollowed,
-        ErrorCode::AlreadyActive,
-        ErrorCode::UseCardForm,
-        ErrorCode::CannotDeleteSelf,
-        ErrorCode::CannotDemoteSelf,
-        ErrorCode::OperatorBySettings,
-        ErrorCode::CannotDisableSelf,
-        ErrorCode::AlreadyVerified,
-        ErrorCode::HarvestRunning,
-        ErrorCode::LinkExpired,
-        ErrorCode::DigestGone,
-        ErrorCode::WebhookFailed,
-        ErrorCode::TermGone,
-        ErrorCode::BackupDirUnset,
-        ErrorCode::BackupDestNotEmpty,
-        ErrorCode::PayloadTooLarge,
-        ErrorCode::RateLimited,
-        ErrorCode::Internal,
-        ErrorCode::BillingDisabled,
-        ErrorCode::Busy,
-        ErrorCode::TooManyConnections,
-        ErrorCode::DiskFull,
-        ErrorCode::PaymentServiceUnavailable,
-        ErrorCode::HttpError,
-    ];
-
-    /// The HTTP status every answer with this code has; `None` for [`ErrorCode::HttpError`],
-    /// whose status is the refusal's own.
-    pub fn fixed_status(self) -> Option<StatusCode> {
-        let status = match self {
-            ErrorCode::BadRequest
-            | ErrorCode::ValidationFailed
-            | ErrorCode::InvalidToken
-            | ErrorCode::DowngradeNotOffered
-            | ErrorCode::BadSignature => StatusCode::BAD_REQUEST,
-            ErrorCode::Unauthorized | ErrorCode::MetricsTokenRequired => StatusCode::UNAUTHORIZED,
-            ErrorCode::RequiresPayment | ErrorCode::FreeDigestsUsed | ErrorCode::CardDeclined => StatusCode::PAYMENT_REQUIRED,
-            ErrorCode::CrossSiteRequest
-            | ErrorCode::AccountDeactivated
-            | ErrorCode::EmailNotVerified
-            | ErrorCode::RequiresUpgrade
-            | ErrorCode::NotYourAccount
-            | ErrorCode::NotYourAddress
-            | ErrorCode::RequiresSupport
-            | ErrorCode::TriggerNeedsPaidPlan
-            | ErrorCode::OperatorOnly
-            | ErrorCode::WrongPassword => StatusCode::FORBIDDEN,
-            ErrorCode::NotFound => StatusCode::NOT_FOUND,
-            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::EmailTaken
-            | ErrorCode::TermAlreadyFollowed
-            | ErrorCode::AlreadyActive
-            | ErrorCode::UseCardForm
-            | ErrorCode::CannotDeleteSelf
-            | ErrorCode::CannotDemoteSelf
-            | ErrorCode::OperatorBySettings
-            | ErrorCode::CannotDisableSelf
-            | ErrorCode::AlreadyVerified
-            | ErrorCode::HarvestRunning
-            | ErrorCode::BackupDirUnset
-            | ErrorCode::BackupDestNotEmpty => StatusCode::CONFLICT,
-            ErrorCode::LinkExpired | ErrorCode::DigestGone | ErrorCode::TermGone => StatusCode::GONE,
-            ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::BillingDisabled => StatusCode::NOT_IMPLEMENTED,
-            ErrorCode::WebhookFailed => StatusCode::BAD_GATEWAY,
-            ErrorCode::Busy | ErrorCode::TooManyConnections | ErrorCode::DiskFull | ErrorCode::PaymentServiceUnavailable => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            ErrorCode::HttpError => return None,
-        };
-        Some(status)
-    }
-
     /// The HTTP status of an [`ApiError`] with this code.
     pub fn status(self) -> StatusCode {
         self.fixed_status().unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-    }
-
-    /// The code as clients read it: `validation_failed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "bad_request",
-            ErrorCode::ValidationFailed => "validation_failed",
-            ErrorCode::InvalidToken => "invalid_token",
-            ErrorCode::DowngradeNotOffered => "downgrade_not_offered",
-            ErrorCode::BadSignature => "bad_signature",
-            ErrorCode::Unauthorized => "unauthorized",
-            ErrorCode::MetricsTokenRequired => "metrics_token_required",
-            ErrorCode::RequiresPayment => "requires_payment",
-            ErrorCode::FreeDigestsUsed => "free_digests_used",
-            ErrorCode::CardDeclined => "card_declined",
-            ErrorCode::CrossSiteRequest => "cross_site_request",
-            ErrorCode::AccountDeactivated => "account_deactivated",
-            ErrorCode::EmailNotVerified => "email_not_verified",
-            ErrorCode::RequiresUpgrade => "requires_upgrade",
-            ErrorCode::NotYourAccount => "not_your_account",
-            ErrorCode::NotYourAddress => "not_your_address",
-            ErrorCode::RequiresSupport => "requires_support",
-            ErrorCode::TriggerNeedsPaidPlan => "trigger_needs_paid_plan",
-            ErrorCode::OperatorOnly => "operator_only",
-            ErrorCode::WrongPassword => "wrong_password",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::MethodNotAllowed => "method_not_allowed",
-            ErrorCode::BodyTimeout => "body_timeout",
-            ErrorCode::EmailTaken => "email_taken",
-            ErrorCode::TermAlreadyFollowed => "term_already_followed",
-            ErrorCode::AlreadyActive => "already_active",
-            ErrorCode::UseCardForm => "use_card_form",
-            ErrorCode::CannotDeleteSelf => "cannot_delete_self",
-            ErrorCode::CannotDemoteSelf => "cannot_demote_self",
-            ErrorCode::OperatorBySettings => "operator_by_settings",
-            ErrorCode::CannotDisableSelf => "cannot_disable_self",
-            ErrorCode::AlreadyVerified => "already_verified",
-            ErrorCode::HarvestRunning => "harvest_running",
-            ErrorCode::LinkExpired => "link_expired",
-            ErrorCode::DigestGone => "digest_gone",
-            ErrorCode::WebhookFailed => "webhook_failed",
-            ErrorCode::TermGone => "term_gone",
-            ErrorCode::BackupDirUnset => "backup_dir_unset",
-            ErrorCode::BackupDestNotEmpty => "backup_dest_not_empty",
-            ErrorCode::PayloadTooLarge => "payload_too_large",
-            ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::Internal => "internal",
-            ErrorCode::BillingDisabled => "billing_disabled",
-            ErrorCode::Busy => "busy",
-            ErrorCode::TooManyConnections => "too_many_connections",
-            ErrorCode::DiskFull => "disk_full",
-            ErrorCode::PaymentServiceUnavailable => "payment_service_unavailable",
-            ErrorCode::HttpError => "http_error",
-        }
     }
 }
 
@@ -259,7 +130,7 @@ pub struct ErrorDetails {
 }
 
 /// Every error answer's body: the code and message, and the extra fields some errors carry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     /// `already_active`: the plan asked for is the user's.
@@ -316,7 +187,7 @@ pub struct ErrorBody {
 }
 
 /// One rejected field with the message a user reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, ToSchema)]
 pub struct FieldErrorView {
     pub field: String,
     pub message: String,
@@ -477,7 +348,10 @@ pub fn json_payload_error(error: actix_web::error::JsonPayloadError, _: &actix_w
             ApiError::new(ErrorCode::PayloadTooLarge, "The request body is too large.")
         }
         JsonPayloadError::ContentType => ApiError::bad_request("Expected a JSON body (Content-Type: application/json)."),
-        JsonPayloadError::Deserialize(cause) => ApiError::bad_request(format!("Invalid JSON body: {}", public_serde_message(&cause.to_string()))),
+        JsonPayloadError::Deserialize(cause) => match unknown_field(&cause.to_string()) {
+            Some(field) => unknown_field_error(field),
+            None => ApiError::bad_request(format!("Invalid JSON body: {}", public_serde_message(&cause.to_string()))),
+        },
         JsonPayloadError::Payload(_) => ApiError::bad_request("Could not read the request body."),
         _ => ApiError::bad_request("Could not read the request body as JSON."),
     };
@@ -487,10 +361,28 @@ pub fn json_payload_error(error: actix_web::error::JsonPayloadError, _: &actix_w
 /// Turns query-string failures into our JSON errors.
 pub fn query_error(error: actix_web::error::QueryPayloadError, _: &actix_web::HttpRequest) -> actix_web::Error {
     let cause = match &error {
-        actix_web::error::QueryPayloadError::Deserialize(cause) => public_serde_message(&cause.to_string()),
+        actix_web::error::QueryPayloadError::Deserialize(cause) => {
+            if let Some(field) = unknown_field(&cause.to_string()) {
+                return unknown_field_error(field).into();
+            }
+            public_serde_message(&cause.to_string())
+        }
         _ => "it could not be read".to_owned(),
     };
     ApiError::bad_request(format!("Invalid query string: {cause}")).into()
+}
+
+/// The field a deserializer refused as unknown (every request type denies unknown fields).
+fn unknown_field(message: &str) -> Option<&str> {
+    let rest = message.split_once("unknown field `")?.1;
+    rest.split_once('`').map(|(field, _)| field)
+}
+
+/// The validation answer to a field no request type has: a misspelt field is never ignored.
+fn unknown_field_error(field: &str) -> ApiError {
+    let message = format!("Unknown field: {field}.");
+    let errors = vec![FieldErrorView { field: field.to_owned(), message: message.clone() }];
+    ApiError::new(ErrorCode::ValidationFailed, message).with_details(ErrorDetails { errors: Some(errors), ..ErrorDetails::default() })
 }
 
 /// Turns path-parameter failures into our JSON errors.
@@ -561,6 +453,15 @@ pub async fn json_error_bodies(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_fields_are_named() {
+        assert_eq!(unknown_field("unknown field `tier2`, expected one of `tier`, `setupIntentId` at line 1 column 8"), Some("tier2"));
+        assert_eq!(unknown_field("Query deserialize error: unknown field `x`, expected `token`"), Some("x"));
+        assert_eq!(unknown_field("missing field `email`"), None);
+        let error = unknown_field_error("extra");
+        assert_eq!((error.code, error.body().errors.map(|errors| errors[0].field.clone())), (ErrorCode::ValidationFailed, Some("extra".to_owned())));
+    }
 
     #[test]
     fn serde_messages_lose_our_type_names() {

@@ -23,7 +23,7 @@ use store::User;
 
 use crate::auth::SignedIn;
 use crate::error::{ApiError, ApiResult};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::workflows::{FeedsView, TermFeedView};
 
@@ -32,7 +32,7 @@ pub const MAX_FEED_ENTRIES: usize = 100;
 const MSG_NO_FEED: &str = "Feed not found";
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/feeds", feeds, WireTypes::answer::<FeedsView>()).post("/feeds/renew", renew, WireTypes::answer::<FeedsView>());
+    routes.get("/feeds", feeds).post("/feeds/renew", renew);
 }
 
 /// The feeds themselves, outside `/api`: a feed reader is no browser page of the service.
@@ -43,15 +43,15 @@ pub fn configure_public(config: &mut web::ServiceConfig) {
 }
 
 /// `GET /api/feeds`.
-async fn feeds(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(feeds_view(&state, &signed_in.user)?))
+async fn feeds(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<FeedsView>> {
+    Ok(web::Json(feeds_view(&state, &signed_in.user)?))
 }
 
 /// `POST /api/feeds/renew`: new addresses; the old ones stop working.
-async fn renew(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+async fn renew(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<FeedsView>> {
     let user = state.store.update_user(signed_in.user.id, |user| user.feed_generation = user.feed_generation.wrapping_add(1))?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(feeds_view(&state, &user)?))
+    Ok(web::Json(feeds_view(&state, &user)?))
 }
 
 fn feeds_view(state: &AppState, user: &User) -> ApiResult<FeedsView> {

@@ -253,7 +253,7 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
     counter(
         "papertide_request_body_timeouts_total",
         "Requests answered 408 because their body did not arrive in time.",
-        crate::connections::body_timeouts(),
+        crate::deadline::body_timeouts(),
     );
     counter(
         "papertide_log_lines_dropped_total",

@@ -10,6 +10,7 @@
 //! [`error::ErrorBody`]), never a domain or storage type; [`contract`] publishes them, and the
 //! client's TypeScript is generated from them.
 
+pub mod address;
 pub mod admin;
 pub mod app;
 pub mod auth;
@@ -18,6 +19,7 @@ pub mod client;
 pub mod commands;
 pub mod connections;
 pub mod contract;
+pub mod deadline;
 /// The configuration lives in its own crate, light enough to fuzz; `web::config` is it.
 pub use ::config;
 pub mod channels;
@@ -29,9 +31,11 @@ pub mod feeds;
 pub mod harvest;
 mod headers;
 mod health;
+pub mod limiter;
 pub mod local;
 pub mod logging;
 pub mod model;
+pub mod openapi;
 pub mod papers;
 pub mod ratings;
 pub mod refusals;

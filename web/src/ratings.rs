@@ -5,7 +5,7 @@
 //! (`POST /api/ratings/link {token}`, no sign-in: the signed token is the authority). Wrong
 //! tokens count against the client's link guesses.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use chrono::Utc;
 use engine::digest::{Digest, DigestEntry};
 use engine::rating::{verify_rating_token, Rating, RatingClaim, RatingTokenError};
@@ -14,7 +14,7 @@ use engine::UserId;
 
 use crate::auth::SignedIn;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::terms::owned_term;
 use crate::wire::ratings::{RateRequest, RatingLinkConfirmed, RatingLinkQuery, RatingLinkRequest, RatingLinkView, RatingView, RemoveRatingQuery};
@@ -31,23 +31,28 @@ const MSG_PAPER_KEY_REQUIRED: &str = "paperKey is required";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/search-terms/{term_id}/ratings", list, WireTypes::answer::<Vec<RatingView>>())
-        .put("/search-terms/{term_id}/ratings", rate, WireTypes::of::<RateRequest, RatingView>())
-        .delete("/search-terms/{term_id}/ratings", remove, WireTypes::of::<RemoveRatingQuery, Done>())
-        .get("/ratings/link", look_at_link, WireTypes::of::<RatingLinkQuery, RatingLinkView>())
-        .post("/ratings/link", confirm_link, WireTypes::of::<RatingLinkRequest, RatingLinkConfirmed>());
+        .get("/search-terms/{term_id}/ratings", list)
+        .put("/search-terms/{term_id}/ratings", rate)
+        .delete("/search-terms/{term_id}/ratings", remove)
+        .get("/ratings/link", look_at_link)
+        .post("/ratings/link", confirm_link);
 }
 
 /// `GET /api/search-terms/{termId}/ratings` → the term's ratings, newest first.
-async fn list(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn list(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<Vec<RatingView>>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let ratings: Vec<RatingView> = state.store.ratings(signed_in.user.id, term.id)?.into_iter().map(RatingView::from).collect();
-    Ok(HttpResponse::Ok().json(ratings))
+    Ok(web::Json(ratings))
 }
 
 /// `PUT /api/search-terms/{termId}/ratings` `{ digestId, paperKey, verdict }`: the paper must be
 /// in one of the user's digests of the term; its title is the digest's.
-async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>, body: web::Json<RateRequest>) -> ApiResult<HttpResponse> {
+async fn rate(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    term_id: web::Path<String>,
+    body: web::Json<RateRequest>,
+) -> ApiResult<web::Json<RatingView>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let user_id = signed_in.user.id;
     let digest = state.store.user_digest(user_id, body.digest_id)?.filter(|digest| is_of_term(digest, &term));
@@ -68,7 +73,7 @@ async fn rate(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
     };
     state.store.rate(user_id, &rating)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(RatingView::from(rating)))
+    Ok(web::Json(RatingView::from(rating)))
 }
 
 /// `DELETE /api/search-terms/{termId}/ratings?paperKey=…`.
@@ -77,25 +82,29 @@ async fn remove(
     signed_in: SignedIn,
     term_id: web::Path<String>,
     query: web::Query<RemoveRatingQuery>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<Done>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let paper_key = query.paper_key.as_deref().filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_PAPER_KEY_REQUIRED))?;
     if !state.store.remove_rating(signed_in.user.id, term.id, paper_key)? {
         return Err(ApiError::not_found(MSG_NO_RATING));
     }
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(Done::new()))
+    Ok(web::Json(Done::new()))
 }
 
 /// `GET /api/ratings/link?token=…` → the term, the paper's title and the verdict; writes nothing.
-async fn look_at_link(state: web::Data<AppState>, request: HttpRequest, query: web::Query<RatingLinkQuery>) -> ApiResult<HttpResponse> {
+async fn look_at_link(state: web::Data<AppState>, request: HttpRequest, query: web::Query<RatingLinkQuery>) -> ApiResult<web::Json<RatingLinkView>> {
     let token = query.token.clone().unwrap_or_default();
     let link = resolve_link(&state, &request, &token)?;
-    Ok(HttpResponse::Ok().json(link.view()))
+    Ok(web::Json(link.view()))
 }
 
 /// `POST /api/ratings/link {token}` → records the link's rating (again, the same: idempotent).
-async fn confirm_link(state: web::Data<AppState>, request: HttpRequest, body: web::Json<RatingLinkRequest>) -> ApiResult<HttpResponse> {
+async fn confirm_link(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    body: web::Json<RatingLinkRequest>,
+) -> ApiResult<web::Json<RatingLinkConfirmed>> {
     let link = resolve_link(&state, &request, &body.token)?;
     let rating = Rating {
         term_id: link.term.id,
@@ -108,7 +117,7 @@ async fn confirm_link(state: web::Data<AppState>, request: HttpRequest, body: we
     };
     state.store.rate(link.claim.user_id, &rating)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(RatingLinkConfirmed { rating: link.view(), success: true }))
+    Ok(web::Json(RatingLinkConfirmed { rating: link.view(), success: true }))
 }
 
 /// A rating link's claim with the term and paper it names.

@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use chrono::Utc;
 use engine::account::normalize_email;
 use engine::mail::account_deleted_mail;
@@ -23,7 +23,7 @@ use crate::auth::session::removal_cookie;
 use crate::auth::SignedIn;
 use crate::config::Rate;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::{Answer, ApiRoutes};
 use crate::security::client_ip;
 use crate::state::AppState;
 use crate::wire::rights::{
@@ -42,11 +42,7 @@ const PLAN_HISTORY_NOTE: &str =
 const EXPORT_RATE: Rate = Rate { max: 10, window: std::time::Duration::from_secs(3600) };
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/users/{user_id}/export", export, WireTypes::answer::<DataExport>()).post(
-        "/users/{user_id}/delete",
-        delete_own_account,
-        WireTypes::of::<DeleteAccountRequest, Message>(),
-    );
+    routes.get("/users/{user_id}/export", export).post("/users/{user_id}/delete", delete_own_account);
 }
 
 /// Passes when the path segment names the signed-in user, by id or by email; anything else is
@@ -60,7 +56,7 @@ fn require_owner_by_id_or_email(signed_in: &SignedIn, segment: &str) -> ApiResul
 }
 
 /// `GET /api/users/{userId}/export`.
-async fn export(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn export(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<Answer<DataExport>> {
     require_owner_by_id_or_email(&signed_in, &user_id)?;
     state.limiter.check("export", &signed_in.user.id.to_string(), EXPORT_RATE)?;
     let store = state.store.clone();
@@ -69,10 +65,9 @@ async fn export(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::P
     let data = data.ok_or_else(|| ApiError::not_found("Not found"))?;
     let now = Utc::now();
     let filename = format!("papertide-data-{}.json", now.format("%Y-%m-%d"));
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CONTENT_DISPOSITION, format!("attachment; filename=\"{filename}\"")))
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(data_export(data, now)))
+    Ok(Answer::new(data_export(data, now))
+        .header(header::CONTENT_DISPOSITION, format!("attachment; filename=\"{filename}\""))
+        .header(header::CACHE_CONTROL, "no-store"))
 }
 
 /// The export of `data`: the wire's shape, without tokens, hashes or session data.
@@ -156,7 +151,7 @@ pub fn data_export(data: UserData, now: chrono::DateTime<Utc>) -> DataExport {
             .map(|row| SubscriptionExport {
                 subscription_id: row.subscription_id,
                 plan: row.tier.into(),
-                status: row.status.as_str().to_owned(),
+                status: row.status.into(),
                 created_at: row.created_at,
                 updated_at: row.updated_at,
             })
@@ -171,7 +166,7 @@ async fn delete_own_account(
     signed_in: SignedIn,
     user_id: web::Path<String>,
     form: web::Json<DeleteAccountRequest>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<Answer<Message>> {
     require_owner_by_id_or_email(&signed_in, &user_id)?;
     // Limited before anything is hashed, per account and per address, as sign-in is.
     let limits = &state.settings.rate_limits;
@@ -186,7 +181,7 @@ async fn delete_own_account(
     }
     delete_user(&state, &user).await?;
     tracing::info!(user_id = %user.id, "account deleted by its owner");
-    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(Message::new(MSG_DELETED)))
+    Ok(Answer::new(Message::new(MSG_DELETED)).cookie(removal_cookie(&state)))
 }
 
 /// Deletes `user` and everything kept of them: their paid subscription is canceled at Stripe

@@ -15,7 +15,7 @@
 //! Nothing partial is saved: any refusal is a 400 `validation_failed` whose `errors` hold one
 //! message per bad line, and nothing changes.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use chrono::Utc;
 use engine::dedup::dedup_keys;
 use engine::paper::Paper;
@@ -29,7 +29,7 @@ use actors::seeds::SeedOutcome;
 use crate::auth::SignedIn;
 use crate::config::Rate;
 use crate::error::{ApiError, ApiResult};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::terms::owned_term;
 use crate::wire::workflows::{SeedFoundIn, SeedPaperView, SeedsAdded, SeedsRequest};
@@ -39,7 +39,7 @@ pub const SEED_RATE: Rate = Rate { max: 30, window: std::time::Duration::from_se
 pub const MSG_NO_INDEX: &str = "Papers cannot be looked up on this installation right now; try again later.";
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.post("/search-terms/{term_id}/seeds", seed_term, WireTypes::of::<SeedsRequest, SeedsAdded>());
+    routes.post("/search-terms/{term_id}/seeds", seed_term);
 }
 
 /// A seed paper found, ready to be saved.
@@ -80,13 +80,13 @@ async fn seed_term(
     signed_in: SignedIn,
     term_id: web::Path<String>,
     body: web::Json<SeedsRequest>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<SeedsAdded>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     state.limiter.check("seeds", &signed_in.user.id.to_string(), SEED_RATE)?;
     let found = find_seeds(&state, &body).await?;
     let seeded = save_seeds(&state, signed_in.user.id, term.id, &found)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(SeedsAdded { seeded }))
+    Ok(web::Json(SeedsAdded { seeded }))
 }
 
 /// The papers `request` names, every one found; else the 400 that lists each line refused.

@@ -15,8 +15,8 @@ use store::Store;
 use crate::auth::password::PasswordHasher;
 use crate::config::Settings;
 use crate::connections::ConnectionGate;
+use crate::limiter::RateLimiter;
 use crate::model::EmbeddingModel;
-use crate::security::RateLimiter;
 
 #[derive(Clone)]
 pub struct AppState {

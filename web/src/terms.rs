@@ -4,29 +4,39 @@
 //! words, `exclude`, checked by `engine::rating`) and `DELETE /api/search-terms/{termId}`. Only the owner sees or touches a term; anyone
 //! else gets the 404 of a term that is not there.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use chrono::Utc;
 use engine::digest::{next_weekly_run, WeeklyInputs};
 use engine::rating::validate_exclude_words;
-use engine::search_term::{is_same_term, validate_search_term, SearchTerm, TermId, TermStatus};
+use engine::search_term::{already_followed, is_same_term, validate_search_term, SearchTerm, TermId, TermStatus};
 
 use crate::auth::SignedIn;
-use crate::error::{ApiError, ApiResult};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::terms::{SearchTermView, TermChange, TermDeleted};
 
 const MSG_NO_TERM: &str = "Search term not found";
 
+/// A search term the §5 schema refused, as the validation error of `field`.
+pub fn term_error(field: &'static str, message: &str) -> ApiError {
+    let mut errors = engine::ValidationErrors::default();
+    errors.add(field, message);
+    errors.into()
+}
+
+/// The 409 of a topic the user follows already (`term`, as they follow it).
+pub fn already_followed_error(term: &SearchTerm) -> ApiError {
+    let details = ErrorDetails { term_id: Some(term.id.to_string()), ..ErrorDetails::default() };
+    ApiError::new(ErrorCode::TermAlreadyFollowed, already_followed(&term.term)).with_details(details)
+}
+
 pub fn configure(routes: &mut ApiRoutes) {
-    routes
-        .get("/users/{user_id}/search-terms", list, WireTypes::answer::<Vec<SearchTermView>>())
-        .patch("/search-terms/{term_id}", update, WireTypes::of::<TermChange, SearchTermView>())
-        .delete("/search-terms/{term_id}", remove, WireTypes::answer::<TermDeleted>());
+    routes.get("/users/{user_id}/search-terms", list).patch("/search-terms/{term_id}", update).delete("/search-terms/{term_id}", remove);
 }
 
 /// `GET /api/users/{userId}/search-terms` → the user's terms, oldest first.
-async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<web::Json<Vec<SearchTermView>>> {
     signed_in.require_owner(&user_id)?;
     let user = &signed_in.user;
     let history = state.store.digest_history(user)?;
@@ -45,7 +55,7 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
         term.next_scheduled_run = next.filter(|_| term.is_active);
     }
     let terms: Vec<SearchTermView> = terms.into_iter().map(SearchTermView::from).collect();
-    Ok(HttpResponse::Ok().json(terms))
+    Ok(web::Json(terms))
 }
 
 /// The term `term_id` names, if the signed-in user owns it.
@@ -66,18 +76,17 @@ async fn update(
     signed_in: SignedIn,
     term_id: web::Path<String>,
     change: web::Json<TermChange>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<SearchTermView>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     if change.term.is_none() && change.exclude.is_none() {
         return Err(ApiError::bad_request(MSG_NOTHING_TO_CHANGE));
     }
-    let text = change.term.as_deref().map(validate_search_term).transpose().map_err(|message| crate::digests::term_error("term", message))?;
-    let exclude =
-        change.exclude.as_deref().map(validate_exclude_words).transpose().map_err(|message| crate::digests::term_error("exclude", message))?;
+    let text = change.term.as_deref().map(validate_search_term).transpose().map_err(|message| term_error("term", message))?;
+    let exclude = change.exclude.as_deref().map(validate_exclude_words).transpose().map_err(|message| term_error("exclude", message))?;
     if let Some(text) = &text {
         let others = state.store.search_terms(signed_in.user.id)?;
         if let Some(same) = others.iter().find(|other| other.id != term.id && is_same_term(&other.term, text)) {
-            return Err(crate::digests::already_followed_error(same));
+            return Err(already_followed_error(same));
         }
     }
     let changed = state
@@ -93,13 +102,13 @@ async fn update(
         })?
         .ok_or_else(|| ApiError::not_found(MSG_NO_TERM))?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(SearchTermView::from(changed)))
+    Ok(web::Json(SearchTermView::from(changed)))
 }
 
 /// `DELETE /api/search-terms/{termId}`.
-async fn remove(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn remove(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<TermDeleted>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     state.store.delete_search_term(term.id)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(TermDeleted { id: term.id.0, success: true }))
+    Ok(web::Json(TermDeleted { id: term.id.0, success: true }))
 }

@@ -6,13 +6,13 @@
 //! same 404 as a user that does not exist (401 when not signed in at all), so ids and addresses
 //! cannot be probed.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use engine::account::{normalize_email, MSG_FREE_PLAN_LOCKED};
 use engine::Preferences;
 
 use crate::auth::{SignedIn, UserView};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::users::{LockedPreference, PreferencesChange, PreferencesView};
 
@@ -20,9 +20,9 @@ const MSG_NOT_FOUND: &str = "Not found";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/users/{user_id}/preferences", preferences, WireTypes::answer::<PreferencesView>())
-        .patch("/users/{user_id}/preferences", change_preferences, WireTypes::of::<PreferencesChange, PreferencesView>())
-        .get("/users/{user_email}", user_by_email, WireTypes::answer::<UserView>());
+        .get("/users/{user_id}/preferences", preferences)
+        .patch("/users/{user_id}/preferences", change_preferences)
+        .get("/users/{user_email}", user_by_email);
 }
 
 /// The preferences the service applies on the signed-in user's plan, as the client reads them.
@@ -43,10 +43,10 @@ fn preferences_view(signed_in: &SignedIn, stored: &Preferences) -> PreferencesVi
 }
 
 /// `GET /api/users/{userId}/preferences`.
-async fn preferences(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn preferences(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<web::Json<PreferencesView>> {
     signed_in.require_owner(&user_id)?;
     let stored = state.store.preferences(signed_in.user.id)?;
-    Ok(HttpResponse::Ok().json(preferences_view(&signed_in, &stored)))
+    Ok(web::Json(preferences_view(&signed_in, &stored)))
 }
 
 /// `PATCH /api/users/{userId}/preferences` with any of the fields; answers the preferences now.
@@ -55,7 +55,7 @@ async fn change_preferences(
     signed_in: SignedIn,
     user_id: web::Path<String>,
     change: web::Json<PreferencesChange>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<PreferencesView>> {
     signed_in.require_owner(&user_id)?;
     let stored = state.store.preferences(signed_in.user.id)?;
     let change = engine::account::PreferencesChange::from(change.into_inner());
@@ -68,13 +68,13 @@ async fn change_preferences(
     })?;
     state.store.put_preferences(signed_in.user.id, &changed)?;
     state.store.flush_async().await?;
-    Ok(HttpResponse::Ok().json(preferences_view(&signed_in, &changed)))
+    Ok(web::Json(preferences_view(&signed_in, &changed)))
 }
 
 /// `GET /api/users/{userEmail}` → the signed-in user's own record (`id`, `subscriptionTier`, …).
-async fn user_by_email(state: web::Data<AppState>, signed_in: SignedIn, user_email: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn user_by_email(state: web::Data<AppState>, signed_in: SignedIn, user_email: web::Path<String>) -> ApiResult<web::Json<UserView>> {
     if normalize_email(&user_email) != signed_in.user.email {
         return Err(ApiError::not_found(MSG_NOT_FOUND));
     }
-    Ok(HttpResponse::Ok().json(UserView::of(&signed_in.user, &state.settings)))
+    Ok(web::Json(UserView::of(&signed_in.user, &state.settings)))
 }

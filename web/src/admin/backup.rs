@@ -11,12 +11,12 @@ use chrono::Utc;
 
 use crate::auth::Operator;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::backup::{BackupReport, BackupRequest};
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.post("/admin/backup", back_up, WireTypes::of::<BackupRequest, BackupReport>());
+    routes.post("/admin/backup", back_up);
 }
 
 /// Copies the database, then the index, into a new dated folder of the configured backup

@@ -4,32 +4,28 @@
 
 use std::collections::BTreeMap;
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use engine::billing::SubscriptionTracking;
 use engine::UserId;
 
 use super::user_of;
 use crate::auth::Operator;
 use crate::error::ApiResult;
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::admin::{AdminBilling, AdminBillingUser};
 use crate::wire::billing::FixSubscriptionAnswer;
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/admin/billing", billing, WireTypes::answer::<AdminBilling>()).post(
-        "/admin/users/{user_id}/repair-subscription",
-        repair,
-        WireTypes::answer::<FixSubscriptionAnswer>(),
-    );
+    routes.get("/admin/billing", billing).post("/admin/users/{user_id}/repair-subscription", repair);
 }
 
 /// `GET /api/admin/billing`: paid accounts and accounts with a tracked subscription, oldest
 /// account first.
-async fn billing(state: web::Data<AppState>, _operator: Operator) -> ApiResult<HttpResponse> {
+async fn billing(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web::Json<AdminBilling>> {
     // Every account is read: off the async threads.
     let answer = web::block(move || paid_and_tracked(&state)).await??;
-    Ok(HttpResponse::Ok().json(answer))
+    Ok(web::Json(answer))
 }
 
 fn paid_and_tracked(state: &AppState) -> ApiResult<AdminBilling> {
@@ -52,7 +48,7 @@ fn paid_and_tracked(state: &AppState) -> ApiResult<AdminBilling> {
             plan: user.subscription_tier.into(),
             stripe_customer_id: user.stripe_customer_id.clone(),
             subscription_id: tracked.map(|row| row.subscription_id.clone()).or_else(|| user.stripe_subscription_id.clone()),
-            status: tracked.map(|row| row.status.as_str().to_owned()),
+            status: tracked.map(|row| row.status.into()),
             current_period_end: None,
             cancel_at_period_end: false,
         });
@@ -62,9 +58,9 @@ fn paid_and_tracked(state: &AppState) -> ApiResult<AdminBilling> {
 
 /// `POST /api/admin/users/{userId}/repair-subscription`: reads the account's subscriptions
 /// from Stripe and applies them (501 `billing_disabled` when billing is off).
-async fn repair(state: web::Data<AppState>, _operator: Operator, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn repair(state: web::Data<AppState>, _operator: Operator, user_id: web::Path<String>) -> ApiResult<web::Json<FixSubscriptionAnswer>> {
     let user = user_of(&state, &user_id)?;
     let answer = crate::billing::repair_subscription(&state, user.id).await?;
     tracing::info!(user = %user.id, changed = answer.changed, "an operator repaired a subscription");
-    Ok(HttpResponse::Ok().json(answer))
+    Ok(web::Json(answer))
 }

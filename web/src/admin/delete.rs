@@ -5,11 +5,11 @@
 //! named in `PAPERTIDE_ADMIN_EMAILS` is refused too (409 `operator_by_settings`): the settings
 //! change first. An unknown user is 404.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 
 use crate::auth::Operator;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::Message;
 
@@ -17,10 +17,10 @@ const MSG_NO_USER: &str = "No such user.";
 const MSG_SELF: &str = "You cannot delete your own account here. Use \"Delete my account\" on your dashboard.";
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.delete("/admin/users/{user_id}", delete_user, WireTypes::answer::<Message>());
+    routes.delete("/admin/users/{user_id}", delete_user);
 }
 
-async fn delete_user(state: web::Data<AppState>, operator: Operator, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn delete_user(state: web::Data<AppState>, operator: Operator, user_id: web::Path<String>) -> ApiResult<web::Json<Message>> {
     let id = user_id.parse::<engine::UserId>().map_err(|_| ApiError::not_found(MSG_NO_USER))?;
     if operator.account().is_some_and(|account| account.id == id) {
         return Err(ApiError::new(ErrorCode::CannotDeleteSelf, MSG_SELF));
@@ -30,5 +30,5 @@ async fn delete_user(state: web::Data<AppState>, operator: Operator, user_id: we
     crate::rights::delete_user(&state, &user).await?;
     let by = operator.account().map_or_else(|| "the local operator".to_owned(), |account| account.id.to_string());
     tracing::info!(user_id = %id, by = %by, "account deleted by an operator");
-    Ok(HttpResponse::Ok().json(Message::new(format!("The account of {} has been deleted.", user.email))))
+    Ok(web::Json(Message::new(format!("The account of {} has been deleted.", user.email))))
 }

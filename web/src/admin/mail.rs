@@ -2,23 +2,20 @@
 //! mailer's board entry), the queue's depth, and the mail given up for good, which the operator
 //! sends again (once the cause is repaired) or drops.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use actors::mailer::ACTOR_NAME as MAILER;
 use actors::ActorStatus;
 use chrono::Utc;
 
 use crate::auth::Operator;
 use crate::error::{ApiError, ApiResult};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::admin::{AdminMail, DeadMail, MailTransportKind, SmtpState, SmtpStatus};
 use crate::wire::Message;
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes
-        .get("/admin/mail", mail, WireTypes::answer::<AdminMail>())
-        .post("/admin/mail/dead/{mail_id}/retry", retry, WireTypes::answer::<Message>())
-        .delete("/admin/mail/dead/{mail_id}", drop_dead, WireTypes::answer::<Message>());
+    routes.get("/admin/mail", mail).post("/admin/mail/dead/{mail_id}/retry", retry).delete("/admin/mail/dead/{mail_id}", drop_dead);
 }
 
 /// `ok` when the last hand-over came after the last error, `failing` when the last error is
@@ -34,7 +31,7 @@ pub fn smtp_state(status: &ActorStatus) -> SmtpState {
 }
 
 /// `GET /api/admin/mail`.
-async fn mail(state: web::Data<AppState>, _operator: Operator) -> ApiResult<HttpResponse> {
+async fn mail(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web::Json<AdminMail>> {
     let transport = if state.settings.smtp_url.is_some() { MailTransportKind::Smtp } else { MailTransportKind::Outbox };
     let status = state.board.get(MAILER).unwrap_or_default();
     let dead = state
@@ -56,12 +53,12 @@ async fn mail(state: web::Data<AppState>, _operator: Operator) -> ApiResult<Http
         last_error_at: status.last_error_at,
         last_error: status.last_error,
     };
-    Ok(HttpResponse::Ok().json(AdminMail { transport, smtp, queued: state.store.mail_queue_len() as u64, dead }))
+    Ok(web::Json(AdminMail { transport, smtp, queued: state.store.mail_queue_len() as u64, dead }))
 }
 
 /// `POST /api/admin/mail/dead/{mailId}/retry`: the mail goes back into the queue, due now, and
 /// the mailer is told.
-async fn retry(state: web::Data<AppState>, _operator: Operator, mail_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn retry(state: web::Data<AppState>, _operator: Operator, mail_id: web::Path<String>) -> ApiResult<web::Json<Message>> {
     let id = mail_id_of(&mail_id)?;
     if !state.store.retry_dead_mail(id, Utc::now())? {
         return Err(no_such_mail());
@@ -69,18 +66,18 @@ async fn retry(state: web::Data<AppState>, _operator: Operator, mail_id: web::Pa
     state.store.flush_async().await?;
     state.poke_mailer();
     tracing::info!(mail = id, "an operator queued a dead mail again");
-    Ok(HttpResponse::Ok().json(Message::new("The mail is back in the queue and goes out with the next delivery.")))
+    Ok(web::Json(Message::new("The mail is back in the queue and goes out with the next delivery.")))
 }
 
 /// `DELETE /api/admin/mail/dead/{mailId}`: the mail is dropped for good.
-async fn drop_dead(state: web::Data<AppState>, _operator: Operator, mail_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn drop_dead(state: web::Data<AppState>, _operator: Operator, mail_id: web::Path<String>) -> ApiResult<web::Json<Message>> {
     let id = mail_id_of(&mail_id)?;
     if !state.store.drop_dead_mail(id)? {
         return Err(no_such_mail());
     }
     state.store.flush_async().await?;
     tracing::info!(mail = id, "an operator dropped a dead mail");
-    Ok(HttpResponse::Ok().json(Message::new("The mail was dropped.")))
+    Ok(web::Json(Message::new("The mail was dropped.")))
 }
 
 fn mail_id_of(text: &str) -> ApiResult<u64> {

@@ -2,14 +2,14 @@
 //! entry, the papers of the last 7 days, the next run; the index's papers and vectors; and
 //! "harvest now", which sends the source's harvester the run its timer would start.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use actors::{HarvestNow, Harvester};
 use chrono::{Duration, Utc};
 use engine::paper::Source;
 
 use crate::auth::Operator;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::{Accepted, ApiRoutes};
 use crate::state::AppState;
 use crate::wire::admin::{AdminIndex, AdminSource, AdminSources, AdminVectors, PapersBySource};
 use crate::wire::Message;
@@ -18,17 +18,13 @@ use crate::wire::Message;
 const WEEK_DAYS: i64 = 7;
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/admin/sources", sources, WireTypes::answer::<AdminSources>()).post(
-        "/admin/sources/{source}/harvest",
-        harvest_now,
-        WireTypes::answer::<Message>(),
-    );
+    routes.get("/admin/sources", sources).post("/admin/sources/{source}/harvest", harvest_now);
 }
 
 /// `GET /api/admin/sources`.
-async fn sources(state: web::Data<AppState>, _operator: Operator) -> ApiResult<HttpResponse> {
+async fn sources(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web::Json<AdminSources>> {
     let answer = web::block(move || read_sources(&state)).await??;
-    Ok(HttpResponse::Ok().json(answer))
+    Ok(web::Json(answer))
 }
 
 /// Reads the harvest states and counts the index (a few searches): run off the async threads.
@@ -49,7 +45,7 @@ fn read_sources(state: &AppState) -> ApiResult<AdminSources> {
             last_success_at: harvest.last_success_at,
             last_error_at: harvest.last_error_at,
             last_error: harvest.last_error.clone(),
-            papers_this_week: count(Some(week_start), &[source])?,
+            papers_dated_last_7_days: count(Some(week_start), &[source])?,
             next_run_at: enabled.then(|| harvest.next_run_at(now, state.settings.harvest.hour)),
             running: board.busy,
         });
@@ -80,7 +76,7 @@ fn read_sources(state: &AppState) -> ApiResult<AdminSources> {
 
 /// `POST /api/admin/sources/{source}/harvest` → 202: the source's harvester starts a run now
 /// (409 `harvest_running` while one runs; 404 for a source this service does not harvest).
-async fn harvest_now(state: web::Data<AppState>, _operator: Operator, source: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn harvest_now(state: web::Data<AppState>, _operator: Operator, source: web::Path<String>) -> ApiResult<Accepted<Message>> {
     let not_harvested = || ApiError::not_found("This service does not harvest that source.");
     let source: Source = source.trim().parse().map_err(|_| not_harvested())?;
     let harvester = state.harvesters.get(&source).ok_or_else(not_harvested)?;
@@ -89,5 +85,5 @@ async fn harvest_now(state: web::Data<AppState>, _operator: Operator, source: we
         return Err(ApiError::new(ErrorCode::HarvestRunning, format!("A {source} harvest is running already.")));
     }
     tracing::info!(%source, "an operator started a harvest");
-    Ok(HttpResponse::Accepted().json(Message::new(format!("A {source} harvest has started."))))
+    Ok(Accepted::new(Message::new(format!("A {source} harvest has started."))))
 }

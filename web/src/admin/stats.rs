@@ -1,13 +1,13 @@
 //! The service in numbers: accounts by state and plan, operators, active terms, digests, and
 //! sign-ups and digests by ISO week.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use engine::Tier;
 
 use crate::auth::{is_operator, Operator};
 use crate::error::ApiResult;
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::admin::{AdminStats, WeekCount};
 
@@ -15,13 +15,13 @@ use crate::wire::admin::{AdminStats, WeekCount};
 pub const WEEKS_SHOWN: usize = 12;
 
 pub fn configure(routes: &mut ApiRoutes) {
-    routes.get("/admin/stats", stats, WireTypes::answer::<AdminStats>());
+    routes.get("/admin/stats", stats);
 }
 
 /// `GET /api/admin/stats`.
-async fn stats(state: web::Data<AppState>, _operator: Operator) -> ApiResult<HttpResponse> {
+async fn stats(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web::Json<AdminStats>> {
     let stats = web::block(move || count(&state, Utc::now())).await??;
-    Ok(HttpResponse::Ok().json(stats))
+    Ok(web::Json(stats))
 }
 
 /// Reads every account once (and every digest's key): run off the async threads.

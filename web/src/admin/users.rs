@@ -2,14 +2,14 @@
 //! users set-tier`), operators granted and removed, accounts disabled and enabled, the
 //! verification mail sent again.
 
-use actix_web::{web, HttpResponse};
+use actix_web::web;
 use engine::Tier;
 use store::User;
 
 use super::user_of;
 use crate::auth::{is_operator, Operator};
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::admin::{AdminDisabledRequest, AdminOperatorRequest, AdminPlanRequest, AdminUser, AdminUserPage, AdminUsersQuery};
 use crate::wire::Message;
@@ -21,11 +21,11 @@ const MSG_BAD_PLAN: &str = "The plan must be free, pro or team.";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/admin/users", user_page, WireTypes::of::<AdminUsersQuery, AdminUserPage>())
-        .post("/admin/users/{user_id}/plan", set_plan, WireTypes::of::<AdminPlanRequest, AdminUser>())
-        .post("/admin/users/{user_id}/operator", set_operator, WireTypes::of::<AdminOperatorRequest, AdminUser>())
-        .post("/admin/users/{user_id}/disabled", set_disabled, WireTypes::of::<AdminDisabledRequest, AdminUser>())
-        .post("/admin/users/{user_id}/resend-verification", resend_verification, WireTypes::answer::<Message>());
+        .get("/admin/users", user_page)
+        .post("/admin/users/{user_id}/plan", set_plan)
+        .post("/admin/users/{user_id}/operator", set_operator)
+        .post("/admin/users/{user_id}/disabled", set_disabled)
+        .post("/admin/users/{user_id}/resend-verification", resend_verification);
 }
 
 /// `user` as the operator sees it: with its terms and its digests counted.
@@ -51,7 +51,7 @@ pub(super) fn admin_user(state: &AppState, user: &User) -> ApiResult<AdminUser> 
 }
 
 /// `GET /api/admin/users?q=&plan=&verified=&page=`: the matching accounts, oldest first.
-async fn user_page(state: web::Data<AppState>, _operator: Operator, query: web::Query<AdminUsersQuery>) -> ApiResult<HttpResponse> {
+async fn user_page(state: web::Data<AppState>, _operator: Operator, query: web::Query<AdminUsersQuery>) -> ApiResult<web::Json<AdminUserPage>> {
     let query = query.into_inner();
     let plan = query.plan.as_deref().filter(|plan| !plan.trim().is_empty()).map(parse_plan).transpose()?;
     let page = query.page.unwrap_or(1);
@@ -62,7 +62,7 @@ async fn user_page(state: web::Data<AppState>, _operator: Operator, query: web::
     let filter = UserFilter { needle, plan, verified: query.verified };
     // Every account is read: off the async threads.
     let answer = web::block(move || find_users(&state, &filter, page)).await??;
-    Ok(HttpResponse::Ok().json(answer))
+    Ok(web::Json(answer))
 }
 
 /// What `GET /api/admin/users` keeps.
@@ -93,13 +93,13 @@ async fn set_plan(
     _operator: Operator,
     user_id: web::Path<String>,
     body: web::Json<AdminPlanRequest>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<AdminUser>> {
     let tier = parse_plan(&body.plan)?;
     let user = user_of(&state, &user_id)?;
     let user = state.store.set_plan(user.id, tier)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, plan = %tier, "an operator set a plan");
-    Ok(HttpResponse::Ok().json(admin_user(&state, &user)?))
+    Ok(web::Json(admin_user(&state, &user)?))
 }
 
 /// `POST /api/admin/users/{userId}/operator` `{ operator }`: grants or takes back the stored
@@ -110,7 +110,7 @@ async fn set_operator(
     operator: Operator,
     user_id: web::Path<String>,
     body: web::Json<AdminOperatorRequest>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<AdminUser>> {
     let user = user_of(&state, &user_id)?;
     let grant = body.operator;
     if !grant {
@@ -122,7 +122,7 @@ async fn set_operator(
     let user = state.store.update_user(user.id, |user| user.is_admin = grant)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, operator = grant, "an operator changed an account's operator flag");
-    Ok(HttpResponse::Ok().json(admin_user(&state, &user)?))
+    Ok(web::Json(admin_user(&state, &user)?))
 }
 
 /// `POST /api/admin/users/{userId}/disabled` `{ disabled }`: a disabled account cannot sign in
@@ -134,7 +134,7 @@ async fn set_disabled(
     operator: Operator,
     user_id: web::Path<String>,
     body: web::Json<AdminDisabledRequest>,
-) -> ApiResult<HttpResponse> {
+) -> ApiResult<web::Json<AdminUser>> {
     let user = user_of(&state, &user_id)?;
     let disable = body.disabled;
     if disable && operator.account().is_some_and(|own| own.id == user.id) {
@@ -146,12 +146,12 @@ async fn set_disabled(
     let user = state.store.set_account_disabled(user.id, disable)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, disabled = disable, "an operator changed an account's access");
-    Ok(HttpResponse::Ok().json(admin_user(&state, &user)?))
+    Ok(web::Json(admin_user(&state, &user)?))
 }
 
 /// `POST /api/admin/users/{userId}/resend-verification`: a new verification link, as the
 /// account's owner would ask for it, without the owner's rate limits.
-async fn resend_verification(state: web::Data<AppState>, _operator: Operator, user_id: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn resend_verification(state: web::Data<AppState>, _operator: Operator, user_id: web::Path<String>) -> ApiResult<web::Json<Message>> {
     let user = user_of(&state, &user_id)?;
     if user.is_email_verified {
         return Err(ApiError::new(ErrorCode::AlreadyVerified, "This account's address is verified already."));
@@ -159,9 +159,9 @@ async fn resend_verification(state: web::Data<AppState>, _operator: Operator, us
     if !user.is_active {
         return Err(ApiError::bad_request("This account is disabled; enable it first."));
     }
-    crate::auth::mail_verification_link(&state, &user).await?;
+    crate::auth::handlers::mail_verification_link(&state, &user).await?;
     tracing::info!(user = %user.id, "an operator sent a verification link again");
-    Ok(HttpResponse::Ok().json(Message::new(format!("A new verification link is on its way to {}.", user.email))))
+    Ok(web::Json(Message::new(format!("A new verification link is on its way to {}.", user.email))))
 }
 
 /// 409 `operator_by_settings` for an operator named in the settings' admin emails: nobody in the

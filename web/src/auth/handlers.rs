@@ -1,6 +1,6 @@
 //! The auth endpoints. Each handler: rate limit, validate (engine), do the work (store), answer.
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use chrono::{Duration, Utc};
 use engine::mail::{account_exists_mail, password_reset_mail, verification_mail, welcome_mail};
 use engine::validation::{
@@ -15,7 +15,7 @@ use super::device::{device_cookie, trusted_device};
 use super::session::{new_secret_token, removal_cookie, session_hash, start_session, SignedIn};
 use super::view::UserView;
 use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::{Answer, ApiRoutes, Created};
 use crate::security::client_ip;
 use crate::state::AppState;
 use crate::wire::auth::{
@@ -37,37 +37,41 @@ const MSG_RESEND_SENT: &str = "If that account is waiting for verification, a ne
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .get("/auth/me", me, WireTypes::answer::<MeAnswer>())
-        .get("/auth/user", current_user, WireTypes::answer::<UserView>())
-        .post("/auth/login", login, WireTypes::of::<LoginRequest, LoginAnswer>())
-        .post("/auth/signup", standalone_signup, WireTypes::of::<StandaloneSignupRequest, SignupAnswer>())
-        .post("/auth/logout", logout, WireTypes::answer::<Message>())
-        .post("/auth/resend-verification", resend_verification, WireTypes::of::<EmailRequest, Message>())
-        .post("/signup", combined_signup, WireTypes::of::<CombinedSignupRequest, SignupAnswer>())
-        .post("/forgot-password", forgot_password, WireTypes::of::<EmailRequest, Message>())
-        .post("/reset-password", reset_password, WireTypes::of::<ResetPasswordRequest, Message>())
-        .get("/verify-email", verify_email, WireTypes::of::<VerifyEmailQuery, VerifyEmailAnswer>());
+        .get("/auth/me", me)
+        .get("/auth/user", current_user)
+        .post("/auth/login", login)
+        .post("/auth/signup", standalone_signup)
+        .post("/auth/logout", logout)
+        .post("/auth/resend-verification", resend_verification)
+        .post("/signup", combined_signup)
+        .post("/forgot-password", forgot_password)
+        .post("/reset-password", reset_password)
+        .get("/verify-email", verify_email);
 }
 
 /// `GET /api/auth/me` → `{ user }`.
-async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(MeAnswer { user: UserView::of_account(&signed_in.user, &state)? }))
+async fn me(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<MeAnswer>> {
+    Ok(web::Json(MeAnswer { user: UserView::of_account(&signed_in.user, &state)? }))
 }
 
 /// `GET /api/auth/user` → the user itself.
-async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(UserView::of_account(&signed_in.user, &state)?))
+async fn current_user(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<UserView>> {
+    Ok(web::Json(UserView::of_account(&signed_in.user, &state)?))
 }
 
 /// `POST /api/signup`: the combined form on /auth.
-async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<CombinedSignupRequest>) -> ApiResult<HttpResponse> {
+async fn combined_signup(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    form: web::Json<CombinedSignupRequest>,
+) -> ApiResult<Created<SignupAnswer>> {
     let ip = check_signup_rates(&state, &request)?;
     let form = form.into_inner();
     let seeds = form.seeds.clone().filter(|seeds| !seeds.is_empty());
     let signup = validate_combined_signup(&form.into())?;
     // The papers are found before the account is written: a line refused leaves no account.
     let found = match &seeds {
-        Some(_) if signup.pending_search.is_none() => return Err(crate::digests::term_error("seeds", MSG_SEEDS_NEED_TOPIC)),
+        Some(_) if signup.pending_search.is_none() => return Err(crate::terms::term_error("seeds", MSG_SEEDS_NEED_TOPIC)),
         Some(seeds) => crate::seeds::find_seeds(&state, seeds).await?,
         None => Vec::new(),
     };
@@ -78,7 +82,11 @@ async fn combined_signup(state: web::Data<AppState>, request: HttpRequest, form:
 pub const MSG_SEEDS_NEED_TOPIC: &str = "Type the topic these papers are for";
 
 /// `POST /api/auth/signup`: the standalone form on /signup.
-async fn standalone_signup(state: web::Data<AppState>, request: HttpRequest, form: web::Json<StandaloneSignupRequest>) -> ApiResult<HttpResponse> {
+async fn standalone_signup(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    form: web::Json<StandaloneSignupRequest>,
+) -> ApiResult<Created<SignupAnswer>> {
     let ip = check_signup_rates(&state, &request)?;
     let signup = validate_standalone_signup(&form.into_inner().into())?;
     create_account(state, signup, ip, &[]).await
@@ -109,7 +117,12 @@ fn may_mail_recipient(state: &AppState, email: &str) -> bool {
 /// the mailbox decides the password, so nobody can sign an address up before its owner and keep
 /// a way in ([`store::Store::restart_pending_signup`]). A verified account's owner is told
 /// instead ([`note_signup_of_verified_address`]).
-async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String, seeds: &[crate::seeds::FoundSeed]) -> ApiResult<HttpResponse> {
+async fn create_account(
+    state: web::Data<AppState>,
+    signup: Signup,
+    ip: String,
+    seeds: &[crate::seeds::FoundSeed],
+) -> ApiResult<Created<SignupAnswer>> {
     let is_taken = state.store.user_by_email(&signup.email)?.is_some();
     let password_hash = state.hasher.hash(signup.password).await?;
     let now = Utc::now();
@@ -155,7 +168,7 @@ async fn create_account(state: web::Data<AppState>, signup: Signup, ip: String, 
     }
     state.store.flush_async().await?;
     state.poke_mailer();
-    Ok(HttpResponse::Created().json(SignupAnswer {
+    Ok(Created::new(SignupAnswer {
         message: "Account created successfully! Please check your email (and spam folder) to verify your account.".to_owned(),
         requires_verification: true,
         seeded: seeds.iter().map(crate::seeds::FoundSeed::view).collect(),
@@ -187,7 +200,7 @@ fn note_signup_of_verified_address(state: &AppState, owner: &User, may_mail: boo
 }
 
 /// `GET /api/verify-email?token=`: verifies the address and signs the user in.
-async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: web::Query<VerifyEmailQuery>) -> ApiResult<HttpResponse> {
+async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: web::Query<VerifyEmailQuery>) -> ApiResult<Answer<VerifyEmailAnswer>> {
     let token = query.token.as_deref().map(str::trim).unwrap_or_default();
     if token.is_empty() {
         return Err(ApiError::bad_request(MSG_VERIFY_NO_TOKEN).with_details(not_a_success()));
@@ -206,12 +219,14 @@ async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: w
     state.store.flush_async().await?;
     state.poke_mailer();
     tracing::info!(user_id = %user.id, "email verified");
-    Ok(HttpResponse::Ok().cookie(cookie).cookie(device).json(VerifyEmailAnswer {
+    Ok(Answer::new(VerifyEmailAnswer {
         message: "Email verified successfully".to_owned(),
         pending_search: user.pending_search.clone(),
         success: true,
         user: UserView::of_account(&user, &state)?,
-    }))
+    })
+    .cookie(cookie)
+    .cookie(device))
 }
 
 /// The verification link's refusals say `success: false`.
@@ -221,7 +236,7 @@ fn not_a_success() -> ErrorDetails {
 
 /// `POST /api/auth/login`. Guessing is limited before anything is hashed (see
 /// [`check_login_rates`]); a successful sign-in also gives the browser a device cookie.
-async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginRequest>) -> ApiResult<HttpResponse> {
+async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json<LoginRequest>) -> ApiResult<Answer<LoginAnswer>> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     // The form first: an address that is not one (over 254 characters, say) is refused before
     // anything is counted or kept.
@@ -247,10 +262,7 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
     let cookie = start_session(&state, &user, Some(ip))?;
     let device = device_cookie(&state, &user, Utc::now())?;
     tracing::info!(user_id = %user.id, "signed in");
-    Ok(HttpResponse::Ok()
-        .cookie(cookie)
-        .cookie(device)
-        .json(LoginAnswer { message: "Login successful".to_owned(), user: UserView::of_account(&user, &state)? }))
+    Ok(Answer::new(LoginAnswer { message: "Login successful".to_owned(), user: UserView::of_account(&user, &state)? }).cookie(cookie).cookie(device))
 }
 
 /// Sign-in's limits (OWASP ASVS 2.2.1), each answering 429 with `Retry-After`:
@@ -290,15 +302,15 @@ fn check_login_rates(state: &AppState, request: &HttpRequest, ip: &str, email: &
 }
 
 /// `POST /api/auth/logout`: ends this session (if any) and clears the cookie.
-async fn logout(state: web::Data<AppState>, request: HttpRequest) -> ApiResult<HttpResponse> {
+async fn logout(state: web::Data<AppState>, request: HttpRequest) -> ApiResult<Answer<Message>> {
     if let Some(hash) = session_hash(&request) {
         state.store.delete_session(hash)?;
     }
-    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(Message::new("Logged out")))
+    Ok(Answer::new(Message::new("Logged out")).cookie(removal_cookie(&state)))
 }
 
 /// `POST /api/forgot-password`: the same answer whether or not the account exists.
-async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailRequest>) -> ApiResult<HttpResponse> {
+async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailRequest>) -> ApiResult<web::Json<Message>> {
     answer_link_request(state, &request, &form.into_inner().into(), TokenPurpose::PasswordReset).await
 }
 
@@ -306,7 +318,7 @@ async fn forgot_password(state: web::Data<AppState>, request: HttpRequest, form:
 /// cheap checks come first — the client's rate, the form, the token, the new password against
 /// the account's address — and the password is hashed only for a token that can be used; using
 /// it is checked again in the write.
-async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<ResetPasswordRequest>) -> ApiResult<HttpResponse> {
+async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: web::Json<ResetPasswordRequest>) -> ApiResult<Answer<Message>> {
     let ip = client_ip(&request, state.settings.trust_proxy);
     state.limiter.check("reset-password", &ip, state.settings.rate_limits.reset_password)?;
     let reset = validate_reset_password(&form.into_inner().into())?;
@@ -323,18 +335,23 @@ async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: 
     state.store.delete_sessions_of(user.id)?;
     state.store.flush_async().await?;
     tracing::info!(user_id = %user.id, "password reset");
-    Ok(HttpResponse::Ok().cookie(removal_cookie(&state)).json(Message::new("Password reset successful. You can now sign in with your new password.")))
+    Ok(Answer::new(Message::new("Password reset successful. You can now sign in with your new password.")).cookie(removal_cookie(&state)))
 }
 
 /// `POST /api/auth/resend-verification`: a new link for an account still waiting for one.
-async fn resend_verification(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailRequest>) -> ApiResult<HttpResponse> {
+async fn resend_verification(state: web::Data<AppState>, request: HttpRequest, form: web::Json<EmailRequest>) -> ApiResult<web::Json<Message>> {
     answer_link_request(state, &request, &form.into_inner().into(), TokenPurpose::EmailVerification).await
 }
 
 /// Both "mail me a link" endpoints: rate limited per client address and, silently, by the
 /// recipient's mail budget (so nobody can flood an inbox from many addresses); the same answer
 /// whatever the account's state; the token is issued after answering.
-async fn answer_link_request(state: web::Data<AppState>, request: &HttpRequest, form: &EmailForm, purpose: TokenPurpose) -> ApiResult<HttpResponse> {
+async fn answer_link_request(
+    state: web::Data<AppState>,
+    request: &HttpRequest,
+    form: &EmailForm,
+    purpose: TokenPurpose,
+) -> ApiResult<web::Json<Message>> {
     let limits = &state.settings.rate_limits;
     let (action, rate, answer) = match purpose {
         TokenPurpose::PasswordReset => ("forgot-password", limits.forgot_password, MSG_FORGOT_SENT),
@@ -349,7 +366,7 @@ async fn answer_link_request(state: web::Data<AppState>, request: &HttpRequest, 
             tracing::error!(%error, ?purpose, "mailing a one-time link");
         }
     });
-    Ok(HttpResponse::Ok().json(Message::new(answer)))
+    Ok(web::Json(Message::new(answer)))
 }
 
 /// Issues a fresh token of `purpose` to the account of `email`, if there is one that can use

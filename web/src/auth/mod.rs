@@ -2,14 +2,12 @@
 //! user, forgotten and reset passwords, and re-sending the verification mail (spec §7).
 
 pub mod device;
-mod handlers;
+pub mod handlers;
 mod operator;
 pub mod password;
 pub mod session;
 mod view;
 
-pub use handlers::configure;
-pub(crate) use handlers::mail_verification_link;
 pub use operator::{LocalOperator, Operator};
 pub use session::SignedIn;
 pub use view::{is_operator, UserView};

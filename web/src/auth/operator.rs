@@ -26,6 +26,9 @@ impl Operator {
     }
 }
 
+/// The contract names nothing a session reads.
+impl crate::routes::Reads for Operator {}
+
 impl FromRequest for Operator {
     type Error = ApiError;
     type Future = Ready<Result<Operator, ApiError>>;

@@ -88,6 +88,9 @@ impl SignedIn {
     }
 }
 
+/// The contract names nothing a session reads.
+impl crate::routes::Reads for SignedIn {}
+
 impl FromRequest for SignedIn {
     type Error = ApiError;
     type Future = Ready<Result<SignedIn, ApiError>>;

@@ -31,7 +31,7 @@ pub mod stripe;
 pub use engine::stripe_webhook as webhook;
 
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest};
 use chrono::Utc;
 use engine::billing::{plan_change_mail, PlanChange, SubscriptionState, TrackingStatus, Verdict};
 use engine::{Tier, UserId};
@@ -41,11 +41,12 @@ use store::User;
 use self::stripe::{StripeFailure, StripeGateway};
 use crate::auth::SignedIn;
 use crate::error::{ApiError, ApiResult, ErrorCode, ErrorDetails};
-use crate::routes::{ApiRoutes, WireTypes};
+use crate::routes::ApiRoutes;
 use crate::state::AppState;
 use crate::wire::billing::{
-    BillingUserView, CancelAnswer, CheckoutSessionAnswer, CreateSubscriptionAnswer, FixSubscriptionAnswer, InvoiceView, PlanChoice, SessionQuery,
-    SessionStatusAnswer, StripeCustomerView, StripeSubscriptionView, SubscriptionStatusAnswer, SubscriptionStep, WebhookAnswer, WebhookStatusAnswer,
+    BillingUserView, CancelAnswer, CheckoutSessionAnswer, CreateSubscriptionAnswer, FixSubscriptionAnswer, InvoiceView, PaymentState, PlanChoice,
+    SessionQuery, SessionStatusAnswer, StripeCustomerView, StripeSubscriptionView, SubscriptionStatusAnswer, SubscriptionStep, WebhookAnswer,
+    WebhookStatusAnswer,
 };
 
 pub const MSG_BILLING_DISABLED: &str = "Billing is not enabled on this server. Plans on this Papertide installation are set by its operator.";
@@ -61,15 +62,15 @@ const RECHECK_AFTER_SECS: i64 = 6;
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
-        .post("/cancel-subscription", cancel_subscription, WireTypes::answer::<CancelAnswer>())
-        .post("/create-subscription", create_subscription, WireTypes::of::<PlanChoice, CreateSubscriptionAnswer>())
-        .post("/create-checkout-session", create_checkout_session, WireTypes::of::<PlanChoice, CheckoutSessionAnswer>())
-        .get("/session-status", session_status, WireTypes::of::<SessionQuery, SessionStatusAnswer>())
-        .get("/subscriptions/{subscription_id}/status", subscription_status, WireTypes::answer::<SubscriptionStatusAnswer>())
-        .get("/debug-webhook-status", debug_webhook_status, WireTypes::answer::<WebhookStatusAnswer>())
-        .post("/fix-subscription", fix_subscription, WireTypes::answer::<FixSubscriptionAnswer>())
+        .post("/cancel-subscription", cancel_subscription)
+        .post("/create-subscription", create_subscription)
+        .post("/create-checkout-session", create_checkout_session)
+        .get("/session-status", session_status)
+        .get("/subscriptions/{subscription_id}/status", subscription_status)
+        .get("/debug-webhook-status", debug_webhook_status)
+        .post("/fix-subscription", fix_subscription)
         // The body is Stripe's event, read by signature (engine::stripe_webhook), not a wire type of ours.
-        .post("/stripe/webhook", stripe_webhook, WireTypes::answer::<WebhookAnswer>());
+        .post("/stripe/webhook", stripe_webhook);
 }
 
 fn billing_disabled() -> ApiError {
@@ -161,12 +162,16 @@ fn downgrade_refused(current: Tier, asked: Tier) -> ApiError {
 }
 
 /// `POST /api/create-subscription {tier[, setupIntentId]}`: the card flow (the module's table).
-async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
+async fn create_subscription(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    body: web::Json<PlanChoice>,
+) -> ApiResult<web::Json<CreateSubscriptionAnswer>> {
     let tier = paid_tier(&body.tier)?;
     let gateway = gateway(&state)?;
     let user = own_user(&state, &signed_in)?;
     if user.subscription_tier == tier {
-        return Ok(HttpResponse::Ok().json(CreateSubscriptionAnswer {
+        return Ok(web::Json(CreateSubscriptionAnswer {
             already_active: true,
             client_secret: None,
             payment_status: None,
@@ -182,7 +187,7 @@ async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, bo
     let customer = customer_of(&state, gateway, &user).await?;
     let Some(setup_intent_id) = body.setup_intent_id.as_deref().filter(|id| !id.trim().is_empty()) else {
         let (_, secret) = gateway.create_setup_intent(&customer, user.id, tier).await?;
-        return Ok(HttpResponse::Ok().json(CreateSubscriptionAnswer {
+        return Ok(web::Json(CreateSubscriptionAnswer {
             already_active: false,
             client_secret: Some(secret),
             payment_status: None,
@@ -225,11 +230,11 @@ async fn create_subscription(state: web::Data<AppState>, signed_in: SignedIn, bo
         let details = ErrorDetails { subscription_id: Some(subscription_id), ..ErrorDetails::default() };
         return Err(ApiError::new(ErrorCode::CardDeclined, reason).with_details(details));
     }
-    Ok(HttpResponse::Ok().json(CreateSubscriptionAnswer {
+    Ok(web::Json(CreateSubscriptionAnswer {
         already_active: false,
         client_secret: created.action_secret,
         payment_status: Some(created.state.payment_status),
-        state: Some(applied.tracking.as_ref().map(|row| row.state())),
+        state: Some(applied.tracking.as_ref().map(PaymentState::of)),
         step: Some(SubscriptionStep::Subscription),
         subscription_id: Some(subscription_id),
         tier: tier.into(),
@@ -254,7 +259,11 @@ async fn abandon_unpaid_subscriptions(state: &AppState, gateway: &StripeGateway,
 }
 
 /// `POST /api/create-checkout-session {tier}`: an embedded Checkout Session for a free user.
-async fn create_checkout_session(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json<PlanChoice>) -> ApiResult<HttpResponse> {
+async fn create_checkout_session(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    body: web::Json<PlanChoice>,
+) -> ApiResult<web::Json<CheckoutSessionAnswer>> {
     let tier = paid_tier(&body.tier)?;
     let gateway = gateway(&state)?;
     let user = own_user(&state, &signed_in)?;
@@ -278,12 +287,16 @@ async fn create_checkout_session(state: web::Data<AppState>, signed_in: SignedIn
     let customer = customer_of(&state, gateway, &user).await?;
     let return_url = format!("{}/payment-success?session_id={{CHECKOUT_SESSION_ID}}", state.settings.public_base());
     let secret = gateway.create_checkout_session(&customer, user.id, tier, &return_url).await?;
-    Ok(HttpResponse::Ok().json(CheckoutSessionAnswer { client_secret: secret }))
+    Ok(web::Json(CheckoutSessionAnswer { client_secret: secret }))
 }
 
 /// `GET /api/session-status?session_id=`: the caller's own Checkout Session; a complete one's
 /// subscription is applied at once.
-async fn session_status(state: web::Data<AppState>, signed_in: SignedIn, query: web::Query<SessionQuery>) -> ApiResult<HttpResponse> {
+async fn session_status(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    query: web::Query<SessionQuery>,
+) -> ApiResult<web::Json<SessionStatusAnswer>> {
     let gateway = gateway(&state)?;
     let session_id = query.session_id.trim();
     if session_id.is_empty() {
@@ -308,15 +321,15 @@ async fn session_status(state: web::Data<AppState>, signed_in: SignedIn, query: 
             apply(&state, user, &subscription)?;
         }
     }
-    Ok(HttpResponse::Ok().json(SessionStatusAnswer {
-        payment_status: session.payment_status,
-        status: session.status,
-        subscription_id: session.subscription,
-    }))
+    Ok(web::Json(SessionStatusAnswer { payment_status: session.payment_status, status: session.status, subscription_id: session.subscription }))
 }
 
 /// `GET /api/subscriptions/{id}/status`: the caller's own tracking row.
-async fn subscription_status(state: web::Data<AppState>, signed_in: SignedIn, path: web::Path<String>) -> ApiResult<HttpResponse> {
+async fn subscription_status(
+    state: web::Data<AppState>,
+    signed_in: SignedIn,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<SubscriptionStatusAnswer>> {
     let gateway = gateway(&state)?;
     let subscription_id = path.into_inner();
     let owned = |row: &engine::billing::SubscriptionTracking| row.user_id == signed_in.user.id;
@@ -328,17 +341,17 @@ async fn subscription_status(state: web::Data<AppState>, signed_in: SignedIn, pa
             Err(error) => tracing::warn!(message = %error.message, "re-reading a pending subscription failed"),
         }
     }
-    let state_name = row.state();
-    let reason = match state_name {
-        "failed" => Some(row.last_error.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())),
+    let payment_state = PaymentState::of(&row);
+    let reason = match payment_state {
+        PaymentState::Failed => Some(row.last_error.clone().unwrap_or_else(|| engine::billing::MSG_PAYMENT_FAILED.to_owned())),
         _ => None,
     };
-    Ok(HttpResponse::Ok().json(SubscriptionStatusAnswer { reason, state: state_name, status: row.status.as_str(), tier: row.tier.into() }))
+    Ok(web::Json(SubscriptionStatusAnswer { reason, state: payment_state, status: row.status.into(), tier: row.tier.into() }))
 }
 
 /// `POST /api/cancel-subscription`: the plan and active-term rules, then the subscription is
 /// canceled at Stripe and the user moves to free.
-async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<CancelAnswer>> {
     let user = own_user(&state, &signed_in)?;
     if !user.subscription_tier.is_paid() {
         return Err(ApiError::bad_request(MSG_NOTHING_TO_CANCEL));
@@ -363,7 +376,7 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
     let applied = state.store.cancel_plan(user.id, Utc::now(), change_mail(&state))?;
     state.store.flush()?;
     state.poke_mailer();
-    Ok(HttpResponse::Ok().json(CancelAnswer {
+    Ok(web::Json(CancelAnswer {
         message: "Your subscription has been canceled. You remain on the Free plan, and your search terms and digests are kept.".to_owned(),
         success: true,
         tier: applied.user.subscription_tier.into(),
@@ -371,7 +384,7 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
 }
 
 /// `GET /api/debug-webhook-status`: what Stripe knows of the caller.
-async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
+async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<WebhookStatusAnswer>> {
     let gateway = gateway(&state)?;
     let user = own_user(&state, &signed_in)?;
     let (subscriptions, invoices) = match &user.stripe_customer_id {
@@ -398,7 +411,7 @@ async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -
             status: listed.invoice.status,
         })
         .collect();
-    Ok(HttpResponse::Ok().json(WebhookStatusAnswer {
+    Ok(web::Json(WebhookStatusAnswer {
         stripe: StripeCustomerView { customer_id: user.stripe_customer_id.clone(), invoices, subscriptions },
         user: BillingUserView {
             email: user.email,
@@ -411,8 +424,8 @@ async fn debug_webhook_status(state: web::Data<AppState>, signed_in: SignedIn) -
 
 /// `POST /api/fix-subscription`: reads the caller's subscriptions from Stripe and applies them,
 /// ended ones first and then paid ones from the lowest plan up, so the plan they prove wins.
-async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<HttpResponse> {
-    Ok(HttpResponse::Ok().json(repair_subscription(&state, signed_in.user.id).await?))
+async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<FixSubscriptionAnswer>> {
+    Ok(web::Json(repair_subscription(&state, signed_in.user.id).await?))
 }
 
 /// The repair of `/api/fix-subscription` for the account `user_id` (its owner's, or an
@@ -453,14 +466,14 @@ pub(crate) async fn repair_subscription(state: &AppState, user_id: UserId) -> Ap
 
 /// `POST /api/stripe/webhook`: verified by signature (no session, no Origin), applied once per
 /// event id, and safe in any order: the subscription the event concerns is read from Stripe.
-async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: web::Bytes) -> ApiResult<HttpResponse> {
+async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: web::Bytes) -> ApiResult<web::Json<WebhookAnswer>> {
     let gateway = gateway(&state)?;
     let header = request.headers().get("Stripe-Signature").and_then(|value| value.to_str().ok());
     webhook::verify(&gateway.settings().webhook_secret, header, &body, Utc::now().timestamp())
         .map_err(|error| ApiError::new(ErrorCode::BadSignature, format!("Webhook refused: {error}.")))?;
     let event = webhook::parse_event(&body).ok_or_else(|| ApiError::bad_request("Webhook refused: the body is not a Stripe event."))?;
     if state.store.stripe_event_applied(&event.id)? {
-        return Ok(HttpResponse::Ok().json(WebhookAnswer { duplicate: Some(true), received: true }));
+        return Ok(web::Json(WebhookAnswer { duplicate: Some(true), received: true }));
     }
     if let Some(subscription_id) = subscription_of_event(gateway, &event).await? {
         match reconcile(&state, gateway, &subscription_id).await {
@@ -475,7 +488,7 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
     }
     state.store.record_stripe_event(&event.id, Utc::now())?;
     state.store.flush()?;
-    Ok(HttpResponse::Ok().json(WebhookAnswer { duplicate: None, received: true }))
+    Ok(web::Json(WebhookAnswer { duplicate: None, received: true }))
 }
 
 /// The subscription an event is about, if it is about one.

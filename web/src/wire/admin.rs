@@ -4,12 +4,14 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::billing::SubscriptionStatus;
 use super::common::{Source, Tier};
 
 /// `GET /api/admin/stats`: the service's accounts and digests in numbers.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminStats {
     #[ts(type = "number")]
@@ -37,7 +39,7 @@ pub struct AdminStats {
 }
 
 /// How many in one ISO week (`2026-W47`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 pub struct WeekCount {
     pub week: String,
     #[ts(type = "number")]
@@ -45,14 +47,15 @@ pub struct WeekCount {
 }
 
 /// `GET /api/admin/users`: the filters and the page (from 1; 50 a page).
-#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdminUsersQuery {
     /// Part of the email, in any case.
     #[ts(optional)]
     pub q: Option<String>,
-    /// `free`, `pro` or `team`.
-    #[ts(optional)]
+    /// Read as text: a plan of another name is refused with its own message.
+    #[ts(optional, as = "Option<Tier>")]
+    #[schema(value_type = Option<Tier>)]
     pub plan: Option<String>,
     #[ts(optional)]
     pub verified: Option<bool>,
@@ -61,7 +64,7 @@ pub struct AdminUsersQuery {
 }
 
 /// One page of accounts, oldest first.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminUserPage {
     pub users: Vec<AdminUser>,
@@ -73,7 +76,7 @@ pub struct AdminUserPage {
 }
 
 /// One account as the operator sees it.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminUser {
     pub id: Uuid,
@@ -99,29 +102,31 @@ pub struct AdminUser {
 }
 
 /// `POST /api/admin/users/{userId}/plan`.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdminPlanRequest {
-    /// `free`, `pro` or `team`.
+    /// Read as text: a plan of another name is refused with its own message.
+    #[ts(as = "Tier")]
+    #[schema(value_type = Tier)]
     pub plan: String,
 }
 
 /// `POST /api/admin/users/{userId}/operator`.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdminOperatorRequest {
     pub operator: bool,
 }
 
 /// `POST /api/admin/users/{userId}/disabled`.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdminDisabledRequest {
     pub disabled: bool,
 }
 
 /// `GET /api/admin/sources`: every source's harvesting, and the index.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminSources {
     pub sources: Vec<AdminSource>,
@@ -129,7 +134,7 @@ pub struct AdminSources {
 }
 
 /// One source's harvester.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminSource {
     pub source: Source,
@@ -140,16 +145,17 @@ pub struct AdminSource {
     pub last_success_at: Option<DateTime<Utc>>,
     pub last_error_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
-    /// Papers in the index whose source date is within the last 7 days.
+    /// Papers in the index whose source date is within the last 7 days (`/healthz`'s
+    /// `papersThisWeek` counts the papers harvested this week).
     #[ts(type = "number")]
-    pub papers_this_week: u64,
+    pub papers_dated_last_7_days: u64,
     /// When the harvester runs next, if it runs here.
     pub next_run_at: Option<DateTime<Utc>>,
     pub running: bool,
 }
 
 /// The paper index.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminIndex {
     #[ts(type = "number")]
@@ -160,7 +166,7 @@ pub struct AdminIndex {
 }
 
 /// Papers in the index by source.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct PapersBySource {
     #[ts(type = "number")]
     pub pubmed: u64,
@@ -173,7 +179,7 @@ pub struct PapersBySource {
 }
 
 /// The papers' sentence embeddings.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminVectors {
     /// None: no model is loaded, ranking is lexical.
@@ -190,7 +196,7 @@ pub struct AdminVectors {
 }
 
 /// `GET /api/admin/mail`: how mail leaves, and what did not.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminMail {
     pub transport: MailTransportKind,
@@ -203,7 +209,7 @@ pub struct AdminMail {
 }
 
 /// Where mail goes: an SMTP server, or files in the outbox folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MailTransportKind {
     Smtp,
@@ -211,7 +217,7 @@ pub enum MailTransportKind {
 }
 
 /// The mailer's last hand-overs.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SmtpStatus {
     pub state: SmtpState,
@@ -221,7 +227,7 @@ pub struct SmtpStatus {
 }
 
 /// `ok`: the last hand-over worked; `failing`: the last error is newer; `idle`: neither yet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SmtpState {
     Ok,
@@ -230,7 +236,7 @@ pub enum SmtpState {
 }
 
 /// A mail given up for good.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeadMail {
     /// The id the retry and drop routes name.
@@ -244,7 +250,7 @@ pub struct DeadMail {
 }
 
 /// `GET /api/admin/billing`: the paid and tracked accounts, from the stored tracking.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminBilling {
     pub enabled: bool,
@@ -252,7 +258,7 @@ pub struct AdminBilling {
 }
 
 /// One paid account, or one with a tracked subscription.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminBillingUser {
     pub id: Uuid,
@@ -261,8 +267,8 @@ pub struct AdminBillingUser {
     pub stripe_customer_id: Option<String>,
     /// The newest tracked subscription (or the account's own, if none is tracked).
     pub subscription_id: Option<String>,
-    /// The tracking's status: `pending`, `active`, `past_due`, `failed` or `canceled`.
-    pub status: Option<String>,
+    /// The tracking's status.
+    pub status: Option<SubscriptionStatus>,
     /// Not stored with the tracking: known only from Stripe (the user's debug page).
     pub current_period_end: Option<DateTime<Utc>>,
     pub cancel_at_period_end: bool,

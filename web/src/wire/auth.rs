@@ -4,13 +4,14 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{sorted_keys, Tier};
 
 /// `POST /api/auth/login` — both sign-in forms.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoginRequest {
     #[ts(optional = nullable)]
     pub email: Option<String>,
@@ -25,8 +26,8 @@ impl From<LoginRequest> for engine::validation::LoginForm {
 }
 
 /// `POST /api/auth/signup` — the standalone form on /signup.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StandaloneSignupRequest {
     #[ts(optional = nullable)]
     pub email: Option<String>,
@@ -58,8 +59,8 @@ impl From<StandaloneSignupRequest> for engine::validation::StandaloneSignupForm 
 }
 
 /// `POST /api/signup` — the combined form on /auth.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CombinedSignupRequest {
     #[ts(optional = nullable)]
     pub email: Option<String>,
@@ -97,7 +98,8 @@ impl From<CombinedSignupRequest> for engine::validation::CombinedSignupForm {
 }
 
 /// `POST /api/forgot-password` and `POST /api/auth/resend-verification`: an email only.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct EmailRequest {
     #[ts(optional = nullable)]
     pub email: Option<String>,
@@ -110,8 +112,8 @@ impl From<EmailRequest> for engine::validation::EmailForm {
 }
 
 /// `POST /api/reset-password`.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResetPasswordRequest {
     #[ts(optional = nullable)]
     pub token: Option<String>,
@@ -128,14 +130,15 @@ impl From<ResetPasswordRequest> for engine::validation::ResetPasswordForm {
 }
 
 /// `GET /api/verify-email?token=`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct VerifyEmailQuery {
     #[ts(optional = nullable)]
     pub token: Option<String>,
 }
 
 /// A user as the client reads it.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserView {
     pub id: Uuid,
@@ -160,7 +163,7 @@ pub struct UserView {
 }
 
 /// A free plan's digests: how many are used, of how many.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 pub struct FreeDigests {
     pub used: usize,
     pub total: usize,
@@ -173,7 +176,7 @@ impl From<engine::digest::FreeDigests> for FreeDigests {
 }
 
 /// A paid plan that ended.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanEnded {
     pub tier: Tier,
@@ -190,7 +193,7 @@ impl From<engine::billing::PlanEnded> for PlanEnded {
 }
 
 /// Why a paid plan ended.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EndCause {
     Canceled,
@@ -207,13 +210,13 @@ impl From<engine::billing::EndCause> for EndCause {
 }
 
 /// `GET /api/auth/me`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct MeAnswer {
     pub user: UserView,
 }
 
 /// `POST /api/signup` and `POST /api/auth/signup` (201).
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SignupAnswer {
     pub message: String,
@@ -226,7 +229,7 @@ pub struct SignupAnswer {
 }
 
 /// `GET /api/verify-email?token=`: verified and signed in.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VerifyEmailAnswer {
     pub message: String,
@@ -238,7 +241,7 @@ pub struct VerifyEmailAnswer {
 }
 
 /// `POST /api/auth/login`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct LoginAnswer {
     pub message: String,
     #[serde(serialize_with = "sorted_keys")]

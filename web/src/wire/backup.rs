@@ -3,19 +3,21 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 /// A backup goes into a new dated folder of the configured backup folder (`PAPERTIDE_BACKUP_DIR`):
 /// `dest` is absent or null. Only the local operator (the command line, on the data directory's
 /// socket) names a folder in `dest`: an absolute path outside the data directory to a new or
 /// empty folder; a signed-in operator's request that names one is refused (400).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct BackupRequest {
     #[ts(optional = nullable)]
     pub dest: Option<String>,
 }
 
 /// What a backup copied.
-#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BackupReport {
     /// The backup's folder.

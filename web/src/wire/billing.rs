@@ -3,17 +3,19 @@
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 use super::common::Tier;
 
 /// `POST /api/create-subscription {tier[, setupIntentId]}` and
 /// `POST /api/create-checkout-session {tier}`.
-#[derive(Debug, Clone, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlanChoice {
-    /// `pro` or `team`.
+    /// Read as text: a plan of another name is refused with its own message.
     #[serde(default)]
-    #[ts(optional, as = "Option<String>")]
+    #[ts(optional, as = "Option<PaidTier>")]
+    #[schema(value_type = Option<PaidTier>)]
     pub tier: String,
     /// Step 2 of the card flow: the SetupIntent the browser confirmed.
     #[serde(default)]
@@ -21,13 +23,61 @@ pub struct PlanChoice {
     pub setup_intent_id: Option<String>,
 }
 
-/// The tracking state a subscription's payment has reached.
-pub const TRACKING_STATES: &str = "\"success\" | \"failed\" | \"pending\"";
+/// A plan one pays for: what the card and Checkout flows sell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PaidTier {
+    Pro,
+    Team,
+}
+
+/// The state a subscription's payment has reached, as the finalizing page shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PaymentState {
+    Success,
+    Failed,
+    Pending,
+}
+
+impl PaymentState {
+    /// The state of a tracked subscription.
+    pub fn of(row: &engine::billing::SubscriptionTracking) -> PaymentState {
+        match row.state() {
+            "success" => PaymentState::Success,
+            "failed" => PaymentState::Failed,
+            _ => PaymentState::Pending,
+        }
+    }
+}
+
+/// A tracked subscription's status (spec §3 `subscription_tracking.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SubscriptionStatus {
+    Pending,
+    Active,
+    PastDue,
+    Failed,
+    Canceled,
+}
+
+impl From<engine::billing::TrackingStatus> for SubscriptionStatus {
+    fn from(status: engine::billing::TrackingStatus) -> SubscriptionStatus {
+        match status {
+            engine::billing::TrackingStatus::Pending => SubscriptionStatus::Pending,
+            engine::billing::TrackingStatus::Active => SubscriptionStatus::Active,
+            engine::billing::TrackingStatus::PastDue => SubscriptionStatus::PastDue,
+            engine::billing::TrackingStatus::Failed => SubscriptionStatus::Failed,
+            engine::billing::TrackingStatus::Canceled => SubscriptionStatus::Canceled,
+        }
+    }
+}
 
 /// `POST /api/create-subscription`: the plan is already active; or step 1 (`step: "setup"`, the
 /// SetupIntent's secret); or step 2 (`step: "subscription"`, the payment's state and any
 /// 3-D Secure secret).
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateSubscriptionAnswer {
     pub already_active: bool,
@@ -36,10 +86,10 @@ pub struct CreateSubscriptionAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub payment_status: Option<Option<String>>,
-    /// Step 2 only: `success`, `failed` or `pending`.
+    /// Step 2 only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional, type = "\"success\" | \"failed\" | \"pending\" | null")]
-    pub state: Option<Option<&'static str>>,
+    #[ts(optional)]
+    pub state: Option<Option<PaymentState>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub step: Option<SubscriptionStep>,
@@ -48,7 +98,7 @@ pub struct CreateSubscriptionAnswer {
 }
 
 /// Which step of the card flow an answer is.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SubscriptionStep {
     Setup,
@@ -56,14 +106,15 @@ pub enum SubscriptionStep {
 }
 
 /// `POST /api/create-checkout-session`: the embedded Checkout's secret.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckoutSessionAnswer {
     pub client_secret: String,
 }
 
 /// `GET /api/session-status?session_id=`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SessionQuery {
     #[serde(default)]
     #[ts(optional, as = "Option<String>")]
@@ -72,7 +123,7 @@ pub struct SessionQuery {
 
 /// `GET /api/session-status`: the Checkout Session as Stripe reports it (snake_case, as Stripe
 /// names them).
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct SessionStatusAnswer {
     pub payment_status: String,
     pub status: Option<String>,
@@ -80,20 +131,18 @@ pub struct SessionStatusAnswer {
 }
 
 /// `GET /api/subscriptions/{id}/status`: the finalizing page's poll.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct SubscriptionStatusAnswer {
     /// Why it failed, when it did.
     pub reason: Option<String>,
-    #[ts(type = "\"success\" | \"failed\" | \"pending\"")]
-    pub state: &'static str,
+    pub state: PaymentState,
     /// The tracking row's status.
-    #[ts(type = "\"pending\" | \"active\" | \"past_due\" | \"failed\" | \"canceled\"")]
-    pub status: &'static str,
+    pub status: SubscriptionStatus,
     pub tier: Tier,
 }
 
 /// `POST /api/cancel-subscription`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct CancelAnswer {
     pub message: String,
     #[ts(type = "true")]
@@ -102,21 +151,21 @@ pub struct CancelAnswer {
 }
 
 /// `POST /api/fix-subscription`: the plan after applying what Stripe knows.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct FixSubscriptionAnswer {
     pub changed: bool,
     pub tier: Tier,
 }
 
 /// `GET /api/debug-webhook-status`: what Papertide and Stripe know of the caller.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct WebhookStatusAnswer {
     pub stripe: StripeCustomerView,
     pub user: BillingUserView,
 }
 
 /// The caller's billing fields.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BillingUserView {
     pub email: String,
@@ -126,7 +175,7 @@ pub struct BillingUserView {
 }
 
 /// The caller's customer at Stripe.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StripeCustomerView {
     pub customer_id: Option<String>,
@@ -135,7 +184,7 @@ pub struct StripeCustomerView {
 }
 
 /// An invoice at Stripe (snake_case, as Stripe names the fields); amounts in cents.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct InvoiceView {
     #[ts(type = "number")]
     pub amount_due: i64,
@@ -151,7 +200,7 @@ pub struct InvoiceView {
 }
 
 /// A subscription at Stripe.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct StripeSubscriptionView {
     pub id: String,
     pub status: String,
@@ -159,7 +208,7 @@ pub struct StripeSubscriptionView {
 }
 
 /// `POST /api/stripe/webhook`: received (and whether it was a delivery seen before).
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct WebhookAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional, type = "true")]

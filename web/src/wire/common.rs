@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 /// A subscription plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     Free,
@@ -24,7 +25,7 @@ impl From<engine::Tier> for Tier {
 }
 
 /// What a researcher says of a paper for one term.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
     Relevant,
@@ -53,7 +54,7 @@ impl From<Verdict> for engine::rating::Verdict {
 }
 
 /// The weekday a digest is delivered on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DeliveryDay {
     Sunday,
@@ -94,7 +95,7 @@ impl From<DeliveryDay> for engine::DeliveryDay {
 }
 
 /// Where a paper came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     Pubmed,
@@ -115,7 +116,7 @@ impl From<engine::paper::Source> for Source {
 }
 
 /// `{ "success": true }`: the call did what it was asked.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct Done {
     #[ts(type = "true")]
     pub success: bool,
@@ -134,7 +135,7 @@ impl Default for Done {
 }
 
 /// `{ "message": … }`: a call whose answer is a sentence for the user.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct Message {
     pub message: String,
 }
@@ -146,7 +147,7 @@ impl Message {
 }
 
 /// `{ "success": true, "message": … }`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct DoneWithMessage {
     pub message: String,
     #[ts(type = "true")]

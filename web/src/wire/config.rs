@@ -2,9 +2,10 @@
 
 use serde::Serialize;
 use ts_rs::TS;
+use utoipa::ToSchema;
 
 /// The support address, the analytics provider (loaded only after consent) and billing.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientConfig {
     pub analytics: Option<AnalyticsView>,
@@ -19,7 +20,7 @@ pub struct ClientConfig {
 }
 
 /// A web-analytics provider.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AnalyticsView {
     pub provider: String,
@@ -34,7 +35,7 @@ impl From<&crate::config::Analytics> for AnalyticsView {
 }
 
 /// Stripe.js, for the card and Checkout forms.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StripeView {
     pub js_url: String,

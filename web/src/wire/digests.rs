@@ -4,13 +4,14 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Source;
 
 /// `POST /api/immediate-search` `{ email, searchTerm }`.
-#[derive(Debug, Clone, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImmediateSearchRequest {
     pub email: String,
     pub search_term: String,
@@ -21,7 +22,7 @@ pub struct ImmediateSearchRequest {
 }
 
 /// `POST /api/immediate-search`: the term kept, and whether a digest went out.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImmediateSearchAnswer {
     /// `null` when no digest was sent (a free plan's digests are used).
@@ -38,14 +39,14 @@ pub struct ImmediateSearchAnswer {
 }
 
 /// `POST /api/resend-email` `{ searchTerm }`.
-#[derive(Debug, Clone, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResendRequest {
     pub search_term: String,
 }
 
 /// `POST /api/resend-email`: the term whose latest digest was mailed again.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResendAnswer {
     pub search_term: String,
@@ -54,19 +55,29 @@ pub struct ResendAnswer {
 }
 
 /// `POST /api/test-email` `{ email, type: welcome | digest }`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TestEmailRequest {
     #[serde(default)]
     #[ts(optional, as = "Option<String>")]
     pub email: String,
-    /// `welcome` or `digest`.
+    /// Read as text: a type of another name is refused with its own message.
     #[serde(rename = "type", default)]
-    #[ts(optional, as = "Option<String>")]
+    #[ts(optional, as = "Option<TestMailKind>")]
+    #[schema(value_type = Option<TestMailKind>)]
     pub kind: String,
 }
 
+/// The mails `POST /api/test-email` sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TestMailKind {
+    Welcome,
+    Digest,
+}
+
 /// `POST /api/trigger-digest`: how many digests went out, with how many papers.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TriggerDigestAnswer {
     pub digests: usize,
@@ -76,7 +87,7 @@ pub struct TriggerDigestAnswer {
 }
 
 /// Why a digest was made.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DigestKind {
     Immediate,
@@ -93,7 +104,7 @@ impl From<engine::digest::DigestKind> for DigestKind {
 }
 
 /// Where a digest stands: every stored digest is sent.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DigestStatus {
     Sent,
@@ -108,7 +119,7 @@ impl From<engine::digest::DigestStatus> for DigestStatus {
 }
 
 /// A digest a user was sent: `GET /api/users/{userId}/digests` (a list of them, newest first).
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DigestView {
     /// Line-separated.
@@ -160,7 +171,7 @@ impl From<engine::digest::Digest> for DigestView {
 }
 
 /// A paper of a digest.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DigestPaper {
     #[serde(rename = "abstract")]
@@ -211,7 +222,7 @@ impl From<engine::digest::DigestEntry> for DigestPaper {
 }
 
 /// How far an immediate digest looked back, and how many of its papers were the week's.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Widened {
     #[ts(type = "number")]

@@ -3,13 +3,14 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::{sorted_keys, Verdict};
 
 /// A rating: `GET /api/search-terms/{termId}/ratings` (a list of them, newest first) and
 /// `PUT /api/search-terms/{termId}/ratings`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RatingView {
     pub paper_key: String,
@@ -35,7 +36,7 @@ impl From<engine::rating::Rating> for RatingView {
 }
 
 /// `PUT /api/search-terms/{termId}/ratings` `{ digestId, paperKey, verdict }`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RateRequest {
     pub digest_id: Uuid,
@@ -44,28 +45,30 @@ pub struct RateRequest {
 }
 
 /// `DELETE /api/search-terms/{termId}/ratings?paperKey=…`.
-#[derive(Debug, Clone, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RemoveRatingQuery {
     #[ts(optional = nullable)]
     pub paper_key: Option<String>,
 }
 
 /// `GET /api/ratings/link?token=…`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RatingLinkQuery {
     #[ts(optional = nullable)]
     pub token: Option<String>,
 }
 
 /// `POST /api/ratings/link {token}`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RatingLinkRequest {
     pub token: String,
 }
 
 /// What a rating link stands for: `GET /api/ratings/link`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RatingLinkView {
     pub term: String,
@@ -79,7 +82,7 @@ pub struct RatingLinkView {
 }
 
 /// `POST /api/ratings/link`: the link's rating, recorded.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct RatingLinkConfirmed {
     #[serde(serialize_with = "sorted_keys")]
     pub rating: RatingLinkView,

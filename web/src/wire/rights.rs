@@ -3,15 +3,17 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::billing::SubscriptionStatus;
 use super::common::{DeliveryDay, Source, Tier, Verdict};
 use super::digests::DigestKind;
 use super::terms::SearchTermView;
 
 /// `GET /api/users/{userId}/export`: everything Papertide keeps of the user, as an attachment.
 /// Never tokens, password hashes or sessions.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DataExport {
     pub exported_at: DateTime<Utc>,
@@ -32,7 +34,7 @@ pub struct DataExport {
 }
 
 /// The account itself.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountExport {
     pub id: Uuid,
@@ -49,7 +51,7 @@ pub struct AccountExport {
 }
 
 /// The mail preferences as stored.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PreferencesExport {
     pub include_pubmed: bool,
@@ -61,7 +63,7 @@ pub struct PreferencesExport {
 }
 
 /// A digest the user was sent.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DigestExport {
     pub id: Uuid,
@@ -76,7 +78,7 @@ pub struct DigestExport {
 }
 
 /// A paper of a digest, as it was sent.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PaperExport {
     pub title: String,
@@ -96,7 +98,7 @@ pub struct PaperExport {
 }
 
 /// A verdict the user gave a paper for one of their terms.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RatingExport {
     pub term_id: Uuid,
@@ -113,7 +115,7 @@ pub struct RatingExport {
 }
 
 /// Why a plan changed.
-#[derive(Debug, Clone, Copy, Serialize, TS)]
+#[derive(Debug, Clone, Copy, Serialize, TS, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanReason {
     Operator,
@@ -136,7 +138,7 @@ impl From<store::PlanReason> for PlanReason {
 }
 
 /// One change of the user's plan.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanChangeExport {
     pub at: DateTime<Utc>,
@@ -146,20 +148,19 @@ pub struct PlanChangeExport {
 }
 
 /// A paid subscription followed for the user.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionExport {
     pub subscription_id: String,
     pub plan: Tier,
-    /// pending, active, failed or canceled.
-    pub status: String,
+    pub status: SubscriptionStatus,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 /// `POST /api/users/{userId}/delete` `{ password }`.
-#[derive(Debug, Clone, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeleteAccountRequest {
     pub password: String,
 }

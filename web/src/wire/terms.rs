@@ -3,10 +3,11 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 /// Where a term's search stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TermStatus {
     Pending,
@@ -28,7 +29,7 @@ impl From<engine::search_term::TermStatus> for TermStatus {
 
 /// A search term: `GET /api/users/{userId}/search-terms` (a list of them) and
 /// `PATCH /api/search-terms/{termId}`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchTermView {
     pub id: Uuid,
@@ -63,7 +64,7 @@ impl From<engine::search_term::SearchTerm> for SearchTermView {
 }
 
 /// `PATCH /api/search-terms/{termId}` `{ term?, exclude? }`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TermChange {
     #[ts(optional = nullable)]
@@ -73,7 +74,7 @@ pub struct TermChange {
 }
 
 /// `DELETE /api/search-terms/{termId}`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct TermDeleted {
     pub id: Uuid,
     #[ts(type = "true")]

@@ -2,12 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::DeliveryDay;
 
 /// `GET`/`PATCH /api/users/{userId}/preferences`: the preferences the service applies.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PreferencesView {
     pub user_id: Uuid,
@@ -22,7 +23,7 @@ pub struct PreferencesView {
 }
 
 /// A preference the free plan does not let its user change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LockedPreference {
     IncludePubmed,
@@ -32,7 +33,7 @@ pub enum LockedPreference {
 }
 
 /// `PATCH /api/users/{userId}/preferences`: any of the fields.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PreferencesChange {
     #[ts(optional = nullable)]

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::common::Source;
@@ -12,7 +13,7 @@ use super::common::Source;
 /// (DOIs, PMIDs, arXiv ids or their links) and/or the text of a BibTeX or RIS export.
 /// `POST /api/search-terms/{termId}/seeds`; also inside `POST /api/immediate-search` and
 /// `POST /api/signup`.
-#[derive(Debug, Clone, Default, Deserialize, TS)]
+#[derive(Debug, Clone, Default, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SeedsRequest {
     #[serde(default)]
@@ -32,7 +33,7 @@ impl SeedsRequest {
 }
 
 /// Where a seed paper was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum SeedFoundIn {
     /// Already among Papertide's papers.
@@ -42,7 +43,7 @@ pub enum SeedFoundIn {
 }
 
 /// A paper a term was seeded from, as found.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SeedPaperView {
     /// The identifier as the researcher gave it.
@@ -58,14 +59,14 @@ pub struct SeedPaperView {
 }
 
 /// `POST /api/search-terms/{termId}/seeds`: the papers found, now among the term's liked papers.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SeedsAdded {
     pub seeded: Vec<SeedPaperView>,
 }
 
 /// A term's own feed.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TermFeedView {
     pub term_id: Uuid,
@@ -75,7 +76,7 @@ pub struct TermFeedView {
 
 /// `GET /api/feeds` and `POST /api/feeds/renew`: the user's private Atom feeds. Renewing gives
 /// every feed a new address and ends the old ones.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FeedsView {
     /// Every digest of the user, newest first.
@@ -84,7 +85,7 @@ pub struct FeedsView {
 }
 
 /// A citation file's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, TS, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CitationFormat {
     #[default]
@@ -93,7 +94,7 @@ pub enum CitationFormat {
 }
 
 /// `GET /api/digests/{digestId}/citations?format=`, `GET /api/search-terms/{termId}/citations?format=`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CitationQuery {
     #[serde(default)]
@@ -102,7 +103,7 @@ pub struct CitationQuery {
 }
 
 /// `GET /api/papers/citation?key=&format=`: one paper of the user's digests.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PaperCitationQuery {
     #[ts(optional = nullable)]
@@ -113,7 +114,7 @@ pub struct PaperCitationQuery {
 }
 
 /// `GET /api/citations/link?token=&format=`: a digest's citations from the link in its mail.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CitationLinkQuery {
     #[ts(optional = nullable)]
@@ -124,7 +125,7 @@ pub struct CitationLinkQuery {
 }
 
 /// `PUT /api/search-terms/{termId}/channel {url}`.
-#[derive(Debug, Clone, Deserialize, TS)]
+#[derive(Debug, Clone, Deserialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChannelRequest {
     pub url: String,
@@ -132,7 +133,7 @@ pub struct ChannelRequest {
 
 /// A term's lab channel: `GET`/`PUT /api/search-terms/{termId}/channel` (`null` when none).
 /// The webhook's address is a secret: only its host is shown.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelView {
     pub host: String,
@@ -144,13 +145,13 @@ pub struct ChannelView {
 }
 
 /// `GET /api/search-terms/{termId}/channel`: the term's channel, `null` when it has none.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 pub struct ChannelAnswer {
     pub channel: Option<ChannelView>,
 }
 
 /// One lab channel in the operator's console: `GET /api/admin/channels`.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminChannel {
     pub user_email: String,
@@ -164,7 +165,7 @@ pub struct AdminChannel {
 }
 
 /// `GET /api/admin/channels`: every lab channel, failing ones first.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AdminChannels {
     pub channels: Vec<AdminChannel>,
@@ -172,7 +173,7 @@ pub struct AdminChannels {
 
 /// What each plan gives beyond its term and digest limits (`engine::account::Entitlements`):
 /// `GET /api/config`'s `plans`, read by the plan cards.
-#[derive(Debug, Clone, Serialize, TS)]
+#[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanEntitlements {
     pub tier: super::common::Tier,

@@ -91,6 +91,7 @@ const RULES: &[Rule] = &[
     Rule { method: "GET", path: "/api/config", access: Access::Public, requests: |_| no_body("/api/config"), owner_status: 200 },
     Rule { method: "GET", path: "/api/contract", access: Access::Public, requests: |_| no_body("/api/contract"), owner_status: 200 },
     Rule { method: "GET", path: "/api/contract.ts", access: Access::Public, requests: |_| no_body("/api/contract.ts"), owner_status: 200 },
+    Rule { method: "GET", path: "/api/openapi.json", access: Access::Public, requests: |_| no_body("/api/openapi.json"), owner_status: 200 },
     Rule {
         method: "POST",
         path: "/api/admin/backup",
@@ -111,7 +112,7 @@ const RULES: &[Rule] = &[
         method: "POST",
         path: "/api/auth/signup",
         access: Access::Public,
-        requests: |_| with_body("/api/auth/signup", crate::common::signup_body("erin@example.org", PASSWORD)),
+        requests: |_| with_body("/api/auth/signup", crate::common::standalone_signup_body("erin@example.org", PASSWORD)),
         owner_status: 201,
     },
     Rule { method: "POST", path: "/api/auth/logout", access: Access::Public, requests: |_| no_body("/api/auth/logout"), owner_status: 200 },

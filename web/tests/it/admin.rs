@@ -620,6 +620,6 @@ async fn the_index_shows_its_papers_by_source_and_the_models_vectors() {
     assert_eq!(index["bySource"], json!({ "pubmed": recorded, "arxiv": 0, "biorxiv": 0, "medrxiv": 0 }));
     let sources = operator.get("/api/admin/sources").await;
     let pubmed = sources.body["sources"].as_array().and_then(|all| all.iter().find(|source| source["source"] == "pubmed")).expect("PubMed").clone();
-    assert_eq!(pubmed["papersThisWeek"], recorded, "the papers entered PubMed today: {pubmed}");
+    assert_eq!(pubmed["papersDatedLast7Days"], recorded, "the papers entered PubMed today: {pubmed}");
     assert_eq!(pubmed["enabled"], false, "not harvested here");
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{link_in, signup_body, token_of, Answer, Client, TestServer, PASSWORD};
+use crate::common::{link_in, signup_body, standalone_signup_body, token_of, Answer, Client, TestServer, PASSWORD};
 use crate::payments::{event, Billing, CARD_OK, WEBHOOK_SECRET};
 
 /// Every API route and the name of the snapshot of its successful answer.
@@ -22,6 +22,7 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ("GET", "/api/config", "config_ok"),
     ("GET", "/api/contract", "contract_ok"),
     ("GET", "/api/contract.ts", "contract_ts_ok"),
+    ("GET", "/api/openapi.json", "openapi_ok"),
     ("GET", "/api/auth/me", "auth_me_ok"),
     ("GET", "/api/auth/user", "auth_user_ok"),
     ("POST", "/api/auth/login", "auth_login_ok"),
@@ -105,6 +106,7 @@ const PUBLIC_OR_SECRET: &[&str] = &[
     "/api/config",
     "/api/contract",
     "/api/contract.ts",
+    "/api/openapi.json",
     "/api/auth/login",
     "/api/auth/signup",
     "/api/auth/logout",
@@ -265,13 +267,17 @@ async fn account_routes_answer_as_pinned() {
     assert_eq!(typescript.body, Value::String(checked_in.to_owned()), "/api/contract.ts serves the checked-in TypeScript");
     typescript.body = Value::String("[web/client/src/api/contract.ts, as checked in]".to_owned());
     check(&redactor, "contract_ts_ok", &typescript);
+    let mut openapi = anonymous.get("/api/openapi.json").await;
+    assert_eq!(openapi.body["openapi"], "3.1.0", "/api/openapi.json is an OpenAPI 3.1 document");
+    openapi.body = Value::String("[the OpenAPI document, checked by contract::the_openapi_document_*]".to_owned());
+    check(&redactor, "openapi_ok", &openapi);
 
     // Sign-up, both forms, and their refusals.
     let erin = server.client();
     let signed_up = erin.post("/api/signup", signup_body("erin@example.org", PASSWORD)).await;
     redactor.learn(signed_up.body["user"]["id"].as_str().unwrap_or_default(), "erin_id");
     check(&redactor, "signup_ok", &signed_up);
-    check(&redactor, "auth_signup_ok", &server.client().post("/api/auth/signup", signup_body("frank@example.org", PASSWORD)).await);
+    check(&redactor, "auth_signup_ok", &server.client().post("/api/auth/signup", standalone_signup_body("frank@example.org", PASSWORD)).await);
     // An address already signed up gets the same answer (and its owner a mail): no enumeration.
     check(&redactor, "signup_existing_address", &server.client().post("/api/signup", signup_body("erin@example.org", PASSWORD)).await);
     check(&redactor, "signup_invalid", &server.client().post("/api/signup", signup_body("not-an-address", "short")).await);

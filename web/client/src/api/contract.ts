@@ -2,7 +2,7 @@
 // web/src/contract.rs). Do not edit by hand; after changing a wire type, run
 //   PAPERTIDE_UPDATE_CONTRACT=1 cargo test -p web --lib contract
 
-export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "link_expired" | "digest_gone" | "term_gone" | "backup_dir_unset" | "backup_dest_not_empty" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "webhook_failed" | "http_error";
+export type ErrorCode = "bad_request" | "validation_failed" | "invalid_token" | "downgrade_not_offered" | "bad_signature" | "unauthorized" | "metrics_token_required" | "requires_payment" | "free_digests_used" | "card_declined" | "cross_site_request" | "account_deactivated" | "email_not_verified" | "requires_upgrade" | "not_your_account" | "not_your_address" | "requires_support" | "trigger_needs_paid_plan" | "operator_only" | "wrong_password" | "not_found" | "method_not_allowed" | "body_timeout" | "email_taken" | "term_already_followed" | "already_active" | "use_card_form" | "cannot_delete_self" | "cannot_demote_self" | "operator_by_settings" | "cannot_disable_self" | "already_verified" | "harvest_running" | "backup_dir_unset" | "backup_dest_not_empty" | "link_expired" | "digest_gone" | "term_gone" | "payload_too_large" | "rate_limited" | "internal" | "billing_disabled" | "webhook_failed" | "busy" | "too_many_connections" | "disk_full" | "payment_service_unavailable" | "http_error";
 
 export type ErrorBody = { 
 /**
@@ -212,9 +212,11 @@ export type ResendAnswer = { searchTerm: string, success: true, };
 
 export type TestEmailRequest = { email?: string, 
 /**
- * `welcome` or `digest`.
+ * Read as text: a type of another name is refused with its own message.
  */
-type?: string, };
+type?: TestMailKind, };
+
+export type TestMailKind = "welcome" | "digest";
 
 export type TriggerDigestAnswer = { digests: number, papersFound: number, success: true, };
 
@@ -273,13 +275,15 @@ export type Widened = { days: number, newThisWeek: number, };
 
 export type PlanChoice = { 
 /**
- * `pro` or `team`.
+ * Read as text: a plan of another name is refused with its own message.
  */
-tier?: string, 
+tier?: PaidTier, 
 /**
  * Step 2 of the card flow: the SetupIntent the browser confirmed.
  */
 setupIntentId?: string, };
+
+export type PaidTier = "pro" | "team";
 
 export type CreateSubscriptionAnswer = { alreadyActive: boolean, clientSecret: string | null, 
 /**
@@ -287,11 +291,15 @@ export type CreateSubscriptionAnswer = { alreadyActive: boolean, clientSecret: s
  */
 paymentStatus?: string | null, 
 /**
- * Step 2 only: `success`, `failed` or `pending`.
+ * Step 2 only.
  */
-state?: "success" | "failed" | "pending" | null, step?: SubscriptionStep, subscriptionId: string | null, tier: Tier, };
+state?: PaymentState | null, step?: SubscriptionStep, subscriptionId: string | null, tier: Tier, };
 
 export type SubscriptionStep = "setup" | "subscription";
+
+export type PaymentState = "success" | "failed" | "pending";
+
+export type SubscriptionStatus = "pending" | "active" | "past_due" | "failed" | "canceled";
 
 export type CheckoutSessionAnswer = { clientSecret: string, };
 
@@ -303,11 +311,11 @@ export type SubscriptionStatusAnswer = {
 /**
  * Why it failed, when it did.
  */
-reason: string | null, state: "success" | "failed" | "pending", 
+reason: string | null, state: PaymentState, 
 /**
  * The tracking row's status.
  */
-status: "pending" | "active" | "past_due" | "failed" | "canceled", tier: Tier, };
+status: SubscriptionStatus, tier: Tier, };
 
 export type CancelAnswer = { message: string, success: true, tier: Tier, };
 
@@ -397,11 +405,7 @@ export type PlanReason = "operator" | "stripe" | "plan_ended" | "canceled" | "ot
 
 export type PlanChangeExport = { at: string, from: Tier, to: Tier, reason: PlanReason, };
 
-export type SubscriptionExport = { subscriptionId: string, plan: Tier, 
-/**
- * pending, active, failed or canceled.
- */
-status: string, createdAt: string, updatedAt: string, };
+export type SubscriptionExport = { subscriptionId: string, plan: Tier, status: SubscriptionStatus, createdAt: string, updatedAt: string, };
 
 export type DeleteAccountRequest = { password: string, };
 
@@ -423,9 +427,9 @@ export type AdminUsersQuery = {
  */
 q?: string, 
 /**
- * `free`, `pro` or `team`.
+ * Read as text: a plan of another name is refused with its own message.
  */
-plan?: string, verified?: boolean, page?: number, };
+plan?: Tier, verified?: boolean, page?: number, };
 
 export type AdminUserPage = { users: Array<AdminUser>, 
 /**
@@ -449,9 +453,9 @@ operatorByEmail: boolean, disabled: boolean, createdAt: string, activeTerms: num
 
 export type AdminPlanRequest = { 
 /**
- * `free`, `pro` or `team`.
+ * Read as text: a plan of another name is refused with its own message.
  */
-plan: string, };
+plan: Tier, };
 
 export type AdminOperatorRequest = { operator: boolean, };
 
@@ -469,9 +473,10 @@ enabled: boolean,
  */
 cursor: string | null, lastSuccessAt: string | null, lastErrorAt: string | null, lastError: string | null, 
 /**
- * Papers in the index whose source date is within the last 7 days.
+ * Papers in the index whose source date is within the last 7 days (`/healthz`'s
+ * `papersThisWeek` counts the papers harvested this week).
  */
-papersThisWeek: number, 
+papersDatedLast7Days: number, 
 /**
  * When the harvester runs next, if it runs here.
  */
@@ -534,9 +539,9 @@ export type AdminBillingUser = { id: string, email: string, plan: Tier, stripeCu
  */
 subscriptionId: string | null, 
 /**
- * The tracking's status: `pending`, `active`, `past_due`, `failed` or `canceled`.
+ * The tracking's status.
  */
-status: string | null, 
+status: SubscriptionStatus | null, 
 /**
  * Not stored with the tracking: known only from Stripe (the user's debug page).
  */
@@ -647,3 +652,5 @@ export type RouteContract = { method: string, path: string,
 request: string | null, answer: string, };
 
 export type ErrorCodeContract = { code: ErrorCode, status: number | null, };
+
+export type OpenApiDocument = Record<string, unknown>;

@@ -263,6 +263,11 @@ pub fn signup_body(email: &str, password: &str) -> Value {
     })
 }
 
+/// The standalone sign-up form's body (`POST /api/auth/signup`), which has no consent boxes.
+pub fn standalone_signup_body(email: &str, password: &str) -> Value {
+    json!({ "email": email, "researchField": "biology", "password": password, "confirmPassword": password })
+}
+
 /// An HTTP client with its own cookie jar: one browser.
 pub struct Client {
     http: reqwest::Client,

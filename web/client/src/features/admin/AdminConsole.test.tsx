@@ -239,11 +239,11 @@ describe("the operator console", () => {
           lastSuccessAt: "2026-11-27T02:00:00Z",
           lastErrorAt: "2026-11-26T02:00:00Z",
           lastError: "timed out",
-          papersThisWeek: 412,
+          papersDatedLast7Days: 412,
           nextRunAt: "2026-11-28T02:00:00Z",
           running: false,
         },
-        { source: "arxiv", enabled: true, cursor: null, lastSuccessAt: null, lastErrorAt: null, lastError: null, papersThisWeek: 0, nextRunAt: null, running: true },
+        { source: "arxiv", enabled: true, cursor: null, lastSuccessAt: null, lastErrorAt: null, lastError: null, papersDatedLast7Days: 0, nextRunAt: null, running: true },
       ],
       index: { papers: 1500, bySource: { pubmed: 1200, arxiv: 300, biorxiv: 0, medrxiv: 0 }, vectors: { model: "all-MiniLM-L6-v2", runtime: "onnx-int8", embedded: 1200, waiting: 300, hoursLeft: 0.5 } },
     };

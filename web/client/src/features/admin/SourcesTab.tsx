@@ -56,7 +56,7 @@ export function SourcesTab() {
                     "—"
                   )}
                 </td>
-                <td className={cellClass}>{formatCount(source.papersThisWeek)}</td>
+                <td className={cellClass}>{formatCount(source.papersDatedLast7Days)}</td>
                 <td className={cellClass}>{formatTimestamp(source.nextRunAt)}</td>
                 <td className={cellClass}>{yesNo(source.running)}</td>
                 <td className={cellClass}>

@@ -6,17 +6,17 @@ import type {
   CreateSubscriptionAnswer,
   FixSubscriptionAnswer,
   InvoiceView,
+  PaidTier,
   PlanChoice,
   SessionStatusAnswer,
   SubscriptionStatusAnswer,
-  Tier,
   WebhookStatusAnswer,
 } from "@/api/contract";
 import { getJson, postJson } from "@/lib/api";
 
 export { errorCode } from "@/lib/api";
 
-export type PaidTier = Exclude<Tier, "free">;
+export type { PaidTier };
 
 /**
  * POST /api/create-subscription. Step 1 (`{tier}`) answers `step: "setup"` with a SetupIntent's

@@ -71,7 +71,7 @@ describe("AccountStatusCard", () => {
   it("free plan: the plan, terms and digests, the free digests as the server counts them, and no cancel button", () => {
     stubFetch({});
     // Three digests listed, but two were empty-week notices: the server counts one used.
-    const paper = { title: "P", url: null, authors: "", journal: null, abstract: "", source: "pubmed", relevanceScore: 0.5 };
+    const paper = { title: "P", url: null, authors: "", journal: null, abstract: "", source: "pubmed" as const, relevanceScore: 0.5 };
     renderStatus("free", { sent: [digest("d1", [paper]), digest("d2"), digest("d3")], freeDigests: { used: 1, total: 2 } });
     expect(screen.getByRole("heading", { name: "Account Status", level: 2 })).toBeInTheDocument();
     expect(valueOf("Plan")).toBe("Free");

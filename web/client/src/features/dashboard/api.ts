@@ -34,8 +34,7 @@ export type { ChannelView, CitationFormat, DeliveryDay, FeedsView, SeedsAdded, S
 
 /** A search term (spec §3 search_terms), as the dashboard keeps it. */
 export type SearchTerm = Omit<SearchTermView, "status" | "exclude"> & {
-  /** Any other value the server may send reads as pending. */
-  status: TermStatus | string;
+  status: TermStatus;
   /** Words whose papers the term does not want. */
   exclude?: SearchTermView["exclude"];
 };
@@ -47,7 +46,7 @@ export const VERDICTS: ReadonlyArray<{ verdict: Verdict; label: string }> = [
 ];
 
 /** "Relevant", "Not relevant", "More like this". */
-export function verdictLabel(verdict: Verdict | string): string {
+export function verdictLabel(verdict: Verdict): string {
   return VERDICTS.find((known) => known.verdict === verdict)?.label ?? verdict;
 }
 
@@ -67,12 +66,12 @@ export type PaperSource = Source;
 /** A paper in a digest (spec §3 Paper), as the dashboard reads it: what it shows is required. */
 export type DigestPaper = Pick<DigestPaperView, "title" | "url" | "authors" | "journal" | "abstract" | "relevanceScore"> &
   Partial<Pick<DigestPaperView, "sources" | "summary" | "reason" | "retracted" | "links" | "paperKey" | "coins">> & {
-    source: PaperSource | string;
+    source: PaperSource;
   };
 
 /** A sent digest (spec §3 email_digests), as the dashboard reads it. */
 export type EmailDigest = Pick<DigestView, "id" | "userId" | "searchTerm" | "sentAt"> & {
-  digestType: DigestView["digestType"] | string;
+  digestType: DigestView["digestType"];
   /** The spec lets this be a JSON string or an array; read it with `digestPapers`. */
   papersData: DigestPaper[] | string;
   /** The expanded query the papers were found with. */
@@ -84,7 +83,7 @@ export type EmailDigest = Pick<DigestView, "id" | "userId" | "searchTerm" | "sen
   /** Line-separated. */
   aiSummary: DigestView["aiSummary"] | null;
   subject?: DigestView["subject"];
-  status?: DigestView["status"] | string;
+  status?: DigestView["status"];
   /** The user's term it was made for (by id); null when it was deleted before digests kept it. */
   termId?: DigestView["termId"];
 };
