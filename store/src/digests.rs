@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::mail::RenderedMail;
 use engine::search_term::TermId;
+use engine::signed::UnsubscribeClaim;
 use engine::UserId;
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 use uuid::Uuid;
@@ -381,44 +381,21 @@ impl Store {
         Ok(())
     }
 
-    /// The user's unsubscribe token: their id and a keyed hash (HMAC-SHA-256) of it under this
-    /// database's own secret key. It is the same in every mail, so sending one writes nothing,
-    /// and only this database can make or check one.
+    /// The user's unsubscribe token (`engine::signed::UnsubscribeClaim`) under this database's
+    /// own unsubscribe key: the same in every mail, so sending one writes nothing, and only this
+    /// database can make or check one.
     pub fn unsubscribe_token(&self, user_id: UserId) -> Result<String> {
-        let mac = self.unsubscribe_mac(user_id)?;
-        Ok(format!("{}{}", user_id.0.simple(), hex(&mac[..UNSUBSCRIBE_MAC_BYTES])))
+        Ok(UnsubscribeClaim { user_id }.sign(self.unsubscribe_key()?))
     }
 
     /// The user an unsubscribe token stands for: a token of [`Store::unsubscribe_token`], or a
     /// stored one (hashed) from mails sent before those existed. Tokens do not expire.
     pub fn unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
-        if let Some(user_id) = self.signed_unsubscribe_user(token)? {
-            return Ok(Some(user_id));
+        if let Some(claim) = UnsubscribeClaim::verify(self.unsubscribe_key()?, token) {
+            return Ok(Some(claim.user_id));
         }
         let hash = TokenHash::of(token);
         Ok(self.trees().unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
-    }
-
-    fn signed_unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
-        if token.len() != 32 + 2 * UNSUBSCRIBE_MAC_BYTES || !token.is_ascii() {
-            return Ok(None);
-        }
-        let (id, mac) = token.split_at(32);
-        let Ok(id) = Uuid::try_parse(id) else { return Ok(None) };
-        let user_id = UserId(id);
-        let expected = self.unsubscribe_mac(user_id)?;
-        let expected = hex(&expected[..UNSUBSCRIBE_MAC_BYTES]);
-        // Compared without an early exit, so timing tells nothing about a guess.
-        let same = expected.bytes().zip(mac.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
-        Ok(same.then_some(user_id))
-    }
-
-    fn unsubscribe_mac(&self, user_id: UserId) -> Result<[u8; 32]> {
-        let key = self.unsubscribe_key()?;
-        let mut mac = Hmac::<Sha256>::new_from_slice(key).map_err(|_| StoreError::Corrupt("the unsubscribe key"))?;
-        mac.update(b"unsubscribe:");
-        mac.update(user_id.as_bytes());
-        Ok(mac.finalize().into_bytes().into())
     }
 
     /// The unsubscribe links' key: read (or made) once, then kept, since every digest needs it.
@@ -442,15 +419,9 @@ impl Store {
 
 /// The meta key of the unsubscribe links' secret.
 const UNSUBSCRIBE_KEY: &[u8] = b"unsubscribe_key";
-/// How much of the MAC a token carries: 128 bits.
-const UNSUBSCRIBE_MAC_BYTES: usize = 16;
 
 fn summary_key(model: &str, paper_key: &str) -> Vec<u8> {
     [model.as_bytes(), &[0], paper_key.as_bytes()].concat()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]
