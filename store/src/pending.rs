@@ -128,7 +128,7 @@ impl Store {
     pub(crate) fn remove_account_if(&self, id: UserId, condition: impl Fn(&User) -> bool) -> Result<bool> {
         let removed = self.purge_account(id, condition, None)?;
         if removed.is_some() {
-            self.finish_account_deletions(|_| {})?;
+            self.close_account_deletion(id)?;
         }
         Ok(removed.is_some())
     }
