@@ -166,10 +166,10 @@ impl Store {
     /// Stores a digest's text (its AI summary, its "searched as" line) once under the hash of
     /// its content; returns its key.
     pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = content_key(text.as_bytes());
-        if !self.trees().digest_texts.contains_key(key)? {
-            self.trees().digest_texts.insert(key, text.as_bytes())?;
+        if !writer.digest_texts.contains_key(key)? {
+            writer.digest_texts.insert(key, text.as_bytes())?;
         }
         Ok(key)
     }
@@ -183,18 +183,19 @@ impl Store {
     /// many digests share are put once and their keys reused, instead of encoding and hashing
     /// them again for every digest.
     pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
-        let _writing = self.writing()?;
+        // One hold for every entry: a backup waits for all of them or none.
+        let _writer = self.writing()?;
         entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// Stores a paper entry once under the hash of its content; returns its key.
     pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let bytes = encode("digest entry", entry)?;
         let key = content_key(&bytes);
         // Content-addressed, so an entry that is there is this entry: no need to write it again.
-        if !self.trees().digest_entries.contains_key(key)? {
-            self.trees().digest_entries.insert(key, bytes)?;
+        if !writer.digest_entries.contains_key(key)? {
+            writer.digest_entries.insert(key, bytes)?;
         }
         Ok(key)
     }
@@ -263,7 +264,7 @@ impl Store {
                     terms.iter().find(|term| engine::search_term::is_same_term(&term.term, &stored.search_term) && term.created_at <= stored.sent_at);
                 if let Some(term) = made_for {
                     stored.term_id = Some(term.id);
-                    self.trees().digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
+                    self.writing()?.digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
                 }
             }
         }
@@ -358,8 +359,8 @@ impl Store {
     /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
     /// flushing: for a caller that writes more and flushes once.
     pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
+        let writer = self.writing()?;
+        writer.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
 
@@ -376,8 +377,8 @@ impl Store {
 
     /// Keeps the summary `model` wrote of a paper, for every user and every later week.
     pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
+        let writer = self.writing()?;
+        writer.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
         Ok(())
     }
 
@@ -411,8 +412,8 @@ impl Store {
     /// [`Store::unsubscribe_token`].
     #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
+        let writer = self.writing()?;
+        writer.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }
 }
@@ -579,7 +580,7 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let old = digest(ada, "legacy", &["pmid:9"], Utc::now());
         // The shape digests had before their papers were shared: the whole `Digest`.
-        store.trees().digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
+        store.writing()?.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
         let read = store.digests(ada)?;
         assert_eq!(read, vec![old]);
         Ok(())

@@ -30,6 +30,7 @@ use sled::{IVec, Transactional};
 
 use crate::codec::{decode, tx_decode, tx_encode};
 use crate::compaction::{Erasure, ERASURE_KEY};
+use crate::db::TreeSet;
 use crate::digests::StoredDigest;
 use crate::mail_queue::{tx_enqueue, QueuedMail};
 use crate::plan_history::PlanRecord;
@@ -116,8 +117,7 @@ impl Store {
         }))
     }
 
-    fn user_trees(&self) -> Vec<sled::Tree> {
-        let trees = self.trees();
+    fn user_trees(trees: &TreeSet<sled::Tree>) -> Vec<sled::Tree> {
         vec![
             trees.users.clone(),
             trees.users_by_email.clone(),
@@ -181,7 +181,7 @@ impl Store {
         condition: impl Fn(&User) -> bool,
         confirmation: Option<&dyn Fn(&User) -> RenderedMail>,
     ) -> Result<Option<User>> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let Some(user) = self.user(id)? else {
             return Ok(None);
         };
@@ -189,7 +189,7 @@ impl Store {
         doomed.extend(self.unshared_digest_texts(id)?.into_iter().map(|key| (T::DigestTexts, IVec::from(&key[..]))));
         let key = *id.as_bytes();
         let now = Utc::now();
-        let trees = self.user_trees();
+        let trees = Store::user_trees(&writer);
         let removed = trees.as_slice().transaction(|views| {
             let view = |tree: T| &views[tree as usize];
             let Some(bytes) = view(T::Users).get(key)? else {
@@ -221,8 +221,7 @@ impl Store {
         if !self.sweep_account_deletion(id)? {
             return Ok(());
         }
-        let _writing = self.writing()?;
-        let trees = self.trees();
+        let trees = self.writing()?;
         let Some(bytes) = trees.account_deletions.get(id.as_bytes())? else {
             return Ok(());
         };
@@ -249,13 +248,13 @@ impl Store {
     /// Removes what was written for a user whose deletion was begun, since it began; the mark
     /// stays. Answers whether a deletion of `id` was begun.
     fn sweep_account_deletion(&self, id: UserId) -> Result<bool> {
-        let _writing = self.writing()?;
-        let Some(bytes) = self.trees().account_deletions.get(id.as_bytes())? else {
+        let writer = self.writing()?;
+        let Some(bytes) = writer.account_deletions.get(id.as_bytes())? else {
             return Ok(false);
         };
         let mark: Deletion = decode("account deletion", &bytes)?;
         let leftovers = self.records_of(id, &mark.email)?;
-        let trees = self.user_trees();
+        let trees = Store::user_trees(&writer);
         for (tree, record) in &leftovers {
             // Mail queued to the address after the deletion began goes too; the mark stays.
             if !matches!(tree, T::Deletions | T::Meta) {
