@@ -741,12 +741,11 @@ impl DigestRenderer {
         let mail_papers: Vec<DigestPaper> = digest.papers_data.iter().map(DigestEntry::for_mail).collect();
         let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, digest)) } else { None };
         // Each paper's rating links: signed tokens of the user, digest, position and verdict
-        // (`engine::rating`), good for 90 days from now; nothing is stored per link.
+        // (`engine::signed`), good for 90 days from now; nothing is stored per link.
         let link_key = self.store.rating_link_key()?;
         let now = chrono::Utc::now();
         let rating_link = |position: u16, verdict: engine::rating::Verdict| {
-            let claim = engine::rating::RatingClaim::new(user.id, digest.id, position, verdict, now);
-            let token = engine::rating::sign_rating_token(&link_key, &claim);
+            let token = engine::signed::RatingClaim::new(user.id, digest.id, position, verdict, now).sign(&link_key);
             format!("{base}/rate?token={token}")
         };
         let rating_links: Vec<engine::mail::RatingLinks> = (0..mail_papers.len())

@@ -11,13 +11,18 @@
 //! that reason, instead of sending it again (a power cut: the flush is what counts). A retry
 //! after an error carries the same `Message-ID` (derived from the queue id), and in outbox mode
 //! it rewrites the same file, so no recipient sees two different messages.
+//!
+//! The outbox is the mailer's: an account's deletion is closed here
+//! ([`close_account_deletions`]), which removes the outbox's files to the address before the
+//! store queues the confirmation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use actix::prelude::*;
 use chrono::{DateTime, Utc};
+use engine::account::normalize_email;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart, SinglePart};
 use lettre::Message;
@@ -366,9 +371,112 @@ async fn write_to_outbox(dir: &PathBuf, queued: &QueuedMail, bytes: &[u8]) -> Re
     Ok(())
 }
 
+/// Closes every account deletion begun (`Store::account_deletions_to_close`): the outbox's mail
+/// files to each address go, then the store closes the deletion (and queues its confirmation).
+/// Run after each deletion and at every start, so one a crash interrupted is closed too.
+/// Answers how many were closed.
+pub fn close_account_deletions(store: &Store, outbox: &Path) -> Result<usize, store::StoreError> {
+    let begun = store.account_deletions_to_close()?;
+    for (user_id, email) in &begun {
+        remove_outbox_mail(outbox, email);
+        store.close_account_deletion(*user_id)?;
+    }
+    Ok(begun.len())
+}
+
+/// Removes the outbox's mail files addressed to `email`; a file that cannot be read or removed
+/// is logged and left.
+fn remove_outbox_mail(outbox: &Path, email: &str) {
+    let entries = match std::fs::read_dir(outbox) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
+        Err(error) => {
+            tracing::warn!(%error, outbox = %outbox.display(), "reading the outbox to remove a deleted account's mail");
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|extension| extension.to_str()) != Some("eml") {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        if is_addressed_to(&String::from_utf8_lossy(&bytes), email) {
+            if let Err(error) = std::fs::remove_file(&path) {
+                tracing::warn!(%error, file = %path.display(), "removing a deleted account's mail from the outbox");
+            }
+        }
+    }
+}
+
+/// Whether the message's `To` header (folded lines included) names `email`.
+fn is_addressed_to(message: &str, email: &str) -> bool {
+    let email = normalize_email(email);
+    let names =
+        |text: &str| text.split(|c: char| c == ',' || c == '<' || c == '>' || c.is_whitespace()).any(|word| word.eq_ignore_ascii_case(&email));
+    let mut in_to = false;
+    for line in message.lines() {
+        if line.is_empty() {
+            break;
+        }
+        if line.starts_with([' ', '\t']) {
+            if in_to && names(line) {
+                return true;
+            }
+            continue;
+        }
+        in_to = line.get(..3).is_some_and(|name| name.eq_ignore_ascii_case("to:"));
+        if in_to && names(&line[3..]) {
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
+    use engine::mail::RenderedMail;
+    use store::{NewAccount, User};
+    use uuid::Uuid;
+
     use super::*;
+
+    fn mail_to(to: &str, subject: &str) -> RenderedMail {
+        RenderedMail { to: to.into(), subject: subject.into(), html: String::new(), text: String::new(), action_url: None, list_unsubscribe: None }
+    }
+
+    #[test]
+    fn a_message_is_addressed_by_its_to_header_only() {
+        let to_ada = "From: papertide@example.org\r\nTo: Ada@Example.org\r\nSubject: Hi\r\n\r\nTo: bob@example.org\r\n";
+        assert!(is_addressed_to(to_ada, "ada@example.org"));
+        assert!(!is_addressed_to(to_ada, "bob@example.org"), "the body is not a header");
+        let folded = "To: carol@example.org,\r\n ada@example.org\r\nSubject: Hi\r\n\r\n";
+        assert!(is_addressed_to(folded, "ada@example.org"));
+        assert!(!is_addressed_to("Subject: ada@example.org\r\n\r\n", "ada@example.org"));
+        assert!(!is_addressed_to("To: bada@example.org\r\n\r\n", "ada@example.org"), "another address that contains it");
+        assert!(is_addressed_to("To: \"Ada\" <ada@example.org>\r\n\r\n", "ada@example.org"));
+    }
+
+    #[test]
+    fn closing_a_deletion_removes_the_addresss_outbox_mail_then_queues_the_confirmation() -> Result<(), Box<dyn std::error::Error>> {
+        let store = Store::temporary()?;
+        let outbox = tempfile::tempdir()?;
+        let now = Utc::now();
+        let ada = User::new(engine::UserId(Uuid::new_v4()), "ada@example.org", "hash".into(), now);
+        store.create_account(NewAccount { user: ada.clone(), preferences: Default::default(), verification: None, mail: None }, now)?;
+        std::fs::write(outbox.path().join("1-ada.eml"), "To: ada@example.org\r\nSubject: Verify\r\n\r\nA link\r\n")?;
+        std::fs::write(outbox.path().join("2-bob.eml"), "To: bob@example.org\r\nSubject: Digest\r\n\r\nada@example.org\r\n")?;
+        store.delete_account(ada.id, |user| mail_to(&user.email, "Deleted"))?;
+        assert_eq!(close_account_deletions(&store, outbox.path())?, 1);
+        let mut left: Vec<String> =
+            std::fs::read_dir(outbox.path())?.map(|entry| Ok(entry?.file_name().to_string_lossy().into_owned())).collect::<std::io::Result<_>>()?;
+        left.sort();
+        assert_eq!(left, ["2-bob.eml"], "only the deleted address's mail goes");
+        let queued: Vec<(String, String)> = store.queued_mail()?.into_iter().map(|queued| (queued.mail.to, queued.mail.subject)).collect();
+        assert_eq!(queued, [("ada@example.org".to_owned(), "Deleted".to_owned())], "the confirmation, queued once the files are gone");
+        assert_eq!(close_account_deletions(&store, outbox.path())?, 0, "nothing is left to close");
+        Ok(())
+    }
 
     fn config() -> MailerConfig {
         let from: Mailbox = "Papertide <papertide@localhost>".parse().expect("valid mailbox");

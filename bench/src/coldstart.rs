@@ -5,10 +5,8 @@
 //! kernel's page cache is dropped when the process may (root on Linux), so the start reads its
 //! files from the disk; the figures say whether it could.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context;
 use chrono::Utc;
@@ -61,11 +59,12 @@ pub fn run(binary: &Path, users: usize, papers: usize, runs: usize) -> anyhow::R
     let mut starts = Vec::with_capacity(runs);
     let mut page_cache_dropped = true;
     let mut peak_rss_mib = None;
+    let runner = tokio::runtime::Builder::new_current_thread().enable_all().build().context("a runtime")?;
     for _ in 0..runs.max(1) {
         page_cache_dropped &= drop_page_cache();
         let started = Instant::now();
         let mut server = Server::start(binary, dir.path())?;
-        wait_until_healthy(server.address())?;
+        runner.block_on(server.wait_until_healthy())?;
         starts.push(started.elapsed().as_secs_f64());
         peak_rss_mib = server.peak_rss_mib();
         server.stop()?;
@@ -79,44 +78,9 @@ fn drop_page_cache() -> bool {
     std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
 }
 
-/// Polls `GET /healthz` until it answers 200 (at most a minute).
-fn wait_until_healthy(address: SocketAddr) -> anyhow::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if health_status(address).is_some_and(|status| status == 200) {
-            return Ok(());
-        }
-        anyhow::ensure!(Instant::now() < deadline, "/healthz did not answer 200 within a minute");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// The status of one `GET /healthz`, if the server answered.
-fn health_status(address: SocketAddr) -> Option<u16> {
-    let mut stream = TcpStream::connect_timeout(&address, Duration::from_millis(500)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(stream, "GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").ok()?;
-    let mut head = [0u8; 12];
-    stream.read_exact(&mut head).ok()?;
-    status_of(&head)
-}
-
-/// The status code of an HTTP/1.x status line's first 12 bytes ("HTTP/1.1 200").
-fn status_of(head: &[u8]) -> Option<u16> {
-    let text = std::str::from_utf8(head).ok()?;
-    text.strip_prefix("HTTP/1.")?.get(2..5)?.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_status_is_read_from_the_status_line() {
-        assert_eq!(status_of(b"HTTP/1.1 200"), Some(200));
-        assert_eq!(status_of(b"HTTP/1.0 503"), Some(503));
-        assert_eq!(status_of(b"SSH-2.0-Open"), None);
-    }
 
     #[test]
     fn the_median_is_the_middle_start() {

@@ -168,7 +168,8 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         action_url: None,
         list_unsubscribe: None,
     };
-    store.delete_account(deleted.id, confirmation, |_| {})?;
+    store.delete_account(deleted.id, confirmation)?;
+    store.close_account_deletion(deleted.id)?;
     let compaction_done = AtomicBool::new(false);
     let started = Instant::now();
     let (compaction, compaction_waits) = std::thread::scope(|scope| {

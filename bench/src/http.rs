@@ -782,6 +782,12 @@ impl Server {
         }
     }
 
+    /// Waits until `/healthz` answers 200 (at most a minute: a server that will not start).
+    pub(crate) async fn wait_until_healthy(&mut self) -> anyhow::Result<Duration> {
+        let base = format!("http://{}", self.address);
+        testkit::server::wait_until_healthy(&mut self.child, &base, Duration::from_secs(60)).await
+    }
+
     pub(crate) fn address(&self) -> SocketAddr {
         self.address
     }

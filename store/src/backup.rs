@@ -40,6 +40,7 @@ use std::time::Duration;
 
 use parking_lot::{RwLock, RwLockReadGuard};
 
+use crate::db::{ReadTree, Writer};
 use crate::error::StoreError;
 use crate::sent_journal::SentJournal;
 use crate::{Result, Store};
@@ -101,11 +102,12 @@ impl Drop for Writing<'_> {
 
 impl Store {
     /// Before a write: refuses it when the disk is under its reserve (see [`crate::room`]), else
-    /// holds the write gate until the answer is dropped. Every public method that writes calls
-    /// it first and keeps the answer to its end.
-    pub(crate) fn writing(&self) -> Result<Writing<'_>> {
+    /// holds the write gate until the answer is dropped. The answer is the only way to the
+    /// trees' writing methods (`writer.users.insert(..)`), so every write holds the gate.
+    pub(crate) fn writing(&self) -> Result<Writer<'_>> {
         self.room.ensure()?;
-        Ok(self.gate.hold())
+        let hold = self.gate.hold();
+        Ok(Writer::new(hold, self.trees()))
     }
 
     /// Copies the database into `dest_db_dir` (a new sled folder; it must not hold a database)
@@ -175,13 +177,13 @@ impl Store {
     /// Every tree (name order) with a subscriber to all its changes; call it while no write is
     /// under way.
     #[allow(clippy::type_complexity)]
-    fn watch_every_tree(&self) -> Result<(Vec<(sled::IVec, sled::Tree)>, Vec<(sled::IVec, sled::Subscriber)>)> {
-        let mut names = self.trees().db.tree_names();
+    fn watch_every_tree(&self) -> Result<(Vec<(sled::IVec, ReadTree)>, Vec<(sled::IVec, sled::Subscriber)>)> {
+        let mut names = self.trees().tree_names();
         names.sort();
         let mut trees = Vec::with_capacity(names.len());
         let mut subscribers = Vec::with_capacity(names.len());
         for name in names {
-            let tree = self.trees().db.open_tree(&name)?;
+            let tree = self.trees().open_tree(&name)?;
             subscribers.push((name.clone(), tree.watch_prefix(Vec::<u8>::new())));
             trees.push((name, tree));
         }
@@ -194,11 +196,11 @@ impl Store {
     fn copy_changes(
         &self,
         copy: &sled::Db,
-        watched: &[(sled::IVec, sled::Tree)],
+        watched: &[(sled::IVec, ReadTree)],
         changed: &BTreeMap<sled::IVec, BTreeSet<sled::IVec>>,
     ) -> Result<Changes> {
         let mut changes = Changes::default();
-        let live_names: BTreeSet<sled::IVec> = self.trees().db.tree_names().into_iter().collect();
+        let live_names: BTreeSet<sled::IVec> = self.trees().tree_names().into_iter().collect();
         for (name, tree) in watched {
             if !live_names.contains(name) {
                 changes.entries_delta -= i64::try_from(copy.open_tree(name)?.len()).unwrap_or(i64::MAX);
@@ -228,7 +230,7 @@ impl Store {
         }
         let watched_names: BTreeSet<&sled::IVec> = watched.iter().map(|(name, _)| name).collect();
         for name in live_names.iter().filter(|name| !watched_names.contains(name)) {
-            let copied = copy_whole_tree(&self.trees().db.open_tree(name)?, &copy.open_tree(name)?)?;
+            let copied = copy_whole_tree(&self.trees().open_tree(name)?, &copy.open_tree(name)?)?;
             changes.entries_delta += i64::try_from(copied).unwrap_or(i64::MAX);
         }
         Ok(changes)
@@ -256,7 +258,7 @@ struct Changes {
 }
 
 /// Copies every entry of `source` into `copy`, in batches; returns how many.
-fn copy_whole_tree(source: &sled::Tree, copy: &sled::Tree) -> Result<u64> {
+fn copy_whole_tree(source: &ReadTree, copy: &sled::Tree) -> Result<u64> {
     let mut entries = 0u64;
     let mut batch = sled::Batch::default();
     let mut in_batch = 0;
@@ -461,7 +463,8 @@ mod tests {
 
     /// `count` entries of `value_bytes` each in the tree `name`, written before any backup.
     fn fill(store: &Store, name: &str, count: u32, value_bytes: usize) -> Result<()> {
-        let tree = store.trees().db.open_tree(name)?;
+        let writing = store.writing()?;
+        let tree = writing.db().open_tree(name)?;
         let mut batch = sled::Batch::default();
         for n in 0..count {
             batch.insert(&n.to_be_bytes(), vec![(n % 251) as u8; value_bytes]);
@@ -475,19 +478,19 @@ mod tests {
     /// every 50th write also adds a tree.
     fn write_something(store: &Store, writer: u32, n: u32) -> Result<()> {
         use sled::Transactional;
-        let _writing = store.writing()?;
+        let writing = store.writing()?;
         let shared_key = (n % 64).to_be_bytes();
         let value = format!("{writer}-{n}").into_bytes();
         match n % 4 {
             0 => {
-                store.trees().db.open_tree("plain")?.insert(shared_key, value.as_slice())?;
+                writing.db().open_tree("plain")?.insert(shared_key, value.as_slice())?;
             }
             1 => {
-                store.trees().db.open_tree("plain")?.remove(shared_key)?;
-                store.trees().db.open_tree("filler")?.remove((n * 7 + writer).to_be_bytes())?;
+                writing.db().open_tree("plain")?.remove(shared_key)?;
+                writing.db().open_tree("filler")?.remove((n * 7 + writer).to_be_bytes())?;
             }
             2 => {
-                let (left, right) = (store.trees().db.open_tree("left")?, store.trees().db.open_tree("right")?);
+                let (left, right) = (writing.db().open_tree("left")?, writing.db().open_tree("right")?);
                 let _: std::result::Result<(), sled::transaction::TransactionError<()>> = (&left, &right).transaction(|(left, right)| {
                     left.insert(&shared_key, value.as_slice())?;
                     right.insert(&shared_key, value.as_slice())?;
@@ -498,11 +501,11 @@ mod tests {
                 let mut batch = sled::Batch::default();
                 batch.insert(&shared_key, value.as_slice());
                 batch.remove(&((n + 1) % 64).to_be_bytes());
-                store.trees().db.open_tree("batched")?.apply_batch(batch)?;
+                writing.db().open_tree("batched")?.apply_batch(batch)?;
             }
         }
         if n % 50 == 49 {
-            store.trees().db.open_tree(format!("created-{writer}-{n}"))?.insert(b"k", value.as_slice())?;
+            writing.db().open_tree(format!("created-{writer}-{n}"))?.insert(b"k", value.as_slice())?;
         }
         Ok(())
     }
@@ -554,7 +557,7 @@ mod tests {
         let store = Store::open(&folder.path().join("db"))?;
         fill(&store, "filler", 150_000, 100)?;
         let key = b"reader's key";
-        store.trees().meta.insert(key, b"value")?;
+        store.writing()?.meta.insert(key, b"value")?;
         let stop = Arc::new(AtomicBool::new(false));
         let writes = Arc::new(std::sync::atomic::AtomicU32::new(0));
         let writer = {

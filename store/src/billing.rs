@@ -41,14 +41,14 @@ impl Store {
     /// Records `customer_id` as the user's Stripe customer unless they already have one; returns
     /// the customer the user has now (the first one stored wins a race).
     pub fn set_stripe_customer(&self, user_id: UserId, customer_id: &str) -> Result<String> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let user = self.update_user(user_id, |user| {
             if user.stripe_customer_id.is_none() {
                 user.stripe_customer_id = Some(customer_id.to_owned());
             }
         })?;
         let kept = user.stripe_customer_id.unwrap_or_else(|| customer_id.to_owned());
-        self.trees().stripe_customers.insert(kept.as_bytes(), user_id.as_bytes())?;
+        writer.stripe_customers.insert(kept.as_bytes(), user_id.as_bytes())?;
         Ok(kept)
     }
 
@@ -83,8 +83,8 @@ impl Store {
     /// Starts following a subscription the user asked for (pending), or, for a plan change of a
     /// followed one, asks for `tier` on its row.
     pub fn track_subscription(&self, user_id: UserId, subscription_id: &str, tier: Tier, now: DateTime<Utc>) -> Result<SubscriptionTracking> {
-        let _writing = self.writing()?;
-        let row = self.trees().subscription_tracking.transaction(|rows| {
+        let writer = self.writing()?;
+        let row = writer.subscription_tracking.transaction(|rows| {
             let row = match rows.get(subscription_id.as_bytes())? {
                 Some(bytes) => {
                     let mut row: SubscriptionTracking = tx_decode("subscription tracking", &bytes)?;
@@ -115,8 +115,8 @@ impl Store {
 
     /// Records that `event_id` has been applied.
     pub fn record_stripe_event(&self, event_id: &str, now: DateTime<Utc>) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
+        let writer = self.writing()?;
+        writer.stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
         Ok(())
     }
 
@@ -130,12 +130,11 @@ impl Store {
         now: DateTime<Utc>,
         mail: impl Fn(&User, &PlanChange) -> RenderedMail,
     ) -> Result<Applied> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
-        let live = self.trees();
-        let trees = (&live.users, &live.subscription_tracking, &live.search_terms, &live.mail_queue, &live.plan_history);
+        let trees = (&writer.users, &writer.subscription_tracking, &writer.search_terms, &writer.mail_queue, &writer.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -158,7 +157,7 @@ impl Store {
             Ok(Applied { user, tracking: Some(next.row), change: next.change })
         })?;
         if let Some(customer) = &applied.user.stripe_customer_id {
-            self.trees().stripe_customers.insert(customer.as_bytes(), user_id.as_bytes())?;
+            writer.stripe_customers.insert(customer.as_bytes(), user_id.as_bytes())?;
         }
         Ok(applied)
     }
@@ -167,11 +166,10 @@ impl Store {
     /// free limit are turned off, the subscription's row (if any) is marked canceled, and the
     /// notice is queued. A free user is left as is.
     pub fn cancel_plan(&self, user_id: UserId, now: DateTime<Utc>, mail: impl Fn(&User, &PlanChange) -> RenderedMail) -> Result<Applied> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
-        let live = self.trees();
-        let trees = (&live.users, &live.subscription_tracking, &live.search_terms, &live.mail_queue, &live.plan_history);
+        let trees = (&writer.users, &writer.subscription_tracking, &writer.search_terms, &writer.mail_queue, &writer.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
             let before = user.subscription_tier;
@@ -202,12 +200,11 @@ impl Store {
     /// Sets a plan by the operator's hand (`papertide users set-tier`), turning terms off or
     /// back on to fit it like a paid change does; no mail.
     pub fn set_plan(&self, user_id: UserId, tier: Tier) -> Result<User> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let _terms_held = engine::sync::lock(&self.adding_terms);
         let terms = self.search_terms(user_id)?;
         let now = Utc::now();
-        let live = self.trees();
-        let user = (&live.users, &live.search_terms, &live.plan_history).transaction(|(users, term_tree, history)| {
+        let user = (&writer.users, &writer.search_terms, &writer.plan_history).transaction(|(users, term_tree, history)| {
             let mut user = tx_user(users, user_id)?;
             tx_record_plan_change(history, user_id, user.subscription_tier, tier, PlanReason::Operator, now)?;
             user.subscription_tier = tier;

@@ -116,11 +116,10 @@ impl Store {
     /// Connects `channel` to its term (replacing the one it had); [`StoreError::NotFound`] when
     /// the term is not the user's (or no longer there), and nothing is written.
     pub fn set_channel(&self, channel: &LabChannel) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = channel_key(channel.user_id, channel.term_id);
         let bytes = encode("lab channel", channel)?;
-        let live = self.trees();
-        (&live.search_terms, &live.channels)
+        (&writer.search_terms, &writer.channels)
             .transaction(|(terms, channels)| {
                 let owned = match terms.get(channel.term_id.0.as_bytes())? {
                     Some(stored) => tx_decode::<engine::search_term::SearchTerm>("search term", &stored)?.user_id == channel.user_id,
@@ -139,14 +138,13 @@ impl Store {
     /// channel just connected gets the term's latest digest. Nothing when the term has no
     /// channel or the digest is queued already.
     pub fn queue_channel_post(&self, digest: &engine::digest::Digest, now: DateTime<Utc>) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let Some(term_id) = digest.term_id else { return Ok(()) };
         let key = crate::digests::digest_key(digest.user_id, digest.sent_at, digest.id);
-        if self.trees().digests.get(&key)?.is_none() {
+        if writer.digests.get(&key)?.is_none() {
             return Err(StoreError::NotFound("digest"));
         }
-        let live = self.trees();
-        (&live.channels, &live.channel_posts)
+        (&writer.channels, &writer.channel_posts)
             .transaction(|(channels, posts)| {
                 if posts.get(post_key(digest.user_id, digest.id))?.is_some() {
                     return Ok(());
@@ -168,10 +166,10 @@ impl Store {
 
     /// Disconnects the term's channel and drops its waiting posts; whether it had one.
     pub fn remove_channel(&self, user_id: UserId, term_id: TermId) -> Result<bool> {
-        let _writing = self.writing()?;
-        let removed = self.trees().channels.remove(channel_key(user_id, term_id))?.is_some();
+        let writer = self.writing()?;
+        let removed = writer.channels.remove(channel_key(user_id, term_id))?.is_some();
         for post in self.channel_posts_of(user_id)?.into_iter().filter(|post| post.term_id == term_id) {
-            self.trees().channel_posts.remove(post.key())?;
+            writer.channel_posts.remove(post.key())?;
         }
         Ok(removed)
     }
@@ -197,25 +195,24 @@ impl Store {
     /// Marks `post` as being sent, durably, before the request goes out; `false` when it is no
     /// longer waiting (its channel was disconnected).
     pub fn mark_channel_post_in_flight(&self, post: &ChannelPost) -> Result<bool> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = post.key();
-        let Some(bytes) = self.trees().channel_posts.get(&key)? else { return Ok(false) };
+        let Some(bytes) = writer.channel_posts.get(&key)? else { return Ok(false) };
         let mut stored: ChannelPost = decode("channel post", &bytes)?;
         stored.in_flight = true;
         stored.attempts += 1;
-        self.trees().channel_posts.insert(key, encode("channel post", &stored)?)?;
-        self.trees().channel_posts.flush()?;
+        writer.channel_posts.insert(key, encode("channel post", &stored)?)?;
+        writer.channel_posts.flush()?;
         Ok(true)
     }
 
     /// Records what became of an attempt: the post goes once posted or given up, else waits
     /// for its retry; the channel's record says how its posts fare.
     pub fn finish_channel_post(&self, post: &ChannelPost, outcome: &PostOutcome) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = post.key();
         let channel_key = channel_key(post.user_id, post.term_id);
-        let live = self.trees();
-        (&live.channel_posts, &live.channels)
+        (&writer.channel_posts, &writer.channels)
             .transaction(|(posts, channels)| {
                 let Some(bytes) = posts.get(&key)? else { return Ok(()) };
                 let mut stored: ChannelPost = tx_decode("channel post", &bytes)?;

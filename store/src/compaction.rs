@@ -480,7 +480,8 @@ mod tests {
         let (gone, gone_term) = account(&store, "ada.lovelace@example.org")?;
         assert!(!store.compaction_due(Utc::now())?, "nothing deleted yet");
 
-        store.delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"), |_| {})?;
+        store.delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
+        store.close_account_deletion(gone.id)?;
         store.flush()?;
         let gone_traces = traces(&gone, gone_term);
         assert!(occurrences(dir.path(), &gone_traces).map_err(io)? > 0, "deleted records stay in sled's files");
@@ -514,7 +515,8 @@ mod tests {
         let dir = tempfile::tempdir().map_err(io)?;
         let store = Store::open_compactable(&dir.path().join("db"))?;
         let (gone, term) = account(&store, "grace@example.org")?;
-        store.delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"), |_| {})?;
+        store.delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
+        store.close_account_deletion(gone.id)?;
         store.compact()?;
         assert_eq!(store.mail_queue_len(), 1, "the confirmation is still queued");
         assert!(occurrences(dir.path(), &[gone.email.as_bytes().to_vec()]).map_err(io)? > 0, "the queued mail names the address");

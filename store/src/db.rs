@@ -55,77 +55,77 @@ pub struct Store {
     pub(crate) copying: std::sync::Arc<parking_lot::Mutex<()>>,
 }
 
-/// The open database and a handle on each of its trees.
-pub(crate) struct Trees {
-    pub db: sled::Db,
-    pub meta: sled::Tree,
+/// A handle on each tree of the database: writable (`sled::Tree`) in the hands of a
+/// [`Writer`], read-only ([`ReadTree`]) for everyone else.
+pub(crate) struct TreeSet<T> {
+    pub meta: T,
     /// user id (16 bytes) → `User`
-    pub users: sled::Tree,
+    pub users: T,
     /// normalized email → user id
-    pub users_by_email: sled::Tree,
+    pub users_by_email: T,
     /// user id → `Preferences`
-    pub preferences: sled::Tree,
+    pub preferences: T,
     /// session token hash (32 bytes) → `Session`
-    pub sessions: sled::Tree,
+    pub sessions: T,
     /// user id ++ session token hash → ()
-    pub sessions_by_user: sled::Tree,
+    pub sessions_by_user: T,
     /// one-time token hash → `TokenRecord`
-    pub tokens: sled::Tree,
+    pub tokens: T,
     /// mail id (u64 big-endian, so FIFO) → `QueuedMail`
-    pub mail_queue: sled::Tree,
+    pub mail_queue: T,
     /// mails that failed for good, kept for the operator
-    pub mail_dead: sled::Tree,
+    pub mail_dead: T,
     /// source name (`pubmed`, …) → `HarvestState`
-    pub harvest: sled::Tree,
+    pub harvest: T,
     /// term id (16 bytes) → `SearchTerm`
-    pub search_terms: sled::Tree,
+    pub search_terms: T,
     /// user id ++ term id → ()
-    pub search_terms_by_user: sled::Tree,
+    pub search_terms_by_user: T,
     /// user id ++ sent-at (µs, big-endian) ++ digest id → the digest, its papers by content key
-    pub digests: sled::Tree,
+    pub digests: T,
     /// content key (16 bytes of the SHA-256 of the entry) → `DigestEntry`, shared by digests
-    pub digest_entries: sled::Tree,
+    pub digest_entries: T,
     /// model name ++ 0 ++ paper dedup key → the model's summary of the paper, for every user
-    pub paper_summaries: sled::Tree,
+    pub paper_summaries: T,
     /// schema 1: user id ++ a paper's first dedup key → sent-at (s); emptied by the migration
     /// to schema 2
-    pub sent_papers_v1: sled::Tree,
+    pub sent_papers_v1: T,
     /// user id → `Ledger`: what the weekly and free-plan rules know of the user's digests
-    pub digest_ledgers: sled::Tree,
+    pub digest_ledgers: T,
     /// user id ++ ledger version (big-endian) → fingerprints (u64 little-endian) of the papers
     /// that commit sent
-    pub sent_paper_sets: sled::Tree,
+    pub sent_paper_sets: T,
     /// content key (16 bytes of the SHA-256) → a digest's text (AI summary, "searched as")
-    pub digest_texts: sled::Tree,
+    pub digest_texts: T,
     /// unsubscribe token hash → user id
-    pub unsubscribe_tokens: sled::Tree,
+    pub unsubscribe_tokens: T,
     /// user id ++ notice name → sent-at (s): one-time notices
-    pub notices: sled::Tree,
+    pub notices: T,
     /// Stripe subscription id → `SubscriptionTracking`
-    pub subscription_tracking: sled::Tree,
+    pub subscription_tracking: T,
     /// Stripe event id → applied-at (s): webhook events already applied
-    pub stripe_events: sled::Tree,
+    pub stripe_events: T,
     /// Stripe customer id → user id
-    pub stripe_customers: sled::Tree,
+    pub stripe_customers: T,
     /// paper index id (u64 big-endian) → the paper's embedding vector, its model and text hash
-    pub paper_vectors: sled::Tree,
+    pub paper_vectors: T,
     /// user id ++ term id ++ a paper's first dedup key → `Rating`
-    pub ratings: sled::Tree,
+    pub ratings: T,
     /// user id ++ changed-at (µs, big-endian) → `PlanRecord`: each change of the user's plan
-    pub plan_history: sled::Tree,
+    pub plan_history: T,
     /// user id → `Deletion`: an account deletion begun and not finished yet (see
     /// [`crate::rights`])
-    pub account_deletions: sled::Tree,
+    pub account_deletions: T,
     /// user id ++ term id → `LabChannel`: the term's lab channel
-    pub channels: sled::Tree,
+    pub channels: T,
     /// user id ++ digest id → `ChannelPost`: a digest waiting to be posted to its channel
-    pub channel_posts: sled::Tree,
+    pub channel_posts: T,
 }
 
-impl Trees {
+impl TreeSet<sled::Tree> {
     /// Opens every tree of `db`.
-    pub fn open(db: sled::Db) -> Result<Trees> {
-        Ok(Trees {
+    fn open(db: &sled::Db) -> Result<TreeSet<sled::Tree>> {
+        Ok(TreeSet {
             meta: db.open_tree("meta")?,
             users: db.open_tree("users")?,
             users_by_email: db.open_tree("users_by_email")?,
@@ -156,8 +156,165 @@ impl Trees {
             account_deletions: db.open_tree("account_deletions")?,
             channels: db.open_tree("lab_channels")?,
             channel_posts: db.open_tree("channel_posts")?,
-            db,
         })
+    }
+}
+
+impl<T> TreeSet<T> {
+    fn map<U>(&self, to: impl Fn(&T) -> U) -> TreeSet<U> {
+        TreeSet {
+            meta: to(&self.meta),
+            users: to(&self.users),
+            users_by_email: to(&self.users_by_email),
+            preferences: to(&self.preferences),
+            sessions: to(&self.sessions),
+            sessions_by_user: to(&self.sessions_by_user),
+            tokens: to(&self.tokens),
+            mail_queue: to(&self.mail_queue),
+            mail_dead: to(&self.mail_dead),
+            harvest: to(&self.harvest),
+            search_terms: to(&self.search_terms),
+            search_terms_by_user: to(&self.search_terms_by_user),
+            digests: to(&self.digests),
+            digest_entries: to(&self.digest_entries),
+            paper_summaries: to(&self.paper_summaries),
+            sent_papers_v1: to(&self.sent_papers_v1),
+            digest_ledgers: to(&self.digest_ledgers),
+            sent_paper_sets: to(&self.sent_paper_sets),
+            digest_texts: to(&self.digest_texts),
+            unsubscribe_tokens: to(&self.unsubscribe_tokens),
+            notices: to(&self.notices),
+            subscription_tracking: to(&self.subscription_tracking),
+            stripe_events: to(&self.stripe_events),
+            stripe_customers: to(&self.stripe_customers),
+            paper_vectors: to(&self.paper_vectors),
+            ratings: to(&self.ratings),
+            plan_history: to(&self.plan_history),
+            account_deletions: to(&self.account_deletions),
+            channels: to(&self.channels),
+            channel_posts: to(&self.channel_posts),
+        }
+    }
+}
+
+/// The open database and its trees. Reading needs nothing (`store.trees().users.get(..)`: the
+/// trees read-only); writing needs a [`Writer`], which only [`Store::writing`] hands out, holding
+/// the backup's write gate (see [`crate::backup`]) — so no write can forget the gate.
+pub(crate) struct Trees {
+    db: sled::Db,
+    writable: TreeSet<sled::Tree>,
+    readable: TreeSet<ReadTree>,
+}
+
+impl Trees {
+    /// Opens every tree of `db`.
+    pub fn open(db: sled::Db) -> Result<Trees> {
+        let writable = TreeSet::open(&db)?;
+        let readable = writable.map(|tree| ReadTree(tree.clone()));
+        Ok(Trees { db, writable, readable })
+    }
+
+    /// Writes everything to disk; returns once it is durable.
+    pub fn flush(&self) -> Result<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// The names of every tree the database holds, its own default tree included.
+    pub fn tree_names(&self) -> Vec<sled::IVec> {
+        self.db.tree_names()
+    }
+
+    /// The tree named `name`, read-only (made, empty, when there is none).
+    pub fn open_tree(&self, name: impl AsRef<[u8]>) -> Result<ReadTree> {
+        Ok(ReadTree(self.db.open_tree(name)?))
+    }
+
+    /// A fresh id, never answered before (sled's monotonic counter).
+    pub fn generate_id(&self) -> Result<u64> {
+        Ok(self.db.generate_id()?)
+    }
+
+    /// Approximate bytes on disk.
+    pub fn size_on_disk(&self) -> Result<u64> {
+        Ok(self.db.size_on_disk()?)
+    }
+}
+
+impl std::ops::Deref for Trees {
+    type Target = TreeSet<ReadTree>;
+
+    fn deref(&self) -> &TreeSet<ReadTree> {
+        &self.readable
+    }
+}
+
+/// A tree that can only be read: what [`Store::trees`] hands out.
+#[derive(Clone)]
+pub(crate) struct ReadTree(sled::Tree);
+
+impl ReadTree {
+    pub fn get(&self, key: impl AsRef<[u8]>) -> sled::Result<Option<sled::IVec>> {
+        self.0.get(key)
+    }
+
+    pub fn contains_key(&self, key: impl AsRef<[u8]>) -> sled::Result<bool> {
+        self.0.contains_key(key)
+    }
+
+    pub fn iter(&self) -> sled::Iter {
+        self.0.iter()
+    }
+
+    pub fn scan_prefix(&self, prefix: impl AsRef<[u8]>) -> sled::Iter {
+        self.0.scan_prefix(prefix)
+    }
+
+    pub fn range<K: AsRef<[u8]>, R: std::ops::RangeBounds<K>>(&self, range: R) -> sled::Iter {
+        self.0.range(range)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn watch_prefix(&self, prefix: impl AsRef<[u8]>) -> sled::Subscriber {
+        self.0.watch_prefix(prefix)
+    }
+}
+
+/// The trees, writable, for as long as the write gate is held (see [`Store::writing`]).
+pub(crate) struct Writer<'a> {
+    _hold: crate::backup::Writing<'a>,
+    trees: arc_swap::Guard<std::sync::Arc<Trees>>,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(hold: crate::backup::Writing<'a>, trees: arc_swap::Guard<std::sync::Arc<Trees>>) -> Writer<'a> {
+        Writer { _hold: hold, trees }
+    }
+
+    /// The database itself, writable: for tests' writes to trees of their own.
+    #[cfg(test)]
+    pub fn db(&self) -> &sled::Db {
+        &self.trees.db
+    }
+
+    /// The same trees, read-only.
+    pub fn read(&self) -> &Trees {
+        &self.trees
+    }
+}
+
+impl std::ops::Deref for Writer<'_> {
+    type Target = TreeSet<sled::Tree>;
+
+    fn deref(&self) -> &TreeSet<sled::Tree> {
+        &self.trees.writable
     }
 }
 
@@ -247,13 +404,13 @@ impl Store {
         // aside, never sent again.
         if !replay.is_empty() {
             for id in &replay.sent {
-                store.trees().mail_queue.remove(id.to_be_bytes())?;
+                store.writing()?.mail_queue.remove(id.to_be_bytes())?;
             }
             for id in &replay.interrupted {
                 store.move_mail_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
                 tracing::warn!(mail_id = id, "{MSG_HAND_OVER_INTERRUPTED}");
             }
-            store.trees().db.flush()?;
+            store.trees().flush()?;
             journal.empty_if_unchanged(journal.appended()).map_err(journal_error)?;
             tracing::info!(
                 sent = replay.sent.len(),
@@ -313,13 +470,13 @@ impl Store {
         if let Some(key) = self.trees().meta.get(name)? {
             return Ok(key.to_vec());
         }
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut fresh = [0u8; 32];
         rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut fresh);
         // Two first uses at once keep whichever key was stored first.
-        let _ = self.trees().meta.compare_and_swap(name, None as Option<&[u8]>, Some(fresh.as_slice()))?;
-        self.trees().meta.flush()?;
-        Ok(self.trees().meta.get(name)?.map(|key| key.to_vec()).unwrap_or_else(|| fresh.to_vec()))
+        let _ = writer.meta.compare_and_swap(name, None as Option<&[u8]>, Some(fresh.as_slice()))?;
+        writer.meta.flush()?;
+        Ok(writer.meta.get(name)?.map(|key| key.to_vec()).unwrap_or_else(|| fresh.to_vec()))
     }
 
     /// The schema version recorded in the database.
@@ -329,7 +486,7 @@ impl Store {
     }
 
     pub(crate) fn set_schema_version(&self, version: u32) -> Result<()> {
-        self.trees().meta.insert(SCHEMA_VERSION_KEY, &version.to_be_bytes())?;
+        self.writing()?.meta.insert(SCHEMA_VERSION_KEY, &version.to_be_bytes())?;
         Ok(())
     }
 
@@ -339,7 +496,7 @@ impl Store {
         let is_new = self.trees().users.is_empty() && self.trees().meta.get(SCHEMA_VERSION_KEY)?.is_none();
         if is_new {
             self.set_schema_version(target)?;
-            self.trees().db.flush()?;
+            self.trees().flush()?;
             return Ok(());
         }
         let mut version = self.schema_version()?;
@@ -353,7 +510,7 @@ impl Store {
             }
             version += 1;
             self.set_schema_version(version)?;
-            self.trees().db.flush()?;
+            self.trees().flush()?;
         }
         Ok(())
     }
@@ -362,11 +519,11 @@ impl Store {
     /// refused request changed nothing compare before and after.
     #[cfg(any(test, feature = "testsuite"))]
     pub fn raw_entries(&self) -> Result<Vec<RawEntry>> {
-        let mut names = self.trees().db.tree_names();
+        let mut names = self.trees().tree_names();
         names.sort();
         let mut entries = Vec::new();
         for name in names {
-            let tree = self.trees().db.open_tree(&name)?;
+            let tree = self.trees().open_tree(&name)?;
             let tree_name = String::from_utf8_lossy(&name).into_owned();
             for entry in tree.iter() {
                 let (key, value) = entry?;
@@ -379,7 +536,7 @@ impl Store {
     /// Writes everything to disk; returns once it is durable.
     pub fn flush(&self) -> Result<()> {
         let journalled = self.journalled_entries();
-        self.trees().db.flush()?;
+        self.trees().flush()?;
         self.empty_sent_journal(journalled);
         Ok(())
     }
@@ -416,7 +573,7 @@ impl Store {
 
     /// Approximate bytes on disk, for `/metrics`.
     pub fn size_on_disk_bytes(&self) -> Result<u64> {
-        Ok(self.trees().db.size_on_disk()?)
+        self.trees().size_on_disk()
     }
 }
 
@@ -425,7 +582,7 @@ mod tests {
     use super::*;
 
     fn add_marker(store: &Store) -> Result<()> {
-        store.trees().meta.insert(b"migrated_from_1", b"yes")?;
+        store.writing()?.meta.insert(b"migrated_from_1", b"yes")?;
         Ok(())
     }
 
@@ -433,8 +590,8 @@ mod tests {
     fn raw_entries_list_every_tree_s_entries_in_name_order() -> Result<()> {
         let store = Store::temporary()?;
         let empty = store.raw_entries()?;
-        store.trees().users.insert(b"k", b"v")?;
-        store.trees().preferences.insert(b"k", b"w")?;
+        store.writing()?.users.insert(b"k", b"v")?;
+        store.writing()?.preferences.insert(b"k", b"w")?;
         let written: Vec<RawEntry> = store.raw_entries()?.into_iter().filter(|entry| !empty.contains(entry)).collect();
         let expected = |tree: &str, value: &[u8]| (tree.to_owned(), b"k".to_vec(), value.to_vec());
         assert_eq!(written, vec![expected("user_preferences", b"w"), expected("users", b"v")]);
@@ -444,12 +601,12 @@ mod tests {
     #[test]
     fn a_database_made_before_accounts_were_counted_counts_them_once() -> Result<()> {
         let store = Store::temporary()?;
-        store.trees().users.insert(b"a", b"1")?;
-        store.trees().users.insert(b"b", b"2")?;
-        store.trees().meta.remove(b"user_count")?;
+        store.writing()?.users.insert(b"a", b"1")?;
+        store.writing()?.users.insert(b"b", b"2")?;
+        store.writing()?.meta.remove(b"user_count")?;
         store.count_users_once()?;
         assert_eq!(store.user_count(), 2);
-        store.trees().users.insert(b"c", b"3")?;
+        store.writing()?.users.insert(b"c", b"3")?;
         store.count_users_once()?;
         assert_eq!(store.user_count(), 2, "counted once, then kept by each signup");
         Ok(())
@@ -469,7 +626,7 @@ mod tests {
         store.migrate(SCHEMA_VERSION + 1, &migrations)?;
         assert_eq!(store.schema_version()?, SCHEMA_VERSION + 1);
         assert!(store.trees().meta.get(b"migrated_from_1")?.is_some());
-        store.trees().meta.remove(b"migrated_from_1")?;
+        store.writing()?.meta.remove(b"migrated_from_1")?;
         store.migrate(SCHEMA_VERSION + 1, &migrations)?;
         assert!(store.trees().meta.get(b"migrated_from_1")?.is_none(), "migration ran twice");
         Ok(())

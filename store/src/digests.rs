@@ -13,8 +13,8 @@ use chrono::{DateTime, Utc};
 use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::mail::RenderedMail;
 use engine::search_term::TermId;
+use engine::signed::UnsubscribeClaim;
 use engine::UserId;
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 use uuid::Uuid;
@@ -166,10 +166,10 @@ impl Store {
     /// Stores a digest's text (its AI summary, its "searched as" line) once under the hash of
     /// its content; returns its key.
     pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = content_key(text.as_bytes());
-        if !self.trees().digest_texts.contains_key(key)? {
-            self.trees().digest_texts.insert(key, text.as_bytes())?;
+        if !writer.digest_texts.contains_key(key)? {
+            writer.digest_texts.insert(key, text.as_bytes())?;
         }
         Ok(key)
     }
@@ -183,18 +183,19 @@ impl Store {
     /// many digests share are put once and their keys reused, instead of encoding and hashing
     /// them again for every digest.
     pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
-        let _writing = self.writing()?;
+        // One hold for every entry: a backup waits for all of them or none.
+        let _writer = self.writing()?;
         entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// Stores a paper entry once under the hash of its content; returns its key.
     pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let bytes = encode("digest entry", entry)?;
         let key = content_key(&bytes);
         // Content-addressed, so an entry that is there is this entry: no need to write it again.
-        if !self.trees().digest_entries.contains_key(key)? {
-            self.trees().digest_entries.insert(key, bytes)?;
+        if !writer.digest_entries.contains_key(key)? {
+            writer.digest_entries.insert(key, bytes)?;
         }
         Ok(key)
     }
@@ -263,7 +264,7 @@ impl Store {
                     terms.iter().find(|term| engine::search_term::is_same_term(&term.term, &stored.search_term) && term.created_at <= stored.sent_at);
                 if let Some(term) = made_for {
                     stored.term_id = Some(term.id);
-                    self.trees().digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
+                    self.writing()?.digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
                 }
             }
         }
@@ -358,8 +359,8 @@ impl Store {
     /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
     /// flushing: for a caller that writes more and flushes once.
     pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
+        let writer = self.writing()?;
+        writer.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
 
@@ -376,49 +377,26 @@ impl Store {
 
     /// Keeps the summary `model` wrote of a paper, for every user and every later week.
     pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
+        let writer = self.writing()?;
+        writer.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
         Ok(())
     }
 
-    /// The user's unsubscribe token: their id and a keyed hash (HMAC-SHA-256) of it under this
-    /// database's own secret key. It is the same in every mail, so sending one writes nothing,
-    /// and only this database can make or check one.
+    /// The user's unsubscribe token (`engine::signed::UnsubscribeClaim`) under this database's
+    /// own unsubscribe key: the same in every mail, so sending one writes nothing, and only this
+    /// database can make or check one.
     pub fn unsubscribe_token(&self, user_id: UserId) -> Result<String> {
-        let mac = self.unsubscribe_mac(user_id)?;
-        Ok(format!("{}{}", user_id.0.simple(), hex(&mac[..UNSUBSCRIBE_MAC_BYTES])))
+        Ok(UnsubscribeClaim { user_id }.sign(self.unsubscribe_key()?))
     }
 
     /// The user an unsubscribe token stands for: a token of [`Store::unsubscribe_token`], or a
     /// stored one (hashed) from mails sent before those existed. Tokens do not expire.
     pub fn unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
-        if let Some(user_id) = self.signed_unsubscribe_user(token)? {
-            return Ok(Some(user_id));
+        if let Some(claim) = UnsubscribeClaim::verify(self.unsubscribe_key()?, token) {
+            return Ok(Some(claim.user_id));
         }
         let hash = TokenHash::of(token);
         Ok(self.trees().unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
-    }
-
-    fn signed_unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
-        if token.len() != 32 + 2 * UNSUBSCRIBE_MAC_BYTES || !token.is_ascii() {
-            return Ok(None);
-        }
-        let (id, mac) = token.split_at(32);
-        let Ok(id) = Uuid::try_parse(id) else { return Ok(None) };
-        let user_id = UserId(id);
-        let expected = self.unsubscribe_mac(user_id)?;
-        let expected = hex(&expected[..UNSUBSCRIBE_MAC_BYTES]);
-        // Compared without an early exit, so timing tells nothing about a guess.
-        let same = expected.bytes().zip(mac.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
-        Ok(same.then_some(user_id))
-    }
-
-    fn unsubscribe_mac(&self, user_id: UserId) -> Result<[u8; 32]> {
-        let key = self.unsubscribe_key()?;
-        let mut mac = Hmac::<Sha256>::new_from_slice(key).map_err(|_| StoreError::Corrupt("the unsubscribe key"))?;
-        mac.update(b"unsubscribe:");
-        mac.update(user_id.as_bytes());
-        Ok(mac.finalize().into_bytes().into())
     }
 
     /// The unsubscribe links' key: read (or made) once, then kept, since every digest needs it.
@@ -434,23 +412,17 @@ impl Store {
     /// [`Store::unsubscribe_token`].
     #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
+        let writer = self.writing()?;
+        writer.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }
 }
 
 /// The meta key of the unsubscribe links' secret.
 const UNSUBSCRIBE_KEY: &[u8] = b"unsubscribe_key";
-/// How much of the MAC a token carries: 128 bits.
-const UNSUBSCRIBE_MAC_BYTES: usize = 16;
 
 fn summary_key(model: &str, paper_key: &str) -> Vec<u8> {
     [model.as_bytes(), &[0], paper_key.as_bytes()].concat()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -608,7 +580,7 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let old = digest(ada, "legacy", &["pmid:9"], Utc::now());
         // The shape digests had before their papers were shared: the whole `Digest`.
-        store.trees().digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
+        store.writing()?.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
         let read = store.digests(ada)?;
         assert_eq!(read, vec![old]);
         Ok(())

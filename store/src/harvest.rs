@@ -16,9 +16,9 @@ impl Store {
 
     /// Stores a source's harvest state and flushes it: the cursor must survive a crash.
     pub fn put_harvest_state(&self, source: Source, state: &HarvestState) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().harvest.insert(source.as_str().as_bytes(), encode("harvest state", state)?)?;
-        self.trees().harvest.flush()?;
+        let writer = self.writing()?;
+        writer.harvest.insert(source.as_str().as_bytes(), encode("harvest state", state)?)?;
+        writer.harvest.flush()?;
         Ok(())
     }
 }

@@ -196,7 +196,7 @@ impl Store {
     /// answer (a crash before that loses a user's digests and their mails together, so a redo
     /// sends them once).
     pub fn commit_digests(&self, parts: &[UserDigests], now: DateTime<Utc>) -> Result<Vec<Commit>> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         // Everything that does not depend on what the transaction reads is encoded before it,
         // since the transaction holds every other writer off while it runs.
         let encoded: Vec<Vec<(Vec<u8>, Vec<u8>)>> = parts
@@ -210,9 +210,15 @@ impl Store {
                     .collect::<Result<_>>()
             })
             .collect::<Result<_>>()?;
-        let live = self.trees();
-        let trees =
-            (&live.digests, &live.sent_paper_sets, &live.mail_queue, &live.digest_ledgers, &live.search_terms, &live.channels, &live.channel_posts);
+        let trees = (
+            &writer.digests,
+            &writer.sent_paper_sets,
+            &writer.mail_queue,
+            &writer.digest_ledgers,
+            &writer.search_terms,
+            &writer.channels,
+            &writer.channel_posts,
+        );
         let commits = trees
             .transaction(|(digests, sent_sets, queue, ledgers, terms, channels, posts)| {
                 let mut commits = Vec::with_capacity(parts.len());
@@ -265,14 +271,14 @@ impl Store {
             }
             if !fingerprints.is_empty() {
                 fingerprints.sort_unstable();
-                self.trees().sent_paper_sets.insert(sent_set_key(user.id, 0), fingerprints_bytes(&fingerprints))?;
+                self.writing()?.sent_paper_sets.insert(sent_set_key(user.id, 0), fingerprints_bytes(&fingerprints))?;
                 ledger.version = 1;
             }
             if ledger != Ledger::default() {
-                self.trees().digest_ledgers.insert(user.id.as_bytes(), encode_packed("digest ledger", &ledger)?)?;
+                self.writing()?.digest_ledgers.insert(user.id.as_bytes(), encode_packed("digest ledger", &ledger)?)?;
             }
         }
-        self.trees().sent_papers_v1.clear()?;
+        self.writing()?.sent_papers_v1.clear()?;
         Ok(())
     }
 }
@@ -535,8 +541,8 @@ mod tests {
             sent_before: 0,
             widened: None,
         };
-        store.trees().digests.insert(digest_key(user.id, old.sent_at, old.id), encode("digest", &old)?)?;
-        store.trees().sent_papers_v1.insert([user.id.as_bytes().as_slice(), b"pmid:1"].concat(), &0i64.to_be_bytes())?;
+        store.writing()?.digests.insert(digest_key(user.id, old.sent_at, old.id), encode("digest", &old)?)?;
+        store.writing()?.sent_papers_v1.insert([user.id.as_bytes().as_slice(), b"pmid:1"].concat(), &0i64.to_be_bytes())?;
         store.record_notice(user.id, crate::UPGRADE_INVITE, now)?;
         store.build_ledgers()?;
         let ledger = store.ledger(user.id)?;

@@ -60,23 +60,23 @@ pub(crate) fn tx_enqueue(
 impl Store {
     /// Queues a mail on its own; returns its id.
     pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
-        let _writing = self.writing()?;
-        let id = self.trees().db.generate_id()?;
+        let writer = self.writing()?;
+        let id = writer.read().generate_id()?;
         let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
-        self.trees().mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        writer.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
         Ok(id)
     }
 
     /// Makes every deferred mail due now; the mailer does this when it starts, since a restart
     /// often follows a repaired mail setup. Returns how many were deferred.
     pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut deferred = 0;
         for queued in self.queued_mail_iter() {
             let mut queued = queued?;
             if queued.next_attempt_at > now {
                 queued.next_attempt_at = now;
-                self.trees().mail_queue.insert(queued.id.to_be_bytes(), encode("queued mail", &queued)?)?;
+                writer.mail_queue.insert(queued.id.to_be_bytes(), encode("queued mail", &queued)?)?;
                 deferred += 1;
             }
         }
@@ -142,10 +142,9 @@ impl Store {
     /// attempts counted afresh and the same id (so the same Message-ID). Answers whether there was
     /// such a mail.
     pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = id.to_be_bytes();
-        let live = self.trees();
-        let moved = (&live.mail_dead, &live.mail_queue).transaction(|(dead, queue)| {
+        let moved = (&writer.mail_dead, &writer.mail_queue).transaction(|(dead, queue)| {
             let Some(bytes) = dead.get(key)? else {
                 return Ok(false);
             };
@@ -162,8 +161,8 @@ impl Store {
     /// Drops a mail that failed for good, for an operator who decided it need not go; answers
     /// whether there was such a mail.
     pub fn drop_dead_mail(&self, id: u64) -> Result<bool> {
-        let _writing = self.writing()?;
-        Ok(self.trees().mail_dead.remove(id.to_be_bytes())?.is_some())
+        let writer = self.writing()?;
+        Ok(writer.mail_dead.remove(id.to_be_bytes())?.is_some())
     }
 
     /// The mail was handed over: it leaves the queue. That goes first to the journal of
@@ -171,11 +170,11 @@ impl Store {
     /// flush does not send it again; a journal that cannot be written only leaves the window
     /// open until that flush.
     pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         // The entry and the removal under one hold of the journal, so that a flush counting the
         // entries covers the removal.
         let _held = self.journal(Entry::Sent(id));
-        self.trees().mail_queue.remove(id.to_be_bytes())?;
+        writer.mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }
 
@@ -211,29 +210,29 @@ impl Store {
 
     /// The mail could not be sent now: count the attempt and schedule the next one.
     pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
-        let _writing = self.writing()?;
-        let Some(bytes) = self.trees().mail_queue.get(id.to_be_bytes())? else {
+        let writer = self.writing()?;
+        let Some(bytes) = writer.mail_queue.get(id.to_be_bytes())? else {
             return Ok(None);
         };
         let mut queued: QueuedMail = decode("queued mail", &bytes)?;
         queued.attempts += 1;
         queued.last_error = Some(error.to_owned());
         queued.next_attempt_at = next_attempt_at;
-        self.trees().mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        writer.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
         Ok(Some(queued))
     }
 
     /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
     pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
-        let _writing = self.writing()?;
-        let Some(bytes) = self.trees().mail_queue.get(id.to_be_bytes())? else {
+        let writer = self.writing()?;
+        let Some(bytes) = writer.mail_queue.get(id.to_be_bytes())? else {
             return Ok(());
         };
         let mut queued: QueuedMail = decode("queued mail", &bytes)?;
         queued.attempts += 1;
         queued.last_error = Some(error.to_owned());
-        self.trees().mail_dead.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
-        self.trees().mail_queue.remove(id.to_be_bytes())?;
+        writer.mail_dead.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
+        writer.mail_queue.remove(id.to_be_bytes())?;
         Ok(())
     }
 }

@@ -58,11 +58,10 @@ impl Store {
     /// moves), and a new verification token is stored with its mail. A verified or deactivated
     /// account is left as it is.
     pub fn restart_pending_signup(&self, email: &str, signup: PendingSignup, now: DateTime<Utc>) -> Result<SignupRestart> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let email = normalize_email(email);
         let (token_hash, expires_at) = signup.verification;
-        let live = self.trees();
-        let trees = (&live.users, &live.users_by_email, &live.tokens, &live.mail_queue);
+        let trees = (&writer.users, &writer.users_by_email, &writer.tokens, &writer.mail_queue);
         let outcome = trees.transaction(|(users, emails, tokens, queue)| {
             let Some(id_bytes) = emails.get(email.as_bytes())? else {
                 return Ok(SignupRestart::Missing);
@@ -104,9 +103,9 @@ impl Store {
     /// Removes every account whose address was never verified and whose verification window
     /// closed before `now`, with everything it holds; returns how many.
     pub fn remove_expired_unverified(&self, now: DateTime<Utc>) -> Result<usize> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut expired = Vec::new();
-        for bytes in self.trees().users.iter().values() {
+        for bytes in writer.users.iter().values() {
             let user: User = decode("user", &bytes?)?;
             if !user.is_email_verified && user.verification_deadline() <= now {
                 expired.push(user.id);
@@ -128,7 +127,7 @@ impl Store {
     pub(crate) fn remove_account_if(&self, id: UserId, condition: impl Fn(&User) -> bool) -> Result<bool> {
         let removed = self.purge_account(id, condition, None)?;
         if removed.is_some() {
-            self.finish_account_deletions(|_| {})?;
+            self.close_account_deletion(id)?;
         }
         Ok(removed.is_some())
     }

@@ -13,8 +13,8 @@ impl Store {
     }
 
     pub fn put_preferences(&self, user_id: UserId, preferences: &Preferences) -> Result<()> {
-        let _writing = self.writing()?;
-        self.trees().preferences.insert(user_id.as_bytes(), encode("preferences", preferences)?)?;
+        let writer = self.writing()?;
+        writer.preferences.insert(user_id.as_bytes(), encode("preferences", preferences)?)?;
         Ok(())
     }
 }

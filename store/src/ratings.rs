@@ -33,11 +33,10 @@ impl Store {
     /// drops the term's oldest ratings past [`MAX_RATINGS_PER_TERM`]. A term that is not the
     /// user's (or no longer there) is [`StoreError::NotFound`], and nothing is written.
     pub fn rate(&self, user_id: UserId, rating: &Rating) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = rating_key(user_id, rating.term_id, &rating.paper_key);
         let term_index_key = term_prefix(user_id, rating.term_id);
-        let live = self.trees();
-        (&live.search_terms_by_user, &live.ratings)
+        (&writer.search_terms_by_user, &writer.ratings)
             .transaction(|(by_user, ratings)| {
                 if by_user.get(term_index_key.as_slice())?.is_none() {
                     return Err(crate::error::abort(StoreError::NotFound("search term")));
@@ -62,8 +61,8 @@ impl Store {
 
     /// Removes the user's rating of a paper for a term; whether there was one.
     pub fn remove_rating(&self, user_id: UserId, term_id: TermId, paper_key: &str) -> Result<bool> {
-        let _writing = self.writing()?;
-        Ok(self.trees().ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
+        let writer = self.writing()?;
+        Ok(writer.ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
     }
 
     /// The rating links' key (32 random bytes, made on first use and kept).
@@ -89,7 +88,7 @@ impl Store {
         }
         let ratings = self.ratings(user_id, term_id)?;
         for oldest in ratings.iter().skip(MAX_RATINGS_PER_TERM) {
-            self.trees().ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
+            self.writing()?.ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
         }
         Ok(())
     }

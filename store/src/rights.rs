@@ -6,10 +6,12 @@
 //! tokens, terms, digests, sent-paper sets, notices, ratings, plan history, subscription rows,
 //! Stripe customer, unsubscribe tokens, queued and dead mail to the address, and the digest texts
 //! no other digest uses) and leaves a mark, `account_deletions` (user id → address and the
-//! confirmation mail). Then whatever was written for the user meanwhile is swept, the caller's
-//! own records elsewhere (the outbox) go, and one last transaction removes the mark and queues
-//! the confirmation mail. A crash after the first transaction leaves the mark, and
-//! [`Store::finish_account_deletions`] (run at every start) completes the rest.
+//! confirmation mail). Then whatever was written for the user meanwhile is swept. The mark names
+//! the address ([`Store::account_deletions_to_close`]) until [`Store::close_account_deletion`]
+//! sweeps again and, in one last transaction, removes the mark and queues the confirmation mail;
+//! between the two the mailer removes its outbox files to the address
+//! (`actors::mailer::close_account_deletions`, also run at every start, so a crash after the
+//! first transaction is completed then).
 //!
 //! Paper entries (`digest_entries`) are content-addressed and shared between users: they hold a
 //! paper's public metadata and its summary, nothing of the user, and are kept.
@@ -28,6 +30,7 @@ use sled::{IVec, Transactional};
 
 use crate::codec::{decode, tx_decode, tx_encode};
 use crate::compaction::{Erasure, ERASURE_KEY};
+use crate::db::TreeSet;
 use crate::digests::StoredDigest;
 use crate::mail_queue::{tx_enqueue, QueuedMail};
 use crate::plan_history::PlanRecord;
@@ -114,8 +117,7 @@ impl Store {
         }))
     }
 
-    fn user_trees(&self) -> Vec<sled::Tree> {
-        let trees = self.trees();
+    fn user_trees(trees: &TreeSet<sled::Tree>) -> Vec<sled::Tree> {
         vec![
             trees.users.clone(),
             trees.users_by_email.clone(),
@@ -145,28 +147,30 @@ impl Store {
         ]
     }
 
-    /// Deletes the account `id` and everything kept of it (see the module docs), then queues
-    /// `confirmation` (rendered for the account) as the one mail left to its address. `elsewhere`
-    /// removes the caller's own records of the address (the outbox's files) before that mail is
-    /// queued. Answers the account as it was, or `None` when there was none.
-    pub fn delete_account(&self, id: UserId, confirmation: impl Fn(&User) -> RenderedMail, elsewhere: impl Fn(&str)) -> Result<Option<User>> {
+    /// Deletes the account `id` and everything kept of it (see the module docs), keeping
+    /// `confirmation` (rendered for the account) to queue as the one mail left to its address
+    /// when [`Store::close_account_deletion`] closes the deletion. Answers the account as it was,
+    /// or `None` when there was none.
+    pub fn delete_account(&self, id: UserId, confirmation: impl Fn(&User) -> RenderedMail) -> Result<Option<User>> {
         let removed = self.purge_account(id, |_| true, Some(&confirmation))?;
         if removed.is_some() {
-            self.finish_account_deletion(id, &elsewhere)?;
+            self.sweep_account_deletion(id)?;
         }
         Ok(removed)
     }
 
-    /// Completes every deletion a crash interrupted (see the module docs); answers how many.
-    pub fn finish_account_deletions(&self, elsewhere: impl Fn(&str)) -> Result<usize> {
-        let mut finished = 0;
-        for key in self.trees().account_deletions.iter().keys() {
-            if let Some(id) = UserId::from_slice(&key?) {
-                self.finish_account_deletion(id, &elsewhere)?;
-                finished += 1;
+    /// The deletions begun and not closed (the user and their address): every one just begun,
+    /// and any a crash interrupted.
+    pub fn account_deletions_to_close(&self) -> Result<Vec<(UserId, String)>> {
+        let mut begun = Vec::new();
+        for entry in self.trees().account_deletions.iter() {
+            let (key, bytes) = entry?;
+            let mark: Deletion = decode("account deletion", &bytes)?;
+            if let Some(id) = UserId::from_slice(&key) {
+                begun.push((id, mark.email));
             }
         }
-        Ok(finished)
+        Ok(begun)
     }
 
     /// The first transaction of a deletion: removes every record of the account when
@@ -177,7 +181,7 @@ impl Store {
         condition: impl Fn(&User) -> bool,
         confirmation: Option<&dyn Fn(&User) -> RenderedMail>,
     ) -> Result<Option<User>> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let Some(user) = self.user(id)? else {
             return Ok(None);
         };
@@ -185,7 +189,7 @@ impl Store {
         doomed.extend(self.unshared_digest_texts(id)?.into_iter().map(|key| (T::DigestTexts, IVec::from(&key[..]))));
         let key = *id.as_bytes();
         let now = Utc::now();
-        let trees = self.user_trees();
+        let trees = Store::user_trees(&writer);
         let removed = trees.as_slice().transaction(|views| {
             let view = |tree: T| &views[tree as usize];
             let Some(bytes) = view(T::Users).get(key)? else {
@@ -211,25 +215,17 @@ impl Store {
         Ok(removed)
     }
 
-    /// The rest of a deletion begun: sweeps what was written for the user since, runs
-    /// `elsewhere`, then removes the mark and queues the confirmation in one transaction.
-    fn finish_account_deletion(&self, id: UserId, elsewhere: &dyn Fn(&str)) -> Result<()> {
-        let _writing = self.writing()?;
-        let Some(bytes) = self.trees().account_deletions.get(id.as_bytes())? else {
+    /// The rest of a deletion begun: sweeps what was written for the user since, then removes
+    /// the mark and queues the confirmation in one transaction. Nothing when none was begun.
+    pub fn close_account_deletion(&self, id: UserId) -> Result<()> {
+        if !self.sweep_account_deletion(id)? {
+            return Ok(());
+        }
+        let trees = self.writing()?;
+        let Some(bytes) = trees.account_deletions.get(id.as_bytes())? else {
             return Ok(());
         };
         let mark: Deletion = decode("account deletion", &bytes)?;
-        let leftovers = self.records_of(id, &mark.email)?;
-        let trees = self.user_trees();
-        for (tree, record) in &leftovers {
-            // Mail queued to the address after the deletion began goes too; the mark stays.
-            if !matches!(tree, T::Deletions | T::Meta) {
-                trees[*tree as usize].remove(record)?;
-            }
-        }
-        self.forget_decoded(id, &leftovers);
-        elsewhere(&mark.email);
-        let trees = self.trees();
         (&trees.account_deletions, &trees.mail_queue, &trees.meta).transaction(|(deletions, queue, meta)| {
             if deletions.remove(id.as_bytes().as_slice())?.is_some() {
                 let now = Utc::now();
@@ -247,6 +243,26 @@ impl Store {
         self.flush()?;
         tracing::info!(user_id = %id, "account deleted");
         Ok(())
+    }
+
+    /// Removes what was written for a user whose deletion was begun, since it began; the mark
+    /// stays. Answers whether a deletion of `id` was begun.
+    fn sweep_account_deletion(&self, id: UserId) -> Result<bool> {
+        let writer = self.writing()?;
+        let Some(bytes) = writer.account_deletions.get(id.as_bytes())? else {
+            return Ok(false);
+        };
+        let mark: Deletion = decode("account deletion", &bytes)?;
+        let leftovers = self.records_of(id, &mark.email)?;
+        let trees = Store::user_trees(&writer);
+        for (tree, record) in &leftovers {
+            // Mail queued to the address after the deletion began goes too; the mark stays.
+            if !matches!(tree, T::Deletions | T::Meta) {
+                trees[*tree as usize].remove(record)?;
+            }
+        }
+        self.forget_decoded(id, &leftovers);
+        Ok(true)
     }
 
     fn forget_decoded(&self, id: UserId, records: &[(T, IVec)]) {
@@ -492,12 +508,15 @@ mod tests {
         let (bob, _) = busy_account(&store, "bob@example.org", "Bob's summary")?;
         let bob_before = store.user_data(bob.id)?;
         let users_before = store.user_count();
-        let swept = std::cell::RefCell::new(Vec::new());
         let confirmation = |user: &User| mail_to(&user.email, "Your Papertide account has been deleted");
-        let deleted = store.delete_account(ada.id, confirmation, |email| swept.borrow_mut().push(email.to_owned()))?;
+        let deleted = store.delete_account(ada.id, confirmation)?;
         assert_eq!(deleted.map(|user| user.id), Some(ada.id));
-        assert_eq!(swept.into_inner(), vec!["ada@example.org".to_owned()]);
         assert_eq!(store.user_count(), users_before - 1);
+        assert_eq!(store.account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())], "the address, for the outbox");
+        let queued_to_ada = store.queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").count();
+        assert_eq!(queued_to_ada, 0, "the confirmation waits for the deletion's close");
+        store.close_account_deletion(ada.id)?;
+        assert_eq!(store.account_deletions_to_close()?, Vec::new());
 
         let needles = vec![
             ada.id.as_bytes().to_vec(),
@@ -523,7 +542,7 @@ mod tests {
         assert_eq!(store.user_data(bob.id)?, bob_before, "bob's records are untouched");
         assert_eq!(store.digests(bob.id)?[0].papers_data[0].title, "A shared paper", "the shared paper entry stays");
         assert!(store.user_by_email("ada@example.org")?.is_none());
-        assert_eq!(store.delete_account(ada.id, confirmation, |_| {})?, None, "a second deletion finds nothing");
+        assert_eq!(store.delete_account(ada.id, confirmation)?, None, "a second deletion finds nothing");
 
         let again = User::new(UserId(Uuid::new_v4()), "ada@example.org", "hash".into(), Utc::now());
         store.create_account(NewAccount { user: again, preferences: Default::default(), verification: None, mail: None }, Utc::now())?;
@@ -541,7 +560,8 @@ mod tests {
         store.enqueue_mail(&mail_to("ada@example.org", "Late"), Utc::now())?;
         store.mark_notice(ada.id, "late-notice", Utc::now())?;
         assert_eq!(store.trees().account_deletions.len(), 1, "the deletion is marked begun");
-        assert_eq!(store.finish_account_deletions(|_| {})?, 1);
+        assert_eq!(store.account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())]);
+        store.close_account_deletion(ada.id)?;
         assert!(store.trees().account_deletions.is_empty());
         let subjects: Vec<String> =
             store.queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").map(|queued| queued.mail.subject).collect();

@@ -58,7 +58,7 @@ impl Store {
     /// Adds `term` if the user does not have it already and the plan allows one more active
     /// term (see `engine::search_term`).
     pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let _adding = engine::sync::lock(&self.adding_terms);
         let existing = self.search_terms(term.user_id)?;
         if let Some(same) = existing.iter().find(|existing| is_same_term(&existing.term, &term.term)) {
@@ -69,8 +69,7 @@ impl Store {
             return Ok(Added::OverLimit(limit));
         }
         let key = by_user_key(term.user_id, term.id);
-        let live = self.trees();
-        (&live.search_terms, &live.search_terms_by_user)
+        (&writer.search_terms, &writer.search_terms_by_user)
             .transaction(|(terms, by_user)| {
                 terms.insert(term.id.0.as_bytes().as_slice(), tx_encode("search term", term)?)?;
                 by_user.insert(key.as_slice(), &[])?;
@@ -82,9 +81,9 @@ impl Store {
 
     /// Changes a term in place; `None` when there is no such term.
     pub fn update_search_term(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut updated = None;
-        self.trees().search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
+        writer.search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
             let mut term: SearchTerm = decode("search term", bytes?).ok()?;
             change(&mut term);
             let encoded = encode("search term", &term).ok()?;
@@ -96,14 +95,13 @@ impl Store {
 
     /// Removes a term and its ratings (in one transaction); whether it was there.
     pub fn delete_search_term(&self, id: TermId) -> Result<bool> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let Some(term) = self.search_term(id)? else {
             return Ok(false);
         };
         let key = by_user_key(term.user_id, id);
         let rating_keys = self.rating_keys(term.user_id, id)?;
-        let live = self.trees();
-        (&live.search_terms, &live.search_terms_by_user, &live.ratings, &live.channels)
+        (&writer.search_terms, &writer.search_terms_by_user, &writer.ratings, &writer.channels)
             .transaction(|(terms, by_user, ratings, channels)| {
                 terms.remove(id.0.as_bytes().as_slice())?;
                 by_user.remove(key.as_slice())?;
@@ -117,7 +115,7 @@ impl Store {
         // A rating written between the listing and the transaction: none can follow it, since
         // a rating is written only while its term is there.
         for late in self.rating_keys(term.user_id, id)? {
-            self.trees().ratings.remove(late)?;
+            writer.ratings.remove(late)?;
         }
         Ok(true)
     }
@@ -191,8 +189,8 @@ mod tests {
             next_scheduled_run: None,
             created_at: Utc::now(),
         };
-        store.trees().search_terms.insert(older.id.0.as_bytes(), encode("search term", &older)?)?;
-        store.trees().search_terms_by_user.insert(by_user_key(ada, older.id), &[])?;
+        store.writing()?.search_terms.insert(older.id.0.as_bytes(), encode("search term", &older)?)?;
+        store.writing()?.search_terms_by_user.insert(by_user_key(ada, older.id), &[])?;
         let read = store.search_term(older.id)?.expect("there");
         assert_eq!((read.term.as_str(), read.status, read.exclude.len()), ("CRISPR", TermStatus::Completed, 0));
         let changed = store.update_search_term(older.id, |term| term.exclude = vec!["mouse".into()])?.expect("there");

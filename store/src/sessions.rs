@@ -34,10 +34,9 @@ fn user_session_key(user_id: UserId, hash: &TokenHash) -> Vec<u8> {
 
 impl Store {
     pub fn create_session(&self, hash: TokenHash, session: &Session) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let by_user_key = user_session_key(session.user_id, &hash);
-        let live = self.trees();
-        (&live.sessions, &live.sessions_by_user).transaction(|(sessions, by_user)| {
+        (&writer.sessions, &writer.sessions_by_user).transaction(|(sessions, by_user)| {
             sessions.insert(hash.as_bytes().as_slice(), tx_encode("session", session)?)?;
             by_user.insert(by_user_key.as_slice(), &[])?;
             Ok(())
@@ -79,13 +78,13 @@ impl Store {
     }
 
     pub fn delete_session(&self, hash: TokenHash) -> Result<()> {
-        let _writing = self.writing()?;
-        let Some(bytes) = self.trees().sessions.remove(hash.as_bytes())? else {
+        let writer = self.writing()?;
+        let Some(bytes) = writer.sessions.remove(hash.as_bytes())? else {
             return Ok(());
         };
         self.signed_in.sessions.forget(hash.as_bytes());
         let session: Session = decode("session", &bytes)?;
-        self.trees().sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
+        writer.sessions_by_user.remove(user_session_key(session.user_id, &hash))?;
         Ok(())
     }
 
@@ -119,9 +118,9 @@ impl Store {
 
     /// Deletes the stored sessions of a user (sign out everywhere).
     pub fn delete_sessions_of(&self, user_id: UserId) -> Result<usize> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut deleted = 0;
-        for entry in self.trees().sessions_by_user.scan_prefix(user_id.as_bytes()) {
+        for entry in writer.sessions_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
             if let Some(hash) = key.get(16..).and_then(TokenHash::from_slice) {
                 self.delete_session(hash)?;
@@ -133,9 +132,9 @@ impl Store {
 
     /// Deletes expired sessions and sessions voided by a newer epoch; returns how many.
     pub fn purge_expired_sessions(&self, now: DateTime<Utc>) -> Result<usize> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut purged = 0;
-        for entry in self.trees().sessions.iter() {
+        for entry in writer.sessions.iter() {
             let (key, bytes) = entry?;
             let session: Session = decode("session", &bytes)?;
             let current_epoch = self.user(session.user_id)?.map(|user| user.session_epoch);

@@ -67,7 +67,7 @@ impl Store {
     /// for tests that check an older binary refuses it.
     pub fn stamp_schema_version(&self, version: u32) -> Result<()> {
         self.set_schema_version(version)?;
-        self.trees().db.flush()?;
+        self.trees().flush()?;
         Ok(())
     }
 }

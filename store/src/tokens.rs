@@ -69,10 +69,9 @@ impl Store {
         mail: &RenderedMail,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let user_key = *user_id.as_bytes();
-        let live = self.trees();
-        (&live.users, &live.tokens, &live.mail_queue).transaction(|(users, tokens, queue)| {
+        (&writer.users, &writer.tokens, &writer.mail_queue).transaction(|(users, tokens, queue)| {
             let bytes = users.get(user_key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
             if let Some(previous) = previous_token_hash(&user, purpose) {
@@ -120,7 +119,6 @@ impl Store {
     /// Uses a verification token: marks the email verified and queues the mail `welcome` makes.
     /// `None` when the token is unknown, used, superseded or expired.
     pub fn verify_email(&self, hash: TokenHash, now: DateTime<Utc>, welcome: impl Fn(&User) -> RenderedMail) -> Result<Option<User>> {
-        let _writing = self.writing()?;
         self.consume_token(hash, TokenPurpose::EmailVerification, now, |user| {
             user.is_email_verified = true;
             Some(welcome(user))
@@ -130,7 +128,6 @@ impl Store {
     /// Uses a reset token: sets the new password hash, voids every session of the user, and
     /// (since the mail reached them) marks the email verified. `None` when the token is invalid.
     pub fn reset_password(&self, hash: TokenHash, new_password_hash: &str, now: DateTime<Utc>) -> Result<Option<User>> {
-        let _writing = self.writing()?;
         self.consume_token(hash, TokenPurpose::PasswordReset, now, |user| {
             user.password_hash = new_password_hash.to_owned();
             user.password_reset_token_expiry = None;
@@ -150,8 +147,8 @@ impl Store {
         effect: impl Fn(&mut User) -> Option<RenderedMail>,
     ) -> Result<Option<User>> {
         let token_key = *hash.as_bytes();
-        let live = self.trees();
-        let outcome = (&live.users, &live.tokens, &live.mail_queue).transaction(|(users, tokens, queue)| {
+        let writer = self.writing()?;
+        let outcome = (&writer.users, &writer.tokens, &writer.mail_queue).transaction(|(users, tokens, queue)| {
             let Some(bytes) = tokens.get(token_key)? else {
                 return Ok(None);
             };
@@ -186,13 +183,13 @@ impl Store {
 
     /// Deletes tokens past their expiry; returns how many.
     pub fn purge_expired_tokens(&self, now: DateTime<Utc>) -> Result<usize> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut purged = 0;
-        for entry in self.trees().tokens.iter() {
+        for entry in writer.tokens.iter() {
             let (key, bytes) = entry?;
             let record: TokenRecord = decode("token", &bytes)?;
             if record.expires_at <= now {
-                self.trees().tokens.remove(key)?;
+                writer.tokens.remove(key)?;
                 purged += 1;
             }
         }

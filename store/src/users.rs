@@ -142,7 +142,7 @@ impl Store {
     /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
     /// two signups race.
     pub fn create_account(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut user = account.user;
         user.email = normalize_email(&user.email);
         if let Some((hash, expires_at)) = &account.verification {
@@ -150,8 +150,7 @@ impl Store {
             user.verification_expires_at = Some(*expires_at);
         }
         let user_key = *user.id.as_bytes();
-        let live = self.trees();
-        let trees = (&live.users, &live.users_by_email, &live.preferences, &live.tokens, &live.mail_queue, &live.meta);
+        let trees = (&writer.users, &writer.users_by_email, &writer.preferences, &writer.tokens, &writer.mail_queue, &writer.meta);
         trees.transaction(|(users, emails, preferences, tokens, queue, meta)| {
             if emails.get(user.email.as_bytes())?.is_some() {
                 return Err(abort(StoreError::DuplicateEmail));
@@ -210,7 +209,7 @@ impl Store {
         if self.trees().meta.get(USER_COUNT_KEY)?.is_none() {
             let count = self.trees().users.len() as u64;
             // Two opens at once store the same count; an account made meanwhile waits for it.
-            let _ = self.trees().meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
+            let _ = self.writing()?.meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
         }
         Ok(())
     }
@@ -219,11 +218,10 @@ impl Store {
     /// creation time cannot be changed this way; a plan changed this way is recorded in the plan
     /// history (reason `other`).
     pub fn update_user(&self, id: UserId, change: impl Fn(&mut User)) -> Result<User> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let key = *id.as_bytes();
         let now = Utc::now();
-        let live = self.trees();
-        let updated = (&live.users, &live.plan_history).transaction(|(users, history)| {
+        let updated = (&writer.users, &writer.plan_history).transaction(|(users, history)| {
             let bytes = users.get(key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
             let mut user: User = tx_decode("user", &bytes)?;
             let (email, created_at, tier) = (user.email.clone(), user.created_at, user.subscription_tier);

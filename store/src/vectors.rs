@@ -49,13 +49,13 @@ struct StampRecord {
 impl Store {
     /// Stores a batch of papers' vectors in one atomic write, replacing any they had.
     pub fn put_paper_vectors(&self, vectors: &[(u64, StoredVector)]) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut batch = sled::Batch::default();
         for (id, stored) in vectors {
             let record = VectorRecord { model: stored.model.clone(), text_hash: stored.text_hash, vector: vector_bytes(&stored.vector) };
             batch.insert(&id.to_be_bytes(), encode("paper vector", &record)?);
         }
-        self.trees().paper_vectors.apply_batch(batch)?;
+        writer.paper_vectors.apply_batch(batch)?;
         Ok(())
     }
 
@@ -114,12 +114,12 @@ impl Store {
 
     /// Drops the vectors of `ids` (works gone from the index), in one atomic write.
     pub fn remove_paper_vectors(&self, ids: &[u64]) -> Result<()> {
-        let _writing = self.writing()?;
+        let writer = self.writing()?;
         let mut batch = sled::Batch::default();
         for id in ids {
             batch.remove(&id.to_be_bytes());
         }
-        self.trees().paper_vectors.apply_batch(batch)?;
+        writer.paper_vectors.apply_batch(batch)?;
         Ok(())
     }
 }
@@ -215,18 +215,18 @@ mod tests {
     #[test]
     fn damaged_records_are_errors_not_vectors() -> Result<()> {
         let store = Store::temporary()?;
-        store.trees().paper_vectors.insert(1u64.to_be_bytes(), b"not cbor at all".as_slice())?;
+        store.writing()?.paper_vectors.insert(1u64.to_be_bytes(), b"not cbor at all".as_slice())?;
         assert!(matches!(store.paper_vector(1), Err(StoreError::Decode { what: "paper vector", .. })));
         assert!(matches!(store.paper_vector_stamp(1), Err(StoreError::Decode { .. })));
         assert!(store.paper_vector_count("m").is_err());
 
         let truncated = VectorRecord { model: "m".into(), text_hash: 1, vector: vec![0, 0, 128, 63, 0, 0] };
-        store.trees().paper_vectors.insert(2u64.to_be_bytes(), encode("paper vector", &truncated)?)?;
+        store.writing()?.paper_vectors.insert(2u64.to_be_bytes(), encode("paper vector", &truncated)?)?;
         assert!(matches!(store.paper_vector(2), Err(StoreError::Corrupt("paper vector"))), "six bytes are no whole floats");
         assert!(matches!(store.paper_vectors_of_model(&[2], "m"), Err(StoreError::Corrupt("paper vector"))));
         assert_eq!(store.paper_vector_stamp(2)?, Some(VectorStamp { model: "m".into(), text_hash: 1 }), "the stamp is still readable");
 
-        store.trees().paper_vectors.insert(b"short".as_slice(), encode("paper vector", &truncated)?)?;
+        store.writing()?.paper_vectors.insert(b"short".as_slice(), encode("paper vector", &truncated)?)?;
         assert!(matches!(store.paper_vector_ids(), Err(StoreError::Corrupt("paper vector key"))));
         Ok(())
     }

@@ -10,10 +10,11 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use engine::account::normalize_email;
 use engine::Tier;
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use store::{Store, StoreError};
 
-use crate::wire::admin::{AdminDisabledRequest, AdminOperatorRequest, AdminPlanRequest, AdminUser, AdminUserPage};
+use crate::wire::admin::{AdminBilling, AdminDisabledRequest, AdminOperatorRequest, AdminPlanRequest, AdminUser, AdminUserPage};
 use crate::wire::backup::{BackupReport, BackupRequest};
 
 /// One line of `papertide users list`.
@@ -56,17 +57,12 @@ pub fn set_tier(data_dir: &Path, email: &str, tier: &str, billing_on: bool, out:
     let tier: Tier = tier.parse()?;
     const WARNING: &str = "warning: billing is on, and Stripe is the source of truth for plans: the next event of this account's subscription, or a repair from /debug-subscription, sets the plan its payments prove";
     if let Some(user) = service_user(data_dir, email)? {
-        let billing = service_call(data_dir, "GET", "/api/admin/billing", None)?;
-        if billing["enabled"].as_bool().unwrap_or(false) {
+        let billing: AdminBilling = service_call(data_dir, "GET", "/api/admin/billing", NO_BODY)?;
+        if billing.enabled {
             writeln!(out, "{WARNING}")?;
         }
-        let changed = service_call(
-            data_dir,
-            "POST",
-            &format!("/api/admin/users/{}/plan", user.id),
-            Some(&wire_body(&AdminPlanRequest { plan: tier.to_string() })?),
-        )?;
-        let changed: AdminUser = serde_json::from_value(changed).context("reading the service's answer")?;
+        let path = format!("/api/admin/users/{}/plan", user.id);
+        let changed: AdminUser = service_call(data_dir, "POST", &path, Some(&AdminPlanRequest { plan: tier.to_string() }))?;
         writeln!(out, "{} is now on the {} plan", changed.email, plan_name(&changed))?;
         return Ok(());
     }
@@ -100,8 +96,8 @@ pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl
     let email = match service_user(data_dir, email)? {
         Some(user) => {
             let path = format!("/api/admin/users/{}/disabled", user.id);
-            let changed = service_call(data_dir, "POST", &path, Some(&wire_body(&AdminDisabledRequest { disabled })?))?;
-            changed["email"].as_str().unwrap_or(&user.email).to_owned()
+            let changed: AdminUser = service_call(data_dir, "POST", &path, Some(&AdminDisabledRequest { disabled }))?;
+            changed.email
         }
         None => {
             let store = open(data_dir)?;
@@ -124,8 +120,8 @@ pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl
 fn set_operator(data_dir: &Path, email: &str, operator: bool) -> anyhow::Result<String> {
     if let Some(user) = service_user(data_dir, email)? {
         let path = format!("/api/admin/users/{}/operator", user.id);
-        let changed = service_call(data_dir, "POST", &path, Some(&wire_body(&AdminOperatorRequest { operator })?))?;
-        return Ok(changed["email"].as_str().unwrap_or(&user.email).to_owned());
+        let changed: AdminUser = service_call(data_dir, "POST", &path, Some(&AdminOperatorRequest { operator }))?;
+        return Ok(changed.email);
     }
     let store = open(data_dir)?;
     let user = store.update_user_by_email(email, |user| user.is_admin = operator).map_err(not_found(email))?;
@@ -144,10 +140,9 @@ fn service_users(data_dir: &Path, search: Option<&str>) -> anyhow::Result<Option
             query.append_pair("q", search);
         }
         let path = format!("/api/admin/users?{}", query.finish());
-        let Some(answer) = service_request(data_dir, "GET", &path, None)? else {
+        let Some(page): Option<AdminUserPage> = service_request(data_dir, "GET", &path, NO_BODY)? else {
             return Ok(None);
         };
-        let page: AdminUserPage = serde_json::from_value(answer).context("reading the service's list of accounts")?;
         let is_last = page.users.len() < page.page_size as usize || users.len() + page.users.len() >= page.total as usize;
         users.extend(page.users);
         if is_last {
@@ -168,27 +163,26 @@ fn service_user(data_dir: &Path, email: &str) -> anyhow::Result<Option<AdminUser
     Ok(Some(user))
 }
 
-/// A request's body as the route reads it: its wire type, in JSON.
-fn wire_body(request: &impl serde::Serialize) -> anyhow::Result<Value> {
-    serde_json::to_value(request).context("encoding the request")
-}
+/// The body of a request that has none.
+const NO_BODY: Option<&()> = None;
 
-/// A request to the running service that must succeed; its answer.
-fn service_call(data_dir: &Path, method: &str, path: &str, body: Option<&Value>) -> anyhow::Result<Value> {
+/// A request to the running service that must succeed; its answer, as the route's wire type.
+fn service_call<T: DeserializeOwned>(data_dir: &Path, method: &str, path: &str, body: Option<&impl Serialize>) -> anyhow::Result<T> {
     service_request(data_dir, method, path, body)?.context("the service stopped while the command ran; run it again")
 }
 
-/// A request to the service on `data_dir`'s socket: its answer when it succeeded, an error with
-/// the service's message when it did not, `None` when no service runs there.
-fn service_request(data_dir: &Path, method: &str, path: &str, body: Option<&Value>) -> anyhow::Result<Option<Value>> {
-    let Some((status, answer)) = crate::local::request(data_dir, method, path, body)? else {
+/// A request to the service on `data_dir`'s socket: its answer (as the route's wire type) when
+/// it succeeded, an error with the service's message when it did not, `None` when no service
+/// runs there. The command line is not async: the request runs on a runtime of its own.
+fn service_request<T: DeserializeOwned>(data_dir: &Path, method: &str, path: &str, body: Option<&impl Serialize>) -> anyhow::Result<Option<T>> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("a runtime for the socket's client")?;
+    let Some(answer) = runtime.block_on(crate::local::request(data_dir, method, path, body))? else {
         return Ok(None);
     };
-    if !(200..300).contains(&status) {
-        let message = answer["message"].as_str().map_or_else(|| format!("the service answered {status}"), str::to_owned);
-        anyhow::bail!("{message}");
+    if !answer.is_success() {
+        anyhow::bail!("{}", answer.refusal());
     }
-    Ok(Some(answer))
+    answer.read().map(Some)
 }
 
 fn row_of_user(user: &store::User) -> UserRow {
@@ -267,9 +261,8 @@ pub fn backup(data_dir: &Path, dest: &Path, out: &mut impl Write) -> anyhow::Res
     // socket's requests are the local operator's.
     let dest = std::path::absolute(dest).with_context(|| format!("resolving {}", dest.display()))?;
     runtime::backup::check_outside_data_dir(&dest, data_dir)?;
-    let request = wire_body(&BackupRequest { dest: Some(dest.display().to_string()) })?;
-    if let Some(answer) = service_request(data_dir, "POST", "/api/admin/backup", Some(&request))? {
-        let report: BackupReport = serde_json::from_value(answer).context("reading the service's backup report")?;
+    let request = BackupRequest { dest: Some(dest.display().to_string()) };
+    if let Some(report) = service_request::<BackupReport>(data_dir, "POST", "/api/admin/backup", Some(&request))? {
         return print_backup(&report, out);
     }
     if !data_dir.join("db").try_exists().with_context(|| format!("looking for the database in {}", data_dir.display()))? {

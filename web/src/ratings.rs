@@ -8,8 +8,9 @@
 use actix_web::{web, HttpRequest};
 use chrono::Utc;
 use engine::digest::{Digest, DigestEntry};
-use engine::rating::{verify_rating_token, Rating, RatingClaim, RatingTokenError};
+use engine::rating::Rating;
 use engine::search_term::{is_same_term, SearchTerm};
+use engine::signed::{RatingClaim, RatingTokenError};
 use engine::UserId;
 
 use crate::auth::SignedIn;
@@ -151,7 +152,7 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
     // No key yet: no link was ever made, and checking one makes none.
     let key = state.store.rating_link_key_if_made()?.unwrap_or_default();
-    let verified = if key.is_empty() { Err(RatingTokenError::Invalid) } else { verify_rating_token(&key, token, Utc::now()) };
+    let verified = if key.is_empty() { Err(RatingTokenError::Invalid) } else { RatingClaim::verify(&key, token, Utc::now()) };
     let claim = match verified {
         Ok(claim) => claim,
         Err(RatingTokenError::Expired) => return Err(ApiError::new(ErrorCode::LinkExpired, MSG_LINK_EXPIRED)),

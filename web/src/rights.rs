@@ -10,8 +10,6 @@
 //! address too — and queues one confirmation mail. The operator's `DELETE /api/admin/users/{id}`
 //! ([`crate::admin`]) runs the same [`delete_user`].
 
-use std::path::Path;
-
 use actix_web::http::header;
 use actix_web::{web, HttpRequest};
 use chrono::Utc;
@@ -185,8 +183,8 @@ async fn delete_own_account(
 }
 
 /// Deletes `user` and everything kept of them: their paid subscription is canceled at Stripe
-/// first (billing on), then the store's records and the outbox's mail files to the address go,
-/// and one confirmation mail is queued.
+/// first (billing on), then the store's records go, and the mailer closes the deletion (the
+/// outbox's mail files to the address go, and one confirmation mail is queued).
 pub async fn delete_user(state: &AppState, user: &User) -> ApiResult<()> {
     let subscription = user.stripe_subscription_id.as_deref().filter(|_| user.subscription_tier.is_paid());
     if let (Some(gateway), Some(subscription_id)) = (state.billing.as_deref(), subscription) {
@@ -204,9 +202,11 @@ pub async fn delete_user(state: &AppState, user: &User) -> ApiResult<()> {
     let context = state.mail_context();
     let outbox = state.settings.outbox_dir();
     let id = user.id;
-    web::block(move || store.delete_account(id, |user| account_deleted_mail(&context, &user.email), |email| remove_outbox_mail(&outbox, email)))
-        .await
-        .map_err(|_| ApiError::internal("the deletion was interrupted"))??;
+    let deleted = web::block(move || {
+        store.delete_account(id, |user| account_deleted_mail(&context, &user.email))?;
+        actors::mailer::close_account_deletions(&store, &outbox)
+    });
+    deleted.await.map_err(|_| ApiError::internal("the deletion was interrupted"))??;
     state.poke_mailer();
     Ok(())
 }
@@ -214,76 +214,10 @@ pub async fn delete_user(state: &AppState, user: &User) -> ApiResult<()> {
 /// Completes the deletions a crash interrupted (run when the service starts).
 pub fn finish_unfinished_deletions(state: &AppState) -> anyhow::Result<()> {
     let outbox = state.settings.outbox_dir();
-    let finished = state.store.finish_account_deletions(|email| remove_outbox_mail(&outbox, email))?;
+    let finished = actors::mailer::close_account_deletions(&state.store, &outbox)?;
     if finished > 0 {
         tracing::info!(finished, "account deletions interrupted by a stop were completed");
         state.poke_mailer();
     }
     Ok(())
-}
-
-/// Removes the outbox's mail files addressed to `email`; a file that cannot be read or removed
-/// is logged and left.
-pub fn remove_outbox_mail(outbox: &Path, email: &str) {
-    let entries = match std::fs::read_dir(outbox) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
-        Err(error) => {
-            tracing::warn!(%error, outbox = %outbox.display(), "reading the outbox to remove a deleted account's mail");
-            return;
-        }
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().and_then(|extension| extension.to_str()) != Some("eml") {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        if is_addressed_to(&String::from_utf8_lossy(&bytes), email) {
-            if let Err(error) = std::fs::remove_file(&path) {
-                tracing::warn!(%error, file = %path.display(), "removing a deleted account's mail from the outbox");
-            }
-        }
-    }
-}
-
-/// Whether the message's `To` header (folded lines included) names `email`.
-fn is_addressed_to(message: &str, email: &str) -> bool {
-    let email = normalize_email(email);
-    let names =
-        |text: &str| text.split(|c: char| c == ',' || c == '<' || c == '>' || c.is_whitespace()).any(|word| word.eq_ignore_ascii_case(&email));
-    let mut in_to = false;
-    for line in message.lines() {
-        if line.is_empty() {
-            break;
-        }
-        if line.starts_with([' ', '\t']) {
-            if in_to && names(line) {
-                return true;
-            }
-            continue;
-        }
-        in_to = line.get(..3).is_some_and(|name| name.eq_ignore_ascii_case("to:"));
-        if in_to && names(&line[3..]) {
-            return true;
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_message_is_addressed_by_its_to_header_only() {
-        let to_ada = "From: papertide@example.org\r\nTo: Ada@Example.org\r\nSubject: Hi\r\n\r\nTo: bob@example.org\r\n";
-        assert!(is_addressed_to(to_ada, "ada@example.org"));
-        assert!(!is_addressed_to(to_ada, "bob@example.org"), "the body is not a header");
-        let folded = "To: carol@example.org,\r\n ada@example.org\r\nSubject: Hi\r\n\r\n";
-        assert!(is_addressed_to(folded, "ada@example.org"));
-        assert!(!is_addressed_to("Subject: ada@example.org\r\n\r\n", "ada@example.org"));
-        assert!(!is_addressed_to("To: bada@example.org\r\n\r\n", "ada@example.org"), "another address that contains it");
-        assert!(is_addressed_to("To: \"Ada\" <ada@example.org>\r\n\r\n", "ada@example.org"));
-    }
 }

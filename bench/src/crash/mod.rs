@@ -27,7 +27,7 @@ use checks::{Fixtures, MailBox, Observed};
 use rng::Rng;
 use testkit::maildev::Maildev;
 use testkit::replay::{ReplayServer, Reply};
-use testkit::server::{kill, wait_for_exit, Binary, Log};
+use testkit::server::{kill, wait_for_exit, wait_until_healthy, Binary, Log};
 use testkit::stripe::LocalStripe;
 use workload::{InFlight, Tally, User};
 
@@ -36,6 +36,8 @@ const EFETCH: &str = "/entrez/eutils/efetch.fcgi";
 const ARXIV: &str = "/api/query";
 const PUBMED_BATCH: &str = "pubmed/efetch_batch_20_articles.xml";
 const ARXIV_PAGE: &str = "arxiv/api_query_abs_codon_model_sortby_submittedDate_desc.xml";
+/// How long a start may take: longer is a server that will not restart.
+const RESTART_LIMIT: Duration = Duration::from_secs(60);
 
 /// How a run goes.
 #[derive(Debug, Clone)]
@@ -167,7 +169,7 @@ async fn drive(
 
     while kills.len() < config.kills {
         let mut child = binary.spawn_serve(&[])?;
-        let took = wait_until_healthy(&mut child, &base).await.with_context(|| format!("start after {} kills", kills.len()))?;
+        let took = wait_until_healthy(&mut child, &base, RESTART_LIMIT).await.with_context(|| format!("start after {} kills", kills.len()))?;
         slowest_restart = slowest_restart.max(took);
         restarts += 1;
         let point = serve_life(&mut child, rng, &mut users, maildev, stripe, replay, &mut tally).await?;
@@ -203,7 +205,7 @@ async fn drive(
 
     // The end: one more start, every in-doubt action settled, the mail drained, a clean stop.
     let mut child = binary.spawn_serve(&[])?;
-    wait_until_healthy(&mut child, &base).await.context("the last start")?;
+    wait_until_healthy(&mut child, &base, RESTART_LIMIT).await.context("the last start")?;
     restarts += 1;
     settle(&mut users, rng, maildev, stripe, &mut tally).await;
     wait_for_drained_queue(&base).await?;
@@ -480,9 +482,4 @@ fn recorded_fixtures() -> anyhow::Result<Fixtures> {
     works.insert(Source::Pubmed, keys(engine::parse::pubmed::parse_efetch(&pubmed).items));
     works.insert(Source::Arxiv, keys(engine::parse::arxiv::parse_atom(&arxiv).map_err(|error| anyhow::anyhow!("{error}"))?.papers.items));
     Ok(Fixtures { works })
-}
-
-/// Waits until `/healthz` answers 200 (at most a minute: a server that will not restart).
-async fn wait_until_healthy(child: &mut Child, base: &str) -> anyhow::Result<Duration> {
-    testkit::server::wait_until_healthy(child, base, Duration::from_secs(60)).await
 }

@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use store::User;
+use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::config::Settings;
@@ -75,8 +76,8 @@ pub fn trusted_device(state: &AppState, request: &HttpRequest, user: &User, now:
         return Ok(None);
     }
     let expected = device_mac(&state.store.device_cookie_key()?, user, issued);
-    // Compared without an early exit, so timing tells nothing about a forged MAC.
-    let is_genuine = mac.len() == expected.len() && mac.iter().zip(&expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+    // Compared in constant time, so timing tells nothing about a forged MAC.
+    let is_genuine: bool = mac.as_slice().ct_eq(expected.as_slice()).into();
     Ok(is_genuine.then(|| TrustedDevice { key: hex::encode(mac) }))
 }
 

@@ -553,7 +553,7 @@ impl Matrix {
         let digest = digest_with_a_paper(server, &user, &term.term).await;
         let paper_key = digest.papers_data[0].keys[0].clone();
         let rating_key = server.state.store.rating_link_key().expect("db");
-        let claim = engine::rating::RatingClaim::new(user.id, digest.id, 0, engine::rating::Verdict::Relevant, chrono::Utc::now());
+        let claim = engine::signed::RatingClaim::new(user.id, digest.id, 0, engine::rating::Verdict::Relevant, chrono::Utc::now());
         let target = Target {
             id: user.id.to_string(),
             email: user.email.clone(),
@@ -565,7 +565,7 @@ impl Matrix {
             verification_token: token_of(&verification_link),
             digest_id: digest.id.to_string(),
             paper_key,
-            rating_token: engine::rating::sign_rating_token(&rating_key, &claim),
+            rating_token: claim.sign(&rating_key),
             citation_token: engine::signed::CitationClaim { user_id: user.id, digest_id: digest.id }.sign(&rating_key),
             spare_id: billing.user_record("dan@example.org").id.to_string(),
             other_id: billing.user_record("bob@example.org").id.to_string(),

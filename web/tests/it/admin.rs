@@ -351,12 +351,10 @@ async fn the_local_socket_serves_the_operator_routes_to_the_local_operator_only(
     assert_eq!((bad.0, bad.1["code"].as_str()), (400, Some("bad_request")), "{}", bad.1);
 }
 
-/// `web::local::request` on a blocking thread (the service goes on answering).
+/// `web::local::request`: the answer's status and JSON body.
 async fn local(data_dir: &Path, method: &'static str, path: &str, body: Option<Value>) -> Option<(u16, Value)> {
-    let (data_dir, path) = (data_dir.to_owned(), path.to_owned());
-    actix_web::rt::task::spawn_blocking(move || web::local::request(&data_dir, method, &path, body.as_ref()).expect("no error"))
-        .await
-        .expect("the request finishes")
+    let answer = web::local::request(data_dir, method, path, body.as_ref()).await.expect("no error")?;
+    Some((answer.status, answer.read().expect("a JSON answer")))
 }
 
 fn smtp_address(maildev: &Maildev) -> SocketAddr {

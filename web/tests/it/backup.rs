@@ -350,8 +350,9 @@ async fn restore_refuses_a_live_data_directory_a_damaged_backup_and_a_database_w
         (a_file.join("copy").display().to_string(), 400, "cannot"),
         (backup_dir.display().to_string(), 409, "not empty"),
     ] {
-        let answer = web::local::request(&data_dir, "POST", "/api/admin/backup", Some(&json!({ "dest": dest }))).expect("the socket answers");
-        let (answered, body) = answer.expect("the service listens");
+        let answer = web::local::request(&data_dir, "POST", "/api/admin/backup", Some(&json!({ "dest": dest }))).await.expect("the socket answers");
+        let answer = answer.expect("the service listens");
+        let (answered, body) = (answer.status, answer.read::<serde_json::Value>().expect("a JSON answer"));
         assert_eq!(answered, status, "{dest}: {body}");
         assert!(body["message"].as_str().is_some_and(|message| message.contains(says)), "{dest}: {body}");
     }

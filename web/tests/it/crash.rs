@@ -5,10 +5,13 @@ use std::process::{Child, Command};
 use std::time::Duration;
 
 use serde_json::json;
-use testkit::server::Binary;
+use testkit::server::{self, Binary};
 use testkit::wait;
 
 use crate::common::{free_port, link_in, signup_body, token_of, Client, Maildev, PASSWORD};
+
+/// How long a start may take before the test fails.
+const START_LIMIT: Duration = Duration::from_secs(30);
 
 fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
     Binary::new(env!("CARGO_BIN_EXE_papertide"), data_dir, port)
@@ -17,14 +20,6 @@ fn spawn_server(data_dir: &Path, port: u16, smtp_url: &str) -> Child {
         .env("PAPERTIDE_LIVE_SEARCH", "false")
         .spawn_serve(&["--public-url", &format!("http://127.0.0.1:{port}"), "--smtp-url", smtp_url])
         .expect("the papertide binary starts")
-}
-
-async fn wait_until_healthy(client: &Client) {
-    let http = reqwest::Client::new();
-    let healthy = wait::until_async(Duration::from_secs(30), Duration::from_millis(50), || async {
-        testkit::server::is_healthy(&http, client.base()).await.then_some(())
-    });
-    assert!(healthy.await.is_some(), "the server did not become healthy");
 }
 
 async fn wait_for_empty_queue(client: &Client) {
@@ -43,14 +38,14 @@ async fn a_sigkilled_server_keeps_the_account_and_sends_its_mail_once_after_rest
     let client = Client::new(&format!("http://127.0.0.1:{port}"));
 
     let mut first = spawn_server(data_dir.path(), port, &unreachable_smtp);
-    wait_until_healthy(&client).await;
+    server::wait_until_healthy(&mut first, client.base(), START_LIMIT).await.expect("the server becomes healthy");
     let answer = client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await;
     assert_eq!(answer.status, 201);
     first.kill().expect("SIGKILL");
     first.wait().expect("reaped");
 
     let mut second = spawn_server(data_dir.path(), port, &maildev.smtp_url());
-    wait_until_healthy(&client).await;
+    server::wait_until_healthy(&mut second, client.base(), START_LIMIT).await.expect("the server becomes healthy");
     let mails = maildev.wait_for_emails(1).await;
     wait_for_empty_queue(&client).await;
     assert_eq!(maildev.emails().await.len(), 1, "the queued mail was sent twice");
@@ -73,7 +68,7 @@ async fn sigterm_stops_gracefully_and_flushes() {
     let client = Client::new(&format!("http://127.0.0.1:{port}"));
     let outbox_url = ""; // empty: no SMTP, mail goes to the outbox
     let mut server = spawn_server(data_dir.path(), port, outbox_url);
-    wait_until_healthy(&client).await;
+    server::wait_until_healthy(&mut server, client.base(), START_LIMIT).await.expect("the server becomes healthy");
     assert_eq!(client.post("/api/signup", signup_body("ada@example.org", PASSWORD)).await.status, 201);
     let terminated = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().expect("kill runs");
     assert!(terminated.success());

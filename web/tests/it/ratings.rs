@@ -6,8 +6,9 @@
 use chrono::{Duration, Utc};
 use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus};
 use engine::paper::Source;
-use engine::rating::{sign_rating_token, RatingClaim, Verdict};
+use engine::rating::Verdict;
 use engine::search_term::{SearchTerm, TermId, TermStatus};
+use engine::signed::RatingClaim;
 use engine::{Tier, UserId};
 use serde_json::json;
 use uuid::Uuid;
@@ -83,7 +84,7 @@ fn key_of(digest: &Digest, position: usize) -> String {
 
 fn token(server: &TestServer, user_id: UserId, digest_id: Uuid, position: u16, verdict: Verdict, now: chrono::DateTime<Utc>) -> String {
     let key = server.state.store.rating_link_key().expect("db");
-    sign_rating_token(&key, &RatingClaim::new(user_id, digest_id, position, verdict, now))
+    RatingClaim::new(user_id, digest_id, position, verdict, now).sign(&key)
 }
 
 #[actix_web::test]

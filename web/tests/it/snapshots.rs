@@ -406,8 +406,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "ratings_delete_no_key", &client.delete(&ratings).await);
     let rating_key = server.state.store.rating_link_key().expect("db");
     let link = |digest_id: uuid::Uuid, at: chrono::DateTime<chrono::Utc>| {
-        let claim = engine::rating::RatingClaim::new(user.id, digest_id, 0, engine::rating::Verdict::Relevant, at);
-        engine::rating::sign_rating_token(&rating_key, &claim)
+        engine::signed::RatingClaim::new(user.id, digest_id, 0, engine::rating::Verdict::Relevant, at).sign(&rating_key)
     };
     let token = link(digest.id, chrono::Utc::now());
     redactor.learn(&token, "rating_token");
