@@ -173,6 +173,8 @@ test("the console: its operator's own row offers no Remove operator, Disable or 
     await lastRow.evaluate((row) => row.scrollIntoView({ block: "end" }));
     const plan = lastRow.getByRole("combobox");
     const next = (await plan.inputValue()) === "pro" ? "team" : "pro";
+    // As a user's click does: the select has the focus when it changes.
+    await plan.focus();
     await plan.selectOption(next);
     const toast = visibleToast(page).filter({ hasText: "Plan Changed" });
     await toast.waitFor();
