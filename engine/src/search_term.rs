@@ -145,6 +145,17 @@ pub fn check_term_limit(tier: Tier, is_unlimited: bool, active_terms: usize) -> 
     }
 }
 
+/// What a user over their plan's term limit is told where no plan can be bought (billing off):
+/// plans there are set by the server's operator, so nothing says "upgrade".
+pub fn term_limit_without_billing(tier: Tier) -> String {
+    let limit = tier.search_term_limit();
+    let plural = if limit == 1 { "term" } else { "terms" };
+    format!(
+        "Your {} plan includes {limit} search {plural}. Plans on this server are set by its operator: write to support to ask for more.",
+        tier.label()
+    )
+}
+
 /// Whether two terms are one topic: equal but for letter case and spacing ("CRISPR  Base
 /// editing" is "crispr base editing"). A user follows a topic once.
 pub fn is_same_term(one: &str, other: &str) -> bool {
@@ -279,6 +290,13 @@ mod tests {
             assert_eq!(validate_search_term(attack), Err(MSG_UNSUPPORTED), "{attack:?}");
         }
         assert_eq!(validate_search_term("gene\u{a0}editing"), Ok("gene\u{a0}editing".into()), "a no-break space stays on the line");
+    }
+
+    #[test]
+    fn without_billing_the_limit_names_the_operator_not_an_upgrade() {
+        let message = term_limit_without_billing(Tier::Free);
+        assert_eq!(message, "Your Free plan includes 1 search term. Plans on this server are set by its operator: write to support to ask for more.");
+        assert!(!term_limit_without_billing(Tier::Pro).to_lowercase().contains("upgrade"));
     }
 
     #[test]

@@ -52,6 +52,10 @@ pub struct Ledger {
     /// it was kept, whose digests all count.
     #[serde(default)]
     pub free_with_papers: Option<u64>,
+    /// The last digest received on the free plan (a user's `lastFreeSentAt`). `None` in a ledger
+    /// written before it was kept.
+    #[serde(default)]
+    pub last_free: Option<DateTime<Utc>>,
 }
 
 impl Ledger {
@@ -76,6 +80,9 @@ impl Ledger {
         self.with_papers += u64::from(with_papers);
         self.received += 1;
         self.last_digest = Some(self.last_digest.map_or(at, |last| last.max(at)));
+        if !tier.is_paid() {
+            self.last_free = Some(self.last_free.map_or(at, |last| last.max(at)));
+        }
     }
 }
 
@@ -263,6 +270,7 @@ impl Store {
             ledger.last_weekly = stats.last_weekly;
             ledger.last_with_papers = stats.last_with_papers;
             ledger.last_digest = stats.last_digest.or(user.last_digest_sent_at);
+            ledger.last_free = user.last_free_sent_at;
             ledger.invited = self.notice_sent(user.id, crate::digests::UPGRADE_INVITE)?;
             let mut fingerprints: Vec<u64> = Vec::new();
             for entry in self.trees().sent_papers_v1.scan_prefix(user.id.as_bytes()) {
@@ -586,6 +594,20 @@ mod tests {
         assert_eq!(ledger.history(now).free_with_papers, 2, "not knowing which plan they came on, all count");
         ledger.record(DigestKind::Weekly, Tier::Pro, true, now);
         assert_eq!((ledger.with_papers, ledger.free_with_papers), (3, Some(2)), "a paid plan's digest does not");
+        assert_eq!(ledger.last_free, None, "nor is it the last free digest");
         Ok(())
+    }
+
+    #[test]
+    fn the_last_free_digest_is_the_last_one_received_on_the_free_plan() {
+        let monday = Utc::now();
+        let next_monday = monday + chrono::Duration::days(7);
+        let mut ledger = Ledger::default();
+        ledger.record(DigestKind::Immediate, Tier::Free, true, monday);
+        assert_eq!(ledger.last_free, Some(monday));
+        ledger.record(DigestKind::Weekly, Tier::Free, false, next_monday);
+        assert_eq!(ledger.last_free, Some(next_monday), "an empty free digest is a free digest sent");
+        ledger.record(DigestKind::Weekly, Tier::Team, true, next_monday + chrono::Duration::days(7));
+        assert_eq!((ledger.last_free, ledger.last_digest), (Some(next_monday), Some(next_monday + chrono::Duration::days(7))));
     }
 }

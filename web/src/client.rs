@@ -136,12 +136,11 @@ mod route_tests {
 
     #[test]
     fn the_shared_list_names_every_page_of_the_spec() {
-        for path in
-            ["/", "/auth", "/dashboard", "/blog", "/blog/how-to-write-review-article", "/subscribe/fix-payment", "/verify-email", "/dashboard/"]
-        {
+        for path in ["/", "/auth", "/dashboard", "/blog", "/blog/how-to-write-review-article", "/verify-email", "/dashboard/"] {
             assert!(is_client_route(path), "{path}");
         }
-        for path in ["/no/such/page", "/blog/a/b", "/dashboards", "/blog//x", "/auth/extra", "/blog/nope"] {
+        // Spec §2: /subscribe/fix-payment is referenced but not registered: Page Not Found.
+        for path in ["/no/such/page", "/blog/a/b", "/dashboards", "/blog//x", "/auth/extra", "/blog/nope", "/subscribe/fix-payment"] {
             assert!(!is_client_route(path), "{path}");
         }
         assert!(client_routes().len() >= 20, "the list parsed: {:?}", client_routes());

@@ -31,7 +31,8 @@ use crate::wire::digests::{
 use crate::wire::DoneWithMessage;
 
 const MSG_UNSUBSCRIBED: &str = "You have been unsubscribed from weekly digests. You can turn them back on in your dashboard.";
-const MSG_BAD_UNSUBSCRIBE: &str = "This unsubscribe link is not valid. Please check your email for the correct link.";
+/// Spec §5: the text of an unsubscribe link without a (valid) token.
+const MSG_BAD_UNSUBSCRIBE: &str = "Invalid unsubscribe link. Please check your email for the correct link.";
 
 pub fn configure(routes: &mut ApiRoutes) {
     routes
@@ -163,6 +164,8 @@ fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<Search
         Added::Added(term) => Ok(term),
         Added::AlreadyFollowed(same) => Err(already_followed_error(&same)),
         Added::OverLimit(TermLimit::RequiresPayment { current_count, message }) => {
+            // With billing off there is no plan to buy: the message names the operator instead.
+            let message = if state.billing.is_some() { message } else { engine::search_term::term_limit_without_billing(user.subscription_tier) };
             let details = ErrorDetails { requires_payment: Some(true), current_count: Some(current_count), ..ErrorDetails::default() };
             Err(ApiError::new(ErrorCode::RequiresPayment, message).with_details(details))
         }

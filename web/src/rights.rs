@@ -71,6 +71,8 @@ async fn export(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::P
 /// The export of `data`: the wire's shape, without tokens, hashes or session data.
 pub fn data_export(data: UserData, now: chrono::DateTime<Utc>) -> DataExport {
     let UserData { user, preferences, terms, digests, ratings, plan_history, subscriptions } = data;
+    // When the newest digest went out (the account's own field is from before digests were kept).
+    let last_digest_at = digests.iter().map(|digest| digest.sent_at).max().or(user.last_digest_sent_at);
     let term_text = |id: engine::search_term::TermId| terms.iter().find(|term| term.id == id).map(|term| term.term.clone());
     let ratings = ratings
         .into_iter()
@@ -123,7 +125,7 @@ pub fn data_export(data: UserData, now: chrono::DateTime<Utc>) -> DataExport {
             plan: user.subscription_tier.into(),
             verified: user.is_email_verified,
             research_field: user.research_field,
-            last_digest_at: user.last_digest_sent_at,
+            last_digest_at,
             stripe_customer_id: user.stripe_customer_id,
             stripe_subscription_id: user.stripe_subscription_id,
             signup_address: user.ip_address,

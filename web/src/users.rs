@@ -31,6 +31,7 @@ fn preferences_view(signed_in: &SignedIn, stored: &Preferences) -> PreferencesVi
     let effective = stored.effective(tier);
     let locked = [LockedPreference::IncludePubmed, LockedPreference::IncludeArxiv, LockedPreference::IncludeBiorxiv, LockedPreference::DeliveryDay];
     PreferencesView {
+        id: signed_in.user.id.0,
         user_id: signed_in.user.id.0,
         include_pubmed: effective.include_pubmed,
         include_arxiv: effective.include_arxiv,

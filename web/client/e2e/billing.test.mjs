@@ -11,6 +11,8 @@ import { card, screenshot, startPapertide, startStack, verifiedPage } from "./ha
 import { cards, startLocalStripe } from "./stripe.mjs";
 
 const WEBHOOK_SECRET = "whsec_papertide_e2e";
+/** The operator whose console's Billing tab is read at the end. */
+const OPERATOR = "olive-ops@example.org";
 /** A card's expiry as the stand-in takes it (month, two-digit year), its CVC and our ZIP field. */
 const EXPIRY = { month: "12", year: "34" };
 const CVC = "123";
@@ -32,6 +34,7 @@ before(async () => {
       PAPERTIDE_STRIPE_PRICE_TEAM: stripe.planTeam,
       // This file signs up more users from one address than the default allows in an hour.
       PAPERTIDE_RATE_LIMIT_SIGNUP: "50/1h",
+      PAPERTIDE_ADMIN_EMAILS: OPERATOR,
     },
   });
   webhookUrl = `${stack.papertide.baseUrl}/api/stripe/webhook`;
@@ -227,6 +230,11 @@ test("declined cards: at setup (0002) and on charge (0341) → 'Payment Failed' 
   await subscribe.click();
   const declined = await expectToast(page, "Payment Failed", "Your card was declined.");
   assert.equal(new URL(page.url()).pathname, "/payment");
+  // Stripe's word is in the form too, under the card, where the user looks.
+  const formSays = page.locator("form").getByRole("alert").filter({ hasText: "Your card was declined." });
+  await formSays.waitFor();
+  const [cardBox, errorBox] = [await cardGroup(page).boundingBox(), await formSays.boundingBox()];
+  assert.ok(errorBox.y >= cardBox.y + cardBox.height - 1, `the error is under the card: ${JSON.stringify({ cardBox, errorBox })}`);
   await screenshot(page, "billing-11-declined");
   await declined.getByRole("button", { name: "Close" }).click();
   await declined.waitFor({ state: "detached" });
@@ -444,6 +452,39 @@ test("who may pay: a signed-out visitor is sent to sign in; a signed-in user sub
   await page.getByText("Still processing your subscription upgrade").waitFor({ timeout: 12_000 });
   assert.equal(await page.getByText("Payment Successful!").count(), 0, "a free user who never paid is not told it worked");
   assert.equal(await serverTier(page), "free");
+  await page.context().close();
+});
+
+test("a Pro user opening the Team card form without an email in the address is never told to sign in", async () => {
+  const email = "paz-pro@example.org";
+  const page = await verifiedPage(stack, email);
+  await stack.papertide.runCli(["users", "set-tier", email, "pro"]);
+  await page.goto("/payment?tier=team");
+  await page.getByRole("heading", { name: "Complete Your Subscription" }).waitFor();
+  await page.getByText(`Subscribing as ${email}`).waitFor();
+  await cardGroup(page).getByPlaceholder("number", { exact: true }).waitFor();
+  assert.equal(new URL(page.url()).pathname, "/payment", "sent away");
+  assert.equal(await page.getByText("Authentication Required").count(), 0, "a signed-in Pro user is asked to sign in");
+  await page.context().close();
+});
+
+test("the console's Billing tab: 'Paid users' lists paying accounts only, the canceled ones apart", async () => {
+  const page = await verifiedPage(stack, OPERATOR);
+  await page.goto("/admin");
+  await page.getByRole("tab", { name: "Billing" }).click();
+  const paid = page.getByRole("table", { name: "Paid users" });
+  await paid.waitFor();
+  const rows = await paid.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => Array.from(tr.cells, (cell) => cell.textContent.trim())));
+  assert.ok(rows.length >= 1, "a paying user is listed");
+  for (const [email, plan, , , status] of rows) {
+    assert.ok(plan === "pro" || plan === "team", `${email} on ${plan} listed as paid`);
+    assert.notEqual(status, "canceled", `${email}, canceled, listed as paid`);
+  }
+  const paidEmails = rows.map(([email]) => email);
+  assert.ok(!paidEmails.includes(ADA), "ada canceled: she is not a paid user");
+  const others = page.getByRole("table", { name: /^Other subscriptions on record/ });
+  await others.getByRole("cell", { name: ADA, exact: true }).waitFor();
+  await screenshot(page, "billing-28-console-billing");
   await page.context().close();
 });
 

@@ -28,6 +28,7 @@ impl UserView {
             is_admin: is_operator(user, settings),
             stripe_customer_id: user.stripe_customer_id.clone(),
             last_digest_sent_at: user.last_digest_sent_at,
+            last_free_sent_at: user.last_free_sent_at,
             created_at: user.created_at,
             pending_search: user.pending_search.clone(),
             free_digests: None,
@@ -40,6 +41,7 @@ impl UserView {
         let mut view = UserView::of(user, &state.settings);
         let ledger = state.store.signed_in_ledger(user.id)?;
         view.last_digest_sent_at = ledger.last_digest.or(user.last_digest_sent_at);
+        view.last_free_sent_at = ledger.last_free.or(user.last_free_sent_at);
         if engine::digest::has_digest_allowance(user.subscription_tier) {
             view.free_digests = free_digests(user.subscription_tier, &ledger.history(user.created_at)).map(Into::into);
         }

@@ -153,6 +153,8 @@ pub struct UserView {
     #[ts(optional)]
     pub stripe_customer_id: Option<String>,
     pub last_digest_sent_at: Option<DateTime<Utc>>,
+    /// When the last digest received on the free plan went out.
+    pub last_free_sent_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     /// The topic typed before signup, until it has been searched.
     pub pending_search: Option<String>,

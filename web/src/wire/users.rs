@@ -11,6 +11,8 @@ use super::common::DeliveryDay;
 #[derive(Debug, Clone, Serialize, TS, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PreferencesView {
+    /// The record's id (spec §3 user_preferences): a user has one record, under their own id.
+    pub id: Uuid,
     pub user_id: Uuid,
     pub include_pubmed: bool,
     pub include_arxiv: bool,

@@ -31,11 +31,16 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
     let ada_id = user_id(&ada).await;
+    assert_eq!(ada.get("/api/auth/me").await.body["user"]["lastFreeSentAt"], serde_json::Value::Null);
 
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     let found = answer.body["papersFound"].as_u64().expect("a count");
     assert!(found >= 3, "{}", answer.body);
+    // Spec §3 lastFreeSentAt: the free plan's digest is on record.
+    let me = ada.get("/api/auth/me").await.body;
+    assert!(me["user"]["lastFreeSentAt"].is_string(), "{me}");
+    assert_eq!(me["user"]["lastFreeSentAt"], me["user"]["lastDigestSentAt"]);
 
     let mail = mail_with(&server, 3, "Subject: Papertide: ").await;
     assert!(mail.contains(&format!("Subject: Papertide: {found} new papers on \"cancer cells\"")), "{mail}");
@@ -67,6 +72,8 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     let over = ada.post("/api/immediate-search", search("ada@example.org", "tumor suppression")).await;
     assert_eq!(over.status, 402, "{}", over.body);
     assert_eq!((over.body["requiresPayment"].as_bool(), over.body["currentCount"].as_u64()), (Some(true), Some(1)));
+    let message = over.body["message"].as_str().unwrap_or_default();
+    assert!(message.contains("set by its operator") && !message.contains("Upgrade"), "billing is off: nothing to buy, {message}");
 
     // The same topic again (deleted and added anew: one the user has is refused) sends only
     // papers not sent before, until none are left (on a paid plan: a free plan's two digests

@@ -93,6 +93,8 @@ async fn the_owner_exports_their_data_and_nothing_of_another_user() {
     assert_eq!(with_paper["papers"][0]["title"], "Kidney organoids mature");
     assert_eq!(with_paper["papers"][0]["authors"], "A. Author");
     assert_eq!(with_paper["papers"][0]["source"], "pubmed");
+    let newest_sent = digests.iter().filter_map(|digest| digest["sentAt"].as_str()).max().expect("a digest's time");
+    assert_eq!(body["account"]["lastDigestAt"], newest_sent, "the export says when the last digest went out");
     assert_eq!(body["planHistory"], json!([{ "at": body["planHistory"][0]["at"], "from": "free", "to": "pro", "reason": "operator" }]));
     assert!(body["planHistoryNote"].as_str().is_some_and(|note| note.contains("before")));
     assert!(body["preferences"]["deliveryDay"].is_string());

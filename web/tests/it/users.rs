@@ -23,6 +23,7 @@ async fn preferences_are_the_owners_alone() {
     let own = ada.get(&path).await;
     assert_eq!(own.status, 200, "{}", own.body);
     assert_eq!(own.body["userId"], ada_id.as_str());
+    assert_eq!(own.body["id"], ada_id.as_str(), "spec §3: the preferences record has an id (one per user, the user's)");
     assert_eq!((own.body["deliveryDay"].as_str(), own.body["weeklyDigest"].as_bool()), (Some("monday"), Some(true)));
 
     let anonymous = server.client();

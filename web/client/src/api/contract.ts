@@ -105,7 +105,11 @@ export type ResetPasswordRequest = { token?: string | null, password?: string | 
 
 export type VerifyEmailQuery = { token?: string | null, };
 
-export type UserView = { id: string, email: string, researchField: string | null, subscriptionTier: Tier, isActive: boolean, isEmailVerified: boolean, isUnlimited: boolean, isAdmin: boolean, stripeCustomerId?: string, lastDigestSentAt: string | null, createdAt: string, 
+export type UserView = { id: string, email: string, researchField: string | null, subscriptionTier: Tier, isActive: boolean, isEmailVerified: boolean, isUnlimited: boolean, isAdmin: boolean, stripeCustomerId?: string, lastDigestSentAt: string | null, 
+/**
+ * When the last digest received on the free plan went out.
+ */
+lastFreeSentAt: string | null, createdAt: string, 
 /**
  * The topic typed before signup, until it has been searched.
  */
@@ -141,7 +145,11 @@ export type VerifyEmailAnswer = { message: string, pendingSearch: string | null,
 
 export type LoginAnswer = { message: string, user: UserView, };
 
-export type PreferencesView = { userId: string, includePubmed: boolean, includeArxiv: boolean, includeBiorxiv: boolean, weeklyDigest: boolean, dailyHighlights: boolean, deliveryDay: DeliveryDay, 
+export type PreferencesView = { 
+/**
+ * The record's id (spec §3 user_preferences): a user has one record, under their own id.
+ */
+id: string, userId: string, includePubmed: boolean, includeArxiv: boolean, includeBiorxiv: boolean, weeklyDigest: boolean, dailyHighlights: boolean, deliveryDay: DeliveryDay, 
 /**
  * The fields the user's plan does not let them change.
  */

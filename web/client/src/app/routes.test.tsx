@@ -10,7 +10,7 @@ import { AppRoutes, ROUTES } from "./routes";
 const addressOf = (pattern: string) => pattern.replace(/:[^/]+/g, "example");
 
 function renderAt(path: string) {
-  render(
+  return render(
     <MemoryRouter initialEntries={[path]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
       <AppRoutes />
     </MemoryRouter>,
@@ -38,13 +38,16 @@ describe("routes.json (read by the server, which answers 404 for any other path)
     expect(screen.queryByRole("heading", { name: "Page Not Found" })).not.toBeInTheDocument();
   });
 
-  it("any other path is the 404 page", () => {
-    renderAt("/no/such/page");
-    expect(screen.getByRole("heading", { level: 1, name: "Page Not Found" })).toBeInTheDocument();
+  it("any other path is the 404 page, /subscribe/fix-payment included (spec §2: referenced, not registered)", () => {
+    for (const path of ["/no/such/page", "/subscribe/fix-payment?subscriptionId=sub_9"]) {
+      const { unmount } = renderAt(path);
+      expect(screen.getByRole("heading", { level: 1, name: "Page Not Found" })).toBeInTheDocument();
+      unmount();
+    }
   });
 
   it("the payment routes explain that billing is off, once the server's config says so", async () => {
-    for (const path of ["/checkout", "/payment", "/payment-success", "/finalizing-subscription", "/debug-subscription", "/subscribe/fix-payment"]) {
+    for (const path of ["/checkout", "/payment", "/payment-success", "/finalizing-subscription", "/debug-subscription"]) {
       const { unmount } = render(
         <MemoryRouter initialEntries={[path]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
           <AppRoutes />

@@ -2,7 +2,7 @@
 // routes.json lists the same paths for the server, which answers 404 for any other: a test checks
 // that this table and that file agree.
 import type { ReactElement } from "react";
-import { Navigate, Route, Routes, useLocation } from "react-router-dom";
+import { Route, Routes } from "react-router-dom";
 import { AdminPage } from "@/pages/Admin";
 import { AuthPage } from "@/pages/Auth";
 import { BlogPage } from "@/pages/Blog";
@@ -27,13 +27,10 @@ import { UnsubscribePage } from "@/pages/Unsubscribe";
 import { VerifyEmailPage } from "@/pages/VerifyEmail";
 import { PageViewReporter } from "@/features/consent/PageViewReporter";
 
-/** /subscribe/fix-payment is referenced by the spec but leads to the repair page. */
-function FixPaymentRedirect() {
-  const location = useLocation();
-  return <Navigate to={`/debug-subscription${location.search}`} replace />;
-}
-
-/** Each route pattern the client serves (React Router syntax) and its page; anything else is 404. */
+/**
+ * Each route pattern the client serves (React Router syntax) and its page; anything else is 404,
+ * /subscribe/fix-payment included (spec §2: referenced, never registered).
+ */
 export const ROUTES: Readonly<Record<string, ReactElement>> = {
   "/": <LandingPage />,
   "/auth": <AuthPage />,
@@ -43,7 +40,6 @@ export const ROUTES: Readonly<Record<string, ReactElement>> = {
   "/reset-password": <ResetPasswordPage />,
   "/dashboard": <DashboardPage />,
   "/subscribe": <SubscribePage />,
-  "/subscribe/fix-payment": <FixPaymentRedirect />,
   "/checkout": <CheckoutPage />,
   "/payment": <PaymentPage />,
   "/payment-success": <PaymentSuccessPage />,

@@ -127,8 +127,11 @@ describe("the operator console", () => {
     await screen.findByText("bob@example.org", { selector: "td" });
     expect(within(row("carol@example.org")).getByRole("button", { name: "Resend verification" })).toBeInTheDocument();
     expect(within(row("bob@example.org")).queryByRole("button", { name: "Resend verification" })).toBeNull();
-    // An operator by the settings cannot be removed here.
-    expect(within(row("op@example.org")).getByRole("button", { name: "Remove operator" })).toBeDisabled();
+    // The signed-in operator's own row offers nothing the server refuses on oneself.
+    for (const name of ["Remove operator", "Disable", "Delete"]) {
+      expect(within(row("op@example.org")).queryByRole("button", { name })).toBeNull();
+    }
+    expect(within(row("op@example.org")).getByText("Your account")).toBeInTheDocument();
     expect(screen.getByText("Page 1 of 1 · 3 users")).toBeInTheDocument();
     expect(screen.getAllByRole("tab").map((tab) => tab.textContent)).toEqual(["Users", "Sources", "Mail", "Channels", "Backup"]);
   });
@@ -189,18 +192,28 @@ describe("the operator console", () => {
     expect(calls(mock, "GET", "/api/admin/stats").length).toBeGreaterThanOrEqual(4);
   });
 
-  it("shows the server's refusal by its message", async () => {
+  it("shows the server's refusal by its message, under a title that says what failed", async () => {
+    const ANN = adminUser("ann@example.org", { operator: true, operatorByEmail: true });
     operatorApi({
-      "POST /api/admin/users/op/disabled": {
+      "GET /api/admin/users": page([OP, ANN, BOB]),
+      "POST /api/admin/users/bob/disabled": {
         status: 409,
-        body: { code: "cannot_disable_self", message: "You cannot disable your own account." },
+        body: { code: "busy", message: "The server is busy. Please try again in a minute." },
       },
     });
     const user = renderConsole();
-    await screen.findByText("op@example.org", { selector: "td" });
-    await user.click(within(row("op@example.org")).getByRole("button", { name: "Disable" }));
-    await waitFor(() => expect(latestToast()).toMatchObject({ variant: "destructive", description: "You cannot disable your own account." }));
-    expect(within(row("op@example.org")).getByRole("button", { name: "Disable" })).toBeEnabled();
+    await screen.findByText("bob@example.org", { selector: "td" });
+    // Another operator by the settings cannot be removed here.
+    expect(within(row("ann@example.org")).getByRole("button", { name: "Remove operator" })).toBeDisabled();
+    await user.click(within(row("bob@example.org")).getByRole("button", { name: "Disable" }));
+    await waitFor(() =>
+      expect(latestToast()).toMatchObject({
+        title: "Could Not Disable User",
+        variant: "destructive",
+        description: "The server is busy. Please try again in a minute.",
+      }),
+    );
+    expect(within(row("bob@example.org")).getByRole("button", { name: "Disable" })).toBeEnabled();
   });
 
   it("deletes a user only once their email is typed", async () => {
@@ -359,7 +372,7 @@ describe("the operator console", () => {
     expect(calls(mock, "DELETE", "/api/admin/mail/dead/m1")).toHaveLength(1);
   });
 
-  it("shows Billing only with billing on, with Repair per paid user", async () => {
+  it("shows Billing only with billing on: paying users apart from free or canceled ones, with Repair on each", async () => {
     const mock = operatorApi(
       {
         "GET /api/admin/billing": {
@@ -377,6 +390,26 @@ describe("the operator console", () => {
                 currentPeriodEnd: "2026-12-20T00:00:00Z",
                 cancelAtPeriodEnd: false,
               },
+              {
+                id: "cleo",
+                email: "cleo@example.org",
+                plan: "free",
+                stripeCustomerId: "cus_2",
+                subscriptionId: "sub_2",
+                status: "canceled",
+                currentPeriodEnd: "2026-11-20T00:00:00Z",
+                cancelAtPeriodEnd: false,
+              },
+              {
+                id: "dan",
+                email: "dan@example.org",
+                plan: "pro",
+                stripeCustomerId: "cus_3",
+                subscriptionId: "sub_3",
+                status: "canceled",
+                currentPeriodEnd: "2026-11-21T00:00:00Z",
+                cancelAtPeriodEnd: false,
+              },
             ],
           },
         },
@@ -388,6 +421,12 @@ describe("the operator console", () => {
     await user.click(await screen.findByRole("tab", { name: "Billing" }));
     const table = await screen.findByRole("table", { name: "Paid users" });
     expect(table).toHaveTextContent("sub_1");
+    // Only paying accounts there: a free or canceled one is listed apart.
+    expect(table).not.toHaveTextContent("cleo@example.org");
+    expect(table).not.toHaveTextContent("dan@example.org");
+    const others = screen.getByRole("table", { name: /^Other subscriptions on record/ });
+    expect(others).toHaveTextContent("cleo@example.org");
+    expect(others).toHaveTextContent("dan@example.org");
     await user.click(within(table).getByRole("button", { name: "Repair" }));
     await waitFor(() => expect(latestToast()?.description).toBe("bob@example.org is now on the team plan."));
     expect(calls(mock, "POST", "/api/admin/users/bob/repair-subscription")).toHaveLength(1);

@@ -16,14 +16,14 @@ export function MailTab() {
   const mail = useLoaded(fetchMail);
   const [busy, setBusy] = useState<string | null>(null);
 
-  const act = async (id: string, title: string, action: () => Promise<{ message: string }>) => {
+  const act = async (id: string, [title, failedTitle]: readonly [string, string], action: () => Promise<{ message: string }>) => {
     setBusy(id);
     try {
       const answer = await action();
       toast({ title, description: answer.message, variant: "success" });
       mail.reload();
     } catch (error) {
-      toast({ title: `${title} Failed`, description: errorMessage(error, "The server could not do that."), variant: "destructive" });
+      toast({ title: failedTitle, description: errorMessage(error, "The server could not do that."), variant: "destructive" });
     } finally {
       setBusy(null);
     }
@@ -63,7 +63,7 @@ export function MailTab() {
                   <td className={`${cellClass} text-xs text-red-700`}>{dead.error}</td>
                   <td className={cellClass}>
                     <div className="flex gap-1">
-                      <Button size="sm" variant="outline" disabled={busy !== null} onClick={() => void act(dead.id, "Mail Queued Again", () => retryDeadMail(dead.id))}>
+                      <Button size="sm" variant="outline" disabled={busy !== null} onClick={() => void act(dead.id, ["Mail Queued Again", "Could Not Queue Mail Again"], () => retryDeadMail(dead.id))}>
                         Retry
                       </Button>
                       <Button
@@ -71,7 +71,7 @@ export function MailTab() {
                         variant="outline"
                         className="text-red-600 hover:bg-red-50"
                         disabled={busy !== null}
-                        onClick={() => void act(dead.id, "Mail Dropped", () => dropDeadMail(dead.id))}
+                        onClick={() => void act(dead.id, ["Mail Dropped", "Could Not Drop Mail"], () => dropDeadMail(dead.id))}
                       >
                         Drop
                       </Button>

@@ -8,6 +8,7 @@ import { Input } from "@/components/ui/Input";
 import { errorMessage } from "@/lib/api";
 import { formatDate } from "@/lib/dates";
 import { appConfig } from "@/state/config";
+import { currentUser } from "@/state/session";
 import { toast } from "@/state/toast";
 import {
   fetchStats,
@@ -179,9 +180,18 @@ function UserRow({ user, onChanged, onDelete }: { user: AdminUser; onChanged: (u
   useSignals();
   const [busy, setBusy] = useState(false);
   const billingEnabled = appConfig.value.billingEnabled;
+  // The server refuses an operator's removing, disabling or deleting themself: not offered.
+  const isOwnRow = currentUser.value?.id === user.id;
 
-  /** Runs one action; its answer (a user, or a message) is shown, a refusal as a toast. */
-  const act = async (title: string, action: () => Promise<AdminUser | { message: string }>, describe: (answer: AdminUser) => string) => {
+  /**
+   * Runs one action; its answer (a user, or a message) is shown under `title`, a refusal as a
+   * toast titled `failedTitle`.
+   */
+  const act = async (
+    [title, failedTitle]: readonly [string, string],
+    action: () => Promise<AdminUser | { message: string }>,
+    describe: (answer: AdminUser) => string,
+  ) => {
     setBusy(true);
     try {
       const answer = await action();
@@ -192,7 +202,7 @@ function UserRow({ user, onChanged, onDelete }: { user: AdminUser; onChanged: (u
         toast({ title, description: answer.message, variant: "success" });
       }
     } catch (error) {
-      toast({ title: `${title} Failed`, description: errorMessage(error, "The server could not do that. Please try again."), variant: "destructive" });
+      toast({ title: failedTitle, description: errorMessage(error, "The server could not do that. Please try again."), variant: "destructive" });
     } finally {
       setBusy(false);
     }
@@ -200,7 +210,7 @@ function UserRow({ user, onChanged, onDelete }: { user: AdminUser; onChanged: (u
 
   const changePlan = (plan: Tier) =>
     act(
-      "Plan Changed",
+      ["Plan Changed", "Plan Not Changed"],
       () => setPlan(user.id, plan),
       (answer) =>
         `${answer.email} is on the ${label(answer.plan)} plan.` +
@@ -237,43 +247,56 @@ function UserRow({ user, onChanged, onDelete }: { user: AdminUser; onChanged: (u
       </td>
       <td className={cellClass}>
         <div className="flex flex-wrap gap-1 whitespace-nowrap">
-          <Button
-            variant="outline"
-            size="sm"
-            disabled={busy || (user.operator && user.operatorByEmail)}
-            title={user.operatorByEmail ? "An operator by PAPERTIDE_ADMIN_EMAILS stays one until the setting changes" : undefined}
-            onClick={() =>
-              void act(
-                user.operator ? "Operator Removed" : "Operator Added",
-                () => setOperator(user.id, !user.operator),
-                (answer) => (answer.operator ? `${answer.email} is an operator.` : `${answer.email} is no longer an operator.`),
-              )
-            }
-          >
-            {user.operator ? "Remove operator" : "Make operator"}
-          </Button>
-          <Button
-            variant="outline"
-            size="sm"
-            disabled={busy}
-            onClick={() =>
-              void act(
-                user.disabled ? "User Enabled" : "User Disabled",
-                () => setDisabled(user.id, !user.disabled),
-                (answer) => (answer.disabled ? `${answer.email} is disabled and signed out.` : `${answer.email} may sign in again.`),
-              )
-            }
-          >
-            {user.disabled ? "Enable" : "Disable"}
-          </Button>
+          {isOwnRow && user.operator ? null : (
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={busy || (user.operator && user.operatorByEmail)}
+              title={user.operatorByEmail ? "An operator by PAPERTIDE_ADMIN_EMAILS stays one until the setting changes" : undefined}
+              onClick={() =>
+                void act(
+                  user.operator ? ["Operator Removed", "Could Not Remove Operator"] : ["Operator Added", "Could Not Make Operator"],
+                  () => setOperator(user.id, !user.operator),
+                  (answer) => (answer.operator ? `${answer.email} is an operator.` : `${answer.email} is no longer an operator.`),
+                )
+              }
+            >
+              {user.operator ? "Remove operator" : "Make operator"}
+            </Button>
+          )}
+          {isOwnRow ? null : (
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={busy}
+              onClick={() =>
+                void act(
+                  user.disabled ? ["User Enabled", "Could Not Enable User"] : ["User Disabled", "Could Not Disable User"],
+                  () => setDisabled(user.id, !user.disabled),
+                  (answer) => (answer.disabled ? `${answer.email} is disabled and signed out.` : `${answer.email} may sign in again.`),
+                )
+              }
+            >
+              {user.disabled ? "Enable" : "Disable"}
+            </Button>
+          )}
           {user.verified ? null : (
-            <Button variant="outline" size="sm" disabled={busy} onClick={() => void act("Verification Sent", () => resendVerification(user.id), () => "")}>
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={busy}
+              onClick={() => void act(["Verification Sent", "Could Not Send Verification"], () => resendVerification(user.id), () => "")}
+            >
               Resend verification
             </Button>
           )}
-          <Button variant="outline" size="sm" className="text-red-600 hover:bg-red-50" disabled={busy} onClick={onDelete}>
-            Delete
-          </Button>
+          {isOwnRow ? (
+            <span className="text-xs text-slate-500">Your account</span>
+          ) : (
+            <Button variant="outline" size="sm" className="text-red-600 hover:bg-red-50" disabled={busy} onClick={onDelete}>
+              Delete
+            </Button>
+          )}
         </div>
       </td>
     </tr>

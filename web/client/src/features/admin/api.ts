@@ -2,6 +2,7 @@
 // session: anonymous → 401, another user → 403 `operator_only`.
 import type {
   AdminBilling,
+  AdminBillingUser,
   AdminChannel,
   AdminChannels,
   AdminMail,
@@ -17,7 +18,7 @@ import type {
 } from "@/api/contract";
 import { apiRequest, getJson, postJson } from "@/lib/api";
 
-export type { AdminBilling, AdminChannel, AdminChannels, AdminMail, AdminSources, AdminStats, AdminUser, AdminUserPage, BackupReport, SourceName, Tier };
+export type { AdminBilling, AdminBillingUser, AdminChannel, AdminChannels, AdminMail, AdminSources, AdminStats, AdminUser, AdminUserPage, BackupReport, SourceName, Tier };
 
 /** The refusal the server gives anyone but an operator, and the page shows. */
 export const OPERATORS_ONLY_TEXT = "This page is for the service's operators.";

@@ -1,7 +1,5 @@
-import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { MemoryRouter } from "react-router-dom";
-import { AppRoutes } from "@/app/routes";
 import { DebugSubscriptionPage } from "@/pages/DebugSubscription";
 import { resetAppConfig } from "@/state/config";
 import { forgetSession } from "@/state/session";
@@ -140,16 +138,5 @@ describe("/debug-subscription", () => {
     await user.click(screen.getByRole("button", { name: "Fix My Subscription" }));
     await waitFor(() => expect(latestToast()?.title).toBe("Fix Failed"));
     expect(latestToast()?.description).toBe("We could not fix your subscription. Please try again or contact support at help@example.org.");
-  });
-
-  it("/subscribe/fix-payment?subscriptionId=… leads here, naming the subscription", async () => {
-    serve();
-    render(
-      <MemoryRouter initialEntries={["/subscribe/fix-payment?subscriptionId=sub_9"]} future={{ v7_startTransition: true, v7_relativeSplatPath: true }}>
-        <AppRoutes />
-      </MemoryRouter>,
-    );
-    expect(await screen.findByRole("heading", { level: 1, name: "Fix Subscription" })).toBeInTheDocument();
-    expect(screen.getByText("Subscription: sub_9")).toBeInTheDocument();
   });
 });

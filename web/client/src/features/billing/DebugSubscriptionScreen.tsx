@@ -1,4 +1,4 @@
-// /debug-subscription (and /subscribe/fix-payment?subscriptionId=…, which leads here) — spec §2
+// /debug-subscription — spec §2
 // Debug subscription, §4 debug page, §8, §9: 'Fix Subscription' for a signed-in user whose plan
 // did not follow a payment. 'Check Payment Status' shows what Stripe knows of the account (its
 // subscriptions, its invoices with amounts in dollars); 'Fix My Subscription' asks the server to

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { PaymentPage } from "@/pages/Payment";
 import { resetAppConfig } from "@/state/config";
@@ -66,9 +66,19 @@ describe("/payment: its address", () => {
     },
   );
 
-  it("without an email: 'Authentication Required' and sign-in that returns to the plans", async () => {
+  it("without an email, signed in: the card form, never 'Authentication Required'", async () => {
     installFakeStripe();
     serve();
+    renderRoute(<PaymentPage />, { at: "/payment?tier=team", routePath: "/payment" });
+    expect(await screen.findByText("Subscribing as ada@example.org")).toBeInTheDocument();
+    expect(location()).toBe("/payment?tier=team");
+    expect(latestToast()).toBeUndefined();
+  });
+
+  it("without an email, signed out: 'Authentication Required' and sign-in that returns to the plans", async () => {
+    installFakeStripe();
+    forgetSession();
+    stubFetch({ "GET /api/config": BILLING_ON_CONFIG, "GET /api/auth/me": { status: 401, body: { message: "Not signed in" } } });
     renderRoute(<PaymentPage />, { at: "/payment?tier=team", routePath: "/payment" });
     await waitFor(() => expect(location()).toBe("/auth?redirect=subscribe"));
     expect(latestToast()).toMatchObject({ title: "Authentication Required", description: "Please sign in to continue with your subscription." });
@@ -155,6 +165,17 @@ describe("/payment: the page", () => {
     expect(latestToast()).toMatchObject({ title: "Missing Information", description: "Please enter your ZIP code." });
     expect(callsTo(fetchMock, CREATE)).toBe(0);
   });
+  it("what the card element finds wrong is said under the card, and goes when it is fixed", async () => {
+    const { card } = installFakeStripe();
+    serve();
+    await renderPayment();
+    await waitFor(() => expect(card.on).toHaveBeenCalledWith("change", expect.any(Function)));
+    const onChange = card.on.mock.calls[0][1] as (event: { error?: { message: string } }) => void;
+    act(() => onChange({ error: { message: "Your card number is incomplete." } }));
+    expect(screen.getByRole("alert")).toHaveTextContent("Your card number is incomplete.");
+    act(() => onChange({}));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+  });
 });
 
 describe("/payment: the card flow", () => {
@@ -213,6 +234,9 @@ describe("/payment: the card flow", () => {
     await pay(user);
     await waitFor(() => expect(latestToast()?.title).toBe("Payment Failed"));
     expect(latestToast()).toMatchObject({ description: "Your card was declined.", variant: "destructive" });
+    // The form says it too, under the card.
+    expect(screen.getByRole("alert")).toHaveTextContent("Your card was declined.");
+    expect(screen.getByRole("group", { name: /Card Number/ })).toHaveAccessibleDescription("Your card was declined.");
     expect(callsTo(fetchMock, CREATE)).toBe(1);
     expect(screen.getByRole("button", { name: PRO_BUTTON })).toBeEnabled();
     expect(location()).toBe(PRO_ADDRESS);

@@ -6,13 +6,15 @@
 // starts the subscription — or changes a Pro plan to Team in place — with that card. When the
 // first payment needs the customer (3-D Secure) Stripe.js confirms it too. A subscription that is
 // paid goes to /finalizing-subscription, which waits until the server has applied it; anything
-// else to /payment-success.
+// else to /payment-success. A failure (Stripe's word on the card at setup or payment, or the
+// server's) is said in the form, under the card, as well as in a toast.
 import { useSignals } from "@preact/signals-react/runtime";
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import type { StripeCardElement } from "@stripe/stripe-js";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { cn } from "@/components/ui/cn";
 import { LockIcon } from "@/components/ui/LockIcon";
 import { Field } from "@/components/ui/Field";
 import { Input } from "@/components/ui/Input";
@@ -35,14 +37,15 @@ export const MSG_SUBSCRIPTION_ERROR = "Failed to create subscription. Please try
 
 /**
  * The page asks who is signed in: a card is only taken from a signed-in user, under that user's
- * own address (the address bar's `email` is required, as the spec says, but never shown or sent).
+ * own address. The address bar's `email` is never shown or sent; its absence sends only a
+ * visitor to sign in (the spec asks it of everyone: README, "Where Papertide differs"), so a
+ * signed-in user is never told to sign in.
  */
 export function PaymentScreen() {
   useSignals();
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const tier = paidTierOf(searchParams.get("tier"));
-  const hasEmailParam = Boolean(searchParams.get("email")?.trim());
   const [session, setSession] = useState<"asking" | "known">("asking");
   const hasReported = useRef(false);
 
@@ -65,14 +68,14 @@ export function PaymentScreen() {
       hasReported.current = true;
       toast({ title: "Invalid Plan", description: "Please select a valid subscription plan.", variant: "destructive" });
       navigate("/subscribe", { replace: true });
-    } else if (!hasEmailParam || (session === "known" && !signedInEmail)) {
+    } else if (session === "known" && !signedInEmail) {
       hasReported.current = true;
       toast({ title: "Authentication Required", description: "Please sign in to continue with your subscription.", variant: "destructive" });
       navigate("/auth?redirect=subscribe", { replace: true });
     }
-  }, [tier, hasEmailParam, session, signedInEmail, navigate]);
+  }, [tier, session, signedInEmail, navigate]);
 
-  if (!tier || !hasEmailParam) return null;
+  if (!tier) return null;
   if (!signedInEmail) return session === "asking" ? <PageSpinner label="Loading" /> : null;
   return <PaymentForm tier={tier} email={signedInEmail} />;
 }
@@ -87,6 +90,8 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
   const card = useRef<StripeCardElement | null>(null);
   const [zip, setZip] = useState("");
   const [processing, setProcessing] = useState(false);
+  /** Why the last attempt failed, or what the card element says is wrong: shown in the form. */
+  const [formError, setFormError] = useState<string | null>(null);
   const ids = useId();
 
   useEffect(() => {
@@ -116,6 +121,8 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
       // Our own ZIP field gives the postal code.
       element = stripe.elements().create("card", { hidePostalCode: true });
       element.mount(cardContainer.current);
+      // Stripe's element only reports what is wrong with what was typed; the form says it.
+      element.on("change", (event) => setFormError(event.error?.message ?? null));
     } catch {
       return;
     }
@@ -130,6 +137,7 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
 
   const fail = (title: string, description: string) => {
     toast({ title, description, variant: "destructive" });
+    setFormError(description);
     setProcessing(false);
   };
 
@@ -175,6 +183,7 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
       return;
     }
 
+    setFormError(null);
     setProcessing(true);
     try {
       let answer = await createSubscription(tier);
@@ -259,7 +268,8 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
                   <div
                     role="group"
                     aria-labelledby={cardLabelIds.join(" ")}
-                    className="min-h-10 rounded-md border border-slate-300 bg-white px-3 py-2.5"
+                    aria-describedby={formError ? `${ids}-card-error` : undefined}
+                    className={cn("min-h-10 rounded-md border bg-white px-3 py-2.5", formError ? "border-red-500" : "border-slate-300")}
                   >
                     <div ref={cardContainer} />
                     {cardMounted || stripeFailed ? null : <Spinner label="Loading the card form" />}
@@ -267,6 +277,11 @@ function PaymentForm({ tier, email }: { tier: PaidTier; email: string }) {
                   {stripeFailed ? (
                     <p role="alert" className="text-sm text-red-600">
                       The card form could not be loaded. Please refresh and try again.
+                    </p>
+                  ) : null}
+                  {formError ? (
+                    <p id={`${ids}-card-error`} role="alert" className="text-sm text-red-600">
+                      {formError}
                     </p>
                   ) : null}
                 </div>

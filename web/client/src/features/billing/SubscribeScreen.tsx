@@ -90,17 +90,20 @@ export function SubscribeScreen() {
           ))}
         </div>
 
-        <p className="mt-8 text-center text-sm text-slate-600">
-          Paid plans renew each month until you cancel. By subscribing you agree to our{" "}
-          <a href="/terms" target="_blank" rel="noopener" className="font-medium text-brand-700 underline-offset-4 hover:underline">
-            Terms and Conditions
-          </a>{" "}
-          and{" "}
-          <a href="/privacy" target="_blank" rel="noopener" className="font-medium text-brand-700 underline-offset-4 hover:underline">
-            Privacy Policy
-          </a>
-          .
-        </p>
+        {/* Nothing is sold with billing off: no terms of subscribing. */}
+        {billingEnabled ? (
+          <p className="mt-8 text-center text-sm text-slate-600">
+            Paid plans renew each month until you cancel. By subscribing you agree to our{" "}
+            <a href="/terms" target="_blank" rel="noopener" className="font-medium text-brand-700 underline-offset-4 hover:underline">
+              Terms and Conditions
+            </a>{" "}
+            and{" "}
+            <a href="/privacy" target="_blank" rel="noopener" className="font-medium text-brand-700 underline-offset-4 hover:underline">
+              Privacy Policy
+            </a>
+            .
+          </p>
+        ) : null}
 
         <Faq billingEnabled={billingEnabled} />
       </div>

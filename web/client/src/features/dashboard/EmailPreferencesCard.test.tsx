@@ -9,6 +9,7 @@ import { loadPreferences, preferences, resetDashboard } from "./store";
 const PATH = "/api/users/u1/preferences";
 
 const PRO: Preferences = {
+  id: "u1",
   userId: "u1",
   includePubmed: true,
   includeArxiv: true,

@@ -1,6 +1,8 @@
 // A paper's three rating buttons in the digest dialog: "Relevant", "Not relevant", "More like
 // this". The term's current verdict shows pressed; pressing another records it, pressing the
 // pressed one removes the rating. Busy while the server answers, never disabled (focus stays).
+// The pressed one is filled and ticked at full strength (never faded, which reads as disabled);
+// each is at least 44 px tall on a phone, a finger's target.
 import { useRef, useState } from "react";
 import { cn } from "@/components/ui/cn";
 import { errorMessage } from "@/lib/api";
@@ -46,11 +48,13 @@ export function RatingButtons({ termId, digestId, paperKey, title, current }: Ra
             aria-pressed={pressed}
             onClick={() => void press(verdict)}
             className={cn(
-              "rounded-full border px-3 py-1 text-xs font-medium transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500",
-              pressed ? "border-brand-600 bg-brand-600 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-50",
-              busy && "cursor-wait opacity-70",
+              "inline-flex min-h-11 items-center gap-1.5 rounded-full border px-4 text-sm font-medium transition-colors sm:min-h-8 sm:px-3 sm:text-xs",
+              "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-brand-500 focus-visible:ring-offset-2",
+              pressed ? "border-brand-700 bg-brand-700 text-white shadow-sm" : "border-slate-300 bg-white text-slate-700 hover:border-brand-500 hover:bg-brand-50",
+              busy && "cursor-wait",
             )}
           >
+            {pressed ? <span aria-hidden="true">✓</span> : null}
             {label}
           </button>
         );

@@ -6,6 +6,7 @@ import { TestEmailPage } from "@/pages/TestEmail";
 import { TestEmailScreen } from "./TestEmailScreen";
 
 const ADA: CurrentUser = { id: "u1", email: "ada@example.org", subscriptionTier: "free" };
+const PRO: CurrentUser = { id: "u3", email: "pat@example.org", subscriptionTier: "pro" };
 const OPERATOR: CurrentUser = { id: "u2", email: "ops@example.org", subscriptionTier: "team", isAdmin: true };
 
 type Handlers = Parameters<typeof stubFetch>[0];
@@ -22,7 +23,9 @@ async function showScreen() {
 
 const emailInput = () => screen.getByRole("textbox", { name: "Email address" });
 const button = (name: string) => screen.getByRole("button", { name });
+/** A paid plan's actions; the free plan has the first two. */
 const ACTIONS = ["Send Welcome Email", "Send Sample Digest", "Trigger Weekly Digest"];
+const FREE_ACTIONS = ACTIONS.slice(0, 2);
 
 beforeAll(polyfillBrowserApis);
 beforeEach(() => {
@@ -62,9 +65,9 @@ describe("/test-email", () => {
   });
 
   it("a signed-in user gets their address prefilled, the three actions and the own-address rule", async () => {
-    signedIn(ADA);
+    signedIn(PRO);
     await showScreen();
-    expect(await screen.findByRole("textbox", { name: "Email address" })).toHaveValue("ada@example.org");
+    expect(await screen.findByRole("textbox", { name: "Email address" })).toHaveValue("pat@example.org");
     for (const name of ACTIONS) expect(button(name)).toBeEnabled();
     expect(screen.getByText("Test mail goes to your own address.")).toBeInTheDocument();
     expect(screen.queryByText(/as an operator/)).not.toBeInTheDocument();
@@ -99,12 +102,12 @@ describe("/test-email", () => {
     const user = await showScreen();
     await user.type(await screen.findByRole("textbox", { name: "Email address" }), "  ");
     await user.click(button("Send Welcome Email"));
-    for (const name of ACTIONS) expect(button(name)).toBeDisabled();
+    for (const name of FREE_ACTIONS) expect(button(name)).toBeDisabled();
     expect(requestBody(fetchMock, "/api/test-email")).toEqual({ email: "ada@example.org", type: "welcome" });
     welcome.release();
     await waitFor(() => expect(latestToast()?.title).toBe("Test Email Sent"));
     expect(latestToast()?.description).toBe("Test mail queued for ada@example.org.");
-    for (const name of ACTIONS) expect(button(name)).toBeEnabled();
+    for (const name of FREE_ACTIONS) expect(button(name)).toBeEnabled();
   });
 
   it("sends a sample digest with type digest", async () => {
@@ -123,7 +126,7 @@ describe("/test-email", () => {
     await waitFor(() => expect(latestToast()?.title).toBe("Failed to send test email"));
     expect(latestToast()?.description).toBe(reason);
     expect(latestToast()?.variant).toBe("destructive");
-    for (const name of ACTIONS) expect(button(name)).toBeEnabled();
+    for (const name of FREE_ACTIONS) expect(button(name)).toBeEnabled();
   });
 
   it("another address is refused for a user who is not an operator", async () => {
@@ -164,14 +167,14 @@ describe("/test-email", () => {
 
   it("triggers the weekly digest: buttons disabled meanwhile, then 'Weekly Digest Triggered'", async () => {
     const trigger = held({ status: 200, body: { success: true, digests: 2, papersFound: 7 } });
-    const fetchMock = signedIn(ADA, { "POST /api/trigger-digest": trigger.handler });
+    const fetchMock = signedIn(PRO, { "POST /api/trigger-digest": trigger.handler });
     const user = await showScreen();
     await user.click(await screen.findByRole("button", { name: "Trigger Weekly Digest" }));
     for (const name of ACTIONS) expect(button(name)).toBeDisabled();
     expect(requestBody(fetchMock, "/api/trigger-digest")).toEqual({});
     trigger.release();
     await waitFor(() => expect(latestToast()?.title).toBe("Weekly Digest Triggered"));
-    expect(latestToast()?.description).toBe("2 digests with 7 papers on the way to ada@example.org.");
+    expect(latestToast()?.description).toBe("2 digests with 7 papers on the way to pat@example.org.");
     for (const name of ACTIONS) expect(button(name)).toBeEnabled();
     expect(callsTo(fetchMock, "/api/test-email")).toBe(0);
   });
@@ -184,16 +187,16 @@ describe("/test-email", () => {
     expect(callsTo(fetchMock, "/api/auth/me")).toBe(1);
   });
 
-  it("a free plan whose digests are used (402 free_digests_used): the server's message", async () => {
-    const message = "Your free plan's 2 digests have been used.";
-    signedIn(ADA, { "POST /api/trigger-digest": { status: 402, body: { message, code: "free_digests_used", requiresPayment: true } } });
-    const user = await showScreen();
-    await user.click(await screen.findByRole("button", { name: "Trigger Weekly Digest" }));
-    await waitFor(() => expect(latestToast()).toMatchObject({ title: "Failed to trigger digest", description: message }));
+  it("a free user is not offered Trigger Weekly Digest, which the server refuses on the free plan", async () => {
+    signedIn(ADA);
+    await showScreen();
+    expect(await screen.findByRole("button", { name: "Send Sample Digest" })).toBeEnabled();
+    expect(screen.queryByRole("button", { name: "Trigger Weekly Digest" })).not.toBeInTheDocument();
+    expect(screen.getByText(/none is built on demand/)).toBeInTheDocument();
   });
 
   it("a digest that cannot be triggered: 'Failed to trigger digest' with the server's message", async () => {
-    signedIn(ADA, {
+    signedIn(PRO, {
       "POST /api/trigger-digest": { status: 400, body: { message: "Add a search term first: the weekly digest covers your active terms." } },
     });
     const user = await showScreen();

@@ -1,5 +1,5 @@
 // /test-email (spec §2 Email testing page, §5, §8): a signed-in user sends themself a welcome
-// mail or a sample digest, or has their weekly digest built now. Test mail goes only to the
+// mail or a sample digest, or (on a paid plan) has their weekly digest built now. Test mail goes only to the
 // user's own address; operators may use any (the server enforces both, and rate limits them).
 // A visitor is asked to sign in. Who is signed in comes from the page's one session check
 // (shared with the header); 'Try again' asks afresh.
@@ -128,6 +128,8 @@ function TestEmailForm({ user }: { user: CurrentUser }) {
   };
 
   const isBusy = running !== null;
+  // The server refuses a triggered digest on the free plan (it would spend a free digest).
+  const canTrigger = user.subscriptionTier !== "free";
 
   return (
     <form noValidate onSubmit={submit} className="space-y-5" aria-busy={isBusy}>
@@ -158,13 +160,16 @@ function TestEmailForm({ user }: { user: CurrentUser }) {
         <Button variant="outline" disabled={isBusy} onClick={() => void send("digest")}>
           Send Sample Digest
         </Button>
-        <Button variant="outline" disabled={isBusy} onClick={() => void trigger()}>
-          Trigger Weekly Digest
-        </Button>
+        {canTrigger ? (
+          <Button variant="outline" disabled={isBusy} onClick={() => void trigger()}>
+            Trigger Weekly Digest
+          </Button>
+        ) : null}
       </div>
       <p className="text-xs text-slate-500">
-        The sample digest is your latest digest. Triggering the weekly digest builds one for each of your active search terms now and
-        mails it to {user.email}.
+        {canTrigger
+          ? `The sample digest is your latest digest. Triggering the weekly digest builds one for each of your active search terms now and mails it to ${user.email}.`
+          : "The sample digest is your latest digest. Your weekly digests come on their own: on the free plan each one uses one of your free digests, so none is built on demand."}
       </p>
       {isBusy ? (
         <div className="flex items-center gap-2 text-sm text-slate-600">

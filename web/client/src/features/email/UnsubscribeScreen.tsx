@@ -7,7 +7,7 @@ import { Link, useSearchParams } from "react-router-dom";
 import { buttonClasses } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { Spinner } from "@/components/ui/Spinner";
-import { ApiError, errorMessage } from "@/lib/api";
+import { ApiError } from "@/lib/api";
 import { appConfig, loadAppConfig } from "@/state/config";
 import { unsubscribeOnce } from "./api";
 
@@ -63,9 +63,9 @@ export function UnsubscribeScreen() {
   );
 }
 
-/** A 404 carries the server's word on the link; anything else gets the spec's generic text. */
+/** A 404 (no such token) is an invalid link, in the spec's words (§5); anything else its generic text. */
 function failureMessage(error: unknown): string {
-  if (error instanceof ApiError && error.status === 404) return errorMessage(error, MSG_UNSUBSCRIBE_FAILED);
+  if (error instanceof ApiError && error.status === 404) return MSG_INVALID_LINK;
   return MSG_UNSUBSCRIBE_FAILED;
 }
 
