@@ -488,6 +488,7 @@ mod tests {
         assert_eq!(queued, [("ada@example.org".to_owned(), "Deleted".to_owned())], "the confirmation, queued once the files are gone");
         assert_eq!(close_account_deletions(&store, outbox.path())?, 0, "nothing is left to close");
         Ok(())
+    }
 
     #[test]
     fn a_sender_at_an_ip_address_literal_is_taken() {

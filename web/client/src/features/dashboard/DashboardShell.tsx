@@ -39,13 +39,13 @@ export function DashboardShell() {
             <PlanEndedNotice planEnded={user.planEnded} />
           </div>
         ) : null}
-        <div className="grid gap-6 lg:grid-cols-3">
-          <div className="space-y-6 lg:col-span-2">
+        <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+          <div className="min-w-0 space-y-6 lg:col-span-2">
             <AddSearchTermCard user={user} />
             <SearchQueueCard user={user} />
             <RecentDigestsCard user={user} />
           </div>
-          <div className="space-y-6">
+          <div className="min-w-0 space-y-6">
             <AccountStatusCard user={user} />
             <EmailPreferencesCard user={user} />
             <YourDataCard user={user} />

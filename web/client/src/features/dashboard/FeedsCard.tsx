@@ -118,7 +118,7 @@ function FeedAddress({ label, url }: { label: string; url: string }) {
         {label}
       </label>
       <div className="flex gap-2">
-        <Input id={id} readOnly value={url} onFocus={(event) => event.target.select()} className="font-mono text-xs" />
+        <Input id={id} readOnly value={url} onFocus={(event) => event.target.select()} className="min-w-0 font-mono text-xs" />
         <Button variant="outline" onClick={() => void copy()} aria-label={`Copy the feed address of ${label}`}>
           Copy
         </Button>
