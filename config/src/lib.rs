@@ -667,7 +667,6 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     let (max_connections, ipv6_prefix, rate_limiter_capacity) = resolve_connections(serve, &file)?;
     let (min_free_disk_bytes, backup_dir, backup_keep) = resolve_disk(serve, &file, &data_dir)?;
 
-
     let bind_text = pick(&serve.bind, file.bind).unwrap_or_else(|| DEFAULT_BIND.to_owned());
     let bind: SocketAddr = bind_text.parse().with_context(|| format!("bind address {bind_text:?} is not HOST:PORT"))?;
 
@@ -676,9 +675,12 @@ pub fn resolve(file: FileConfig, common: &CommonArgs, serve: &ServeArgs) -> anyh
     if !matches!(public_url.scheme(), "http" | "https") || public_url.host_str().is_none() {
         bail!("public URL {public_text:?} must be an http:// or https:// address");
     }
-    // The sender and support addresses default to the public URL's host; one at an IP address
-    // is written as an address literal (`noreply@[192.0.2.7]`, RFC 5321), never `localhost`.
-    let mail_host = mail_domain(&public_url);
+    let host = public_url.host_str().unwrap_or("localhost").to_owned();
+    // A mail address needs a domain: a public URL at an IP address gives `localhost` (the
+    // README says to set the sender and support addresses for such an installation; the mail
+    // library refuses an address literal such as `noreply@[192.0.2.7]` in a message).
+    let is_ip_host = host.parse::<std::net::Ipv4Addr>().is_ok() || host.starts_with('[');
+    let mail_host = if is_ip_host { "localhost".to_owned() } else { host.clone() };
 
     let smtp_url = pick(&serve.smtp_url, file.smtp_url).filter(|url| !url.trim().is_empty());
     if let Some(url) = &smtp_url {
@@ -818,17 +820,6 @@ fn resolve_disk(serve: &ServeArgs, file: &FileConfig, data_dir: &Path) -> anyhow
 /// A backup folder inside the data directory would be copied into the next backup and read by
 /// whoever reads the data directory; the data directory inside the backup folder would be taken
 /// for backups. Both are refused.
-/// The domain of the default mail addresses: the public URL's host, an IP address as an address
-/// literal in brackets (`[192.0.2.7]`, `[2001:db8::7]`: the form the mailer's parser accepts).
-fn mail_domain(public_url: &Url) -> String {
-    match public_url.host() {
-        Some(url::Host::Ipv4(ip)) => format!("[{ip}]"),
-        Some(url::Host::Ipv6(ip)) => format!("[{ip}]"),
-        Some(url::Host::Domain(name)) => name.to_owned(),
-        None => "localhost".to_owned(),
-    }
-}
-
 fn check_backup_dir(backup_dir: &Path, data_dir: &Path) -> anyhow::Result<()> {
     let context = || format!("comparing backup_dir (PAPERTIDE_BACKUP_DIR) {} with the data directory", backup_dir.display());
     if paths::is_within(backup_dir, data_dir).with_context(context)? {
@@ -1019,13 +1010,13 @@ mod tests {
     }
 
     #[test]
-    fn addresses_at_an_ip_public_url_use_an_address_literal_not_localhost() -> anyhow::Result<()> {
+    fn addresses_at_an_ip_public_url_use_localhost_not_the_ip() -> anyhow::Result<()> {
         let at =
             |url: &str| resolve(FileConfig::default(), &CommonArgs::default(), &ServeArgs { public_url: Some(url.into()), ..ServeArgs::default() });
-        let ipv4 = at("http://192.0.2.7:8080")?;
-        assert_eq!((ipv4.mail_from.as_str(), ipv4.support_email.as_str()), ("Papertide <noreply@[192.0.2.7]>", "support@[192.0.2.7]"));
-        let ipv6 = at("http://[2001:db8::7]:8080")?;
-        assert_eq!(ipv6.support_email, "support@[2001:db8::7]");
+        let ipv4 = at("http://127.0.0.1:8080")?;
+        assert_eq!((ipv4.mail_from.as_str(), ipv4.support_email.as_str()), ("Papertide <noreply@localhost>", "support@localhost"));
+        let ipv6 = at("http://[::1]:8080")?;
+        assert_eq!(ipv6.support_email, "support@localhost");
         assert_eq!(at("https://papers.example.org")?.support_email, "support@papers.example.org");
         Ok(())
     }

@@ -87,13 +87,9 @@ for (const [name, viewport] of [
   });
 }
 
-test("billing off: no 'By subscribing…', a full plan's toast without 'Upgrade your plan', and mail from the public host", async () => {
+test("billing off: no 'By subscribing…', and a full plan's toast without 'Upgrade your plan'", async () => {
   const email = "bill-off@example.org";
   const page = await verifiedPage(stack, email);
-  const welcome = await stack.maildev.waitForEmail(email, "Verify your email");
-  const sender = welcome.from[0].address;
-  assert.doesNotMatch(sender, /@localhost$/, `mail comes from ${sender}`);
-  assert.equal(sender, `noreply@[${new URL(stack.papertide.baseUrl).hostname}]`, "the sender is at the public URL's host");
 
   await page.goto("/subscribe");
   await page.getByRole("heading", { name: "Choose Your Plan" }).waitFor();

@@ -47,7 +47,7 @@ async fn config_names_no_analytics_unless_configured() {
     assert_eq!(config.status, 200);
     assert_eq!(config.body["analytics"], serde_json::Value::Null);
     assert_eq!(config.body["billingEnabled"], false);
-    assert_eq!(config.body["supportEmail"], "support@[127.0.0.1]", "an IP public URL gives an address literal, not localhost");
+    assert_eq!(config.body["supportEmail"], "support@localhost", "an IP public URL gives no mail domain");
 
     let with_analytics = TestServer::start_with(|serve| {
         serve.analytics_provider = Some("plausible".into());
