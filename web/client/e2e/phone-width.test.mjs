@@ -47,8 +47,8 @@ test("no public page scrolls sideways on a phone", async () => {
   await dismissCookieBanner(page);
   const pages = [
     ["/", (p) => p.getByRole("button", { name: "Start Discovery" }), "landing"],
-    ["/auth", (p) => p.locator("#login-email"), "auth"],
-    ["/auth?tab=signup", (p) => p.locator("#signup-email"), "auth-signup"],
+    ["/auth", (p) => p.locator("#signup-email"), "auth"],
+    ["/auth?tab=login", (p) => p.locator("#login-email"), "auth-login"],
     ["/login", (p) => p.getByRole("button", { name: /Sign in/ }), "login"],
     ["/signup", (p) => p.getByRole("button", { name: /Create account/ }), "signup"],
     ["/verify-email?token=nonsense", text(/invalid|expired/i), "verify-email"],

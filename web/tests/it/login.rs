@@ -55,6 +55,7 @@ async fn login_signs_in_and_logout_signs_out() {
         "isEmailVerified",
         "isUnlimited",
         "lastDigestSentAt",
+        "lastFreeSentAt",
         "pendingSearch",
         "planEnded",
         "researchField",

@@ -60,6 +60,16 @@ export function Toaster() {
  * the bottom so that it can. Dialogs are fixed and left alone (their actions keep clear).
  */
 function useControlInUseUncovered(viewport: RefObject<HTMLOListElement | null>, openToasts: string) {
+  // The control last focused: a control disabled while its request runs loses the focus to the
+  // page, and is still the one in use when the request's toast shows.
+  const lastFocused = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const remember = (event: FocusEvent) => {
+      if (event.target instanceof HTMLElement) lastFocused.current = event.target;
+    };
+    document.addEventListener("focusin", remember);
+    return () => document.removeEventListener("focusin", remember);
+  }, []);
   useEffect(() => {
     const body = document.body;
     if (!openToasts) {
@@ -68,8 +78,9 @@ function useControlInUseUncovered(viewport: RefObject<HTMLOListElement | null>, 
     }
     const frame = requestAnimationFrame(() => {
       const boxes = Array.from(viewport.current?.children ?? []).map((item) => item.getBoundingClientRect());
-      const active = document.activeElement;
-      if (boxes.length === 0 || !(active instanceof HTMLElement) || active === body) return;
+      const focused = document.activeElement;
+      const active = focused instanceof HTMLElement && focused !== body ? focused : lastFocused.current?.isConnected ? lastFocused.current : null;
+      if (boxes.length === 0 || !active || active === body) return;
       if (active.closest('[role="dialog"], [role="alertdialog"]') || viewport.current?.contains(active)) return;
       const toastTop = Math.min(...boxes.map((box) => box.top));
       const toastLeft = Math.min(...boxes.map((box) => box.left));
