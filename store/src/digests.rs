@@ -392,12 +392,7 @@ impl Store {
     /// The user an unsubscribe token stands for: a token of [`Store::unsubscribe_token`], or a
     /// stored one (hashed) from mails sent before those existed. Tokens do not expire.
     pub fn unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
-        // Checking a token makes no key: without one, no token was ever signed.
-        let key = match self.unsubscribe_key.get() {
-            Some(key) => Some(key.clone()),
-            None => self.trees().meta.get(UNSUBSCRIBE_KEY)?.map(|key| key.to_vec()),
-        };
-        if let Some(claim) = key.and_then(|key| UnsubscribeClaim::verify(&key, token)) {
+        if let Some(claim) = self.existing_unsubscribe_key()?.and_then(|key| UnsubscribeClaim::verify(key, token)) {
             return Ok(Some(claim.user_id));
         }
         let hash = TokenHash::of(token);
@@ -411,6 +406,16 @@ impl Store {
         }
         let key = self.secret_key(UNSUBSCRIBE_KEY)?;
         Ok(self.unsubscribe_key.get_or_init(|| key))
+    }
+
+    /// The unsubscribe links' key if one was made: checking a token makes none (without one, no
+    /// token was ever signed), so a refused link writes nothing.
+    fn existing_unsubscribe_key(&self) -> Result<Option<&[u8]>> {
+        if let Some(key) = self.unsubscribe_key.get() {
+            return Ok(Some(key));
+        }
+        let Some(key) = self.trees().meta.get(UNSUBSCRIBE_KEY)? else { return Ok(None) };
+        Ok(Some(self.unsubscribe_key.get_or_init(|| key.to_vec())))
     }
 
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
