@@ -135,10 +135,16 @@ test("a new user's first week: topic before signup, verification in a new tab, t
   await tab.getByText(`You already follow “${term}”: it is in your search terms.`).first().waitFor({ timeout: 20_000 });
   await screenshot(tab, "first-week-07-no-digest-after-the-free-ones");
   await tab.goto("/test-email");
-  await tab.getByRole("button", { name: "Trigger Weekly Digest" }).click();
-  await tab.getByText("Failed to trigger digest").first().waitFor();
-  await tab.getByText(/Triggering a weekly digest is for paid plans/).first().waitFor();
-  await screenshot(tab, "first-week-08-trigger-refused");
+  await tab.getByRole("button", { name: "Send Sample Digest" }).waitFor();
+  assert.equal(await tab.getByRole("button", { name: "Trigger Weekly Digest" }).count(), 0, "Trigger Weekly Digest offered on the free plan");
+  await screenshot(tab, "first-week-08-no-trigger-on-free");
+  // The page does not offer it, and the server refuses it when asked directly.
+  const refused = await tab.evaluate(async () => {
+    const response = await fetch("/api/trigger-digest", { method: "POST", credentials: "include", headers: { "Content-Type": "application/json" }, body: "{}" });
+    return { status: response.status, body: await response.json() };
+  });
+  assert.equal(refused.status, 403, JSON.stringify(refused.body));
+  assert.match(refused.body.message, /Triggering a weekly digest is for paid plans/);
   assert.equal((await api(tab, `/api/users/${user.id}/digests`)).length, digestsUsed, "no path sent another digest");
   await page.context().close();
 });
