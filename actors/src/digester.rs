@@ -512,7 +512,7 @@ impl Digester {
     /// users' terms already), as the ranking reads them; `None` when it has neither.
     pub fn rated(&self, stored: &engine::search_term::SearchTerm) -> Result<Option<RatedTerm>, DigestError> {
         let user_id = stored.user_id;
-        let ratings = self.store.ratings(user_id, stored.id)?;
+        let ratings = self.store.of_term(user_id, stored.id)?;
         if ratings.is_empty() && stored.exclude.is_empty() {
             return Ok(None);
         }

@@ -160,7 +160,7 @@ impl Store {
     }
 
     /// Every channel of the installation.
-    pub fn channels(&self) -> Result<Vec<LabChannel>> {
+    pub fn all(&self) -> Result<Vec<LabChannel>> {
         self.trees().channels.iter().values().map(|bytes| decode("lab channel", &bytes?)).collect()
     }
 
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(store.channel(ada, term)?.map(|channel| channel.url), Some("https://hooks.example.org/services/T0/B0/x".to_owned()));
         assert!(store.delete_search_term(term)?);
         assert_eq!(store.channel(ada, term)?, None, "deleting the term disconnects its channel");
-        assert!(store.channels()?.is_empty());
+        assert!(store.all()?.is_empty());
         Ok(())
     }
 
@@ -404,7 +404,7 @@ mod tests {
         let term = add_term(&store, ada, "malaria")?;
         record(&store, ada, term, 2, 1)?;
         assert!(store.channel_posts()?.is_empty(), "no channel when it was stored");
-        let digest = store.digests(ada)?.remove(0);
+        let digest = store.of_user(ada)?.remove(0);
         store.queue_channel_post(&digest, Utc::now())?;
         assert!(store.channel_posts()?.is_empty(), "still no channel: nothing to post to");
         store.set_channel(&channel(ada, term))?;

@@ -272,7 +272,7 @@ impl Store {
     }
 
     /// A user's digests, newest first.
-    pub fn digests(&self, user_id: UserId) -> Result<Vec<Digest>> {
+    pub fn of_user(&self, user_id: UserId) -> Result<Vec<Digest>> {
         let mut found = Vec::new();
         for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
@@ -491,9 +491,9 @@ mod tests {
         let now = Utc::now();
         store.record_digest(&digest(ada, "first", &["doi:10.1/a", "pmid:1"], now - Duration::days(7)), &mail("first"), now)?;
         store.record_digest(&digest(ada, "second", &["doi:10.1/b"], now), &mail("second"), now)?;
-        let terms: Vec<String> = store.digests(ada)?.into_iter().map(|digest| digest.search_term).collect();
+        let terms: Vec<String> = store.of_user(ada)?.into_iter().map(|digest| digest.search_term).collect();
         assert_eq!(terms, vec!["second", "first"], "newest first");
-        assert!(store.digests(bob)?.is_empty());
+        assert!(store.of_user(bob)?.is_empty());
         assert!(store.was_sent(ada, "doi:10.1/a")? && store.was_sent(ada, "doi:10.1/b")?);
         assert!(!store.was_sent(ada, "pmid:1")?, "a paper is remembered by its first key");
         assert!(!store.was_sent(bob, "doi:10.1/a")?, "sent to ada, not to bob");
@@ -552,7 +552,7 @@ mod tests {
 
         store.bind_digests_to_terms()?;
         let bound: Vec<(String, Option<TermId>)> =
-            store.digests(ada)?.into_iter().rev().map(|digest| (digest.papers_data[0].keys[0].clone(), digest.term_id)).collect();
+            store.of_user(ada)?.into_iter().rev().map(|digest| (digest.papers_data[0].keys[0].clone(), digest.term_id)).collect();
         assert_eq!(
             bound,
             [
@@ -564,7 +564,7 @@ mod tests {
             ],
             "the same topic (case and spacing aside) existing when it was sent; a term added after the digest, a gone term and a kept id are left"
         );
-        assert_eq!(store.digests(ada)?[1].papers_data, older[3].papers_data, "the rest of the digest is as it was");
+        assert_eq!(store.of_user(ada)?[1].papers_data, older[3].papers_data, "the rest of the digest is as it was");
         Ok(())
     }
 
@@ -580,7 +580,7 @@ mod tests {
         changed.papers_data[0].relevance_score = 0.5;
         store.record_digest(&changed, &mail("cancer"), now)?;
         assert_eq!(store.trees().digest_entries.len(), 2, "a different score is a different entry");
-        assert_eq!(store.digests(changed.user_id)?[0].papers_data[0].relevance_score, 0.5);
+        assert_eq!(store.of_user(changed.user_id)?[0].papers_data[0].relevance_score, 0.5);
         Ok(())
     }
 
@@ -591,7 +591,7 @@ mod tests {
         let old = digest(ada, "legacy", &["pmid:9"], Utc::now());
         // The shape digests had before their papers were shared: the whole `Digest`.
         store.writing()?.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
-        let read = store.digests(ada)?;
+        let read = store.of_user(ada)?;
         assert_eq!(read, vec![old]);
         Ok(())
     }

@@ -398,7 +398,7 @@ mod tests {
         assert_eq!(store.sent_papers(bob)?.len(), 1);
         let ledger = store.ledger(ada)?;
         assert_eq!((ledger.version, ledger.received, ledger.with_papers, ledger.last_weekly), (1, 2, 1, Some(now)));
-        let digests = store.digests(ada)?;
+        let digests = store.of_user(ada)?;
         assert_eq!(digests.len(), 2);
         assert!(digests
             .iter()
@@ -430,7 +430,7 @@ mod tests {
         assert!(matches!(commits[1], Commit::Written { .. }));
         let after = store.raw_entries()?.into_iter().filter(|(tree, key, _)| tree != "digest_texts" && key.starts_with(ada.as_bytes())).count();
         assert_eq!(before, after, "nothing of ada's stale part was written");
-        assert_eq!((store.digests(ada)?.len(), store.digests(bob)?.len(), store.mail_queue_len()), (1, 1, 2));
+        assert_eq!((store.of_user(ada)?.len(), store.of_user(bob)?.len(), store.mail_queue_len()), (1, 1, 2));
         Ok(())
     }
 
@@ -471,14 +471,14 @@ mod tests {
         stale.completed_terms = vec![(term.id, now)];
         store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Weekly, &[], now)?])?], now)?;
         assert_eq!(store.commit_digests(&[stale], now)?, vec![Commit::Stale]);
-        assert_eq!(store.digests(user.id)?.len(), 1);
+        assert_eq!(store.of_user(user.id)?.len(), 1);
         assert_eq!(store.search_term(term.id)?.map(|stored| stored.status), Some(TermStatus::Processing));
         // Chosen again: the digest and the completed term are one write.
         let later = now + Duration::seconds(5);
         let mut fresh = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], later)?])?;
         fresh.completed_terms = vec![(term.id, later)];
         assert!(matches!(store.commit_digests(&[fresh], later)?.as_slice(), [Commit::Written { .. }]));
-        assert_eq!(store.digests(user.id)?.len(), 2);
+        assert_eq!(store.of_user(user.id)?.len(), 2);
         let stored = store.search_term(term.id)?.expect("the term");
         assert_eq!((stored.status, stored.last_processed_at), (TermStatus::Completed, Some(later)));
         Ok(())
@@ -557,7 +557,7 @@ mod tests {
         assert_eq!((ledger.received, ledger.with_papers, ledger.last_weekly, ledger.invited), (1, 1, Some(old.sent_at), true));
         assert!(store.was_sent(user.id, "pmid:1")? && !store.was_sent(user.id, "pmid:2")?);
         assert!(store.trees().sent_papers_v1.is_empty());
-        assert_eq!(store.digests(user.id)?[0].subject, "old", "a stored subject is kept");
+        assert_eq!(store.of_user(user.id)?[0].subject, "old", "a stored subject is kept");
         // The next commit follows the migrated ledger's version.
         store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["pmid:2"], now)?])?], now)?;
         assert!(store.was_sent(user.id, "pmid:1")? && store.was_sent(user.id, "pmid:2")?);

@@ -49,7 +49,7 @@ impl Store {
     }
 
     /// The user's ratings of a term, newest first.
-    pub fn ratings(&self, user_id: UserId, term_id: TermId) -> Result<Vec<Rating>> {
+    pub fn of_term(&self, user_id: UserId, term_id: TermId) -> Result<Vec<Rating>> {
         let mut found = Vec::new();
         for entry in self.trees().ratings.scan_prefix(term_prefix(user_id, term_id)) {
             let (_, bytes) = entry?;
@@ -86,7 +86,7 @@ impl Store {
         if self.trees().ratings.scan_prefix(&prefix).keys().nth(MAX_RATINGS_PER_TERM).is_none() {
             return Ok(());
         }
-        let ratings = self.ratings(user_id, term_id)?;
+        let ratings = self.of_term(user_id, term_id)?;
         for oldest in ratings.iter().skip(MAX_RATINGS_PER_TERM) {
             self.writing()?.ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
         }
@@ -140,18 +140,18 @@ mod tests {
         store.rate(ada, &rating(crispr, "pmid:2", Verdict::NotRelevant, 2))?;
         store.rate(ada, &rating(drive, "doi:10.1/a", Verdict::MoreLikeThis, 3))?;
         store.rate(bob, &rating(bobs, "doi:10.1/a", Verdict::NotRelevant, 4))?;
-        assert_eq!(verdicts(&store.ratings(ada, crispr)?), [("pmid:2", Verdict::NotRelevant), ("doi:10.1/a", Verdict::Relevant)]);
+        assert_eq!(verdicts(&store.of_term(ada, crispr)?), [("pmid:2", Verdict::NotRelevant), ("doi:10.1/a", Verdict::Relevant)]);
 
         store.rate(ada, &rating(crispr, "doi:10.1/a", Verdict::NotRelevant, 5))?;
-        assert_eq!(verdicts(&store.ratings(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant), ("pmid:2", Verdict::NotRelevant)], "one per paper");
-        assert_eq!(verdicts(&store.ratings(ada, drive)?), [("doi:10.1/a", Verdict::MoreLikeThis)], "each term its own");
-        assert_eq!(store.ratings(ada, bobs)?, Vec::new(), "another user's term lists nothing of theirs");
+        assert_eq!(verdicts(&store.of_term(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant), ("pmid:2", Verdict::NotRelevant)], "one per paper");
+        assert_eq!(verdicts(&store.of_term(ada, drive)?), [("doi:10.1/a", Verdict::MoreLikeThis)], "each term its own");
+        assert_eq!(store.of_term(ada, bobs)?, Vec::new(), "another user's term lists nothing of theirs");
 
         assert!(store.remove_rating(ada, crispr, "pmid:2")?);
         assert!(!store.remove_rating(ada, crispr, "pmid:2")?);
         assert!(!store.remove_rating(ada, bobs, "doi:10.1/a")?, "a user removes only their own");
-        assert_eq!(verdicts(&store.ratings(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant)]);
-        assert_eq!(store.ratings(bob, bobs)?.len(), 1);
+        assert_eq!(verdicts(&store.of_term(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant)]);
+        assert_eq!(store.of_term(bob, bobs)?.len(), 1);
         Ok(())
     }
 
@@ -162,7 +162,7 @@ mod tests {
         let bobs = add_term(&store, bob, "dark matter")?;
         assert!(matches!(store.rate(ada, &rating(bobs, "pmid:1", Verdict::Relevant, 1)), Err(StoreError::NotFound(_))));
         assert!(matches!(store.rate(ada, &rating(TermId(Uuid::new_v4()), "pmid:1", Verdict::Relevant, 1)), Err(StoreError::NotFound(_))));
-        assert!(store.ratings(ada, bobs)?.is_empty() && store.ratings(bob, bobs)?.is_empty());
+        assert!(store.of_term(ada, bobs)?.is_empty() && store.of_term(bob, bobs)?.is_empty());
         Ok(())
     }
 
@@ -181,15 +181,15 @@ mod tests {
         store.rate(ada, &rating(crispr, "pmid:1", Verdict::Relevant, 1))?;
         store.rate(ada, &rating(drive, "pmid:1", Verdict::Relevant, 1))?;
         assert!(store.delete_search_term(crispr)?);
-        assert!(store.ratings(ada, crispr)?.is_empty());
-        assert_eq!(store.ratings(ada, drive)?.len(), 1);
+        assert!(store.of_term(ada, crispr)?.is_empty());
+        assert_eq!(store.of_term(ada, drive)?.len(), 1);
         assert!(
             matches!(store.rate(ada, &rating(crispr, "pmid:2", Verdict::Relevant, 2)), Err(StoreError::NotFound(_))),
             "a deleted term takes none"
         );
 
         assert!(store.remove_account_if(ada, |_| true)?);
-        assert!(store.ratings(ada, drive)?.is_empty());
+        assert!(store.of_term(ada, drive)?.is_empty());
         assert_eq!(store.trees().ratings.len(), 0);
         Ok(())
     }
@@ -202,7 +202,7 @@ mod tests {
         for index in 0..(MAX_RATINGS_PER_TERM as i64 + 3) {
             store.rate(ada, &rating(crispr, &format!("pmid:{index}"), Verdict::Relevant, index))?;
         }
-        let kept = store.ratings(ada, crispr)?;
+        let kept = store.of_term(ada, crispr)?;
         assert_eq!(kept.len(), MAX_RATINGS_PER_TERM);
         assert_eq!(kept.first().map(|rating| rating.paper_key.as_str()), Some("pmid:1002"));
         assert_eq!(kept.last().map(|rating| rating.paper_key.as_str()), Some("pmid:3"), "the three oldest went");

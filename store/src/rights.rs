@@ -109,7 +109,7 @@ impl Store {
         Ok(Some(UserData {
             preferences: self.preferences(id)?,
             terms,
-            digests: self.digests(id)?,
+            digests: self.of_user(id)?,
             ratings,
             plan_history: self.plan_history(id)?,
             subscriptions: self.subscription_trackings(id)?,
@@ -540,7 +540,7 @@ mod tests {
         }
         assert_eq!(confirmations, 1, "exactly one confirmation is queued");
         assert_eq!(store.user_data(bob.id)?, bob_before, "bob's records are untouched");
-        assert_eq!(store.digests(bob.id)?[0].papers_data[0].title, "A shared paper", "the shared paper entry stays");
+        assert_eq!(store.of_user(bob.id)?[0].papers_data[0].title, "A shared paper", "the shared paper entry stays");
         assert!(store.user_by_email("ada@example.org")?.is_none());
         assert_eq!(store.delete_account(ada.id, confirmation)?, None, "a second deletion finds nothing");
 

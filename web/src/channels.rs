@@ -88,7 +88,7 @@ async fn connect(
     // will get; from then on every new one.
     if !connected_before {
         let latest =
-            state.store.digests(signed_in.user.id)?.into_iter().find(|digest| digest.term_id == Some(term.id) && !digest.papers_data.is_empty());
+            state.store.of_user(signed_in.user.id)?.into_iter().find(|digest| digest.term_id == Some(term.id) && !digest.papers_data.is_empty());
         if let Some(digest) = latest {
             state.store.queue_channel_post(&digest, Utc::now())?;
         }
@@ -127,7 +127,7 @@ async fn test(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
 /// `GET /api/admin/channels`: every channel, the most failures first.
 async fn admin_channels(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web::Json<AdminChannels>> {
     let mut channels = Vec::new();
-    for channel in state.store.channels()? {
+    for channel in state.store.all()? {
         let email = state.store.user(channel.user_id)?.map(|user| user.email).unwrap_or_default();
         let term = state.store.search_term(channel.term_id)?.map(|term| term.term).unwrap_or_default();
         channels.push(AdminChannel {

@@ -38,7 +38,7 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// `GET /api/papers/citation?key=doi:…&format=ris|bibtex`: a paper of one of the user's digests.
 async fn paper(state: web::Data<AppState>, signed_in: SignedIn, query: web::Query<PaperCitationQuery>) -> ApiResult<Text<CitationFile>> {
     let key = query.key.as_deref().map(str::trim).filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_KEY_REQUIRED))?;
-    let digests = state.store.digests(signed_in.user.id)?;
+    let digests = state.store.of_user(signed_in.user.id)?;
     let entry = digests.iter().flat_map(|digest| &digest.papers_data).find(|entry| entry.keys.iter().any(|known| known == key));
     let entry = entry.ok_or_else(|| ApiError::not_found(MSG_NO_PAPER))?;
     let citation = citation_of(&state, entry);
@@ -67,7 +67,7 @@ async fn term_history(
     query: web::Query<CitationQuery>,
 ) -> ApiResult<Text<CitationFile>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let digests = state.store.digests(signed_in.user.id)?;
+    let digests = state.store.of_user(signed_in.user.id)?;
     let mut seen = std::collections::HashSet::new();
     let entries: Vec<&DigestEntry> = digests
         .iter()

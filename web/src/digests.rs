@@ -196,7 +196,7 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
     let term = state.store.search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &body.search_term));
     let digest = state
         .store
-        .digests(user.id)?
+        .of_user(user.id)?
         .into_iter()
         .find(|digest| match &term {
             Some(term) => digest.term_id == Some(term.id),
@@ -238,7 +238,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     let mail = if is_welcome {
         welcome_mail(&state.mail_context(), &to)
     } else {
-        let latest = state.store.digests(user.id)?.into_iter().next().ok_or_else(|| {
+        let latest = state.store.of_user(user.id)?.into_iter().next().ok_or_else(|| {
             ApiError::bad_request("There is no digest to send yet: add a search term first, and the sample shows its latest results.")
         })?;
         render_digest(&state, &user, &to, &latest)?
@@ -285,7 +285,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
 /// client reads it (spec §3 Paper, with its summary, why it matched, its sources and links).
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<web::Json<Vec<DigestView>>> {
     signed_in.require_owner(&user_id)?;
-    let digests = state.store.digests(signed_in.user.id)?;
+    let digests = state.store.of_user(signed_in.user.id)?;
     // Each paper is named by its first dedup key; the store's bookkeeping (which works were
     // sent, the ranking's impact prior) is no part of the wire type.
     let listed: Vec<DigestView> = digests.into_iter().map(DigestView::from).collect();

@@ -109,7 +109,7 @@ fn serve_feed(state: &AppState, request: &HttpRequest, user: &User, term: Option
         answer.insert_header((header::ETAG, etag));
         return Ok(answer.finish());
     }
-    let digests = state.store.digests(user.id)?;
+    let digests = state.store.of_user(user.id)?;
     let feed = atom_feed(&state.settings.public_base(), request.uri().path(), term, &digests, modified.unwrap_or(user.created_at));
     let mut answer = HttpResponse::Ok();
     answer

@@ -42,7 +42,7 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// `GET /api/search-terms/{termId}/ratings` → the term's ratings, newest first.
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<Vec<RatingView>>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let ratings: Vec<RatingView> = state.store.ratings(signed_in.user.id, term.id)?.into_iter().map(RatingView::from).collect();
+    let ratings: Vec<RatingView> = state.store.of_term(signed_in.user.id, term.id)?.into_iter().map(RatingView::from).collect();
     Ok(web::Json(ratings))
 }
 

@@ -213,7 +213,7 @@ async fn sources_that_refuse_or_hang_still_give_a_digest_promptly() {
         let status = world.board.get(LiveSearch::board_name(source)).expect("reported");
         assert_eq!((status.processed_total, status.failed_total), (0, 1), "{source}: {status:?}");
     }
-    let stored = world.store.digests(grace.id).expect("digests");
+    let stored = world.store.of_user(grace.id).expect("digests");
     assert_eq!(stored.len(), 1, "the digest was stored and its mail queued");
 }
 

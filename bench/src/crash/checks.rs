@@ -87,7 +87,7 @@ fn check_user(store: &store::Store, user: &mut User, observed: &mut Observed) ->
     }
     observed.checks_passed += 1;
 
-    let digests = store.digests(stored.id)?;
+    let digests = store.of_user(stored.id)?;
     let ids: BTreeSet<String> = digests.iter().map(|digest| digest.id.to_string()).collect();
     let known = observed.digests.entry(user.email.clone()).or_default();
     known.extend(user.digests.iter().cloned());
@@ -133,7 +133,7 @@ fn check_index(data_dir: &Path, store: &store::Store, fixtures: &Fixtures) -> an
     let count = index.paper_count()?;
     ensure!(count == found, "the index holds {count} works for {found} distinct recorded papers: a work is there twice");
     for user in store.users()? {
-        for digest in store.digests(user.id)? {
+        for digest in store.of_user(user.id)? {
             for entry in &digest.papers_data {
                 let mut present = false;
                 for key in &entry.keys {
@@ -233,7 +233,7 @@ pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, obse
         let email = &user.email;
         ensure!(verification == 1, "{email} got {verification} verification mails");
         ensure!(welcome == usize::from(stored.is_email_verified), "{email} got {welcome} welcome mails");
-        let stored_digests = store.digests(stored.id)?.len();
+        let stored_digests = store.of_user(stored.id)?.len();
         ensure!(digests == stored_digests, "{email} got {digests} digest mails for {stored_digests} stored digests");
         let (least, most) = (user.plan_changes_acknowledged as usize, user.plan_changes_attempted as usize);
         ensure!((least..=most).contains(&plans), "{email} got {plans} plan mails for {least} acknowledged and {most} attempted changes");

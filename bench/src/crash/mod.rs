@@ -238,7 +238,7 @@ async fn drive(
     let store = store::Store::open(&server::db_dir(&binary.data_dir))?;
     let mut digests = 0;
     for user in store.users()? {
-        digests += store.digests(user.id)?.len();
+        digests += store.of_user(user.id)?.len();
     }
     drop(store);
     let index = index::PaperIndex::open_or_create(&server::index_dir(&binary.data_dir))?;

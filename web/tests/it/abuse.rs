@@ -112,11 +112,11 @@ async fn immediate_searches_and_resends_are_limited_per_user() {
     for expected in [200, 409] {
         assert_eq!(ada.post("/api/immediate-search", search("ada@example.org")).await.status, expected);
     }
-    let digests_before = server.state.store.digests(user_id(&server, "ada@example.org")).expect("digests").len();
+    let digests_before = server.state.store.of_user(user_id(&server, "ada@example.org")).expect("digests").len();
     let limited = ada.post("/api/immediate-search", search("ada@example.org")).await;
     assert_eq!(limited.status, 429, "{}", limited.body);
     assert!(limited.header("retry-after").is_some());
-    let digests_after = server.state.store.digests(user_id(&server, "ada@example.org")).expect("digests").len();
+    let digests_after = server.state.store.of_user(user_id(&server, "ada@example.org")).expect("digests").len();
     assert_eq!(digests_after, digests_before, "a limited search built a digest");
     assert_eq!(bob.post("/api/immediate-search", search("bob@example.org")).await.status, 200, "bob has his own allowance");
 

@@ -166,7 +166,7 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
 
     let store = Store::open(&data_dir.path().join("db")).expect("database");
     let ada = store.user_by_email("ada@example.org").expect("db").expect("ada");
-    let digests = store.digests(ada.id).expect("db");
+    let digests = store.of_user(ada.id).expect("db");
     assert_eq!((digests.len(), digests[0].digest_type.as_str()), (1, "weekly"));
     assert_eq!(store.mail_queue_len(), 1, "its mail waits for the service");
 }
@@ -347,7 +347,7 @@ fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
     assert!(referenced.values().all(|&mails| mails == 1), "a digest's mail was queued twice");
     let mut papers_sent = 0;
     for user in store.users().expect("users") {
-        let digests = store.digests(user.id).expect("digests");
+        let digests = store.of_user(user.id).expect("digests");
         assert_eq!(digests.len(), 3, "{}: one weekly digest per term", user.email);
         let mut keys: Vec<&str> =
             digests.iter().flat_map(|digest| &digest.papers_data).filter_map(|paper| paper.keys.first()).map(String::as_str).collect();

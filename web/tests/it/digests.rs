@@ -358,20 +358,20 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     let monday = |weeks: i64| late_today + Duration::days(i64::from(days_to_monday) + 7 * weeks + 7);
     let bob_user = store.user_by_email("bob@example.org").expect("db").expect("bob");
     run(monday(0)).await;
-    let bob_digests = store.digests(bob_user.id).expect("db");
+    let bob_digests = store.of_user(bob_user.id).expect("db");
     assert_eq!((bob_digests.len(), bob_digests[0].digest_type.as_str()), (2, "weekly"), "the weekly digest on his Monday");
     let template = store
-        .digests(ada_id.parse().map(engine::UserId).expect("an id"))
+        .of_user(ada_id.parse().map(engine::UserId).expect("an id"))
         .expect("db")
         .into_iter()
         .find(|digest| !digest.papers_data.is_empty())
         .expect("ada's digest had papers");
     server.use_up_free_digests("bob@example.org", &template, monday(0));
-    let received = store.digests(bob_user.id).expect("db").len();
+    let received = store.of_user(bob_user.id).expect("db").len();
     run(monday(1)).await;
     assert!(store.digest_history(&bob_user).expect("db").invited, "then an invitation to upgrade");
     run(monday(2)).await;
-    assert_eq!(store.digests(bob_user.id).expect("db").len(), received, "no third free digest");
+    assert_eq!(store.of_user(bob_user.id).expect("db").len(), received, "no third free digest");
     server.wait_for_empty_queue().await;
     let mails = server.outbox();
     assert_eq!(mails.iter().filter(|mail| mail.contains("Your free Papertide digests are used up")).count(), 1, "invited once");

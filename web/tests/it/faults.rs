@@ -390,7 +390,7 @@ async fn with_the_llm_hung_weekly_digests_still_go_out_summarized_locally() {
         let immediate = server
             .state
             .store
-            .digests(digest.user_id)
+            .of_user(digest.user_id)
             .expect("db")
             .into_iter()
             .find(|digest| digest.digest_type == engine::digest::DigestKind::Immediate);

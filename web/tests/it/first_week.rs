@@ -111,7 +111,7 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     let template = server.latest_digest_of("ada@example.org");
     server.use_up_free_digests("ada@example.org", &template, Utc::now());
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
-    let digest_count = || server.state.store.digests(ada_user.id).expect("db").len();
+    let digest_count = || server.state.store.of_user(ada_user.id).expect("db").len();
     let before = digest_count();
     server.wait_for_empty_queue().await;
     let mails_before = server.outbox().len();
@@ -179,9 +179,9 @@ async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_use
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     assert!(terms[0]["nextScheduledRun"].is_string(), "a weekly digest is still coming: {terms}");
 
-    let before = server.state.store.digests(ada_user.id).expect("db").len();
+    let before = server.state.store.of_user(ada_user.id).expect("db").len();
     server.use_up_free_digests("ada@example.org", &template, Utc::now());
-    assert_eq!(server.state.store.digests(ada_user.id).expect("db").len(), before + 1, "exactly one more free digest");
+    assert_eq!(server.state.store.of_user(ada_user.id).expect("db").len(), before + 1, "exactly one more free digest");
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     let term_id = terms[0]["id"].as_str().expect("an id").to_owned();

@@ -205,7 +205,7 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
     assert_eq!(again.status, 201, "{}", again.body);
     let new_ada = store.user_by_email("ada@example.org").expect("db").expect("a new account");
     assert_ne!(new_ada.id, ada_user.id);
-    assert!(store.digests(new_ada.id).expect("db").is_empty() && store.search_terms(new_ada.id).expect("db").is_empty());
+    assert!(store.of_user(new_ada.id).expect("db").is_empty() && store.search_terms(new_ada.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -253,7 +253,7 @@ async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_
     server.wait_for_empty_queue().await;
     let store = &server.state.store;
     let term = store.search_terms(ada_user.id).expect("db").pop().expect("ada's term");
-    let digest = store.digests(ada_user.id).expect("db").pop().expect("ada's digest");
+    let digest = store.of_user(ada_user.id).expect("db").pop().expect("ada's digest");
     let traces: Vec<Vec<u8>> = [
         ada_user.email.as_bytes().to_vec(),
         ada_user.id.as_bytes().to_vec(),

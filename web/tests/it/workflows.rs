@@ -361,7 +361,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     *hook.status.lock().expect("lock") = 500;
     let failing = engine::digest::Digest { id: uuid::Uuid::new_v4(), sent_at: chrono::Utc::now(), ..next };
     server.state.store.record_digest(&failing, &mail, chrono::Utc::now()).expect("recorded");
-    assert!(wait_for(|| server.state.store.channels().expect("db").first().is_some_and(|channel| channel.failures == 1)).await);
+    assert!(wait_for(|| server.state.store.all().expect("db").first().is_some_and(|channel| channel.failures == 1)).await);
     let view = client.get(&path).await;
     assert_eq!(view.body["channel"]["failures"], 1);
     assert!(view.body["channel"]["lastError"].as_str().is_some_and(|error| error.contains("500")), "{}", view.body);
@@ -388,7 +388,7 @@ async fn a_webhook_on_a_private_address_is_refused_unless_the_operator_allows_it
         let refused = client.send("PUT", &path, Some(&json!({ "url": url }))).await;
         assert_eq!(refused.status, 400, "{url}: {}", refused.body);
     }
-    assert!(server.state.store.channels().expect("db").is_empty());
+    assert!(server.state.store.all().expect("db").is_empty());
 }
 
 /// Every entry of the database once the mail queue is drained and nothing changed for 300 ms.

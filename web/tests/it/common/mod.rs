@@ -201,7 +201,7 @@ impl TestServer {
     /// The newest digest of `email`, from the store.
     pub fn latest_digest_of(&self, email: &str) -> engine::digest::Digest {
         let user = self.state.store.user_by_email(email).expect("db").expect("user");
-        self.state.store.digests(user.id).expect("db").into_iter().next().expect("a digest")
+        self.state.store.of_user(user.id).expect("db").into_iter().next().expect("a digest")
     }
 
     /// Records, as if mailed at `at`, copies of `template` (a digest with papers) for `email`
