@@ -70,7 +70,7 @@ pub struct Entitlement {
 impl Entitlement {
     /// Reads `user`'s ledger and decides their allowance.
     pub fn read(store: &Store, user: &User) -> Result<Entitlement, store::StoreError> {
-        let read = store.ledger(user.id)?;
+        let read = store.digests().ledger(user.id)?;
         let allowance = allowance(user.subscription_tier, &read.history(user.created_at));
         Ok(Entitlement { read, allowance })
     }
@@ -297,7 +297,7 @@ impl Ranked {
             _ => None,
         };
         let summary: Arc<str> = written.unwrap_or_else(|| digest_summary(term, &papers, self.window_days)).join("\n").into();
-        let key = store.put_digest_text(&summary)?;
+        let key = store.digests().put_digest_text(&summary)?;
         lock(&self.summaries).insert(positions.to_vec(), (Arc::clone(&summary), key));
         Ok((summary, key))
     }
@@ -308,7 +308,7 @@ impl Ranked {
         if let Some(key) = self.searched_as_key.get() {
             return Ok(Some(*key));
         }
-        let key = store.put_digest_text(text)?;
+        let key = store.digests().put_digest_text(text)?;
         Ok(Some(*self.searched_as_key.get_or_init(|| key)))
     }
 
@@ -320,7 +320,7 @@ impl Ranked {
             let key = match keys[position] {
                 Some(key) => key,
                 None => {
-                    let key = store.put_digest_entry(&self.scored[position])?;
+                    let key = store.digests().put_digest_entry(&self.scored[position])?;
                     keys[position] = Some(key);
                     key
                 }
@@ -373,7 +373,7 @@ impl Digester {
 
     /// The sources `user`'s digests search: those their preferences name and their plan allows.
     pub fn sources(&self, user: &User) -> Result<Vec<Source>, DigestError> {
-        Ok(self.store.preferences(user.id)?.effective(user.subscription_tier).sources())
+        Ok(self.store.accounts().preferences(user.id)?.effective(user.subscription_tier).sources())
     }
 
     /// Builds `user`'s digest of `term` as of `now` (the last week's papers before it, or
@@ -406,7 +406,7 @@ impl Digester {
             if !allowance.allows_digest() {
                 return Ok(DigestOutcome::FreeDigestsUsed);
             }
-            let sent = self.store.sent_papers(user.id)?;
+            let sent = self.store.digests().sent_papers(user.id)?;
             let reader = Reader { tier: user.subscription_tier, sources: &sources, sent: &sent, rated: rated.as_ref() };
             let chosen = self.choose(&reader, term, kind, now)?;
             let digest = chosen.new_digest(term, term_id, kind, now, &user.email, &list_unsubscribe);
@@ -415,7 +415,7 @@ impl Digester {
             let committed_at = Utc::now();
             let completed_terms = term_id.map(|id| (id, committed_at)).into_iter().collect();
             let part = UserDigests { user_id: user.id, read, ledger, digests: vec![digest], invite: None, completed_terms };
-            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), committed_at)?.as_slice() {
+            if let [Commit::Written { .. }] = self.store.digests().commit_digests(std::slice::from_ref(&part), committed_at)?.as_slice() {
                 return Ok(DigestOutcome::Sent(Box::new(chosen.digest(user.id, &part.digests[0]))));
             }
             entitlement = Entitlement::read(&self.store, user)?;
@@ -449,7 +449,7 @@ impl Digester {
             Some(llm) => {
                 let mut own: Vec<DigestEntry> = positions.iter().map(|&position| ranked.scored[position].clone()).collect();
                 self.write_summaries(&ranked, &mut own, llm);
-                let keys = self.store.put_digest_entries(&own)?;
+                let keys = self.store.digests().put_digest_entries(&own)?;
                 (Some(own), keys)
             }
             None => (None, ranked.stored_keys(&self.store, &positions)?),
@@ -499,8 +499,8 @@ impl Digester {
     /// ranking reads them; `None` when the term has neither.
     pub fn rated_term(&self, user_id: UserId, term_id: Option<TermId>, term: &str) -> Result<Option<RatedTerm>, DigestError> {
         let stored = match term_id {
-            Some(id) => self.store.search_term(id)?.filter(|stored| stored.user_id == user_id),
-            None => self.store.search_terms(user_id)?.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)),
+            Some(id) => self.store.terms().search_term(id)?.filter(|stored| stored.user_id == user_id),
+            None => self.store.terms().search_terms(user_id)?.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)),
         };
         match stored {
             Some(stored) => self.rated(&stored),
@@ -512,7 +512,7 @@ impl Digester {
     /// users' terms already), as the ranking reads them; `None` when it has neither.
     pub fn rated(&self, stored: &engine::search_term::SearchTerm) -> Result<Option<RatedTerm>, DigestError> {
         let user_id = stored.user_id;
-        let ratings = self.store.of_term(user_id, stored.id)?;
+        let ratings = self.store.ratings().of_term(user_id, stored.id)?;
         if ratings.is_empty() && stored.exclude.is_empty() {
             return Ok(None);
         }
@@ -528,7 +528,7 @@ impl Digester {
                 liked_texts.push(PaperText::from_words(words.iter().map(String::as_str)));
             }
             let Some(model) = &model else { continue };
-            let Some((_, vector)) = self.store.paper_vectors_of_model(&[id.get()], model)?.into_iter().next() else { continue };
+            let Some((_, vector)) = self.store.papers().paper_vectors_of_model(&[id.get()], model)?.into_iter().next() else { continue };
             match rating.verdict {
                 Verdict::Relevant => feedback.relevant.push(vector),
                 Verdict::MoreLikeThis => feedback.relevant.extend([vector.clone(), vector]),
@@ -574,13 +574,13 @@ impl Digester {
         let model = llm.model(class);
         for entry in entries {
             let Some(key) = entry.keys.first() else { continue };
-            if let Ok(Some(summary)) = self.store.paper_summary(model, key) {
+            if let Ok(Some(summary)) = self.store.digests().paper_summary(model, key) {
                 entry.summary = summary;
                 continue;
             }
             let Some(paper) = ranked.paper(key) else { continue };
             if let Ok(summary) = llm.summarize_paper(class, paper) {
-                if let Err(error) = self.store.put_paper_summary(model, key, &summary) {
+                if let Err(error) = self.store.digests().put_paper_summary(model, key, &summary) {
                     tracing::warn!(%error, "keeping a paper summary");
                 }
                 entry.summary = summary;
@@ -721,19 +721,19 @@ impl DigestRenderer {
 
     /// The one-click unsubscribe URL of `user_id` (`List-Unsubscribe`, RFC 8058).
     pub fn one_click_url(&self, user_id: UserId) -> Result<String, DigestError> {
-        Ok(format!("{}/api/unsubscribe/{}", self.mail.public_url, self.store.unsubscribe_token(user_id)?))
+        Ok(format!("{}/api/unsubscribe/{}", self.mail.public_url, self.store.digests().unsubscribe_token(user_id)?))
     }
 
     /// The mail of the queued digest `reference`, to `to`.
     pub fn render_queued(&self, reference: &DigestMailRef, to: &str) -> Result<RenderedMail, DigestError> {
-        let digest = self.store.digest_at(&reference.digest_key)?.ok_or(DigestError::Missing)?;
-        let user = self.store.user(reference.user_id)?.ok_or(DigestError::Missing)?;
+        let digest = self.store.digests().digest_at(&reference.digest_key)?.ok_or(DigestError::Missing)?;
+        let user = self.store.accounts().user(reference.user_id)?.ok_or(DigestError::Missing)?;
         self.render(&user, to, &digest)
     }
 
     /// The mail of a stored digest, to `to`, with `user`'s unsubscribe link.
     pub fn render(&self, user: &User, to: &str, digest: &Digest) -> Result<RenderedMail, DigestError> {
-        let token = self.store.unsubscribe_token(user.id)?;
+        let token = self.store.digests().unsubscribe_token(user.id)?;
         let base = &self.mail.public_url;
         let unsubscribe_url = format!("{base}/unsubscribe?token={token}");
         let term = digest.search_term.as_str();
@@ -742,7 +742,7 @@ impl DigestRenderer {
         let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, digest)) } else { None };
         // Each paper's rating links: signed tokens of the user, digest, position and verdict
         // (`engine::signed`), good for 90 days from now; nothing is stored per link.
-        let link_key = self.store.rating_link_key()?;
+        let link_key = self.store.ratings().rating_link_key()?;
         let now = chrono::Utc::now();
         let rating_link = |position: u16, verdict: engine::rating::Verdict| {
             let token = engine::signed::RatingClaim::new(user.id, digest.id, position, verdict, now).sign(&link_key);
@@ -781,9 +781,12 @@ impl DigestRenderer {
     /// Why a digest may be empty (`engine::digest_text::empty_reason`), with any of the user's
     /// sources whose harvest is failing.
     fn empty_reason(&self, user: &User, digest: &Digest) -> String {
-        let preferences = self.store.preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
-        let failing: Vec<Source> =
-            preferences.sources().into_iter().filter(|source| self.store.harvest_state(*source).is_ok_and(|state| !state.is_healthy())).collect();
+        let preferences = self.store.accounts().preferences(user.id).map(|stored| stored.effective(user.subscription_tier)).unwrap_or_default();
+        let failing: Vec<Source> = preferences
+            .sources()
+            .into_iter()
+            .filter(|source| self.store.papers().harvest_state(*source).is_ok_and(|state| !state.is_healthy()))
+            .collect();
         empty_reason(&digest.search_term, digest.window_days(), digest.sent_before, &failing)
     }
 }

@@ -138,9 +138,9 @@ pub async fn harvest_days(
                 counts.add(indexed.map_err(|error| HarvestError::Index { day, source: error })?);
             }
             let report = DayReport { day, received, added: counts.added, merged: counts.merged, unchanged: counts.unchanged, rejected };
-            let mut state = store.harvest_state(name)?;
+            let mut state = store.papers().harvest_state(name)?;
             state.record_day(report, today);
-            store.put_harvest_state(name, &state)?;
+            store.papers().put_harvest_state(name, &state)?;
             run.days += 1;
             run.received += received;
             run.rejected += rejected;
@@ -150,12 +150,12 @@ pub async fn harvest_days(
         Ok(run)
     }
     .await;
-    let mut state = store.harvest_state(name)?;
+    let mut state = store.papers().harvest_state(name)?;
     match &outcome {
         Ok(_) => state.record_success(Utc::now()),
         Err(error) => state.record_failure(Utc::now(), &error.to_string()),
     }
-    store.put_harvest_state(name, &state)?;
+    store.papers().put_harvest_state(name, &state)?;
     outcome
 }
 
@@ -210,7 +210,7 @@ impl Harvester {
     }
 
     fn state(&self) -> HarvestState {
-        self.store.harvest_state(self.source.source()).unwrap_or_else(|error| {
+        self.store.papers().harvest_state(self.source.source()).unwrap_or_else(|error| {
             tracing::error!(%error, source = %self.source.source(), "reading the harvest state");
             HarvestState::default()
         })
@@ -260,7 +260,7 @@ impl Harvester {
                 let message = format!("the harvest stopped abnormally: {join_error}");
                 let mut state = self.state();
                 state.record_failure(Utc::now(), &message);
-                if let Err(error) = self.store.put_harvest_state(source, &state) {
+                if let Err(error) = self.store.papers().put_harvest_state(source, &state) {
                     tracing::error!(%error, %source, "storing the harvest state");
                 }
                 self.board.record_restart(self.name());

@@ -106,9 +106,9 @@ impl Handler<PurgeExpired> for Janitor {
 
     fn handle(&mut self, _: PurgeExpired, _: &mut Self::Context) {
         let now = Utc::now();
-        let purged = self.store.purge_expired_sessions(now).and_then(|sessions| {
-            let tokens = self.store.purge_expired_tokens(now)?;
-            let unverified = self.store.remove_expired_unverified(now)?;
+        let purged = self.store.accounts().purge_expired_sessions(now).and_then(|sessions| {
+            let tokens = self.store.accounts().purge_expired_tokens(now)?;
+            let unverified = self.store.accounts().remove_expired_unverified(now)?;
             if unverified > 0 {
                 tracing::info!(accounts = unverified, "unverified accounts removed at the end of their verification window");
             }

@@ -241,7 +241,7 @@ fn check_digest(
     kind: DigestKind,
     now: DateTime<Utc>,
 ) -> Result<Option<(User, Entitlement, Option<LiveQuery>)>, DigestError> {
-    let user = shared.store.user(user.id)?.unwrap_or(user);
+    let user = shared.store.accounts().user(user.id)?.unwrap_or(user);
     let entitlement = Entitlement::read(&shared.store, &user)?;
     if !entitlement.allowance.allows_digest() {
         return Ok(None);

@@ -98,7 +98,7 @@ impl Pass<'_> {
         for _ in 0..COMMIT_TRIES {
             let Some(part) = self.user_week(user_id)? else { return Ok(0) };
             let count = part.digests.len();
-            if let [Commit::Written { .. }] = self.store.commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
+            if let [Commit::Written { .. }] = self.store.digests().commit_digests(std::slice::from_ref(&part), Utc::now())?.as_slice() {
                 return Ok(count);
             }
         }
@@ -119,7 +119,7 @@ impl Pass<'_> {
         if parts.is_empty() {
             return 0;
         }
-        let commits = match self.store.commit_digests(&parts, Utc::now()) {
+        let commits = match self.store.digests().commit_digests(&parts, Utc::now()) {
             Ok(commits) => commits,
             Err(error) => {
                 tracing::error!(%error, users = parts.len(), "recording a batch of weekly digests failed; its users are served again next pass");
@@ -145,12 +145,12 @@ impl Pass<'_> {
     /// store, so a change made while the user waited for their turn counts.
     fn user_week(self, user_id: UserId) -> Result<Option<UserDigests>, DigestError> {
         let Pass { store, digester, mail, now, hour } = self;
-        let Some(user) = store.user(user_id)? else { return Ok(None) };
+        let Some(user) = store.accounts().user(user_id)? else { return Ok(None) };
         if !(user.is_active && user.is_email_verified) {
             return Ok(None);
         }
-        let preferences = store.preferences(user.id)?;
-        let read = store.ledger(user.id)?;
+        let preferences = store.accounts().preferences(user.id)?;
+        let read = store.digests().ledger(user.id)?;
         let history = read.history(user.created_at);
         // The plan's allowance, decided once for the pass and counted down with its digests.
         let mut left = allowance(user.subscription_tier, &history);
@@ -164,9 +164,9 @@ impl Pass<'_> {
                 Ok(Some(part))
             }
             WeeklyAction::Send => {
-                let terms = store.search_terms(user.id)?;
+                let terms = store.terms().search_terms(user.id)?;
                 let sources = preferences.effective(user.subscription_tier).sources();
-                let mut sent = store.sent_papers(user.id)?;
+                let mut sent = store.digests().sent_papers(user.id)?;
                 let list_unsubscribe = digester.renderer().one_click_url(user.id)?;
                 let mut served = Vec::new();
                 for term in terms.iter().filter(|term| term.is_active) {
@@ -202,11 +202,11 @@ impl Pass<'_> {
 /// before their digests are read.
 fn maybe_due(store: &Store, now: DateTime<Utc>, hour: u32) -> Result<Vec<UserId>, store::StoreError> {
     let mut due = Vec::new();
-    for user in store.users()? {
+    for user in store.accounts().users()? {
         if !(user.is_active && user.is_email_verified) {
             continue;
         }
-        let preferences = store.preferences(user.id)?;
+        let preferences = store.accounts().preferences(user.id)?;
         // Only the signup date and the preferences settle it here; the pass reads the rest.
         let history = DigestHistory { signed_up_at: user.created_at, ..DigestHistory::default() };
         let inputs = WeeklyInputs { preferences: &preferences, tier: user.subscription_tier, history: &history, now, hour };

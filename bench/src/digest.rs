@@ -159,7 +159,7 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
     let (backup, backup_waits) = (backup?, backup_waits??);
 
     // An account deleted, and the compaction that erases it from the disk.
-    let deleted = store.user_by_email("user0@bench.example.org")?.context("the first user")?;
+    let deleted = store.accounts().user_by_email("user0@bench.example.org")?.context("the first user")?;
     let confirmation = |user: &store::User| engine::mail::RenderedMail {
         to: user.email.clone(),
         subject: "Deleted".into(),
@@ -168,8 +168,8 @@ pub fn run(users: usize, papers: usize) -> anyhow::Result<DigestRun> {
         action_url: None,
         list_unsubscribe: None,
     };
-    store.delete_account(deleted.id, confirmation)?;
-    store.close_account_deletion(deleted.id)?;
+    store.accounts().delete_account(deleted.id, confirmation)?;
+    store.accounts().close_account_deletion(deleted.id)?;
     let compaction_done = AtomicBool::new(false);
     let started = Instant::now();
     let (compaction, compaction_waits) = std::thread::scope(|scope| {
@@ -213,13 +213,13 @@ fn requests_until(store: &Store, done: &AtomicBool) -> anyhow::Result<BackupWait
         let hash = TokenHash::of(&format!("probe session {}", waits.rounds));
         let session = Session { user_id, epoch: 0, created_at: now, expires_at: now + Duration::days(1), ip_address: None };
         let started = Instant::now();
-        store.create_session(hash, &session)?;
+        store.accounts().create_session(hash, &session)?;
         waits.longest_write_ms = waits.longest_write_ms.max(as_ms(started));
         let started = Instant::now();
-        store.session_user(hash, now)?;
+        store.accounts().session_user(hash, now)?;
         waits.longest_read_ms = waits.longest_read_ms.max(as_ms(started));
         let started = Instant::now();
-        store.delete_session(hash)?;
+        store.accounts().delete_session(hash)?;
         waits.longest_write_ms = waits.longest_write_ms.max(as_ms(started));
         waits.rounds += 1;
         std::thread::sleep(std::time::Duration::from_millis(1));
@@ -295,11 +295,11 @@ fn create_user_range(store: &Store, numbers: impl Iterator<Item = usize>, now: D
         user.subscription_tier = Tier::Pro;
         let every_source = number % 4 == 0;
         let preferences = Preferences { include_arxiv: every_source, include_biorxiv: every_source, ..Preferences::default() };
-        let user = store.create_account(NewAccount { user, preferences, verification: None, mail: None }, now)?;
+        let user = store.accounts().create_account(NewAccount { user, preferences, verification: None, mail: None }, now)?;
         for offset in 0..3 {
             let text = TOPICS[(number * 3 + offset) % TOPICS.len()];
             let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.to_owned(), Tier::Pro, now);
-            store.add_search_term(&term, Tier::Pro, false)?;
+            store.terms().add_search_term(&term, Tier::Pro, false)?;
         }
     }
     Ok(())
@@ -310,7 +310,7 @@ fn create_user_range(store: &Store, numbers: impl Iterator<Item = usize>, now: D
 /// the papers the digests hold.
 fn render_queue(store: &Store, digester: &Digester, workers: usize) -> anyhow::Result<usize> {
     const CHUNK: usize = 256;
-    let queue = std::sync::Mutex::new(store.queued_mail_iter());
+    let queue = std::sync::Mutex::new(store.mail().queued_mail_iter());
     let next_chunk = || -> anyhow::Result<Vec<store::QueuedMail>> {
         let mut queue = queue.lock().map_err(|_| anyhow::anyhow!("a render thread panicked"))?;
         Ok(queue.by_ref().take(CHUNK).collect::<Result<_, _>>()?)
@@ -327,8 +327,8 @@ fn render_queue(store: &Store, digester: &Digester, workers: usize) -> anyhow::R
                         }
                         for mail in chunk {
                             let reference = mail.digest.as_ref().context("a digest mail")?;
-                            let digest = store.digest_at(&reference.digest_key)?.context("the queued digest")?;
-                            let user = store.user(reference.user_id)?.context("the digest's user")?;
+                            let digest = store.digests().digest_at(&reference.digest_key)?.context("the queued digest")?;
+                            let user = store.accounts().user(reference.user_id)?.context("the digest's user")?;
                             let rendered = digester.render(&user, &mail.mail.to, &digest)?;
                             anyhow::ensure!(!rendered.html.is_empty() && !rendered.text.is_empty(), "an empty mail");
                             papers += digest.papers_data.len();

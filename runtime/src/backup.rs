@@ -511,7 +511,9 @@ mod tests {
         let data_dir = folder.join("data");
         let store = Store::open(&data_dir.join(DB_DIR))?;
         let user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "ada@example.org", String::new(), Utc::now());
-        store.create_account(store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, Utc::now())?;
+        store
+            .accounts()
+            .create_account(store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, Utc::now())?;
         store.flush()?;
         drop(store);
         let index = PaperIndex::open_or_create(&crate::index_dir(&data_dir))?;
@@ -535,7 +537,7 @@ mod tests {
         let fresh = folder.path().join("fresh");
         let restored = restore(&backup_dir, &fresh, false)?;
         assert_eq!((restored.manifest.users, restored.manifest.papers, restored.moved_aside), (1, 1, None));
-        assert_eq!(Store::open(&fresh.join(DB_DIR))?.user_count(), 1);
+        assert_eq!(Store::open(&fresh.join(DB_DIR))?.accounts().user_count(), 1);
 
         let again = restore(&backup_dir, &fresh, false).expect_err("a data directory with a database");
         assert!(again.to_string().contains("--force"), "{again}");
@@ -553,7 +555,7 @@ mod tests {
         {
             let store = Store::open_compactable(&live.join(DB_DIR))?;
             let user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "grace@example.org", String::new(), Utc::now());
-            store.create_account(
+            store.accounts().create_account(
                 store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None },
                 Utc::now(),
             )?;
@@ -563,13 +565,13 @@ mod tests {
         let forced = restore(&backup_dir, &live, true)?;
         let aside = forced.moved_aside.expect("the former database moved aside");
         assert_eq!(
-            Store::open(&aside.join(DB_DIR))?.user_by_email("grace@example.org")?.map(|user| user.email),
+            Store::open(&aside.join(DB_DIR))?.accounts().user_by_email("grace@example.org")?.map(|user| user.email),
             Some("grace@example.org".into()),
             "the link still leads to its generation"
         );
         assert!(live.join(DB_DIR).symlink_metadata()?.is_dir(), "the restored database is a plain folder");
         assert!(store::compaction::generation_folders(&live.join(DB_DIR))?.is_empty(), "no generation left beside it");
-        assert!(Store::open_compactable(&live.join(DB_DIR))?.user_by_email("ada@example.org")?.is_some());
+        assert!(Store::open_compactable(&live.join(DB_DIR))?.accounts().user_by_email("ada@example.org")?.is_some());
         Ok(())
     }
 
@@ -790,7 +792,7 @@ mod tests {
         let refused = restore(&wrong, &data_dir, true).expect_err("the counts do not match");
         assert!(refused.to_string().contains("does not match its manifest"), "{refused}");
         assert!(tree(&data_dir)? == before, "the data directory changed");
-        assert_eq!(Store::open(&data_dir.join(DB_DIR))?.user_count(), 1);
+        assert_eq!(Store::open(&data_dir.join(DB_DIR))?.accounts().user_count(), 1);
         Ok(())
     }
 

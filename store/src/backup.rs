@@ -134,7 +134,7 @@ impl Store {
                 }
                 None => None,
             };
-            Ok((self.user_count() as u64, journal))
+            Ok((self.accounts().user_count() as u64, journal))
         })?;
         copy.flush()?;
         let trees = copy.tree_names().len();
@@ -383,17 +383,17 @@ mod tests {
         let now = Utc::now();
         let user = User::new(UserId(Uuid::new_v4()), &email, String::new(), now);
         let account = NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: Some(mail(&email)) };
-        let user = store.create_account(account, now)?;
+        let user = store.accounts().create_account(account, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("topic {thread} {n}"), Tier::Free, now);
-        store.add_search_term(&term, Tier::Free, false)?;
+        store.terms().add_search_term(&term, Tier::Free, false)?;
         Ok(())
     }
 
     /// Every multi-tree invariant of the copy: each address names its account, the count is the
     /// accounts', each term of a user's list exists.
     fn check_invariants(copy: &Store) -> Result<()> {
-        let users = copy.users()?;
-        assert_eq!(copy.user_count(), users.len(), "the account count is the accounts'");
+        let users = copy.accounts().users()?;
+        assert_eq!(copy.accounts().user_count(), users.len(), "the account count is the accounts'");
         assert_eq!(copy.trees().users_by_email.len(), users.len(), "one address per account");
         for entry in copy.trees().users_by_email.iter() {
             let (_, id) = entry?;
@@ -426,15 +426,15 @@ mod tests {
             .collect();
         let mut counts = Vec::new();
         for backup in 0..6 {
-            while store.user_count() < (backup + 1) * 5 {
+            while store.accounts().user_count() < (backup + 1) * 5 {
                 std::thread::yield_now();
             }
             let dest = folder.path().join(format!("backup-{backup}"));
             let copied = store.backup_to(&dest)?;
             let copy = Store::open(&dest)?;
-            assert_eq!(copy.user_count() as u64, copied.users);
+            assert_eq!(copy.accounts().user_count() as u64, copied.users);
             check_invariants(&copy)?;
-            assert_eq!(copy.mail_queue_len(), copy.user_count(), "each signup's mail is there with its account");
+            assert_eq!(copy.mail().mail_queue_len(), copy.accounts().user_count(), "each signup's mail is there with its account");
             counts.push(copied.users);
         }
         stop.store(true, Ordering::SeqCst);
@@ -531,7 +531,7 @@ mod tests {
             })
             .collect();
         for backup in 0..3 {
-            while store.user_count() < (backup + 1) * 20 {
+            while store.accounts().user_count() < (backup + 1) * 20 {
                 std::thread::yield_now();
             }
             let dest = folder.path().join(format!("backup-{backup}"));
@@ -600,13 +600,13 @@ mod tests {
     fn the_journal_of_handed_over_mail_goes_with_the_copy() -> Result<()> {
         let folder = tempfile::tempdir().map_err(|source| StoreError::Journal { path: "tempdir".into(), source })?;
         let store = Store::open(&folder.path().join("db"))?;
-        let id = store.enqueue_mail(&mail("a@example.org"), Utc::now())?;
-        store.mark_mail_handing_over(id);
+        let id = store.mail().enqueue_mail(&mail("a@example.org"), Utc::now())?;
+        store.mail().mark_mail_handing_over(id);
         let dest = folder.path().join("copy");
         store.backup_to(&dest)?;
         let copy = Store::open(&dest)?;
-        assert_eq!(copy.mail_queue_len(), 0, "a mail being handed over is not sent again from the copy");
-        assert_eq!(copy.dead_mail_len(), 1, "it is kept aside for the operator");
+        assert_eq!(copy.mail().mail_queue_len(), 0, "a mail being handed over is not sent again from the copy");
+        assert_eq!(copy.mail().dead_mail_len(), 1, "it is kept aside for the operator");
         Ok(())
     }
 }

@@ -7,6 +7,7 @@
 //! reports the change are written in one transaction, and the mail is queued only when the plan
 //! actually changes; applying the same state again writes the same row and queues nothing.
 
+use crate::Billing;
 use chrono::{DateTime, Utc};
 use engine::billing::{
     end_plan, terms_for_plan, transition, EndCause, PlanChange, PlanHolder, SubscriptionState, SubscriptionTracking, TrackingStatus,
@@ -23,7 +24,7 @@ use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
 use crate::plan_history::{tx_record_plan_change, PlanReason};
 use crate::users::User;
-use crate::{Result, Store};
+use crate::Result;
 
 type TxResult<T> = std::result::Result<T, sled::transaction::ConflictableTransactionError<StoreError>>;
 
@@ -37,12 +38,12 @@ pub struct Applied {
     pub change: Option<PlanChange>,
 }
 
-impl Store {
+impl Billing<'_> {
     /// Records `customer_id` as the user's Stripe customer unless they already have one; returns
     /// the customer the user has now (the first one stored wins a race).
     pub fn set_stripe_customer(&self, user_id: UserId, customer_id: &str) -> Result<String> {
-        let writer = self.writing()?;
-        let user = self.update_user(user_id, |user| {
+        let writer = self.store.writing()?;
+        let user = self.store.accounts().update_user(user_id, |user| {
             if user.stripe_customer_id.is_none() {
                 user.stripe_customer_id = Some(customer_id.to_owned());
             }
@@ -54,23 +55,23 @@ impl Store {
 
     /// The user whose Stripe customer this is.
     pub fn user_by_stripe_customer(&self, customer_id: &str) -> Result<Option<User>> {
-        let Some(id) = self.trees().stripe_customers.get(customer_id.as_bytes())? else {
+        let Some(id) = self.store.trees().stripe_customers.get(customer_id.as_bytes())? else {
             return Ok(None);
         };
         match UserId::from_slice(&id) {
-            Some(id) => self.user(id),
+            Some(id) => self.store.accounts().user(id),
             None => Ok(None),
         }
     }
 
     pub fn subscription_tracking(&self, subscription_id: &str) -> Result<Option<SubscriptionTracking>> {
-        self.trees().subscription_tracking.get(subscription_id.as_bytes())?.map(|bytes| decode("subscription tracking", &bytes)).transpose()
+        self.store.trees().subscription_tracking.get(subscription_id.as_bytes())?.map(|bytes| decode("subscription tracking", &bytes)).transpose()
     }
 
     /// A user's tracking rows, newest first.
     pub fn subscription_trackings(&self, user_id: UserId) -> Result<Vec<SubscriptionTracking>> {
         let mut rows = Vec::new();
-        for value in self.trees().subscription_tracking.iter().values() {
+        for value in self.store.trees().subscription_tracking.iter().values() {
             let row: SubscriptionTracking = decode("subscription tracking", &value?)?;
             if row.user_id == user_id {
                 rows.push(row);
@@ -83,7 +84,7 @@ impl Store {
     /// Starts following a subscription the user asked for (pending), or, for a plan change of a
     /// followed one, asks for `tier` on its row.
     pub fn track_subscription(&self, user_id: UserId, subscription_id: &str, tier: Tier, now: DateTime<Utc>) -> Result<SubscriptionTracking> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let row = writer.subscription_tracking.transaction(|rows| {
             let row = match rows.get(subscription_id.as_bytes())? {
                 Some(bytes) => {
@@ -110,12 +111,12 @@ impl Store {
 
     /// Whether the webhook event `event_id` was applied already.
     pub fn stripe_event_applied(&self, event_id: &str) -> Result<bool> {
-        Ok(self.trees().stripe_events.contains_key(event_id.as_bytes())?)
+        Ok(self.store.trees().stripe_events.contains_key(event_id.as_bytes())?)
     }
 
     /// Records that `event_id` has been applied.
     pub fn record_stripe_event(&self, event_id: &str, now: DateTime<Utc>) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         writer.stripe_events.insert(event_id.as_bytes(), &now.timestamp().to_be_bytes())?;
         Ok(())
     }
@@ -130,9 +131,9 @@ impl Store {
         now: DateTime<Utc>,
         mail: impl Fn(&User, &PlanChange) -> RenderedMail,
     ) -> Result<Applied> {
-        let writer = self.writing()?;
-        let _terms_held = engine::sync::lock(&self.adding_terms);
-        let terms = self.search_terms(user_id)?;
+        let writer = self.store.writing()?;
+        let _terms_held = engine::sync::lock(&self.store.adding_terms);
+        let terms = self.store.terms().search_terms(user_id)?;
         let new_row_id = Uuid::new_v4();
         let trees = (&writer.users, &writer.subscription_tracking, &writer.search_terms, &writer.mail_queue, &writer.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
@@ -166,9 +167,9 @@ impl Store {
     /// free limit are turned off, the subscription's row (if any) is marked canceled, and the
     /// notice is queued. A free user is left as is.
     pub fn cancel_plan(&self, user_id: UserId, now: DateTime<Utc>, mail: impl Fn(&User, &PlanChange) -> RenderedMail) -> Result<Applied> {
-        let writer = self.writing()?;
-        let _terms_held = engine::sync::lock(&self.adding_terms);
-        let terms = self.search_terms(user_id)?;
+        let writer = self.store.writing()?;
+        let _terms_held = engine::sync::lock(&self.store.adding_terms);
+        let terms = self.store.terms().search_terms(user_id)?;
         let trees = (&writer.users, &writer.subscription_tracking, &writer.search_terms, &writer.mail_queue, &writer.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
@@ -200,9 +201,9 @@ impl Store {
     /// Sets a plan by the operator's hand (`papertide users set-tier`), turning terms off or
     /// back on to fit it like a paid change does; no mail.
     pub fn set_plan(&self, user_id: UserId, tier: Tier) -> Result<User> {
-        let writer = self.writing()?;
-        let _terms_held = engine::sync::lock(&self.adding_terms);
-        let terms = self.search_terms(user_id)?;
+        let writer = self.store.writing()?;
+        let _terms_held = engine::sync::lock(&self.store.adding_terms);
+        let terms = self.store.terms().search_terms(user_id)?;
         let now = Utc::now();
         let user = (&writer.users, &writer.search_terms, &writer.plan_history).transaction(|(users, term_tree, history)| {
             let mut user = tx_user(users, user_id)?;
@@ -222,7 +223,7 @@ impl Store {
 
     /// Every tracking row; for the operator and tests.
     pub fn all_subscription_trackings(&self) -> Result<Vec<SubscriptionTracking>> {
-        self.trees().subscription_tracking.iter().values().map(|value| decode("subscription tracking", &value?)).collect()
+        self.store.trees().subscription_tracking.iter().values().map(|value| decode("subscription tracking", &value?)).collect()
     }
 }
 

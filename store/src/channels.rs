@@ -10,6 +10,7 @@
 //!   stopped: it is not sent again, so that it never appears twice; the channel's last error
 //!   says so. A post that keeps failing is retried with backoff, then given up.
 
+use crate::Channels;
 use chrono::{DateTime, Utc};
 use engine::search_term::TermId;
 use engine::UserId;
@@ -20,7 +21,7 @@ use uuid::Uuid;
 
 use crate::codec::{decode, encode, tx_decode, tx_encode};
 use crate::ratings::term_prefix;
-use crate::{Result, Store, StoreError};
+use crate::{Result, StoreError};
 
 /// A term's lab channel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,11 +113,11 @@ pub enum PostOutcome {
     },
 }
 
-impl Store {
+impl Channels<'_> {
     /// Connects `channel` to its term (replacing the one it had); [`StoreError::NotFound`] when
     /// the term is not the user's (or no longer there), and nothing is written.
     pub fn set_channel(&self, channel: &LabChannel) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = channel_key(channel.user_id, channel.term_id);
         let bytes = encode("lab channel", channel)?;
         (&writer.search_terms, &writer.channels)
@@ -138,7 +139,7 @@ impl Store {
     /// channel just connected gets the term's latest digest. Nothing when the term has no
     /// channel or the digest is queued already.
     pub fn queue_channel_post(&self, digest: &engine::digest::Digest, now: DateTime<Utc>) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let Some(term_id) = digest.term_id else { return Ok(()) };
         let key = crate::digests::digest_key(digest.user_id, digest.sent_at, digest.id);
         if writer.digests.get(&key)?.is_none() {
@@ -156,17 +157,17 @@ impl Store {
 
     /// The term's channel, if it has one.
     pub fn channel(&self, user_id: UserId, term_id: TermId) -> Result<Option<LabChannel>> {
-        self.trees().channels.get(channel_key(user_id, term_id))?.map(|bytes| decode("lab channel", &bytes)).transpose()
+        self.store.trees().channels.get(channel_key(user_id, term_id))?.map(|bytes| decode("lab channel", &bytes)).transpose()
     }
 
     /// Every channel of the installation.
     pub fn all(&self) -> Result<Vec<LabChannel>> {
-        self.trees().channels.iter().values().map(|bytes| decode("lab channel", &bytes?)).collect()
+        self.store.trees().channels.iter().values().map(|bytes| decode("lab channel", &bytes?)).collect()
     }
 
     /// Disconnects the term's channel and drops its waiting posts; whether it had one.
     pub fn remove_channel(&self, user_id: UserId, term_id: TermId) -> Result<bool> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let removed = writer.channels.remove(channel_key(user_id, term_id))?.is_some();
         for post in self.channel_posts_of(user_id)?.into_iter().filter(|post| post.term_id == term_id) {
             writer.channel_posts.remove(post.key())?;
@@ -177,13 +178,13 @@ impl Store {
     /// The posts waiting, soonest due first.
     pub fn channel_posts(&self) -> Result<Vec<ChannelPost>> {
         let mut posts: Vec<ChannelPost> =
-            self.trees().channel_posts.iter().values().map(|bytes| decode("channel post", &bytes?)).collect::<Result<_>>()?;
+            self.store.trees().channel_posts.iter().values().map(|bytes| decode("channel post", &bytes?)).collect::<Result<_>>()?;
         posts.sort_by_key(|post| (post.next_attempt_at, post.enqueued_at));
         Ok(posts)
     }
 
     fn channel_posts_of(&self, user_id: UserId) -> Result<Vec<ChannelPost>> {
-        self.trees().channel_posts.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("channel post", &bytes?)).collect()
+        self.store.trees().channel_posts.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("channel post", &bytes?)).collect()
     }
 
     /// The posts due at `now` and not in flight, soonest first, at most `limit`.
@@ -195,7 +196,7 @@ impl Store {
     /// Marks `post` as being sent, durably, before the request goes out; `false` when it is no
     /// longer waiting (its channel was disconnected).
     pub fn mark_channel_post_in_flight(&self, post: &ChannelPost) -> Result<bool> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = post.key();
         let Some(bytes) = writer.channel_posts.get(&key)? else { return Ok(false) };
         let mut stored: ChannelPost = decode("channel post", &bytes)?;
@@ -209,7 +210,7 @@ impl Store {
     /// Records what became of an attempt: the post goes once posted or given up, else waits
     /// for its retry; the channel's record says how its posts fare.
     pub fn finish_channel_post(&self, post: &ChannelPost, outcome: &PostOutcome) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = post.key();
         let channel_key = channel_key(post.user_id, post.term_id);
         (&writer.channel_posts, &writer.channels)
@@ -264,6 +265,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use crate::Store;
     use chrono::Duration;
     use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus};
     use engine::paper::Source;
@@ -275,7 +277,7 @@ mod tests {
 
     fn add_term(store: &Store, user_id: UserId, text: &str) -> Result<TermId> {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, text.into(), Tier::Team, Utc::now());
-        store.add_search_term(&term, Tier::Team, false)?;
+        store.terms().add_search_term(&term, Tier::Team, false)?;
         Ok(term.id)
     }
 
@@ -333,13 +335,13 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
         let term = add_term(&store, ada, "malaria")?;
-        assert!(matches!(store.set_channel(&channel(bob, term)), Err(StoreError::NotFound(_))), "not bob's term");
-        assert_eq!(store.channel(bob, term)?, None, "nothing written");
-        store.set_channel(&channel(ada, term))?;
-        assert_eq!(store.channel(ada, term)?.map(|channel| channel.url), Some("https://hooks.example.org/services/T0/B0/x".to_owned()));
-        assert!(store.delete_search_term(term)?);
-        assert_eq!(store.channel(ada, term)?, None, "deleting the term disconnects its channel");
-        assert!(store.all()?.is_empty());
+        assert!(matches!(store.channels().set_channel(&channel(bob, term)), Err(StoreError::NotFound(_))), "not bob's term");
+        assert_eq!(store.channels().channel(bob, term)?, None, "nothing written");
+        store.channels().set_channel(&channel(ada, term))?;
+        assert_eq!(store.channels().channel(ada, term)?.map(|channel| channel.url), Some("https://hooks.example.org/services/T0/B0/x".to_owned()));
+        assert!(store.terms().delete_search_term(term)?);
+        assert_eq!(store.channels().channel(ada, term)?, None, "deleting the term disconnects its channel");
+        assert!(store.channels().all()?.is_empty());
         Ok(())
     }
 
@@ -348,15 +350,15 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let (with, without) = (add_term(&store, ada, "malaria")?, add_term(&store, ada, "dengue")?);
-        store.set_channel(&channel(ada, with))?;
+        store.channels().set_channel(&channel(ada, with))?;
         let posted = record(&store, ada, with, 2, 1)?;
         record(&store, ada, without, 2, 2)?;
         record(&store, ada, with, 0, 3)?;
-        let posts = store.channel_posts()?;
+        let posts = store.channels().channel_posts()?;
         assert_eq!(posts.iter().map(|post| post.digest_id).collect::<Vec<_>>(), vec![posted], "only the channel's digest with papers");
-        assert_eq!(store.pending_channel_posts(ada, with)?, 1);
-        assert_eq!(store.due_channel_posts(Utc::now(), 10)?.len(), 1);
-        assert!(store.digest_at(&posts[0].digest_key)?.is_some(), "the post names its stored digest");
+        assert_eq!(store.channels().pending_channel_posts(ada, with)?, 1);
+        assert_eq!(store.channels().due_channel_posts(Utc::now(), 10)?.len(), 1);
+        assert!(store.digests().digest_at(&posts[0].digest_key)?.is_some(), "the post names its stored digest");
         Ok(())
     }
 
@@ -365,35 +367,35 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let term = add_term(&store, ada, "malaria")?;
-        store.set_channel(&channel(ada, term))?;
+        store.channels().set_channel(&channel(ada, term))?;
         record(&store, ada, term, 1, 1)?;
-        let post = store.channel_posts()?.remove(0);
+        let post = store.channels().channel_posts()?.remove(0);
 
         // A failure waits for its retry and counts on the channel.
-        assert!(store.mark_channel_post_in_flight(&post)?);
-        assert!(store.due_channel_posts(Utc::now(), 10)?.is_empty(), "in flight: not due again");
+        assert!(store.channels().mark_channel_post_in_flight(&post)?);
+        assert!(store.channels().due_channel_posts(Utc::now(), 10)?.is_empty(), "in flight: not due again");
         let later = Utc::now() + Duration::minutes(1);
-        store.finish_channel_post(&post, &PostOutcome::Failed { error: "The webhook answered 500".into(), retry_at: Some(later) })?;
-        let stored = store.channel(ada, term)?.expect("connected");
+        store.channels().finish_channel_post(&post, &PostOutcome::Failed { error: "The webhook answered 500".into(), retry_at: Some(later) })?;
+        let stored = store.channels().channel(ada, term)?.expect("connected");
         assert_eq!((stored.failures, stored.last_error.as_deref()), (1, Some("The webhook answered 500")));
-        assert!(store.due_channel_posts(Utc::now(), 10)?.is_empty(), "not before its retry");
-        assert_eq!(store.due_channel_posts(later, 10)?.len(), 1);
-        assert_eq!(store.channel_posts()?[0].attempts, 1);
+        assert!(store.channels().due_channel_posts(Utc::now(), 10)?.is_empty(), "not before its retry");
+        assert_eq!(store.channels().due_channel_posts(later, 10)?.len(), 1);
+        assert_eq!(store.channels().channel_posts()?[0].attempts, 1);
 
         // Posted: it goes, and the channel is well again.
         let at = Utc::now();
-        store.finish_channel_post(&post, &PostOutcome::Posted(at))?;
-        assert!(store.channel_posts()?.is_empty());
-        let stored = store.channel(ada, term)?.expect("connected");
+        store.channels().finish_channel_post(&post, &PostOutcome::Posted(at))?;
+        assert!(store.channels().channel_posts()?.is_empty());
+        let stored = store.channels().channel(ada, term)?.expect("connected");
         assert_eq!((stored.failures, stored.last_error, stored.last_posted_at), (0, None, Some(at)));
 
         // One in flight at a stop is never sent again.
         record(&store, ada, term, 1, 2)?;
-        let post = store.channel_posts()?.remove(0);
-        assert!(store.mark_channel_post_in_flight(&post)?);
-        assert_eq!(store.give_up_interrupted_posts()?, 1);
-        assert!(store.channel_posts()?.is_empty());
-        assert_eq!(store.channel(ada, term)?.and_then(|channel| channel.last_error).as_deref(), Some(MSG_POST_INTERRUPTED));
+        let post = store.channels().channel_posts()?.remove(0);
+        assert!(store.channels().mark_channel_post_in_flight(&post)?);
+        assert_eq!(store.channels().give_up_interrupted_posts()?, 1);
+        assert!(store.channels().channel_posts()?.is_empty());
+        assert_eq!(store.channels().channel(ada, term)?.and_then(|channel| channel.last_error).as_deref(), Some(MSG_POST_INTERRUPTED));
         Ok(())
     }
 
@@ -403,16 +405,16 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let term = add_term(&store, ada, "malaria")?;
         record(&store, ada, term, 2, 1)?;
-        assert!(store.channel_posts()?.is_empty(), "no channel when it was stored");
-        let digest = store.of_user(ada)?.remove(0);
-        store.queue_channel_post(&digest, Utc::now())?;
-        assert!(store.channel_posts()?.is_empty(), "still no channel: nothing to post to");
-        store.set_channel(&channel(ada, term))?;
-        store.queue_channel_post(&digest, Utc::now())?;
-        store.queue_channel_post(&digest, Utc::now())?;
-        let posts = store.channel_posts()?;
+        assert!(store.channels().channel_posts()?.is_empty(), "no channel when it was stored");
+        let digest = store.digests().of_user(ada)?.remove(0);
+        store.channels().queue_channel_post(&digest, Utc::now())?;
+        assert!(store.channels().channel_posts()?.is_empty(), "still no channel: nothing to post to");
+        store.channels().set_channel(&channel(ada, term))?;
+        store.channels().queue_channel_post(&digest, Utc::now())?;
+        store.channels().queue_channel_post(&digest, Utc::now())?;
+        let posts = store.channels().channel_posts()?;
         assert_eq!(posts.iter().map(|post| post.digest_id).collect::<Vec<_>>(), vec![digest.id], "queued once");
-        assert!(store.digest_at(&posts[0].digest_key)?.is_some());
+        assert!(store.digests().digest_at(&posts[0].digest_key)?.is_some());
         Ok(())
     }
 
@@ -421,13 +423,13 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let term = add_term(&store, ada, "malaria")?;
-        store.set_channel(&channel(ada, term))?;
+        store.channels().set_channel(&channel(ada, term))?;
         record(&store, ada, term, 1, 1)?;
-        let post = store.channel_posts()?.remove(0);
-        assert!(store.remove_channel(ada, term)?);
-        assert!(!store.remove_channel(ada, term)?);
-        assert!(store.channel_posts()?.is_empty());
-        assert!(!store.mark_channel_post_in_flight(&post)?, "a post gone is not sent");
+        let post = store.channels().channel_posts()?.remove(0);
+        assert!(store.channels().remove_channel(ada, term)?);
+        assert!(!store.channels().remove_channel(ada, term)?);
+        assert!(store.channels().channel_posts()?.is_empty());
+        assert!(!store.channels().mark_channel_post_in_flight(&post)?, "a post gone is not sent");
         Ok(())
     }
 }

@@ -425,19 +425,20 @@ mod tests {
         let now = Utc::now();
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now);
         let user = store
+            .accounts()
             .create_account(NewAccount { user, preferences: Default::default(), verification: None, mail: Some(mail(email, "Welcome")) }, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("proteomics of {email}"), Tier::Free, now);
-        store.add_search_term(&term, Tier::Free, false)?;
+        store.terms().add_search_term(&term, Tier::Free, false)?;
         let session = Session { user_id: user.id, epoch: 0, created_at: now, expires_at: now + Span::days(7), ip_address: Some("10.1.2.3".into()) };
-        store.create_session(TokenHash::of(&format!("session {email}")), &session)?;
+        store.accounts().create_session(TokenHash::of(&format!("session {email}")), &session)?;
         send_every_mail(store)?;
         Ok((user, term.id))
     }
 
     /// What the mailer does for every queued mail.
     fn send_every_mail(store: &Store) -> Result<()> {
-        for queued in store.queued_mail()? {
-            store.mark_mail_sent(queued.id)?;
+        for queued in store.mail().queued_mail()? {
+            store.mail().mark_mail_sent(queued.id)?;
         }
         store.flush()
     }
@@ -480,8 +481,8 @@ mod tests {
         let (gone, gone_term) = account(&store, "ada.lovelace@example.org")?;
         assert!(!store.compaction_due(Utc::now())?, "nothing deleted yet");
 
-        store.delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
-        store.close_account_deletion(gone.id)?;
+        store.accounts().delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
+        store.accounts().close_account_deletion(gone.id)?;
         store.flush()?;
         let gone_traces = traces(&gone, gone_term);
         assert!(occurrences(dir.path(), &gone_traces).map_err(io)? > 0, "deleted records stay in sled's files");
@@ -499,14 +500,14 @@ mod tests {
         assert!(!store.compaction_due(Utc::now())?, "the mark went with the compaction");
 
         // The store goes on, reads and writes, in the new generation, and opens again.
-        assert_eq!(store.user_by_email("kept@example.org")?.map(|user| user.id), Some(kept.id));
-        assert!(store.user(gone.id)?.is_none());
+        assert_eq!(store.accounts().user_by_email("kept@example.org")?.map(|user| user.id), Some(kept.id));
+        assert!(store.accounts().user(gone.id)?.is_none());
         account(&store, "later@example.org")?;
         drop(store);
         let reopened = Store::open_compactable(&path)?;
-        assert_eq!(reopened.user_count(), 2);
-        assert_eq!(reopened.search_terms(kept.id)?.len(), 1);
-        assert!(reopened.user_by_email("later@example.org")?.is_some());
+        assert_eq!(reopened.accounts().user_count(), 2);
+        assert_eq!(reopened.terms().search_terms(kept.id)?.len(), 1);
+        assert!(reopened.accounts().user_by_email("later@example.org")?.is_some());
         Ok(())
     }
 
@@ -515,10 +516,10 @@ mod tests {
         let dir = tempfile::tempdir().map_err(io)?;
         let store = Store::open_compactable(&dir.path().join("db"))?;
         let (gone, term) = account(&store, "grace@example.org")?;
-        store.delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
-        store.close_account_deletion(gone.id)?;
+        store.accounts().delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
+        store.accounts().close_account_deletion(gone.id)?;
         store.compact()?;
-        assert_eq!(store.mail_queue_len(), 1, "the confirmation is still queued");
+        assert_eq!(store.mail().mail_queue_len(), 1, "the confirmation is still queued");
         assert!(occurrences(dir.path(), &[gone.email.as_bytes().to_vec()]).map_err(io)? > 0, "the queued mail names the address");
         assert!(!store.compaction_due(Utc::now() + Span::hours(1))?, "not again while the mail waits");
         send_every_mail(&store)?;
@@ -556,11 +557,11 @@ mod tests {
         stop.store(true, Ordering::SeqCst);
         let written: usize = writers.into_iter().map(|writer| writer.join().expect("a writer panicked")).sum::<Result<usize>>()?;
         assert!(first.entries > 0 && second.generation == generation_dir(&path, 2));
-        assert_eq!(store.user_count(), 300 + written);
-        assert_eq!(store.users()?.len(), 300 + written);
+        assert_eq!(store.accounts().user_count(), 300 + written);
+        assert_eq!(store.accounts().users()?.len(), 300 + written);
         drop(store);
         let reopened = Store::open_compactable(&path)?;
-        assert_eq!(reopened.users()?.len(), 300 + written, "every write kept across the swaps and a reopen");
+        assert_eq!(reopened.accounts().users()?.len(), 300 + written, "every write kept across the swaps and a reopen");
         assert_eq!(generations(&path).map_err(io)?, vec![2], "only the live generation is left");
         Ok(())
     }
@@ -576,7 +577,7 @@ mod tests {
         drop(store);
         let store = Store::open_compactable(&path)?;
         assert_eq!(std::fs::read_link(&path).map_err(io)?, PathBuf::from("db.0"));
-        assert!(store.user_by_email("plain@example.org")?.is_some());
+        assert!(store.accounts().user_by_email("plain@example.org")?.is_some());
         assert!(store.compact()?.is_some());
         assert!(Store::temporary()?.compact()?.is_none(), "a temporary store has nothing on disk to compact");
         Ok(())
@@ -593,7 +594,7 @@ mod tests {
         }
         let survives = |path: &Path| -> Result<()> {
             let store = Store::open_compactable(path)?;
-            assert!(store.user_by_email("survivor@example.org")?.is_some());
+            assert!(store.accounts().user_by_email("survivor@example.org")?.is_some());
             assert_eq!(generations(path).map_err(io)?, vec![1]);
             assert!(link_in_making(path).symlink_metadata().is_err());
             Ok(())

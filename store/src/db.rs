@@ -25,9 +25,9 @@ pub(crate) struct Migration {
 const MIGRATIONS: &[Migration] = &[
     // 2: each user's digest ledger and one record of sent papers per commit (`crate::ledger`),
     // built from their digests and their key-per-paper sent records.
-    Migration { from: 1, apply: Store::build_ledgers },
+    Migration { from: 1, apply: |store| store.digests().build_ledgers() },
     // 3: each digest names the term it was made for by id (`Store::bind_digests_to_terms`).
-    Migration { from: 2, apply: Store::bind_digests_to_terms },
+    Migration { from: 2, apply: |store| store.digests().bind_digests_to_terms() },
 ];
 
 /// Handle to the database; cheap to clone (clones share everything).
@@ -407,7 +407,7 @@ impl Store {
                 store.writing()?.mail_queue.remove(id.to_be_bytes())?;
             }
             for id in &replay.interrupted {
-                store.move_mail_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
+                store.mail().move_mail_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
                 tracing::warn!(mail_id = id, "{MSG_HAND_OVER_INTERRUPTED}");
             }
             store.trees().flush()?;
@@ -461,7 +461,7 @@ impl Store {
             copying: std::sync::Arc::default(),
         };
         store.migrate(SCHEMA_VERSION, migrations)?;
-        store.count_users_once()?;
+        store.accounts().count_users_once()?;
         Ok(store)
     }
 
@@ -604,11 +604,11 @@ mod tests {
         store.writing()?.users.insert(b"a", b"1")?;
         store.writing()?.users.insert(b"b", b"2")?;
         store.writing()?.meta.remove(b"user_count")?;
-        store.count_users_once()?;
-        assert_eq!(store.user_count(), 2);
+        store.accounts().count_users_once()?;
+        assert_eq!(store.accounts().user_count(), 2);
         store.writing()?.users.insert(b"c", b"3")?;
-        store.count_users_once()?;
-        assert_eq!(store.user_count(), 2, "counted once, then kept by each signup");
+        store.accounts().count_users_once()?;
+        assert_eq!(store.accounts().user_count(), 2, "counted once, then kept by each signup");
         Ok(())
     }
 

@@ -9,6 +9,7 @@
 //! reference to the digest and rendered when it is sent. A weekly run then writes about a
 //! kilobyte per digest instead of the papers and their mail again for every user.
 
+use crate::Digests;
 use chrono::{DateTime, Utc};
 use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::mail::RenderedMail;
@@ -21,7 +22,7 @@ use uuid::Uuid;
 
 use crate::codec::{decode, encode};
 use crate::secret::TokenHash;
-use crate::{Result, Store, StoreError};
+use crate::{Result, StoreError};
 
 fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
     [user_id.as_bytes().as_slice(), rest].concat()
@@ -162,11 +163,11 @@ pub struct DigestStats {
 pub const UPGRADE_INVITE: &str = "upgrade-invite";
 
 /// Stored digests are read back as [`Digest`]s.
-impl Store {
+impl Digests<'_> {
     /// Stores a digest's text (its AI summary, its "searched as" line) once under the hash of
     /// its content; returns its key.
     pub fn put_digest_text(&self, text: &str) -> Result<TextKey> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = content_key(text.as_bytes());
         if !writer.digest_texts.contains_key(key)? {
             writer.digest_texts.insert(key, text.as_bytes())?;
@@ -176,7 +177,7 @@ impl Store {
 
     /// The text stored under `key`.
     pub fn digest_text(&self, key: &TextKey) -> Result<Option<String>> {
-        Ok(self.trees().digest_texts.get(key)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
+        Ok(self.store.trees().digest_texts.get(key)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Stores paper entries (each once, see the module docs); returns their keys. Entries that
@@ -184,13 +185,13 @@ impl Store {
     /// them again for every digest.
     pub fn put_digest_entries(&self, entries: &[DigestEntry]) -> Result<Vec<EntryKey>> {
         // One hold for every entry: a backup waits for all of them or none.
-        let _writer = self.writing()?;
+        let _writer = self.store.writing()?;
         entries.iter().map(|entry| self.put_digest_entry(entry)).collect()
     }
 
     /// Stores a paper entry once under the hash of its content; returns its key.
     pub fn put_digest_entry(&self, entry: &DigestEntry) -> Result<EntryKey> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let bytes = encode("digest entry", entry)?;
         let key = content_key(&bytes);
         // Content-addressed, so an entry that is there is this entry: no need to write it again.
@@ -204,7 +205,7 @@ impl Store {
         let mut papers_data = stored.papers_data;
         let shared = stored.entries.iter().map(|key| key.as_slice()).chain(stored.entry_keys.chunks_exact(16));
         for key in shared {
-            match self.trees().digest_entries.get(key)? {
+            match self.store.trees().digest_entries.get(key)? {
                 Some(bytes) => papers_data.push(decode("digest entry", &bytes)?),
                 None => tracing::error!(digest = %stored.id, "a digest's paper entry is missing; it is left out"),
             }
@@ -213,7 +214,7 @@ impl Store {
             if key.is_empty() {
                 return Ok(inline);
             }
-            match self.trees().digest_texts.get(key)? {
+            match self.store.trees().digest_texts.get(key)? {
                 Some(stored) => Ok(String::from_utf8_lossy(&stored).into_owned()),
                 // Removed with the account of the only other digest that used it, as this one
                 // was being written: the digest reads without it.
@@ -252,9 +253,9 @@ impl Store {
     /// none and belongs to no term (a term added again later is a new one). From then on
     /// ratings, rating links and resends find a digest's term by its id alone.
     pub(crate) fn bind_digests_to_terms(&self) -> Result<()> {
-        for user in self.users()? {
-            let terms = self.search_terms(user.id)?;
-            for entry in self.trees().digests.scan_prefix(user.id.as_bytes()) {
+        for user in self.store.accounts().users()? {
+            let terms = self.store.terms().search_terms(user.id)?;
+            for entry in self.store.trees().digests.scan_prefix(user.id.as_bytes()) {
                 let (key, bytes) = entry?;
                 let mut stored: StoredDigest = decode("digest", &bytes)?;
                 if stored.term_id.is_some() {
@@ -264,7 +265,7 @@ impl Store {
                     terms.iter().find(|term| engine::search_term::is_same_term(&term.term, &stored.search_term) && term.created_at <= stored.sent_at);
                 if let Some(term) = made_for {
                     stored.term_id = Some(term.id);
-                    self.writing()?.digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
+                    self.store.writing()?.digests.insert(key, crate::codec::encode_packed("digest", &stored)?)?;
                 }
             }
         }
@@ -274,7 +275,7 @@ impl Store {
     /// A user's digests, newest first.
     pub fn of_user(&self, user_id: UserId) -> Result<Vec<Digest>> {
         let mut found = Vec::new();
-        for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
+        for entry in self.store.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
             found.push(self.load_digest(decode("digest", &bytes)?)?);
         }
@@ -284,7 +285,7 @@ impl Store {
     /// When the user's newest digest was sent, and its id: read from the keys alone, so a feed
     /// reader's conditional request costs no digest's decoding.
     pub fn latest_digest(&self, user_id: UserId) -> Result<Option<(DateTime<Utc>, Uuid)>> {
-        let Some(key) = self.trees().digests.scan_prefix(user_id.as_bytes()).keys().next_back().transpose()? else {
+        let Some(key) = self.store.trees().digests.scan_prefix(user_id.as_bytes()).keys().next_back().transpose()? else {
             return Ok(None);
         };
         let micros = key.get(16..24).and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()).map(i64::from_be_bytes);
@@ -295,7 +296,7 @@ impl Store {
 
     /// The user's digest `id`, if the user has one of that id.
     pub fn user_digest(&self, user_id: UserId, id: Uuid) -> Result<Option<Digest>> {
-        for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
+        for entry in self.store.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (key, bytes) = entry?;
             if key.ends_with(id.as_bytes()) {
                 return Ok(Some(self.load_digest(decode("digest", &bytes)?)?));
@@ -306,7 +307,7 @@ impl Store {
 
     /// The digest stored under `key` (a queued digest mail's reference).
     pub fn digest_at(&self, key: &[u8]) -> Result<Option<Digest>> {
-        match self.trees().digests.get(key)? {
+        match self.store.trees().digests.get(key)? {
             Some(bytes) => Ok(Some(self.load_digest(decode("digest", &bytes)?)?)),
             None => Ok(None),
         }
@@ -316,7 +317,7 @@ impl Store {
     /// operator's counts by week.
     pub fn digest_sent_times(&self) -> Result<Vec<DateTime<Utc>>> {
         let mut times = Vec::new();
-        for key in self.trees().digests.iter().keys() {
+        for key in self.store.trees().digests.iter().keys() {
             let key = key?;
             let Some(micros) = key.get(16..24).and_then(|bytes| <[u8; 8]>::try_from(bytes).ok()) else {
                 continue;
@@ -332,7 +333,7 @@ impl Store {
     /// reading their papers.
     pub fn digest_stats(&self, user_id: UserId) -> Result<DigestStats> {
         let mut stats = DigestStats::default();
-        for entry in self.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
+        for entry in self.store.trees().digests.scan_prefix(user_id.as_bytes()).rev() {
             let (_, bytes) = entry?;
             let stored: StoredDigest = decode("digest", &bytes)?;
             if stats.last_weekly.is_none() && stored.digest_type == DigestKind::Weekly {
@@ -352,32 +353,32 @@ impl Store {
     /// Records that a one-time notice (e.g. `upgrade-invite`) went to the user.
     pub fn mark_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
         self.record_notice(user_id, notice, at)?;
-        self.flush()?;
+        self.store.flush()?;
         Ok(())
     }
 
     /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
     /// flushing: for a caller that writes more and flushes once.
     pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         writer.notices.insert(user_prefixed(user_id, notice.as_bytes()), &at.timestamp().to_be_bytes())?;
         Ok(())
     }
 
     /// Whether the one-time notice went to the user.
     pub fn notice_sent(&self, user_id: UserId, notice: &str) -> Result<bool> {
-        Ok(self.trees().notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
+        Ok(self.store.trees().notices.contains_key(user_prefixed(user_id, notice.as_bytes()))?)
     }
 
     /// The summary `model` wrote of the paper with dedup key `paper_key`, if it wrote one.
     pub fn paper_summary(&self, model: &str, paper_key: &str) -> Result<Option<String>> {
-        let stored = self.trees().paper_summaries.get(summary_key(model, paper_key))?;
+        let stored = self.store.trees().paper_summaries.get(summary_key(model, paper_key))?;
         Ok(stored.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// Keeps the summary `model` wrote of a paper, for every user and every later week.
     pub fn put_paper_summary(&self, model: &str, paper_key: &str, summary: &str) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         writer.paper_summaries.insert(summary_key(model, paper_key), summary.as_bytes())?;
         Ok(())
     }
@@ -396,33 +397,33 @@ impl Store {
             return Ok(Some(claim.user_id));
         }
         let hash = TokenHash::of(token);
-        Ok(self.trees().unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
+        Ok(self.store.trees().unsubscribe_tokens.get(hash.as_bytes())?.and_then(|bytes| UserId::from_slice(&bytes)))
     }
 
     /// The unsubscribe links' key: read (or made) once, then kept, since every digest needs it.
     fn unsubscribe_key(&self) -> Result<&[u8]> {
-        if let Some(key) = self.unsubscribe_key.get() {
+        if let Some(key) = self.store.unsubscribe_key.get() {
             return Ok(key);
         }
-        let key = self.secret_key(UNSUBSCRIBE_KEY)?;
-        Ok(self.unsubscribe_key.get_or_init(|| key))
+        let key = self.store.secret_key(UNSUBSCRIBE_KEY)?;
+        Ok(self.store.unsubscribe_key.get_or_init(|| key))
     }
 
     /// The unsubscribe links' key if one was made: checking a token makes none (without one, no
     /// token was ever signed), so a refused link writes nothing.
     fn existing_unsubscribe_key(&self) -> Result<Option<&[u8]>> {
-        if let Some(key) = self.unsubscribe_key.get() {
+        if let Some(key) = self.store.unsubscribe_key.get() {
             return Ok(Some(key));
         }
-        let Some(key) = self.trees().meta.get(UNSUBSCRIBE_KEY)? else { return Ok(None) };
-        Ok(Some(self.unsubscribe_key.get_or_init(|| key.to_vec())))
+        let Some(key) = self.store.trees().meta.get(UNSUBSCRIBE_KEY)? else { return Ok(None) };
+        Ok(Some(self.store.unsubscribe_key.get_or_init(|| key.to_vec())))
     }
 
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
     /// [`Store::unsubscribe_token`].
     #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         writer.unsubscribe_tokens.insert(hash.as_bytes(), user_id.as_bytes())?;
         Ok(())
     }
@@ -437,6 +438,7 @@ fn summary_key(model: &str, paper_key: &str) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+    use crate::Store;
     use chrono::Duration;
     use engine::digest::DigestEntry;
     use engine::paper::Source;
@@ -491,22 +493,22 @@ mod tests {
         let now = Utc::now();
         store.record_digest(&digest(ada, "first", &["doi:10.1/a", "pmid:1"], now - Duration::days(7)), &mail("first"), now)?;
         store.record_digest(&digest(ada, "second", &["doi:10.1/b"], now), &mail("second"), now)?;
-        let terms: Vec<String> = store.of_user(ada)?.into_iter().map(|digest| digest.search_term).collect();
+        let terms: Vec<String> = store.digests().of_user(ada)?.into_iter().map(|digest| digest.search_term).collect();
         assert_eq!(terms, vec!["second", "first"], "newest first");
-        assert!(store.of_user(bob)?.is_empty());
-        assert!(store.was_sent(ada, "doi:10.1/a")? && store.was_sent(ada, "doi:10.1/b")?);
-        assert!(!store.was_sent(ada, "pmid:1")?, "a paper is remembered by its first key");
-        assert!(!store.was_sent(bob, "doi:10.1/a")?, "sent to ada, not to bob");
-        assert_eq!(store.mail_queue_len(), 2);
-        let queued = store.queued_mail()?;
+        assert!(store.digests().of_user(bob)?.is_empty());
+        assert!(store.digests().was_sent(ada, "doi:10.1/a")? && store.digests().was_sent(ada, "doi:10.1/b")?);
+        assert!(!store.digests().was_sent(ada, "pmid:1")?, "a paper is remembered by its first key");
+        assert!(!store.digests().was_sent(bob, "doi:10.1/a")?, "sent to ada, not to bob");
+        assert_eq!(store.mail().mail_queue_len(), 2);
+        let queued = store.mail().queued_mail()?;
         let reference = queued[1].digest.clone().expect("a digest mail refers to its digest");
         assert_eq!(reference.user_id, ada);
-        let digest = store.digest_at(&reference.digest_key)?.expect("the referenced digest");
+        let digest = store.digests().digest_at(&reference.digest_key)?.expect("the referenced digest");
         assert_eq!(digest.search_term, "second");
         assert_eq!(digest.papers_data[0].keys, vec!["doi:10.1/b"]);
-        let stats = store.digest_stats(ada)?;
+        let stats = store.digests().digest_stats(ada)?;
         assert_eq!((stats.received, stats.with_papers, stats.last_weekly), (2, 2, None));
-        let ledger = store.ledger(ada)?;
+        let ledger = store.digests().ledger(ada)?;
         assert_eq!(
             (ledger.version, ledger.received, ledger.with_papers, ledger.last_digest),
             (2, 2, 2, Some(now)),
@@ -528,10 +530,10 @@ mod tests {
             verification: None,
             mail: None,
         };
-        store.create_account(account, day(0))?;
+        store.accounts().create_account(account, day(0))?;
         let term = |text: &str, created: i64| -> Result<SearchTerm> {
             let term = SearchTerm::new(TermId(Uuid::new_v4()), ada, text.into(), Tier::Pro, day(created));
-            store.add_search_term(&term, Tier::Pro, false)?;
+            store.terms().add_search_term(&term, Tier::Pro, false)?;
             Ok(term)
         };
         let crispr = term("CRISPR base editing", 1)?;
@@ -550,9 +552,9 @@ mod tests {
         kept.term_id = Some(TermId(Uuid::new_v4()));
         store.record_digest(&kept, &mail("digest"), kept.sent_at)?;
 
-        store.bind_digests_to_terms()?;
+        store.digests().bind_digests_to_terms()?;
         let bound: Vec<(String, Option<TermId>)> =
-            store.of_user(ada)?.into_iter().rev().map(|digest| (digest.papers_data[0].keys[0].clone(), digest.term_id)).collect();
+            store.digests().of_user(ada)?.into_iter().rev().map(|digest| (digest.papers_data[0].keys[0].clone(), digest.term_id)).collect();
         assert_eq!(
             bound,
             [
@@ -564,7 +566,7 @@ mod tests {
             ],
             "the same topic (case and spacing aside) existing when it was sent; a term added after the digest, a gone term and a kept id are left"
         );
-        assert_eq!(store.of_user(ada)?[1].papers_data, older[3].papers_data, "the rest of the digest is as it was");
+        assert_eq!(store.digests().of_user(ada)?[1].papers_data, older[3].papers_data, "the rest of the digest is as it was");
         Ok(())
     }
 
@@ -580,7 +582,7 @@ mod tests {
         changed.papers_data[0].relevance_score = 0.5;
         store.record_digest(&changed, &mail("cancer"), now)?;
         assert_eq!(store.trees().digest_entries.len(), 2, "a different score is a different entry");
-        assert_eq!(store.of_user(changed.user_id)?[0].papers_data[0].relevance_score, 0.5);
+        assert_eq!(store.digests().of_user(changed.user_id)?[0].papers_data[0].relevance_score, 0.5);
         Ok(())
     }
 
@@ -591,7 +593,7 @@ mod tests {
         let old = digest(ada, "legacy", &["pmid:9"], Utc::now());
         // The shape digests had before their papers were shared: the whole `Digest`.
         store.writing()?.digests.insert([ada.as_bytes().as_slice(), &[0u8; 8], old.id.as_bytes()].concat(), encode("digest", &old)?)?;
-        let read = store.of_user(ada)?;
+        let read = store.digests().of_user(ada)?;
         assert_eq!(read, vec![old]);
         Ok(())
     }
@@ -599,11 +601,11 @@ mod tests {
     #[test]
     fn paper_summaries_are_kept_per_model() -> Result<()> {
         let store = Store::temporary()?;
-        assert_eq!(store.paper_summary("small", "pmid:1")?, None);
-        store.put_paper_summary("small", "pmid:1", "A short account.")?;
-        assert_eq!(store.paper_summary("small", "pmid:1")?.as_deref(), Some("A short account."));
-        assert_eq!(store.paper_summary("large", "pmid:1")?, None, "another model's summary is its own");
-        assert_eq!(store.paper_summary("small", "pmid:2")?, None);
+        assert_eq!(store.digests().paper_summary("small", "pmid:1")?, None);
+        store.digests().put_paper_summary("small", "pmid:1", "A short account.")?;
+        assert_eq!(store.digests().paper_summary("small", "pmid:1")?.as_deref(), Some("A short account."));
+        assert_eq!(store.digests().paper_summary("large", "pmid:1")?, None, "another model's summary is its own");
+        assert_eq!(store.digests().paper_summary("small", "pmid:2")?, None);
         Ok(())
     }
 
@@ -617,7 +619,7 @@ mod tests {
         store.record_digest(&weekly, &mail("a"), now)?;
         store.record_digest(&digest(ada, "b", &["pmid:2"], now - Duration::days(1)), &mail("b"), now)?;
         store.record_digest(&digest(ada, "empty week", &[], now), &mail("c"), now)?;
-        let stats = store.digest_stats(ada)?;
+        let stats = store.digests().digest_stats(ada)?;
         let expected = DigestStats {
             received: 3,
             with_papers: 2,
@@ -633,24 +635,24 @@ mod tests {
     fn unsubscribe_tokens_name_their_user() -> Result<()> {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
-        store.put_unsubscribe_token(TokenHash::of("tok"), ada)?;
-        assert_eq!(store.unsubscribe_user("tok")?, Some(ada), "a stored token from older mails");
-        assert_eq!(store.unsubscribe_user("other")?, None);
-        let token = store.unsubscribe_token(ada)?;
-        assert_eq!(token, store.unsubscribe_token(ada)?, "the same in every mail");
-        assert_eq!(store.unsubscribe_user(&token)?, Some(ada));
+        store.digests().put_unsubscribe_token(TokenHash::of("tok"), ada)?;
+        assert_eq!(store.digests().unsubscribe_user("tok")?, Some(ada), "a stored token from older mails");
+        assert_eq!(store.digests().unsubscribe_user("other")?, None);
+        let token = store.digests().unsubscribe_token(ada)?;
+        assert_eq!(token, store.digests().unsubscribe_token(ada)?, "the same in every mail");
+        assert_eq!(store.digests().unsubscribe_user(&token)?, Some(ada));
         let bob = UserId(Uuid::new_v4());
-        assert_ne!(store.unsubscribe_token(bob)?, token);
+        assert_ne!(store.digests().unsubscribe_token(bob)?, token);
         // Another user's id with this user's signature, or a changed signature, is nobody.
         let forged = format!("{}{}", bob.0.simple(), &token[32..]);
-        assert_eq!(store.unsubscribe_user(&forged)?, None);
+        assert_eq!(store.digests().unsubscribe_user(&forged)?, None);
         let mut tampered = token.clone();
         tampered.replace_range(40..41, if &token[40..41] == "0" { "1" } else { "0" });
-        assert_eq!(store.unsubscribe_user(&tampered)?, None);
-        assert_eq!(store.unsubscribe_user(&token[..40])?, None);
-        assert!(!store.notice_sent(ada, "upgrade-invite")?);
-        store.mark_notice(ada, "upgrade-invite", Utc::now())?;
-        assert!(store.notice_sent(ada, "upgrade-invite")?);
+        assert_eq!(store.digests().unsubscribe_user(&tampered)?, None);
+        assert_eq!(store.digests().unsubscribe_user(&token[..40])?, None);
+        assert!(!store.digests().notice_sent(ada, "upgrade-invite")?);
+        store.digests().mark_notice(ada, "upgrade-invite", Utc::now())?;
+        assert!(store.digests().notice_sent(ada, "upgrade-invite")?);
         Ok(())
     }
 }

@@ -17,6 +17,7 @@
 //!   left out and reported [`Commit::Stale`], so the caller chooses again: no paper is sent to a
 //!   user twice, however their digests race, and no lock is held while digests are chosen.
 
+use crate::Digests;
 use chrono::{DateTime, Utc};
 use engine::digest::{DigestHistory, DigestKind};
 use engine::mail::RenderedMail;
@@ -30,7 +31,7 @@ use crate::codec::{decode, encode_packed, tx_decode, tx_encode, tx_encode_packed
 use crate::digests::{digest_key, NewDigest, StoredDigest};
 use crate::mail_queue::{tx_enqueue, DigestMailRef};
 use crate::users::User;
-use crate::{Result, Store, StoreError};
+use crate::{Result, StoreError};
 
 /// What the weekly rules and the free plan know of a user's digests (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -154,10 +155,10 @@ fn fingerprints_bytes(fingerprints: &[u64]) -> Vec<u8> {
 
 type TxError = ConflictableTransactionError<StoreError>;
 
-impl Store {
+impl Digests<'_> {
     /// The user's ledger; an empty one for a user who never had a digest.
     pub fn ledger(&self, user_id: UserId) -> Result<Ledger> {
-        match self.trees().digest_ledgers.get(user_id.as_bytes())? {
+        match self.store.trees().digest_ledgers.get(user_id.as_bytes())? {
             Some(bytes) => decode("digest ledger", &bytes),
             None => Ok(Ledger::default()),
         }
@@ -167,8 +168,8 @@ impl Store {
     /// was last read this way ([`crate::decoded`]). The weekly pass reads every user's ledger
     /// once and uses [`Store::ledger`], so it does not sweep the signed-in users out.
     pub fn signed_in_ledger(&self, user_id: UserId) -> Result<Ledger> {
-        match self.trees().digest_ledgers.get(user_id.as_bytes())? {
-            Some(bytes) => Ok(Ledger::clone(&*self.signed_in.ledgers.get(user_id.as_bytes(), bytes)?)),
+        match self.store.trees().digest_ledgers.get(user_id.as_bytes())? {
+            Some(bytes) => Ok(Ledger::clone(&*self.store.signed_in.ledgers.get(user_id.as_bytes(), bytes)?)),
             None => Ok(Ledger::default()),
         }
     }
@@ -181,7 +182,7 @@ impl Store {
     /// Every paper the user was sent, by fingerprint.
     pub fn sent_papers(&self, user_id: UserId) -> Result<SentPapers> {
         let mut fingerprints = Vec::new();
-        for entry in self.trees().sent_paper_sets.scan_prefix(user_id.as_bytes()) {
+        for entry in self.store.trees().sent_paper_sets.scan_prefix(user_id.as_bytes()) {
             let (_, bytes) = entry?;
             if bytes.len() % 8 != 0 {
                 return Err(StoreError::Corrupt("a record of sent papers"));
@@ -203,7 +204,7 @@ impl Store {
     /// answer (a crash before that loses a user's digests and their mails together, so a redo
     /// sends them once).
     pub fn commit_digests(&self, parts: &[UserDigests], now: DateTime<Utc>) -> Result<Vec<Commit>> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         // Everything that does not depend on what the transaction reads is encoded before it,
         // since the transaction holds every other writer off while it runs.
         let encoded: Vec<Vec<(Vec<u8>, Vec<u8>)>> = parts
@@ -249,7 +250,7 @@ impl Store {
     /// The user's terms as [`Store::search_terms`] gives them, with the last weekly pass counted
     /// as each served term's last processing.
     pub fn search_terms_as_processed(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
-        let mut terms = self.search_terms(user_id)?;
+        let mut terms = self.store.terms().search_terms(user_id)?;
         let ledger = self.ledger(user_id)?;
         if let Some(last_weekly) = ledger.last_weekly {
             for term in terms.iter_mut().filter(|term| ledger.weekly_terms.contains(&term.id)) {
@@ -262,7 +263,7 @@ impl Store {
     /// Rebuilds every user's ledger from their stored digests and notices, and their sent papers
     /// from the key-per-paper records of schema 1: the migration to schema 2.
     pub(crate) fn build_ledgers(&self) -> Result<()> {
-        for user in self.users()? {
+        for user in self.store.accounts().users()? {
             let mut ledger = Ledger::default();
             let stats = self.digest_stats(user.id)?;
             ledger.received = stats.received as u64;
@@ -273,20 +274,20 @@ impl Store {
             ledger.last_free = user.last_free_sent_at;
             ledger.invited = self.notice_sent(user.id, crate::digests::UPGRADE_INVITE)?;
             let mut fingerprints: Vec<u64> = Vec::new();
-            for entry in self.trees().sent_papers_v1.scan_prefix(user.id.as_bytes()) {
+            for entry in self.store.trees().sent_papers_v1.scan_prefix(user.id.as_bytes()) {
                 let (key, _) = entry?;
                 fingerprints.push(paper_fingerprint(&String::from_utf8_lossy(&key[16..])));
             }
             if !fingerprints.is_empty() {
                 fingerprints.sort_unstable();
-                self.writing()?.sent_paper_sets.insert(sent_set_key(user.id, 0), fingerprints_bytes(&fingerprints))?;
+                self.store.writing()?.sent_paper_sets.insert(sent_set_key(user.id, 0), fingerprints_bytes(&fingerprints))?;
                 ledger.version = 1;
             }
             if ledger != Ledger::default() {
-                self.writing()?.digest_ledgers.insert(user.id.as_bytes(), encode_packed("digest ledger", &ledger)?)?;
+                self.store.writing()?.digest_ledgers.insert(user.id.as_bytes(), encode_packed("digest ledger", &ledger)?)?;
             }
         }
-        self.writing()?.sent_papers_v1.clear()?;
+        self.store.writing()?.sent_papers_v1.clear()?;
         Ok(())
     }
 }
@@ -340,6 +341,7 @@ fn commit_user(
 
 #[cfg(test)]
 mod tests {
+    use crate::Store;
     use chrono::Duration;
     use uuid::Uuid;
 
@@ -357,10 +359,10 @@ mod tests {
             kind,
             term: "malaria".into(),
             term_id: None,
-            searched_as: Some(store.put_digest_text("malaria, plasmodium")?),
+            searched_as: Some(store.digests().put_digest_text("malaria, plasmodium")?),
             entries: Vec::new(),
             sent: keys.iter().map(|key| paper_fingerprint(key)).collect(),
-            ai_summary: store.put_digest_text("Two trials.\nOne review.")?,
+            ai_summary: store.digests().put_digest_text("Two trials.\nOne review.")?,
             sent_at: at,
             sent_before: 0,
             widened: None,
@@ -369,7 +371,7 @@ mod tests {
     }
 
     fn part(store: &Store, user_id: UserId, digests: Vec<NewDigest>) -> Result<UserDigests> {
-        let read = store.ledger(user_id)?;
+        let read = store.digests().ledger(user_id)?;
         let mut ledger = read.clone();
         for digest in &digests {
             ledger.record(digest.kind, Tier::Free, !digest.sent.is_empty(), digest.sent_at);
@@ -390,15 +392,15 @@ mod tests {
             )?,
             part(&store, bob, vec![new_digest(&store, DigestKind::Weekly, &["doi:2"], now)?])?,
         ];
-        let commits = store.commit_digests(&parts, now)?;
+        let commits = store.digests().commit_digests(&parts, now)?;
         assert!(commits.iter().all(|commit| matches!(commit, Commit::Written { .. })), "{commits:?}");
-        assert_eq!(store.mail_queue_len(), 3);
-        let sent = store.sent_papers(ada)?;
+        assert_eq!(store.mail().mail_queue_len(), 3);
+        let sent = store.digests().sent_papers(ada)?;
         assert!(sent.contains("doi:1") && sent.contains("doi:2") && !sent.contains("doi:3"));
-        assert_eq!(store.sent_papers(bob)?.len(), 1);
-        let ledger = store.ledger(ada)?;
+        assert_eq!(store.digests().sent_papers(bob)?.len(), 1);
+        let ledger = store.digests().ledger(ada)?;
         assert_eq!((ledger.version, ledger.received, ledger.with_papers, ledger.last_weekly), (1, 2, 1, Some(now)));
-        let digests = store.of_user(ada)?;
+        let digests = store.digests().of_user(ada)?;
         assert_eq!(digests.len(), 2);
         assert!(digests
             .iter()
@@ -408,10 +410,12 @@ mod tests {
             "the subject is made as the mail's is"
         );
         // A second week's commit adds its own record; both are read.
-        store.commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:3"], now + Duration::days(7))?])?], now)?;
-        let sent = store.sent_papers(ada)?;
+        store
+            .digests()
+            .commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:3"], now + Duration::days(7))?])?], now)?;
+        let sent = store.digests().sent_papers(ada)?;
         assert!(sent.contains("doi:1") && sent.contains("doi:3"));
-        assert_eq!(store.ledger(ada)?.version, 2);
+        assert_eq!(store.digests().ledger(ada)?.version, 2);
         Ok(())
     }
 
@@ -423,14 +427,14 @@ mod tests {
         // Ada's weekly digests are chosen; then an immediate digest of hers commits first.
         let weekly_ada = part(&store, ada, vec![new_digest(&store, DigestKind::Weekly, &["doi:1"], now)?])?;
         let weekly_bob = part(&store, bob, vec![new_digest(&store, DigestKind::Weekly, &["doi:1"], now)?])?;
-        store.commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], now)?])?], now)?;
+        store.digests().commit_digests(&[part(&store, ada, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], now)?])?], now)?;
         let before = store.raw_entries()?.into_iter().filter(|(tree, key, _)| tree != "digest_texts" && key.starts_with(ada.as_bytes())).count();
-        let commits = store.commit_digests(&[weekly_ada, weekly_bob], now)?;
+        let commits = store.digests().commit_digests(&[weekly_ada, weekly_bob], now)?;
         assert_eq!(commits[0], Commit::Stale, "chosen before the immediate digest: it could send doi:1 again");
         assert!(matches!(commits[1], Commit::Written { .. }));
         let after = store.raw_entries()?.into_iter().filter(|(tree, key, _)| tree != "digest_texts" && key.starts_with(ada.as_bytes())).count();
         assert_eq!(before, after, "nothing of ada's stale part was written");
-        assert_eq!((store.of_user(ada)?.len(), store.of_user(bob)?.len(), store.mail_queue_len()), (1, 1, 2));
+        assert_eq!((store.digests().of_user(ada)?.len(), store.digests().of_user(bob)?.len(), store.mail().mail_queue_len()), (1, 1, 2));
         Ok(())
     }
 
@@ -438,9 +442,10 @@ mod tests {
     fn ada_following_malaria(now: DateTime<Utc>) -> Result<(Store, User, SearchTerm)> {
         let store = Store::temporary()?;
         let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now);
-        let user = store.create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
+        let user =
+            store.accounts().create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, "malaria".into(), engine::Tier::Free, now);
-        store.add_search_term(&term, engine::Tier::Free, false)?;
+        store.terms().add_search_term(&term, engine::Tier::Free, false)?;
         Ok((store, user, term))
     }
 
@@ -452,10 +457,10 @@ mod tests {
         invitation.ledger.invited = true;
         invitation.invite = Some(mail("ada@example.org"));
         invitation.completed_terms = vec![(term.id, now)];
-        store.commit_digests(&[invitation], now)?;
-        assert!(store.digest_history(&user)?.invited);
-        assert_eq!(store.mail_queue_len(), 1);
-        let stored = store.search_term(term.id)?.expect("the term");
+        store.digests().commit_digests(&[invitation], now)?;
+        assert!(store.digests().digest_history(&user)?.invited);
+        assert_eq!(store.mail().mail_queue_len(), 1);
+        let stored = store.terms().search_term(term.id)?.expect("the term");
         assert_eq!((stored.status, stored.last_processed_at), (TermStatus::Completed, Some(now)));
         Ok(())
     }
@@ -464,22 +469,22 @@ mod tests {
     fn an_immediate_digest_and_its_terms_status_are_written_together_or_not_at_all() -> Result<()> {
         let now = Utc::now();
         let (store, user, term) = ada_following_malaria(now)?;
-        store.update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
+        store.terms().update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
         // Chosen, then another digest of the user's commits first: the stale part writes neither
         // the digest nor the term's status.
         let mut stale = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], now)?])?;
         stale.completed_terms = vec![(term.id, now)];
-        store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Weekly, &[], now)?])?], now)?;
-        assert_eq!(store.commit_digests(&[stale], now)?, vec![Commit::Stale]);
-        assert_eq!(store.of_user(user.id)?.len(), 1);
-        assert_eq!(store.search_term(term.id)?.map(|stored| stored.status), Some(TermStatus::Processing));
+        store.digests().commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Weekly, &[], now)?])?], now)?;
+        assert_eq!(store.digests().commit_digests(&[stale], now)?, vec![Commit::Stale]);
+        assert_eq!(store.digests().of_user(user.id)?.len(), 1);
+        assert_eq!(store.terms().search_term(term.id)?.map(|stored| stored.status), Some(TermStatus::Processing));
         // Chosen again: the digest and the completed term are one write.
         let later = now + Duration::seconds(5);
         let mut fresh = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], later)?])?;
         fresh.completed_terms = vec![(term.id, later)];
-        assert!(matches!(store.commit_digests(&[fresh], later)?.as_slice(), [Commit::Written { .. }]));
-        assert_eq!(store.of_user(user.id)?.len(), 2);
-        let stored = store.search_term(term.id)?.expect("the term");
+        assert!(matches!(store.digests().commit_digests(&[fresh], later)?.as_slice(), [Commit::Written { .. }]));
+        assert_eq!(store.digests().of_user(user.id)?.len(), 2);
+        let stored = store.terms().search_term(term.id)?.expect("the term");
         assert_eq!((stored.status, stored.last_processed_at), (TermStatus::Completed, Some(later)));
         Ok(())
     }
@@ -492,12 +497,12 @@ mod tests {
         let served = SearchTerm::new(TermId(Uuid::new_v4()), user_id, "malaria".into(), engine::Tier::Pro, now - Duration::days(9));
         let paused = SearchTerm::new(TermId(Uuid::new_v4()), user_id, "dengue".into(), engine::Tier::Pro, now - Duration::days(9));
         for term in [&served, &paused] {
-            store.add_search_term(term, engine::Tier::Pro, false)?;
+            store.terms().add_search_term(term, engine::Tier::Pro, false)?;
         }
         let mut weekly = part(&store, user_id, vec![new_digest(&store, DigestKind::Weekly, &["doi:1"], now)?])?;
         weekly.ledger.weekly_terms = vec![served.id];
-        store.commit_digests(&[weekly], now)?;
-        let terms = store.search_terms_as_processed(user_id)?;
+        store.digests().commit_digests(&[weekly], now)?;
+        let terms = store.digests().search_terms_as_processed(user_id)?;
         let processed = |id: TermId| terms.iter().find(|term| term.id == id).and_then(|term| term.last_processed_at);
         assert_eq!((processed(served.id), processed(paused.id)), (Some(now), None));
         Ok(())
@@ -516,7 +521,8 @@ mod tests {
         let store = Store::temporary()?;
         let now = Utc::now();
         let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now - Duration::days(30));
-        let user = store.create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
+        let user =
+            store.accounts().create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
         // As schema 1 wrote them: a weekly digest with a paper inline, one key per sent paper,
         // the invitation as a notice.
         let old = engine::digest::Digest {
@@ -551,16 +557,16 @@ mod tests {
         };
         store.writing()?.digests.insert(digest_key(user.id, old.sent_at, old.id), encode("digest", &old)?)?;
         store.writing()?.sent_papers_v1.insert([user.id.as_bytes().as_slice(), b"pmid:1"].concat(), &0i64.to_be_bytes())?;
-        store.record_notice(user.id, crate::UPGRADE_INVITE, now)?;
-        store.build_ledgers()?;
-        let ledger = store.ledger(user.id)?;
+        store.digests().record_notice(user.id, crate::UPGRADE_INVITE, now)?;
+        store.digests().build_ledgers()?;
+        let ledger = store.digests().ledger(user.id)?;
         assert_eq!((ledger.received, ledger.with_papers, ledger.last_weekly, ledger.invited), (1, 1, Some(old.sent_at), true));
-        assert!(store.was_sent(user.id, "pmid:1")? && !store.was_sent(user.id, "pmid:2")?);
+        assert!(store.digests().was_sent(user.id, "pmid:1")? && !store.digests().was_sent(user.id, "pmid:2")?);
         assert!(store.trees().sent_papers_v1.is_empty());
-        assert_eq!(store.of_user(user.id)?[0].subject, "old", "a stored subject is kept");
+        assert_eq!(store.digests().of_user(user.id)?[0].subject, "old", "a stored subject is kept");
         // The next commit follows the migrated ledger's version.
-        store.commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["pmid:2"], now)?])?], now)?;
-        assert!(store.was_sent(user.id, "pmid:1")? && store.was_sent(user.id, "pmid:2")?);
+        store.digests().commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["pmid:2"], now)?])?], now)?;
+        assert!(store.digests().was_sent(user.id, "pmid:1")? && store.digests().was_sent(user.id, "pmid:2")?);
         Ok(())
     }
 

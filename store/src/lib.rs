@@ -35,6 +35,7 @@ pub mod testsuite;
 pub mod tokens;
 pub mod users;
 pub mod vectors;
+mod views;
 
 pub use backup::{database_is_locked, StoreCopy};
 pub use channels::{ChannelPost, LabChannel, PostOutcome, MSG_POST_INTERRUPTED};
@@ -56,5 +57,6 @@ pub use tokens::TokenPurpose;
 pub use users::PendingSeed;
 pub use users::{NewAccount, User};
 pub use vectors::{StoredVector, VectorStamp};
+pub use views::{Accounts, Billing, Channels, Digests, Mail, Papers, Ratings, Terms};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

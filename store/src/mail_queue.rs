@@ -1,6 +1,7 @@
 //! The durable outgoing-mail queue. Producers enqueue in the same transaction as the change the
 //! mail reports; the mailer removes a mail only after it was handed over, so a crash loses none.
 
+use crate::Mail;
 use std::sync::MutexGuard;
 
 use chrono::{DateTime, Utc};
@@ -12,7 +13,7 @@ use sled::Transactional;
 use crate::codec::{decode, encode};
 use crate::error::StoreError;
 use crate::sent_journal::{Entry, Held, SentJournal};
-use crate::{Result, Store};
+use crate::Result;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueuedMail {
@@ -57,10 +58,10 @@ pub(crate) fn tx_enqueue(
     Ok(id)
 }
 
-impl Store {
+impl<'s> Mail<'s> {
     /// Queues a mail on its own; returns its id.
     pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let id = writer.read().generate_id()?;
         let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
         writer.mail_queue.insert(id.to_be_bytes(), encode("queued mail", &queued)?)?;
@@ -70,7 +71,7 @@ impl Store {
     /// Makes every deferred mail due now; the mailer does this when it starts, since a restart
     /// often follows a repaired mail setup. Returns how many were deferred.
     pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let mut deferred = 0;
         for queued in self.queued_mail_iter() {
             let mut queued = queued?;
@@ -91,14 +92,14 @@ impl Store {
 
     /// Every queued mail, oldest first, read as it is consumed: a queue of millions (a large
     /// weekly pass) is walked without being held in memory.
-    pub fn queued_mail_iter(&self) -> impl Iterator<Item = Result<QueuedMail>> + Send + '_ {
-        self.trees().mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?))
+    pub fn queued_mail_iter(&self) -> impl Iterator<Item = Result<QueuedMail>> + Send + 's {
+        self.store.trees().mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?))
     }
 
     /// Queued mail whose next attempt is due, oldest first, at most `limit`.
     pub fn due_mail(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<QueuedMail>> {
         let mut due = Vec::new();
-        for bytes in self.trees().mail_queue.iter().values() {
+        for bytes in self.store.trees().mail_queue.iter().values() {
             if due.len() == limit {
                 break;
             }
@@ -120,21 +121,21 @@ impl Store {
     }
 
     pub fn mail_queue_len(&self) -> usize {
-        self.trees().mail_queue.len()
+        self.store.trees().mail_queue.len()
     }
 
     pub fn dead_mail_len(&self) -> usize {
-        self.trees().mail_dead.len()
+        self.store.trees().mail_dead.len()
     }
 
     /// Every mail that failed for good, oldest first.
     pub fn dead_mail(&self) -> Result<Vec<QueuedMail>> {
-        self.trees().mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
+        self.store.trees().mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
     }
 
     /// One mail that failed for good, by id.
     pub fn dead_mail_by_id(&self, id: u64) -> Result<Option<QueuedMail>> {
-        self.trees().mail_dead.get(id.to_be_bytes())?.map(|bytes| decode("queued mail", &bytes)).transpose()
+        self.store.trees().mail_dead.get(id.to_be_bytes())?.map(|bytes| decode("queued mail", &bytes)).transpose()
     }
 
     /// Gives a mail that failed for good another chance (the operator's retry, once the cause is
@@ -142,7 +143,7 @@ impl Store {
     /// attempts counted afresh and the same id (so the same Message-ID). Answers whether there was
     /// such a mail.
     pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = id.to_be_bytes();
         let moved = (&writer.mail_dead, &writer.mail_queue).transaction(|(dead, queue)| {
             let Some(bytes) = dead.get(key)? else {
@@ -161,7 +162,7 @@ impl Store {
     /// Drops a mail that failed for good, for an operator who decided it need not go; answers
     /// whether there was such a mail.
     pub fn drop_dead_mail(&self, id: u64) -> Result<bool> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         Ok(writer.mail_dead.remove(id.to_be_bytes())?.is_some())
     }
 
@@ -170,7 +171,7 @@ impl Store {
     /// flush does not send it again; a journal that cannot be written only leaves the window
     /// open until that flush.
     pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         // The entry and the removal under one hold of the journal, so that a flush counting the
         // entries covers the removal.
         let _held = self.journal(Entry::Sent(id));
@@ -198,9 +199,9 @@ impl Store {
     /// held. A journal that cannot be written is logged: it only leaves the window open until
     /// the next flush.
     fn journal(&self, entry: Entry) -> Option<MutexGuard<'_, Held>> {
-        let journal = self.sent_journal.as_ref()?;
+        let journal = self.store.sent_journal.as_ref()?;
         // The journal is part of what a backup copies: its entries wait for a backup under way.
-        let _writing = self.gate.hold();
+        let _writing = self.store.gate.hold();
         let mut held = journal.lock();
         if let Err(error) = SentJournal::append(&mut held, entry) {
             tracing::warn!(%error, path = %journal.path().display(), ?entry, "journalling a mail's hand-over");
@@ -210,7 +211,7 @@ impl Store {
 
     /// The mail could not be sent now: count the attempt and schedule the next one.
     pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let Some(bytes) = writer.mail_queue.get(id.to_be_bytes())? else {
             return Ok(None);
         };
@@ -224,7 +225,7 @@ impl Store {
 
     /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
     pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let Some(bytes) = writer.mail_queue.get(id.to_be_bytes())? else {
             return Ok(());
         };

@@ -3,6 +3,7 @@
 //! last signer wins, every earlier link dies), and an account nobody verifies goes away with its
 //! verification window, with everything it holds.
 
+use crate::Accounts;
 use chrono::{DateTime, Duration, Utc};
 use engine::account::normalize_email;
 use engine::mail::RenderedMail;
@@ -14,7 +15,7 @@ use crate::mail_queue::tx_enqueue;
 use crate::secret::TokenHash;
 use crate::tokens::{previous_token_hash, tx_put_token, TokenPurpose, TokenRecord};
 use crate::users::User;
-use crate::{Result, Store};
+use crate::Result;
 
 /// How long a verification link lives, and so how long an unverified account is kept after the
 /// last one was mailed.
@@ -51,14 +52,14 @@ impl User {
     }
 }
 
-impl Store {
+impl Accounts<'_> {
     /// Gives the unverified account of `email` the credentials of a new signup, in one
     /// transaction: its password, research field and pending topic become the new signup's, its
     /// verification and reset tokens are voided, its sessions and device cookies end (the epoch
     /// moves), and a new verification token is stored with its mail. A verified or deactivated
     /// account is left as it is.
     pub fn restart_pending_signup(&self, email: &str, signup: PendingSignup, now: DateTime<Utc>) -> Result<SignupRestart> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let email = normalize_email(email);
         let (token_hash, expires_at) = signup.verification;
         let trees = (&writer.users, &writer.users_by_email, &writer.tokens, &writer.mail_queue);
@@ -103,7 +104,7 @@ impl Store {
     /// Removes every account whose address was never verified and whose verification window
     /// closed before `now`, with everything it holds; returns how many.
     pub fn remove_expired_unverified(&self, now: DateTime<Utc>) -> Result<usize> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let mut expired = Vec::new();
         for bytes in writer.users.iter().values() {
             let user: User = decode("user", &bytes?)?;

@@ -4,6 +4,7 @@
 //! prefix scan in time order. Databases made before it was kept have no history of earlier
 //! changes.
 
+use crate::Billing;
 use chrono::{DateTime, Utc};
 use engine::{Tier, UserId};
 use serde::{Deserialize, Serialize};
@@ -11,7 +12,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use crate::codec::{decode, tx_encode};
 use crate::error::StoreError;
-use crate::{Result, Store};
+use crate::Result;
 
 /// Why a plan changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,15 +76,16 @@ pub(crate) fn tx_record_plan_change(
     }
 }
 
-impl Store {
+impl Billing<'_> {
     /// The user's plan changes, oldest first.
     pub fn plan_history(&self, user_id: UserId) -> Result<Vec<PlanRecord>> {
-        self.trees().plan_history.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("plan record", &bytes?)).collect()
+        self.store.trees().plan_history.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("plan record", &bytes?)).collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::Store;
     use engine::billing::{InvoiceState, ProviderStatus, SubscriptionState};
     use engine::mail::RenderedMail;
     use uuid::Uuid;
@@ -93,7 +95,7 @@ mod tests {
 
     fn account(store: &Store, email: &str) -> Result<User> {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), Utc::now());
-        store.create_account(NewAccount { user, preferences: Default::default(), verification: None, mail: None }, Utc::now())
+        store.accounts().create_account(NewAccount { user, preferences: Default::default(), verification: None, mail: None }, Utc::now())
     }
 
     fn mail(user: &User, _: &engine::billing::PlanChange) -> RenderedMail {
@@ -112,10 +114,10 @@ mod tests {
         let store = Store::temporary()?;
         let ada = account(&store, "ada@example.org")?;
         let bob = account(&store, "bob@example.org")?;
-        store.set_plan(ada.id, Tier::Team)?;
-        store.set_plan(ada.id, Tier::Team)?;
-        store.update_user(ada.id, |user| user.subscription_tier = Tier::Pro)?;
-        store.set_stripe_customer(ada.id, "cus_1")?;
+        store.billing().set_plan(ada.id, Tier::Team)?;
+        store.billing().set_plan(ada.id, Tier::Team)?;
+        store.accounts().update_user(ada.id, |user| user.subscription_tier = Tier::Pro)?;
+        store.billing().set_stripe_customer(ada.id, "cus_1")?;
         let now = Utc::now();
         let invoice =
             InvoiceState { id: "in_1".into(), status: Some("paid".into()), paid: true, amount_paid: 1000, amount_due: 1000, currency: "usd".into() };
@@ -128,10 +130,10 @@ mod tests {
             payment_status: None,
             payment_error: None,
         };
-        store.apply_subscription(ada.id, &active, now, mail)?;
-        store.cancel_plan(ada.id, now, mail)?;
+        store.billing().apply_subscription(ada.id, &active, now, mail)?;
+        store.billing().cancel_plan(ada.id, now, mail)?;
         let history: Vec<(Tier, Tier, PlanReason)> =
-            store.plan_history(ada.id)?.into_iter().map(|record| (record.from, record.to, record.reason)).collect();
+            store.billing().plan_history(ada.id)?.into_iter().map(|record| (record.from, record.to, record.reason)).collect();
         assert_eq!(
             history,
             vec![
@@ -142,7 +144,7 @@ mod tests {
             ],
             "setting the same plan again is no change"
         );
-        assert!(store.plan_history(bob.id)?.is_empty());
+        assert!(store.billing().plan_history(bob.id)?.is_empty());
         Ok(())
     }
 }

@@ -6,13 +6,14 @@
 //!
 //! The installation's key of the rating links (`engine::rating`) lives in `meta`.
 
+use crate::Ratings;
 use engine::rating::Rating;
 use engine::search_term::TermId;
 use engine::UserId;
 use sled::Transactional;
 
 use crate::codec::{decode, tx_encode};
-use crate::{Result, Store, StoreError};
+use crate::{Result, StoreError};
 
 /// The most ratings a term keeps; past it, the oldest go.
 pub const MAX_RATINGS_PER_TERM: usize = 1000;
@@ -28,12 +29,12 @@ fn rating_key(user_id: UserId, term_id: TermId, paper_key: &str) -> Vec<u8> {
     [term_prefix(user_id, term_id).as_slice(), paper_key.as_bytes()].concat()
 }
 
-impl Store {
+impl Ratings<'_> {
     /// Records `rating` of the user's term (replacing their earlier verdict on the paper), then
     /// drops the term's oldest ratings past [`MAX_RATINGS_PER_TERM`]. A term that is not the
     /// user's (or no longer there) is [`StoreError::NotFound`], and nothing is written.
     pub fn rate(&self, user_id: UserId, rating: &Rating) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = rating_key(user_id, rating.term_id, &rating.paper_key);
         let term_index_key = term_prefix(user_id, rating.term_id);
         (&writer.search_terms_by_user, &writer.ratings)
@@ -51,7 +52,7 @@ impl Store {
     /// The user's ratings of a term, newest first.
     pub fn of_term(&self, user_id: UserId, term_id: TermId) -> Result<Vec<Rating>> {
         let mut found = Vec::new();
-        for entry in self.trees().ratings.scan_prefix(term_prefix(user_id, term_id)) {
+        for entry in self.store.trees().ratings.scan_prefix(term_prefix(user_id, term_id)) {
             let (_, bytes) = entry?;
             found.push(decode::<Rating>("rating", &bytes)?);
         }
@@ -61,34 +62,34 @@ impl Store {
 
     /// Removes the user's rating of a paper for a term; whether there was one.
     pub fn remove_rating(&self, user_id: UserId, term_id: TermId, paper_key: &str) -> Result<bool> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         Ok(writer.ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
     }
 
     /// The rating links' key (32 random bytes, made on first use and kept).
     pub fn rating_link_key(&self) -> Result<Vec<u8>> {
-        self.secret_key(RATING_LINK_KEY)
+        self.store.secret_key(RATING_LINK_KEY)
     }
 
     /// The rating links' key if one was made: checking a link never makes one (no link exists
     /// before it).
     pub fn rating_link_key_if_made(&self) -> Result<Option<Vec<u8>>> {
-        Ok(self.trees().meta.get(RATING_LINK_KEY)?.map(|key| key.to_vec()))
+        Ok(self.store.trees().meta.get(RATING_LINK_KEY)?.map(|key| key.to_vec()))
     }
 
     /// The keys of a term's ratings (to remove them with the term).
     pub(crate) fn rating_keys(&self, user_id: UserId, term_id: TermId) -> Result<Vec<sled::IVec>> {
-        self.trees().ratings.scan_prefix(term_prefix(user_id, term_id)).keys().map(|key| key.map_err(StoreError::from)).collect()
+        self.store.trees().ratings.scan_prefix(term_prefix(user_id, term_id)).keys().map(|key| key.map_err(StoreError::from)).collect()
     }
 
     fn trim_ratings(&self, user_id: UserId, term_id: TermId) -> Result<()> {
         let prefix = term_prefix(user_id, term_id);
-        if self.trees().ratings.scan_prefix(&prefix).keys().nth(MAX_RATINGS_PER_TERM).is_none() {
+        if self.store.trees().ratings.scan_prefix(&prefix).keys().nth(MAX_RATINGS_PER_TERM).is_none() {
             return Ok(());
         }
         let ratings = self.of_term(user_id, term_id)?;
         for oldest in ratings.iter().skip(MAX_RATINGS_PER_TERM) {
-            self.writing()?.ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
+            self.store.writing()?.ratings.remove(rating_key(user_id, term_id, &oldest.paper_key))?;
         }
         Ok(())
     }
@@ -96,6 +97,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use crate::Store;
     use chrono::{DateTime, Utc};
     use engine::rating::Verdict;
     use engine::search_term::SearchTerm;
@@ -122,7 +124,7 @@ mod tests {
 
     fn add_term(store: &Store, user_id: UserId, text: &str) -> Result<TermId> {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, text.into(), Tier::Team, at(0));
-        store.add_search_term(&term, Tier::Team, false)?;
+        store.terms().add_search_term(&term, Tier::Team, false)?;
         Ok(term.id)
     }
 
@@ -136,22 +138,26 @@ mod tests {
         let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
         let (crispr, drive) = (add_term(&store, ada, "CRISPR")?, add_term(&store, ada, "gene drive")?);
         let bobs = add_term(&store, bob, "dark matter")?;
-        store.rate(ada, &rating(crispr, "doi:10.1/a", Verdict::Relevant, 1))?;
-        store.rate(ada, &rating(crispr, "pmid:2", Verdict::NotRelevant, 2))?;
-        store.rate(ada, &rating(drive, "doi:10.1/a", Verdict::MoreLikeThis, 3))?;
-        store.rate(bob, &rating(bobs, "doi:10.1/a", Verdict::NotRelevant, 4))?;
-        assert_eq!(verdicts(&store.of_term(ada, crispr)?), [("pmid:2", Verdict::NotRelevant), ("doi:10.1/a", Verdict::Relevant)]);
+        store.ratings().rate(ada, &rating(crispr, "doi:10.1/a", Verdict::Relevant, 1))?;
+        store.ratings().rate(ada, &rating(crispr, "pmid:2", Verdict::NotRelevant, 2))?;
+        store.ratings().rate(ada, &rating(drive, "doi:10.1/a", Verdict::MoreLikeThis, 3))?;
+        store.ratings().rate(bob, &rating(bobs, "doi:10.1/a", Verdict::NotRelevant, 4))?;
+        assert_eq!(verdicts(&store.ratings().of_term(ada, crispr)?), [("pmid:2", Verdict::NotRelevant), ("doi:10.1/a", Verdict::Relevant)]);
 
-        store.rate(ada, &rating(crispr, "doi:10.1/a", Verdict::NotRelevant, 5))?;
-        assert_eq!(verdicts(&store.of_term(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant), ("pmid:2", Verdict::NotRelevant)], "one per paper");
-        assert_eq!(verdicts(&store.of_term(ada, drive)?), [("doi:10.1/a", Verdict::MoreLikeThis)], "each term its own");
-        assert_eq!(store.of_term(ada, bobs)?, Vec::new(), "another user's term lists nothing of theirs");
+        store.ratings().rate(ada, &rating(crispr, "doi:10.1/a", Verdict::NotRelevant, 5))?;
+        assert_eq!(
+            verdicts(&store.ratings().of_term(ada, crispr)?),
+            [("doi:10.1/a", Verdict::NotRelevant), ("pmid:2", Verdict::NotRelevant)],
+            "one per paper"
+        );
+        assert_eq!(verdicts(&store.ratings().of_term(ada, drive)?), [("doi:10.1/a", Verdict::MoreLikeThis)], "each term its own");
+        assert_eq!(store.ratings().of_term(ada, bobs)?, Vec::new(), "another user's term lists nothing of theirs");
 
-        assert!(store.remove_rating(ada, crispr, "pmid:2")?);
-        assert!(!store.remove_rating(ada, crispr, "pmid:2")?);
-        assert!(!store.remove_rating(ada, bobs, "doi:10.1/a")?, "a user removes only their own");
-        assert_eq!(verdicts(&store.of_term(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant)]);
-        assert_eq!(store.of_term(bob, bobs)?.len(), 1);
+        assert!(store.ratings().remove_rating(ada, crispr, "pmid:2")?);
+        assert!(!store.ratings().remove_rating(ada, crispr, "pmid:2")?);
+        assert!(!store.ratings().remove_rating(ada, bobs, "doi:10.1/a")?, "a user removes only their own");
+        assert_eq!(verdicts(&store.ratings().of_term(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant)]);
+        assert_eq!(store.ratings().of_term(bob, bobs)?.len(), 1);
         Ok(())
     }
 
@@ -160,9 +166,9 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
         let bobs = add_term(&store, bob, "dark matter")?;
-        assert!(matches!(store.rate(ada, &rating(bobs, "pmid:1", Verdict::Relevant, 1)), Err(StoreError::NotFound(_))));
-        assert!(matches!(store.rate(ada, &rating(TermId(Uuid::new_v4()), "pmid:1", Verdict::Relevant, 1)), Err(StoreError::NotFound(_))));
-        assert!(store.of_term(ada, bobs)?.is_empty() && store.of_term(bob, bobs)?.is_empty());
+        assert!(matches!(store.ratings().rate(ada, &rating(bobs, "pmid:1", Verdict::Relevant, 1)), Err(StoreError::NotFound(_))));
+        assert!(matches!(store.ratings().rate(ada, &rating(TermId(Uuid::new_v4()), "pmid:1", Verdict::Relevant, 1)), Err(StoreError::NotFound(_))));
+        assert!(store.ratings().of_term(ada, bobs)?.is_empty() && store.ratings().of_term(bob, bobs)?.is_empty());
         Ok(())
     }
 
@@ -176,20 +182,20 @@ mod tests {
             verification: None,
             mail: None,
         };
-        store.create_account(account, at(0))?;
+        store.accounts().create_account(account, at(0))?;
         let (crispr, drive) = (add_term(&store, ada, "CRISPR")?, add_term(&store, ada, "gene drive")?);
-        store.rate(ada, &rating(crispr, "pmid:1", Verdict::Relevant, 1))?;
-        store.rate(ada, &rating(drive, "pmid:1", Verdict::Relevant, 1))?;
-        assert!(store.delete_search_term(crispr)?);
-        assert!(store.of_term(ada, crispr)?.is_empty());
-        assert_eq!(store.of_term(ada, drive)?.len(), 1);
+        store.ratings().rate(ada, &rating(crispr, "pmid:1", Verdict::Relevant, 1))?;
+        store.ratings().rate(ada, &rating(drive, "pmid:1", Verdict::Relevant, 1))?;
+        assert!(store.terms().delete_search_term(crispr)?);
+        assert!(store.ratings().of_term(ada, crispr)?.is_empty());
+        assert_eq!(store.ratings().of_term(ada, drive)?.len(), 1);
         assert!(
-            matches!(store.rate(ada, &rating(crispr, "pmid:2", Verdict::Relevant, 2)), Err(StoreError::NotFound(_))),
+            matches!(store.ratings().rate(ada, &rating(crispr, "pmid:2", Verdict::Relevant, 2)), Err(StoreError::NotFound(_))),
             "a deleted term takes none"
         );
 
-        assert!(store.remove_account_if(ada, |_| true)?);
-        assert!(store.of_term(ada, drive)?.is_empty());
+        assert!(store.accounts().remove_account_if(ada, |_| true)?);
+        assert!(store.ratings().of_term(ada, drive)?.is_empty());
         assert_eq!(store.trees().ratings.len(), 0);
         Ok(())
     }
@@ -200,9 +206,9 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let crispr = add_term(&store, ada, "CRISPR")?;
         for index in 0..(MAX_RATINGS_PER_TERM as i64 + 3) {
-            store.rate(ada, &rating(crispr, &format!("pmid:{index}"), Verdict::Relevant, index))?;
+            store.ratings().rate(ada, &rating(crispr, &format!("pmid:{index}"), Verdict::Relevant, index))?;
         }
-        let kept = store.of_term(ada, crispr)?;
+        let kept = store.ratings().of_term(ada, crispr)?;
         assert_eq!(kept.len(), MAX_RATINGS_PER_TERM);
         assert_eq!(kept.first().map(|rating| rating.paper_key.as_str()), Some("pmid:1002"));
         assert_eq!(kept.last().map(|rating| rating.paper_key.as_str()), Some("pmid:3"), "the three oldest went");
@@ -212,12 +218,12 @@ mod tests {
     #[test]
     fn the_link_key_is_made_once() -> Result<()> {
         let store = Store::temporary()?;
-        assert_eq!(store.rating_link_key_if_made()?, None);
-        let key = store.rating_link_key()?;
+        assert_eq!(store.ratings().rating_link_key_if_made()?, None);
+        let key = store.ratings().rating_link_key()?;
         assert_eq!(key.len(), 32);
-        assert_eq!(store.rating_link_key_if_made()?, Some(key.clone()));
-        assert_eq!(store.rating_link_key()?, key);
-        assert_ne!(store.unsubscribe_token(UserId(Uuid::new_v4()))?.len(), 0);
+        assert_eq!(store.ratings().rating_link_key_if_made()?, Some(key.clone()));
+        assert_eq!(store.ratings().rating_link_key()?, key);
+        assert_ne!(store.digests().unsubscribe_token(UserId(Uuid::new_v4()))?.len(), 0);
         assert_ne!(store.secret_key(b"unsubscribe_key")?, key, "not the unsubscribe links' key");
         Ok(())
     }

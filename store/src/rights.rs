@@ -16,6 +16,7 @@
 //! Paper entries (`digest_entries`) are content-addressed and shared between users: they hold a
 //! paper's public metadata and its summary, nothing of the user, and are kept.
 
+use crate::Accounts;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
@@ -36,7 +37,7 @@ use crate::mail_queue::{tx_enqueue, QueuedMail};
 use crate::plan_history::PlanRecord;
 use crate::tokens::TokenRecord;
 use crate::users::{User, USER_COUNT_KEY};
-use crate::{Result, Store};
+use crate::Result;
 
 /// Everything kept of one user, for their export.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,26 +94,26 @@ enum T {
     ChannelPosts,
 }
 
-impl Store {
+impl Accounts<'_> {
     /// Everything kept of the user, or `None` for no such user.
     pub fn user_data(&self, id: UserId) -> Result<Option<UserData>> {
         let Some(user) = self.user(id)? else {
             return Ok(None);
         };
-        let mut terms = self.search_terms(id)?;
+        let mut terms = self.store.terms().search_terms(id)?;
         terms.sort_by_key(|term| term.created_at);
         let mut ratings = Vec::new();
-        for value in self.trees().ratings.scan_prefix(id.as_bytes()).values() {
+        for value in self.store.trees().ratings.scan_prefix(id.as_bytes()).values() {
             ratings.push(decode::<Rating>("rating", &value?)?);
         }
         ratings.sort_by(|a, b| b.rated_at.cmp(&a.rated_at).then_with(|| a.paper_key.cmp(&b.paper_key)));
         Ok(Some(UserData {
             preferences: self.preferences(id)?,
             terms,
-            digests: self.of_user(id)?,
+            digests: self.store.digests().of_user(id)?,
             ratings,
-            plan_history: self.plan_history(id)?,
-            subscriptions: self.subscription_trackings(id)?,
+            plan_history: self.store.billing().plan_history(id)?,
+            subscriptions: self.store.billing().subscription_trackings(id)?,
             user,
         }))
     }
@@ -163,7 +164,7 @@ impl Store {
     /// and any a crash interrupted.
     pub fn account_deletions_to_close(&self) -> Result<Vec<(UserId, String)>> {
         let mut begun = Vec::new();
-        for entry in self.trees().account_deletions.iter() {
+        for entry in self.store.trees().account_deletions.iter() {
             let (key, bytes) = entry?;
             let mark: Deletion = decode("account deletion", &bytes)?;
             if let Some(id) = UserId::from_slice(&key) {
@@ -181,7 +182,7 @@ impl Store {
         condition: impl Fn(&User) -> bool,
         confirmation: Option<&dyn Fn(&User) -> RenderedMail>,
     ) -> Result<Option<User>> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let Some(user) = self.user(id)? else {
             return Ok(None);
         };
@@ -189,7 +190,7 @@ impl Store {
         doomed.extend(self.unshared_digest_texts(id)?.into_iter().map(|key| (T::DigestTexts, IVec::from(&key[..]))));
         let key = *id.as_bytes();
         let now = Utc::now();
-        let trees = Store::user_trees(&writer);
+        let trees = Accounts::user_trees(&writer);
         let removed = trees.as_slice().transaction(|views| {
             let view = |tree: T| &views[tree as usize];
             let Some(bytes) = view(T::Users).get(key)? else {
@@ -221,7 +222,7 @@ impl Store {
         if !self.sweep_account_deletion(id)? {
             return Ok(());
         }
-        let trees = self.writing()?;
+        let trees = self.store.writing()?;
         let Some(bytes) = trees.account_deletions.get(id.as_bytes())? else {
             return Ok(());
         };
@@ -240,7 +241,7 @@ impl Store {
             Ok(())
         })?;
         drop(trees);
-        self.flush()?;
+        self.store.flush()?;
         tracing::info!(user_id = %id, "account deleted");
         Ok(())
     }
@@ -248,13 +249,13 @@ impl Store {
     /// Removes what was written for a user whose deletion was begun, since it began; the mark
     /// stays. Answers whether a deletion of `id` was begun.
     fn sweep_account_deletion(&self, id: UserId) -> Result<bool> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let Some(bytes) = writer.account_deletions.get(id.as_bytes())? else {
             return Ok(false);
         };
         let mark: Deletion = decode("account deletion", &bytes)?;
         let leftovers = self.records_of(id, &mark.email)?;
-        let trees = Store::user_trees(&writer);
+        let trees = Accounts::user_trees(&writer);
         for (tree, record) in &leftovers {
             // Mail queued to the address after the deletion began goes too; the mark stays.
             if !matches!(tree, T::Deletions | T::Meta) {
@@ -266,11 +267,11 @@ impl Store {
     }
 
     fn forget_decoded(&self, id: UserId, records: &[(T, IVec)]) {
-        self.signed_in.users.forget(id.as_bytes());
-        self.signed_in.ledgers.forget(id.as_bytes());
+        self.store.signed_in.users.forget(id.as_bytes());
+        self.store.signed_in.ledgers.forget(id.as_bytes());
         for (tree, key) in records {
             if matches!(tree, T::Sessions) {
-                self.signed_in.sessions.forget(key);
+                self.store.signed_in.sessions.forget(key);
             }
         }
     }
@@ -283,17 +284,17 @@ impl Store {
         for tree in [T::Users, T::Preferences, T::Ledgers] {
             found.push((tree, IVec::from(key)));
         }
-        if self.trees().users_by_email.get(email.as_bytes())?.as_deref() == Some(key) {
+        if self.store.trees().users_by_email.get(email.as_bytes())?.as_deref() == Some(key) {
             found.push((T::UsersByEmail, IVec::from(email.as_bytes())));
         }
-        for entry in self.trees().sessions_by_user.scan_prefix(key).keys() {
+        for entry in self.store.trees().sessions_by_user.scan_prefix(key).keys() {
             let entry = entry?;
             if let Some(hash) = entry.get(16..) {
                 found.push((T::Sessions, IVec::from(hash)));
             }
             found.push((T::SessionsByUser, entry));
         }
-        for entry in self.trees().search_terms_by_user.scan_prefix(key).keys() {
+        for entry in self.store.trees().search_terms_by_user.scan_prefix(key).keys() {
             let entry = entry?;
             if let Some(term_id) = entry.get(16..) {
                 found.push((T::SearchTerms, IVec::from(term_id)));
@@ -301,27 +302,27 @@ impl Store {
             found.push((T::SearchTermsByUser, entry));
         }
         let prefixed = [
-            (T::Digests, &self.trees().digests),
-            (T::SentPapersV1, &self.trees().sent_papers_v1),
-            (T::SentPaperSets, &self.trees().sent_paper_sets),
-            (T::Notices, &self.trees().notices),
-            (T::Ratings, &self.trees().ratings),
-            (T::PlanHistory, &self.trees().plan_history),
-            (T::Channels, &self.trees().channels),
-            (T::ChannelPosts, &self.trees().channel_posts),
+            (T::Digests, &self.store.trees().digests),
+            (T::SentPapersV1, &self.store.trees().sent_papers_v1),
+            (T::SentPaperSets, &self.store.trees().sent_paper_sets),
+            (T::Notices, &self.store.trees().notices),
+            (T::Ratings, &self.store.trees().ratings),
+            (T::PlanHistory, &self.store.trees().plan_history),
+            (T::Channels, &self.store.trees().channels),
+            (T::ChannelPosts, &self.store.trees().channel_posts),
         ];
         for (name, tree) in prefixed {
             for entry in tree.scan_prefix(key).keys() {
                 found.push((name, entry?));
             }
         }
-        for entry in self.trees().tokens.iter() {
+        for entry in self.store.trees().tokens.iter() {
             let (hash, value) = entry?;
             if decode::<TokenRecord>("token", &value).is_ok_and(|record| record.user_id == id) {
                 found.push((T::Tokens, hash));
             }
         }
-        for (name, tree) in [(T::MailQueue, &self.trees().mail_queue), (T::MailDead, &self.trees().mail_dead)] {
+        for (name, tree) in [(T::MailQueue, &self.store.trees().mail_queue), (T::MailDead, &self.store.trees().mail_dead)] {
             for entry in tree.iter() {
                 let (mail_id, value) = entry?;
                 let queued: QueuedMail = decode("queued mail", &value)?;
@@ -331,7 +332,9 @@ impl Store {
                 }
             }
         }
-        for (name, tree) in [(T::UnsubscribeTokens, &self.trees().unsubscribe_tokens), (T::StripeCustomers, &self.trees().stripe_customers)] {
+        for (name, tree) in
+            [(T::UnsubscribeTokens, &self.store.trees().unsubscribe_tokens), (T::StripeCustomers, &self.store.trees().stripe_customers)]
+        {
             for entry in tree.iter() {
                 let (entry_key, value) = entry?;
                 if value.as_ref() == key {
@@ -339,7 +342,7 @@ impl Store {
                 }
             }
         }
-        for entry in self.trees().subscription_tracking.iter() {
+        for entry in self.store.trees().subscription_tracking.iter() {
             let (subscription, value) = entry?;
             if decode::<SubscriptionTracking>("subscription tracking", &value)?.user_id == id {
                 found.push((T::SubscriptionTracking, subscription));
@@ -353,7 +356,7 @@ impl Store {
     /// so a digest uses a text when its stored bytes hold the key.
     fn unshared_digest_texts(&self, id: UserId) -> Result<HashSet<[u8; 16]>> {
         let mut theirs = HashSet::new();
-        for value in self.trees().digests.scan_prefix(id.as_bytes()).values() {
+        for value in self.store.trees().digests.scan_prefix(id.as_bytes()).values() {
             let stored: StoredDigest = decode("digest", &value?)?;
             for key in stored.text_keys() {
                 theirs.insert(key);
@@ -362,7 +365,7 @@ impl Store {
         if theirs.is_empty() {
             return Ok(theirs);
         }
-        for entry in self.trees().digests.iter() {
+        for entry in self.store.trees().digests.iter() {
             let (key, value) = entry?;
             if key.starts_with(id.as_bytes()) {
                 continue;
@@ -382,6 +385,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use crate::Store;
     use chrono::Duration;
     use engine::digest::{DigestEntry, DigestKind, DigestStatus};
     use engine::paper::Source;
@@ -407,8 +411,8 @@ mod tests {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now - Duration::days(30));
         let verification = (TokenHash::of(&format!("verify {email}")), now + Duration::days(2));
         let account = NewAccount { user, preferences: Default::default(), verification: Some(verification), mail: Some(mail_to(email, "Verify")) };
-        let user = store.create_account(account, now)?;
-        store.issue_token(
+        let user = store.accounts().create_account(account, now)?;
+        store.accounts().issue_token(
             user.id,
             TokenPurpose::PasswordReset,
             TokenHash::of(&format!("reset {email}")),
@@ -418,9 +422,9 @@ mod tests {
         )?;
         let session =
             Session { user_id: user.id, epoch: 0, created_at: now, expires_at: now + Duration::days(7), ip_address: Some("10.0.0.1".into()) };
-        store.create_session(TokenHash::of(&format!("session {email}")), &session)?;
+        store.accounts().create_session(TokenHash::of(&format!("session {email}")), &session)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("topic of {email}"), Tier::Free, now);
-        store.add_search_term(&term, Tier::Team, false)?;
+        store.terms().add_search_term(&term, Tier::Team, false)?;
         let entry = DigestEntry {
             title: "A shared paper".into(),
             url: Some("https://doi.org/10.1/shared".into()),
@@ -462,18 +466,18 @@ mod tests {
             rated_at: now,
             seeded: false,
         };
-        store.rate(user.id, &rating)?;
-        store.mark_notice(user.id, "upgrade-invite", now)?;
-        store.put_unsubscribe_token(TokenHash::of(&format!("unsubscribe {email}")), user.id)?;
+        store.ratings().rate(user.id, &rating)?;
+        store.digests().mark_notice(user.id, "upgrade-invite", now)?;
+        store.digests().put_unsubscribe_token(TokenHash::of(&format!("unsubscribe {email}")), user.id)?;
         let customer = format!("cus_{}", user.id.0.simple());
-        store.set_stripe_customer(user.id, &customer)?;
-        store.track_subscription(user.id, &format!("sub_{}", user.id.0.simple()), Tier::Pro, now)?;
-        store.set_plan(user.id, Tier::Pro)?;
-        let dead = store.enqueue_mail(&mail_to(email, "Bounced"), now)?;
-        store.move_mail_to_dead(dead, "rejected")?;
-        store.enqueue_mail(&mail_to(&email.to_uppercase(), "Queued"), now)?;
-        store.put_preferences(user.id, &Preferences { weekly_digest: false, ..Preferences::default() })?;
-        Ok((store.user(user.id)?.expect("the account"), term.id))
+        store.billing().set_stripe_customer(user.id, &customer)?;
+        store.billing().track_subscription(user.id, &format!("sub_{}", user.id.0.simple()), Tier::Pro, now)?;
+        store.billing().set_plan(user.id, Tier::Pro)?;
+        let dead = store.mail().enqueue_mail(&mail_to(email, "Bounced"), now)?;
+        store.mail().move_mail_to_dead(dead, "rejected")?;
+        store.mail().enqueue_mail(&mail_to(&email.to_uppercase(), "Queued"), now)?;
+        store.accounts().put_preferences(user.id, &Preferences { weekly_digest: false, ..Preferences::default() })?;
+        Ok((store.accounts().user(user.id)?.expect("the account"), term.id))
     }
 
     fn mentions(haystack: &[u8], needles: &[Vec<u8>]) -> bool {
@@ -485,7 +489,7 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, ada_term) = busy_account(&store, "ada@example.org", "Ada's summary")?;
         busy_account(&store, "bob@example.org", "Bob's summary")?;
-        let data = store.user_data(ada.id)?.expect("ada's data");
+        let data = store.accounts().user_data(ada.id)?.expect("ada's data");
         assert_eq!(data.user, ada);
         assert!(!data.preferences.weekly_digest);
         assert_eq!(data.terms.iter().map(|term| term.id).collect::<Vec<_>>(), vec![ada_term]);
@@ -497,7 +501,7 @@ mod tests {
         assert_eq!((data.plan_history[0].from, data.plan_history[0].to), (Tier::Free, Tier::Pro));
         assert_eq!(data.subscriptions.len(), 1);
         assert!(data.subscriptions.iter().all(|row| row.user_id == ada.id));
-        assert_eq!(store.user_data(UserId(Uuid::new_v4()))?, None);
+        assert_eq!(store.accounts().user_data(UserId(Uuid::new_v4()))?, None);
         Ok(())
     }
 
@@ -506,17 +510,17 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, _) = busy_account(&store, "ada@example.org", "Ada's summary")?;
         let (bob, _) = busy_account(&store, "bob@example.org", "Bob's summary")?;
-        let bob_before = store.user_data(bob.id)?;
-        let users_before = store.user_count();
+        let bob_before = store.accounts().user_data(bob.id)?;
+        let users_before = store.accounts().user_count();
         let confirmation = |user: &User| mail_to(&user.email, "Your Papertide account has been deleted");
-        let deleted = store.delete_account(ada.id, confirmation)?;
+        let deleted = store.accounts().delete_account(ada.id, confirmation)?;
         assert_eq!(deleted.map(|user| user.id), Some(ada.id));
-        assert_eq!(store.user_count(), users_before - 1);
-        assert_eq!(store.account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())], "the address, for the outbox");
-        let queued_to_ada = store.queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").count();
+        assert_eq!(store.accounts().user_count(), users_before - 1);
+        assert_eq!(store.accounts().account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())], "the address, for the outbox");
+        let queued_to_ada = store.mail().queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").count();
         assert_eq!(queued_to_ada, 0, "the confirmation waits for the deletion's close");
-        store.close_account_deletion(ada.id)?;
-        assert_eq!(store.account_deletions_to_close()?, Vec::new());
+        store.accounts().close_account_deletion(ada.id)?;
+        assert_eq!(store.accounts().account_deletions_to_close()?, Vec::new());
 
         let needles = vec![
             ada.id.as_bytes().to_vec(),
@@ -539,14 +543,14 @@ mod tests {
             }
         }
         assert_eq!(confirmations, 1, "exactly one confirmation is queued");
-        assert_eq!(store.user_data(bob.id)?, bob_before, "bob's records are untouched");
-        assert_eq!(store.of_user(bob.id)?[0].papers_data[0].title, "A shared paper", "the shared paper entry stays");
-        assert!(store.user_by_email("ada@example.org")?.is_none());
-        assert_eq!(store.delete_account(ada.id, confirmation)?, None, "a second deletion finds nothing");
+        assert_eq!(store.accounts().user_data(bob.id)?, bob_before, "bob's records are untouched");
+        assert_eq!(store.digests().of_user(bob.id)?[0].papers_data[0].title, "A shared paper", "the shared paper entry stays");
+        assert!(store.accounts().user_by_email("ada@example.org")?.is_none());
+        assert_eq!(store.accounts().delete_account(ada.id, confirmation)?, None, "a second deletion finds nothing");
 
         let again = User::new(UserId(Uuid::new_v4()), "ada@example.org", "hash".into(), Utc::now());
-        store.create_account(NewAccount { user: again, preferences: Default::default(), verification: None, mail: None }, Utc::now())?;
-        assert!(store.user_by_email("ada@example.org")?.is_some(), "the address is free again");
+        store.accounts().create_account(NewAccount { user: again, preferences: Default::default(), verification: None, mail: None }, Utc::now())?;
+        assert!(store.accounts().user_by_email("ada@example.org")?.is_some(), "the address is free again");
         Ok(())
     }
 
@@ -555,18 +559,18 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, _) = busy_account(&store, "ada@example.org", "Ada's summary")?;
         let confirmation = |user: &User| mail_to(&user.email, "Your Papertide account has been deleted");
-        store.purge_account(ada.id, |_| true, Some(&confirmation))?;
+        store.accounts().purge_account(ada.id, |_| true, Some(&confirmation))?;
         // Written for the user after the first transaction, before the crash.
-        store.enqueue_mail(&mail_to("ada@example.org", "Late"), Utc::now())?;
-        store.mark_notice(ada.id, "late-notice", Utc::now())?;
+        store.mail().enqueue_mail(&mail_to("ada@example.org", "Late"), Utc::now())?;
+        store.digests().mark_notice(ada.id, "late-notice", Utc::now())?;
         assert_eq!(store.trees().account_deletions.len(), 1, "the deletion is marked begun");
-        assert_eq!(store.account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())]);
-        store.close_account_deletion(ada.id)?;
+        assert_eq!(store.accounts().account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())]);
+        store.accounts().close_account_deletion(ada.id)?;
         assert!(store.trees().account_deletions.is_empty());
         let subjects: Vec<String> =
-            store.queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").map(|queued| queued.mail.subject).collect();
+            store.mail().queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").map(|queued| queued.mail.subject).collect();
         assert_eq!(subjects, vec!["Your Papertide account has been deleted"]);
-        assert!(!store.notice_sent(ada.id, "late-notice")?);
+        assert!(!store.digests().notice_sent(ada.id, "late-notice")?);
         Ok(())
     }
 }

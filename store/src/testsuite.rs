@@ -35,10 +35,10 @@ impl Store {
             kind: digest.digest_type,
             term: digest.search_term.clone(),
             term_id: digest.term_id,
-            searched_as: digest.searched_as.as_deref().map(|text| self.put_digest_text(text)).transpose()?,
-            entries: self.put_digest_entries(&digest.papers_data)?,
+            searched_as: digest.searched_as.as_deref().map(|text| self.digests().put_digest_text(text)).transpose()?,
+            entries: self.digests().put_digest_entries(&digest.papers_data)?,
             sent: digest.papers_data.iter().filter_map(|entry| entry.keys.first()).map(|key| paper_fingerprint(key)).collect(),
-            ai_summary: self.put_digest_text(&digest.ai_summary)?,
+            ai_summary: self.digests().put_digest_text(&digest.ai_summary)?,
             sent_at: digest.sent_at,
             sent_before: digest.sent_before,
             widened: digest.widened,
@@ -52,12 +52,12 @@ impl Store {
             },
         };
         // Counted against the plan the user is on (none: as a free plan's).
-        let tier = self.user(digest.user_id)?.map_or(engine::Tier::Free, |user| user.subscription_tier);
-        let read = self.ledger(digest.user_id)?;
+        let tier = self.accounts().user(digest.user_id)?.map_or(engine::Tier::Free, |user| user.subscription_tier);
+        let read = self.digests().ledger(digest.user_id)?;
         let mut ledger = read.clone();
         ledger.record(digest.digest_type, tier, !digest.papers_data.is_empty(), digest.sent_at);
         let part = UserDigests { user_id: digest.user_id, read, ledger, digests: vec![new], invite: None, completed_terms: Vec::new() };
-        match self.commit_digests(&[part], now)?.as_slice() {
+        match self.digests().commit_digests(&[part], now)?.as_slice() {
             [Commit::Written { mail_ids, .. }] if !mail_ids.is_empty() => Ok(mail_ids[0]),
             _ => Err(StoreError::NotFound("unchanged ledger to record the digest on (another writer recorded digests meanwhile)")),
         }

@@ -2,6 +2,7 @@
 //! once, and only the newest of each purpose per user is valid. Using a token and applying its
 //! effect is one transaction.
 
+use crate::Accounts;
 use chrono::{DateTime, Utc};
 use engine::mail::RenderedMail;
 use engine::UserId;
@@ -14,7 +15,7 @@ use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
 use crate::secret::TokenHash;
 use crate::users::User;
-use crate::{Result, Store};
+use crate::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TokenPurpose {
@@ -57,7 +58,7 @@ pub(crate) fn previous_token_hash(user: &User, purpose: TokenPurpose) -> Option<
     TokenHash::from_slice(&bytes)
 }
 
-impl Store {
+impl Accounts<'_> {
     /// Issues a new token of `purpose` for a user, voiding the previous one, and queues `mail`
     /// (which carries the token) in the same write.
     pub fn issue_token(
@@ -69,7 +70,7 @@ impl Store {
         mail: &RenderedMail,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let user_key = *user_id.as_bytes();
         (&writer.users, &writer.tokens, &writer.mail_queue).transaction(|(users, tokens, queue)| {
             let bytes = users.get(user_key)?.ok_or_else(|| abort(StoreError::UserNotFound))?;
@@ -102,14 +103,14 @@ impl Store {
     /// only: a caller can check the request against the account (a new password against its
     /// address) before using the token.
     pub fn usable_token_user(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<Option<User>> {
-        let Some(bytes) = self.trees().tokens.get(hash.as_bytes())? else {
+        let Some(bytes) = self.store.trees().tokens.get(hash.as_bytes())? else {
             return Ok(None);
         };
         let record: TokenRecord = decode("token", &bytes)?;
         if record.purpose != purpose || record.expires_at <= now {
             return Ok(None);
         }
-        let Some(user_bytes) = self.trees().users.get(record.user_id.as_bytes())? else {
+        let Some(user_bytes) = self.store.trees().users.get(record.user_id.as_bytes())? else {
             return Ok(None);
         };
         let user: User = decode("user", &user_bytes)?;
@@ -147,7 +148,7 @@ impl Store {
         effect: impl Fn(&mut User) -> Option<RenderedMail>,
     ) -> Result<Option<User>> {
         let token_key = *hash.as_bytes();
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let outcome = (&writer.users, &writer.tokens, &writer.mail_queue).transaction(|(users, tokens, queue)| {
             let Some(bytes) = tokens.get(token_key)? else {
                 return Ok(None);
@@ -183,7 +184,7 @@ impl Store {
 
     /// Deletes tokens past their expiry; returns how many.
     pub fn purge_expired_tokens(&self, now: DateTime<Utc>) -> Result<usize> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let mut purged = 0;
         for entry in writer.tokens.iter() {
             let (key, bytes) = entry?;

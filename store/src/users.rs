@@ -1,5 +1,6 @@
 //! User accounts (every field of spec §3) and the unique-email index.
 
+use crate::Accounts;
 use chrono::{DateTime, Utc};
 use engine::account::normalize_email;
 use engine::mail::RenderedMail;
@@ -13,7 +14,7 @@ use crate::mail_queue::tx_enqueue;
 use crate::plan_history::{tx_record_plan_change, PlanReason};
 use crate::secret::TokenHash;
 use crate::tokens::{tx_put_token, TokenPurpose, TokenRecord};
-use crate::{Result, Store};
+use crate::Result;
 
 /// A user account. Token fields hold hashes, never the tokens mailed out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,12 +138,12 @@ fn count_of(bytes: &[u8]) -> u64 {
     <[u8; 8]>::try_from(bytes).map_or(0, u64::from_be_bytes)
 }
 
-impl Store {
+impl Accounts<'_> {
     /// Creates an account, its preferences, its verification token and its queued mail at once.
     /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
     /// two signups race.
     pub fn create_account(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let mut user = account.user;
         user.email = normalize_email(&user.email);
         if let Some((hash, expires_at)) = &account.verification {
@@ -173,13 +174,13 @@ impl Store {
     }
 
     pub fn user(&self, id: UserId) -> Result<Option<User>> {
-        self.trees().users.get(id.as_bytes())?.map(|bytes| decode("user", &bytes)).transpose()
+        self.store.trees().users.get(id.as_bytes())?.map(|bytes| decode("user", &bytes)).transpose()
     }
 
     /// Looks a user up by email, trimmed and case-insensitively.
     pub fn user_by_email(&self, email: &str) -> Result<Option<User>> {
         let normalized = normalize_email(email);
-        let Some(id_bytes) = self.trees().users_by_email.get(normalized.as_bytes())? else {
+        let Some(id_bytes) = self.store.trees().users_by_email.get(normalized.as_bytes())? else {
             return Ok(None);
         };
         let Some(id) = UserId::from_slice(&id_bytes) else {
@@ -190,7 +191,7 @@ impl Store {
 
     /// Every account, oldest first.
     pub fn users(&self) -> Result<Vec<User>> {
-        let mut users = self.trees().users.iter().values().map(|bytes| decode::<User>("user", &bytes?)).collect::<Result<Vec<User>>>()?;
+        let mut users = self.store.trees().users.iter().values().map(|bytes| decode::<User>("user", &bytes?)).collect::<Result<Vec<User>>>()?;
         users.sort_by_key(|user| user.created_at);
         Ok(users)
     }
@@ -198,18 +199,18 @@ impl Store {
     /// How many accounts there are: kept with every account made (in the same transaction), so
     /// reading it reads one record, not every account.
     pub fn user_count(&self) -> usize {
-        match self.trees().meta.get(USER_COUNT_KEY) {
+        match self.store.trees().meta.get(USER_COUNT_KEY) {
             Ok(Some(bytes)) => usize::try_from(count_of(&bytes)).unwrap_or(usize::MAX),
-            _ => self.trees().users.len(),
+            _ => self.store.trees().users.len(),
         }
     }
 
     /// Stores the number of accounts once, for a database made before it was kept.
     pub(crate) fn count_users_once(&self) -> Result<()> {
-        if self.trees().meta.get(USER_COUNT_KEY)?.is_none() {
-            let count = self.trees().users.len() as u64;
+        if self.store.trees().meta.get(USER_COUNT_KEY)?.is_none() {
+            let count = self.store.trees().users.len() as u64;
             // Two opens at once store the same count; an account made meanwhile waits for it.
-            let _ = self.writing()?.meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
+            let _ = self.store.writing()?.meta.compare_and_swap(USER_COUNT_KEY, None as Option<&[u8]>, Some(&count.to_be_bytes()[..]))?;
         }
         Ok(())
     }
@@ -218,7 +219,7 @@ impl Store {
     /// creation time cannot be changed this way; a plan changed this way is recorded in the plan
     /// history (reason `other`).
     pub fn update_user(&self, id: UserId, change: impl Fn(&mut User)) -> Result<User> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let key = *id.as_bytes();
         let now = Utc::now();
         let updated = (&writer.users, &writer.plan_history).transaction(|(users, history)| {

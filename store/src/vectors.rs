@@ -7,10 +7,11 @@
 //! 1,536 bytes, not CBOR's five bytes a float). Writes are not flushed: a vector lost in a crash
 //! is made again.
 
+use crate::Papers;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{decode, encode};
-use crate::{Result, Store, StoreError};
+use crate::{Result, StoreError};
 
 /// A paper's vector, with what it was made by and from.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,10 +47,10 @@ struct StampRecord {
     text_hash: u64,
 }
 
-impl Store {
+impl Papers<'_> {
     /// Stores a batch of papers' vectors in one atomic write, replacing any they had.
     pub fn put_paper_vectors(&self, vectors: &[(u64, StoredVector)]) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let mut batch = sled::Batch::default();
         for (id, stored) in vectors {
             let record = VectorRecord { model: stored.model.clone(), text_hash: stored.text_hash, vector: vector_bytes(&stored.vector) };
@@ -62,7 +63,7 @@ impl Store {
     /// A paper's vector, whatever model made it.
     #[cfg(any(test, feature = "testsuite"))]
     pub fn paper_vector(&self, id: u64) -> Result<Option<StoredVector>> {
-        let Some(bytes) = self.trees().paper_vectors.get(id.to_be_bytes())? else {
+        let Some(bytes) = self.store.trees().paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
         };
         let record: VectorRecord = decode("paper vector", &bytes)?;
@@ -71,7 +72,7 @@ impl Store {
 
     /// What a paper's vector was made by and from, without reading the vector itself.
     pub fn paper_vector_stamp(&self, id: u64) -> Result<Option<VectorStamp>> {
-        let Some(bytes) = self.trees().paper_vectors.get(id.to_be_bytes())? else {
+        let Some(bytes) = self.store.trees().paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
         };
         let stamp: StampRecord = decode("paper vector", &bytes)?;
@@ -83,7 +84,7 @@ impl Store {
     pub fn paper_vectors_of_model(&self, ids: &[u64], model: &str) -> Result<Vec<(u64, Vec<f32>)>> {
         let mut found = Vec::with_capacity(ids.len());
         for &id in ids {
-            let Some(bytes) = self.trees().paper_vectors.get(id.to_be_bytes())? else {
+            let Some(bytes) = self.store.trees().paper_vectors.get(id.to_be_bytes())? else {
                 continue;
             };
             let record: VectorRecord = decode("paper vector", &bytes)?;
@@ -98,7 +99,7 @@ impl Store {
     #[cfg(any(test, feature = "testsuite"))]
     pub fn paper_vector_count(&self, model: &str) -> Result<u64> {
         let mut count = 0;
-        for value in self.trees().paper_vectors.iter().values() {
+        for value in self.store.trees().paper_vectors.iter().values() {
             let stamp: StampRecord = decode("paper vector", &value?)?;
             if stamp.model == model {
                 count += 1;
@@ -109,12 +110,12 @@ impl Store {
 
     /// The ids of every paper with a vector, ascending.
     pub fn paper_vector_ids(&self) -> Result<Vec<u64>> {
-        self.trees().paper_vectors.iter().keys().map(|key| paper_id_of(&key?)).collect()
+        self.store.trees().paper_vectors.iter().keys().map(|key| paper_id_of(&key?)).collect()
     }
 
     /// Drops the vectors of `ids` (works gone from the index), in one atomic write.
     pub fn remove_paper_vectors(&self, ids: &[u64]) -> Result<()> {
-        let writer = self.writing()?;
+        let writer = self.store.writing()?;
         let mut batch = sled::Batch::default();
         for id in ids {
             batch.remove(&id.to_be_bytes());
@@ -143,6 +144,7 @@ fn paper_id_of(key: &[u8]) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Store;
 
     fn stored(model: &str, text_hash: u64, vector: &[f32]) -> StoredVector {
         StoredVector { model: model.into(), text_hash, vector: vector.to_vec() }
@@ -152,19 +154,19 @@ mod tests {
     fn vectors_round_trip_exactly_and_compactly() -> Result<()> {
         let store = Store::temporary()?;
         let awkward = [0.1, -0.0, f32::MIN_POSITIVE, f32::MAX, -1.5e-7, 1.0];
-        store.put_paper_vectors(&[(7, stored("model-a", u64::MAX, &awkward)), (8, stored("model-a", 0, &[]))])?;
-        let read = store.paper_vector(7)?.ok_or(StoreError::Corrupt("missing"))?;
+        store.papers().put_paper_vectors(&[(7, stored("model-a", u64::MAX, &awkward)), (8, stored("model-a", 0, &[]))])?;
+        let read = store.papers().paper_vector(7)?.ok_or(StoreError::Corrupt("missing"))?;
         assert_eq!(read.model, "model-a");
         assert_eq!(read.text_hash, u64::MAX);
         let bits = |values: &[f32]| values.iter().map(|value| value.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&read.vector), bits(&awkward), "every bit kept, the sign of zero too");
-        assert_eq!(store.paper_vector(8)?, Some(stored("model-a", 0, &[])));
-        assert_eq!(store.paper_vector(9)?, None);
-        assert_eq!(store.paper_vector_stamp(7)?, Some(VectorStamp { model: "model-a".into(), text_hash: u64::MAX }));
-        assert_eq!(store.paper_vector_stamp(9)?, None);
+        assert_eq!(store.papers().paper_vector(8)?, Some(stored("model-a", 0, &[])));
+        assert_eq!(store.papers().paper_vector(9)?, None);
+        assert_eq!(store.papers().paper_vector_stamp(7)?, Some(VectorStamp { model: "model-a".into(), text_hash: u64::MAX }));
+        assert_eq!(store.papers().paper_vector_stamp(9)?, None);
 
         let dimensions = 384;
-        store.put_paper_vectors(&[(10, stored(&"f".repeat(64), 1, &vec![0.25; dimensions]))])?;
+        store.papers().put_paper_vectors(&[(10, stored(&"f".repeat(64), 1, &vec![0.25; dimensions]))])?;
         let size = store.trees().paper_vectors.get(10u64.to_be_bytes())?.map_or(0, |bytes| bytes.len());
         assert!((dimensions * 4..dimensions * 4 + 120).contains(&size), "{size} bytes for {dimensions} floats");
         Ok(())
@@ -173,14 +175,14 @@ mod tests {
     #[test]
     fn a_put_replaces_and_vectors_are_read_per_model() -> Result<()> {
         let store = Store::temporary()?;
-        store.put_paper_vectors(&[(1, stored("old", 1, &[1.0])), (2, stored("old", 2, &[2.0])), (3, stored("new", 3, &[3.0]))])?;
-        assert_eq!((store.paper_vector_count("old")?, store.paper_vector_count("new")?), (2, 1));
-        store.put_paper_vectors(&[(2, stored("new", 20, &[20.0]))])?;
-        assert_eq!(store.paper_vector(2)?, Some(stored("new", 20, &[20.0])), "replaced");
-        assert_eq!(store.paper_vectors_of_model(&[3, 1, 2, 99], "new")?, [(3, vec![3.0]), (2, vec![20.0])], "in the order asked");
-        assert_eq!(store.paper_vectors_of_model(&[1, 2, 3], "old")?, [(1, vec![1.0])]);
-        assert_eq!(store.paper_vectors_of_model(&[], "new")?, []);
-        assert_eq!((store.paper_vector_count("old")?, store.paper_vector_count("new")?), (1, 2));
+        store.papers().put_paper_vectors(&[(1, stored("old", 1, &[1.0])), (2, stored("old", 2, &[2.0])), (3, stored("new", 3, &[3.0]))])?;
+        assert_eq!((store.papers().paper_vector_count("old")?, store.papers().paper_vector_count("new")?), (2, 1));
+        store.papers().put_paper_vectors(&[(2, stored("new", 20, &[20.0]))])?;
+        assert_eq!(store.papers().paper_vector(2)?, Some(stored("new", 20, &[20.0])), "replaced");
+        assert_eq!(store.papers().paper_vectors_of_model(&[3, 1, 2, 99], "new")?, [(3, vec![3.0]), (2, vec![20.0])], "in the order asked");
+        assert_eq!(store.papers().paper_vectors_of_model(&[1, 2, 3], "old")?, [(1, vec![1.0])]);
+        assert_eq!(store.papers().paper_vectors_of_model(&[], "new")?, []);
+        assert_eq!((store.papers().paper_vector_count("old")?, store.papers().paper_vector_count("new")?), (1, 2));
         Ok(())
     }
 
@@ -189,13 +191,13 @@ mod tests {
         let store = Store::temporary()?;
         let ids = [300, 2, 70_000, 1 << 40];
         let batch: Vec<(u64, StoredVector)> = ids.iter().map(|&id| (id, stored("m", id, &[0.5]))).collect();
-        store.put_paper_vectors(&batch)?;
-        assert_eq!(store.paper_vector_ids()?, [2, 300, 70_000, 1 << 40], "big-endian keys sort by id");
-        store.remove_paper_vectors(&[300, 1 << 40, 5])?;
-        assert_eq!(store.paper_vector_ids()?, [2, 70_000]);
-        assert_eq!(store.paper_vector(300)?, None);
-        store.remove_paper_vectors(&[])?;
-        assert_eq!(store.paper_vector_count("m")?, 2);
+        store.papers().put_paper_vectors(&batch)?;
+        assert_eq!(store.papers().paper_vector_ids()?, [2, 300, 70_000, 1 << 40], "big-endian keys sort by id");
+        store.papers().remove_paper_vectors(&[300, 1 << 40, 5])?;
+        assert_eq!(store.papers().paper_vector_ids()?, [2, 70_000]);
+        assert_eq!(store.papers().paper_vector(300)?, None);
+        store.papers().remove_paper_vectors(&[])?;
+        assert_eq!(store.papers().paper_vector_count("m")?, 2);
         Ok(())
     }
 
@@ -204,11 +206,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         {
             let store = Store::open(dir.path())?;
-            store.put_paper_vectors(&[(4, stored("m", 9, &[0.5, -0.5]))])?;
+            store.papers().put_paper_vectors(&[(4, stored("m", 9, &[0.5, -0.5]))])?;
             store.flush()?;
         }
         let store = Store::open(dir.path())?;
-        assert_eq!(store.paper_vector(4)?, Some(stored("m", 9, &[0.5, -0.5])));
+        assert_eq!(store.papers().paper_vector(4)?, Some(stored("m", 9, &[0.5, -0.5])));
         Ok(())
     }
 
@@ -216,18 +218,18 @@ mod tests {
     fn damaged_records_are_errors_not_vectors() -> Result<()> {
         let store = Store::temporary()?;
         store.writing()?.paper_vectors.insert(1u64.to_be_bytes(), b"not cbor at all".as_slice())?;
-        assert!(matches!(store.paper_vector(1), Err(StoreError::Decode { what: "paper vector", .. })));
-        assert!(matches!(store.paper_vector_stamp(1), Err(StoreError::Decode { .. })));
-        assert!(store.paper_vector_count("m").is_err());
+        assert!(matches!(store.papers().paper_vector(1), Err(StoreError::Decode { what: "paper vector", .. })));
+        assert!(matches!(store.papers().paper_vector_stamp(1), Err(StoreError::Decode { .. })));
+        assert!(store.papers().paper_vector_count("m").is_err());
 
         let truncated = VectorRecord { model: "m".into(), text_hash: 1, vector: vec![0, 0, 128, 63, 0, 0] };
         store.writing()?.paper_vectors.insert(2u64.to_be_bytes(), encode("paper vector", &truncated)?)?;
-        assert!(matches!(store.paper_vector(2), Err(StoreError::Corrupt("paper vector"))), "six bytes are no whole floats");
-        assert!(matches!(store.paper_vectors_of_model(&[2], "m"), Err(StoreError::Corrupt("paper vector"))));
-        assert_eq!(store.paper_vector_stamp(2)?, Some(VectorStamp { model: "m".into(), text_hash: 1 }), "the stamp is still readable");
+        assert!(matches!(store.papers().paper_vector(2), Err(StoreError::Corrupt("paper vector"))), "six bytes are no whole floats");
+        assert!(matches!(store.papers().paper_vectors_of_model(&[2], "m"), Err(StoreError::Corrupt("paper vector"))));
+        assert_eq!(store.papers().paper_vector_stamp(2)?, Some(VectorStamp { model: "m".into(), text_hash: 1 }), "the stamp is still readable");
 
         store.writing()?.paper_vectors.insert(b"short".as_slice(), encode("paper vector", &truncated)?)?;
-        assert!(matches!(store.paper_vector_ids(), Err(StoreError::Corrupt("paper vector key"))));
+        assert!(matches!(store.papers().paper_vector_ids(), Err(StoreError::Corrupt("paper vector key"))));
         Ok(())
     }
 }

@@ -38,7 +38,7 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// `GET /api/papers/citation?key=doi:…&format=ris|bibtex`: a paper of one of the user's digests.
 async fn paper(state: web::Data<AppState>, signed_in: SignedIn, query: web::Query<PaperCitationQuery>) -> ApiResult<Text<CitationFile>> {
     let key = query.key.as_deref().map(str::trim).filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_KEY_REQUIRED))?;
-    let digests = state.store.of_user(signed_in.user.id)?;
+    let digests = state.store.digests().of_user(signed_in.user.id)?;
     let entry = digests.iter().flat_map(|digest| &digest.papers_data).find(|entry| entry.keys.iter().any(|known| known == key));
     let entry = entry.ok_or_else(|| ApiError::not_found(MSG_NO_PAPER))?;
     let citation = citation_of(&state, entry);
@@ -54,7 +54,7 @@ async fn digest(
     query: web::Query<CitationQuery>,
 ) -> ApiResult<Text<CitationFile>> {
     let id: Uuid = digest_id.parse().map_err(|_| ApiError::not_found(MSG_NO_DIGEST))?;
-    let digest = state.store.user_digest(signed_in.user.id, id)?.ok_or_else(|| ApiError::not_found(MSG_NO_DIGEST))?;
+    let digest = state.store.digests().user_digest(signed_in.user.id, id)?.ok_or_else(|| ApiError::not_found(MSG_NO_DIGEST))?;
     Ok(digest_file(&state, &digest, query.format.unwrap_or_default()))
 }
 
@@ -67,7 +67,7 @@ async fn term_history(
     query: web::Query<CitationQuery>,
 ) -> ApiResult<Text<CitationFile>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let digests = state.store.of_user(signed_in.user.id)?;
+    let digests = state.store.digests().of_user(signed_in.user.id)?;
     let mut seen = std::collections::HashSet::new();
     let entries: Vec<&DigestEntry> = digests
         .iter()
@@ -86,13 +86,13 @@ async fn from_link(state: web::Data<AppState>, request: HttpRequest, query: web:
     let ip = crate::security::client_ip(&request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
-    let key = state.store.rating_link_key_if_made()?.unwrap_or_default();
+    let key = state.store.ratings().rating_link_key_if_made()?.unwrap_or_default();
     let claim = (!key.is_empty()).then(|| CitationClaim::verify(&key, query.token.as_deref().unwrap_or_default())).flatten();
     let Some(claim) = claim else {
         state.limiter.check("link-guess", &ip, guesses)?;
         return Err(ApiError::bad_request(MSG_LINK_INVALID));
     };
-    let digest = state.store.user_digest(claim.user_id, claim.digest_id)?.ok_or_else(|| ApiError::not_found(MSG_NO_DIGEST))?;
+    let digest = state.store.digests().user_digest(claim.user_id, claim.digest_id)?.ok_or_else(|| ApiError::not_found(MSG_NO_DIGEST))?;
     Ok(digest_file(&state, &digest, query.format.unwrap_or_default()))
 }
 

@@ -30,7 +30,7 @@ struct UserRow {
 pub fn list_users(data_dir: &Path, out: &mut impl Write) -> anyhow::Result<()> {
     let rows = match service_users(data_dir, None)? {
         Some(users) => users.into_iter().map(|user| row_of_admin_user(&user)).collect(),
-        None => open(data_dir)?.users()?.iter().map(row_of_user).collect::<Vec<UserRow>>(),
+        None => open(data_dir)?.accounts().users()?.iter().map(row_of_user).collect::<Vec<UserRow>>(),
     };
     writeln!(out, "{:<40} {:<5} {:<8} {:<5} {:<8} CREATED", "EMAIL", "TIER", "VERIFIED", "ADMIN", "ACTIVE")?;
     for row in &rows {
@@ -67,11 +67,11 @@ pub fn set_tier(data_dir: &Path, email: &str, tier: &str, billing_on: bool, out:
         return Ok(());
     }
     let store = open(data_dir)?;
-    let user = store.user_by_email(email)?.ok_or_else(|| no_account(email))?;
+    let user = store.accounts().user_by_email(email)?.ok_or_else(|| no_account(email))?;
     if billing_on {
         writeln!(out, "{WARNING}")?;
     }
-    let user = store.set_plan(user.id, tier).map_err(not_found(email))?;
+    let user = store.billing().set_plan(user.id, tier).map_err(not_found(email))?;
     store.flush()?;
     writeln!(out, "{} is now on the {} plan", user.email, user.subscription_tier)?;
     Ok(())
@@ -101,8 +101,8 @@ pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl
         }
         None => {
             let store = open(data_dir)?;
-            let user = store.user_by_email(email)?.ok_or_else(|| no_account(email))?;
-            let user = store.set_account_disabled(user.id, disabled).map_err(not_found(email))?;
+            let user = store.accounts().user_by_email(email)?.ok_or_else(|| no_account(email))?;
+            let user = store.accounts().set_account_disabled(user.id, disabled).map_err(not_found(email))?;
             store.flush()?;
             user.email
         }
@@ -124,7 +124,7 @@ fn set_operator(data_dir: &Path, email: &str, operator: bool) -> anyhow::Result<
         return Ok(changed.email);
     }
     let store = open(data_dir)?;
-    let user = store.update_user_by_email(email, |user| user.is_admin = operator).map_err(not_found(email))?;
+    let user = store.accounts().update_user_by_email(email, |user| user.is_admin = operator).map_err(not_found(email))?;
     store.flush()?;
     Ok(user.email)
 }

@@ -90,7 +90,7 @@ fn is_signed_in(request: &ServiceRequest) -> bool {
     let Some(hash) = crate::auth::session::session_hash(request.request()) else {
         return false;
     };
-    matches!(state.store.session_user(hash, chrono::Utc::now()), Ok(Some(_)))
+    matches!(state.store.accounts().session_user(hash, chrono::Utc::now()), Ok(Some(_)))
 }
 
 /// The body's bytes, up to `limit` (the rest is left unread: the answer will refuse it).

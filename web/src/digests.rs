@@ -62,7 +62,7 @@ async fn immediate_search(
     let text = validate_search_term(&body.search_term).map_err(|message| term_error("searchTerm", message))?;
     state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
     let now = Utc::now();
-    let existing = state.store.search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &text));
+    let existing = state.store.terms().search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &text));
     if let Some(term) = existing.as_ref().filter(|term| term.status != TermStatus::Failed) {
         return Err(already_followed_error(term));
     }
@@ -82,7 +82,7 @@ async fn immediate_search(
     };
     // Claimed in one step: of two requests for one term, only one searches it.
     let claimed = std::cell::Cell::new(false);
-    state.store.update_search_term(term.id, |stored| {
+    state.store.terms().update_search_term(term.id, |stored| {
         claimed.set(stored.status != TermStatus::Processing);
         stored.status = TermStatus::Processing;
     })?;
@@ -93,7 +93,7 @@ async fn immediate_search(
     if user.pending_search.as_deref().is_some_and(|pending| is_same_term(pending, &term.term)) {
         // The papers given at signup become the topic's seeds as it is made.
         seeded.extend(crate::seeds::save_pending_seeds(&state, &user, term.id)?);
-        state.store.update_user(user.id, |stored| {
+        state.store.accounts().update_user(user.id, |stored| {
             stored.pending_search = None;
             stored.pending_seeds.clear();
         })?;
@@ -104,10 +104,10 @@ async fn immediate_search(
     match &outcome {
         Ok(DigestOutcome::Sent(_)) => {}
         Ok(DigestOutcome::FreeDigestsUsed) => {
-            state.store.update_search_term(term.id, |stored| stored.status = term.status)?;
+            state.store.terms().update_search_term(term.id, |stored| stored.status = term.status)?;
         }
         Err(_) => {
-            state.store.update_search_term(term.id, |stored| {
+            state.store.terms().update_search_term(term.id, |stored| {
                 stored.status = TermStatus::Failed;
                 stored.last_processed_at = Some(Utc::now());
             })?;
@@ -160,7 +160,7 @@ looks, use Send Sample Digest.";
 /// Stores a new term, or answers that the user follows it already (409), or the plan limit's 402
 /// (`requiresPayment`, `currentCount`) or 403 (`requiresSupport`) of spec §8.
 fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<SearchTerm> {
-    match state.store.add_search_term(&term, user.subscription_tier, user.is_unlimited)? {
+    match state.store.terms().add_search_term(&term, user.subscription_tier, user.is_unlimited)? {
         Added::Added(term) => Ok(term),
         Added::AlreadyFollowed(same) => Err(already_followed_error(&same)),
         Added::OverLimit(TermLimit::RequiresPayment { current_count, message }) => {
@@ -193,9 +193,10 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
     state.limiter.check("resend-email", &user.id.to_string(), state.settings.rate_limits.resend_email)?;
     // The latest digest of the user's term of that text (by the term's identity: an edited
     // term's digests are its own); of a term since deleted, the latest of that text.
-    let term = state.store.search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &body.search_term));
+    let term = state.store.terms().search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &body.search_term));
     let digest = state
         .store
+        .digests()
         .of_user(user.id)?
         .into_iter()
         .find(|digest| match &term {
@@ -204,7 +205,7 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
         })
         .ok_or_else(|| ApiError::not_found("There is no digest of this search term to resend yet."))?;
     let mail = render_digest(&state, &user, &user.email, &digest)?;
-    state.store.enqueue_mail(&mail, Utc::now())?;
+    state.store.mail().enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(web::Json(ResendAnswer { search_term: digest.search_term, success: true }))
@@ -238,12 +239,12 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
     let mail = if is_welcome {
         welcome_mail(&state.mail_context(), &to)
     } else {
-        let latest = state.store.of_user(user.id)?.into_iter().next().ok_or_else(|| {
+        let latest = state.store.digests().of_user(user.id)?.into_iter().next().ok_or_else(|| {
             ApiError::bad_request("There is no digest to send yet: add a search term first, and the sample shows its latest results.")
         })?;
         render_digest(&state, &user, &to, &latest)?
     };
-    state.store.enqueue_mail(&mail, Utc::now())?;
+    state.store.mail().enqueue_mail(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(web::Json(DoneWithMessage::new(format!("Test mail queued for {to}."))))
@@ -257,7 +258,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     if has_digest_allowance(user.subscription_tier) {
         return Err(ApiError::new(ErrorCode::TriggerNeedsPaidPlan, MSG_TRIGGER_NEEDS_PAID_PLAN));
     }
-    let terms: Vec<SearchTerm> = state.store.search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
+    let terms: Vec<SearchTerm> = state.store.terms().search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
     if terms.is_empty() {
         return Err(ApiError::bad_request("Add a search term first: the weekly digest covers your active terms."));
     }
@@ -285,7 +286,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
 /// client reads it (spec §3 Paper, with its summary, why it matched, its sources and links).
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<web::Json<Vec<DigestView>>> {
     signed_in.require_owner(&user_id)?;
-    let digests = state.store.of_user(signed_in.user.id)?;
+    let digests = state.store.digests().of_user(signed_in.user.id)?;
     // Each paper is named by its first dedup key; the store's bookkeeping (which works were
     // sent, the ranking's impact prior) is no part of the wire type.
     let listed: Vec<DigestView> = digests.into_iter().map(DigestView::from).collect();
@@ -301,13 +302,13 @@ async fn unsubscribe(state: web::Data<AppState>, request: HttpRequest, token: we
     let ip = crate::security::client_ip(&request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
-    let Some(user_id) = state.store.unsubscribe_user(&token)? else {
+    let Some(user_id) = state.store.digests().unsubscribe_user(&token)? else {
         state.limiter.check("link-guess", &ip, guesses)?;
         return Err(ApiError::not_found(MSG_BAD_UNSUBSCRIBE));
     };
-    let mut preferences = state.store.preferences(user_id)?;
+    let mut preferences = state.store.accounts().preferences(user_id)?;
     preferences.weekly_digest = false;
-    state.store.put_preferences(user_id, &preferences)?;
+    state.store.accounts().put_preferences(user_id, &preferences)?;
     state.store.flush_async().await?;
     Ok(web::Json(DoneWithMessage::new(MSG_UNSUBSCRIBED)))
 }

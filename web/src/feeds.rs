@@ -49,15 +49,15 @@ async fn feeds(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web
 
 /// `POST /api/feeds/renew`: new addresses; the old ones stop working.
 async fn renew(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web::Json<FeedsView>> {
-    let user = state.store.update_user(signed_in.user.id, |user| user.feed_generation = user.feed_generation.wrapping_add(1))?;
+    let user = state.store.accounts().update_user(signed_in.user.id, |user| user.feed_generation = user.feed_generation.wrapping_add(1))?;
     state.store.flush_async().await?;
     Ok(web::Json(feeds_view(&state, &user)?))
 }
 
 fn feeds_view(state: &AppState, user: &User) -> ApiResult<FeedsView> {
-    let token = FeedClaim { user_id: user.id, generation: user.feed_generation }.sign(&state.store.rating_link_key()?);
+    let token = FeedClaim { user_id: user.id, generation: user.feed_generation }.sign(&state.store.ratings().rating_link_key()?);
     let base = format!("{}/feeds/{token}", state.settings.public_base());
-    let terms = state.store.search_terms(user.id)?;
+    let terms = state.store.terms().search_terms(user.id)?;
     Ok(FeedsView {
         digests_url: format!("{base}/digests.atom"),
         terms: terms
@@ -76,7 +76,7 @@ async fn term_feed(state: web::Data<AppState>, request: HttpRequest, path: web::
     let (token, term_id) = path.into_inner();
     let user = feed_owner(&state, &request, &token)?;
     let term_id: TermId = term_id.parse().map_err(|_| ApiError::not_found(MSG_NO_FEED))?;
-    let term = state.store.search_term(term_id)?.filter(|term| term.user_id == user.id).ok_or_else(|| ApiError::not_found(MSG_NO_FEED))?;
+    let term = state.store.terms().search_term(term_id)?.filter(|term| term.user_id == user.id).ok_or_else(|| ApiError::not_found(MSG_NO_FEED))?;
     serve_feed(&state, &request, &user, Some(&term))
 }
 
@@ -85,10 +85,10 @@ fn feed_owner(state: &AppState, request: &HttpRequest, token: &str) -> ApiResult
     let ip = crate::security::client_ip(request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
-    let key = state.store.rating_link_key_if_made()?.unwrap_or_default();
+    let key = state.store.ratings().rating_link_key_if_made()?.unwrap_or_default();
     let claim = (!key.is_empty()).then(|| FeedClaim::verify(&key, token)).flatten();
     let user = match claim {
-        Some(claim) => state.store.user(claim.user_id)?.filter(|user| user.feed_generation == claim.generation && user.is_active),
+        Some(claim) => state.store.accounts().user(claim.user_id)?.filter(|user| user.feed_generation == claim.generation && user.is_active),
         None => None,
     };
     match user {
@@ -101,7 +101,7 @@ fn feed_owner(state: &AppState, request: &HttpRequest, token: &str) -> ApiResult
 }
 
 fn serve_feed(state: &AppState, request: &HttpRequest, user: &User, term: Option<&SearchTerm>) -> ApiResult<HttpResponse> {
-    let latest = state.store.latest_digest(user.id)?;
+    let latest = state.store.digests().latest_digest(user.id)?;
     let etag = entity_tag(user, term, latest.map(|(_, id)| id));
     let modified = latest.map(|(at, _)| at);
     if is_unchanged(request, &etag, modified) {
@@ -109,7 +109,7 @@ fn serve_feed(state: &AppState, request: &HttpRequest, user: &User, term: Option
         answer.insert_header((header::ETAG, etag));
         return Ok(answer.finish());
     }
-    let digests = state.store.of_user(user.id)?;
+    let digests = state.store.digests().of_user(user.id)?;
     let feed = atom_feed(&state.settings.public_base(), request.uri().path(), term, &digests, modified.unwrap_or(user.created_at));
     let mut answer = HttpResponse::Ok();
     answer

@@ -53,7 +53,7 @@ pub async fn harvest(data_dir: &Path, settings: &SourceSettings, request: &Harve
         let (store, indexer, display) = (store.clone(), indexer.clone(), &display);
         async move {
             let name = source.source();
-            let state = store.harvest_state(name)?;
+            let state = store.papers().harvest_state(name)?;
             let (due_from, due_to) = state.days_due(today, request.lookback_days);
             let window = (request.since.unwrap_or(due_from), request.until.unwrap_or(due_to));
             if window.0 > window.1 {

@@ -19,7 +19,7 @@ fn harvest_states(state: &AppState) -> Vec<(Source, HarvestState)> {
     Source::ALL
         .into_iter()
         .map(|source| {
-            let harvest = state.store.harvest_state(source).unwrap_or_else(|error| {
+            let harvest = state.store.papers().harvest_state(source).unwrap_or_else(|error| {
                 tracing::error!(%error, %source, "reading the harvest state");
                 HarvestState::default()
             });
@@ -124,11 +124,11 @@ pub async fn healthz(state: web::Data<AppState>, viewer: Option<SignedIn>) -> Ht
         "version": env!("CARGO_PKG_VERSION"),
         "uptimeSecs": state.started_at.elapsed().as_secs(),
         "schemaVersion": database.as_ref().ok(),
-        "users": state.store.user_count(),
+        "users": state.store.accounts().user_count(),
         "mail": {
             "transport": if state.settings.smtp_url.is_some() { "smtp" } else { "outbox" },
-            "queued": state.store.mail_queue_len(),
-            "dead": state.store.dead_mail_len(),
+            "queued": state.store.mail().mail_queue_len(),
+            "dead": state.store.mail().dead_mail_len(),
         },
         "index": { "papers": state.index.paper_count().ok() },
         "disk": disk_status(&room),
@@ -199,9 +199,9 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
     let mut gauge = |name: &str, help: &str, value: u64| {
         let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
     };
-    gauge("papertide_users", "Accounts in the database.", state.store.user_count() as u64);
-    gauge("papertide_mail_queue_depth", "Mails waiting to be sent.", state.store.mail_queue_len() as u64);
-    gauge("papertide_mail_dead", "Mails given up on.", state.store.dead_mail_len() as u64);
+    gauge("papertide_users", "Accounts in the database.", state.store.accounts().user_count() as u64);
+    gauge("papertide_mail_queue_depth", "Mails waiting to be sent.", state.store.mail().mail_queue_len() as u64);
+    gauge("papertide_mail_dead", "Mails given up on.", state.store.mail().dead_mail_len() as u64);
     gauge("papertide_uptime_seconds", "Seconds since the service started.", state.started_at.elapsed().as_secs());
     gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
     let room = state.store.disk_room();

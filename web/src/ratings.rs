@@ -42,7 +42,7 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// `GET /api/search-terms/{termId}/ratings` → the term's ratings, newest first.
 async fn list(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<Vec<RatingView>>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let ratings: Vec<RatingView> = state.store.of_term(signed_in.user.id, term.id)?.into_iter().map(RatingView::from).collect();
+    let ratings: Vec<RatingView> = state.store.ratings().of_term(signed_in.user.id, term.id)?.into_iter().map(RatingView::from).collect();
     Ok(web::Json(ratings))
 }
 
@@ -56,7 +56,7 @@ async fn rate(
 ) -> ApiResult<web::Json<RatingView>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let user_id = signed_in.user.id;
-    let digest = state.store.user_digest(user_id, body.digest_id)?.filter(|digest| is_of_term(digest, &term));
+    let digest = state.store.digests().user_digest(user_id, body.digest_id)?.filter(|digest| is_of_term(digest, &term));
     let Some(digest) = digest else {
         return Err(ApiError::not_found(MSG_NO_DIGEST));
     };
@@ -72,7 +72,7 @@ async fn rate(
         rated_at: Utc::now(),
         seeded: false,
     };
-    state.store.rate(user_id, &rating)?;
+    state.store.ratings().rate(user_id, &rating)?;
     state.store.flush_async().await?;
     Ok(web::Json(RatingView::from(rating)))
 }
@@ -86,7 +86,7 @@ async fn remove(
 ) -> ApiResult<web::Json<Done>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let paper_key = query.paper_key.as_deref().filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_PAPER_KEY_REQUIRED))?;
-    if !state.store.remove_rating(signed_in.user.id, term.id, paper_key)? {
+    if !state.store.ratings().remove_rating(signed_in.user.id, term.id, paper_key)? {
         return Err(ApiError::not_found(MSG_NO_RATING));
     }
     state.store.flush_async().await?;
@@ -116,7 +116,7 @@ async fn confirm_link(
         rated_at: Utc::now(),
         seeded: false,
     };
-    state.store.rate(link.claim.user_id, &rating)?;
+    state.store.ratings().rate(link.claim.user_id, &rating)?;
     state.store.flush_async().await?;
     Ok(web::Json(RatingLinkConfirmed { rating: link.view(), success: true }))
 }
@@ -151,7 +151,7 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
     // No key yet: no link was ever made, and checking one makes none.
-    let key = state.store.rating_link_key_if_made()?.unwrap_or_default();
+    let key = state.store.ratings().rating_link_key_if_made()?.unwrap_or_default();
     let verified = if key.is_empty() { Err(RatingTokenError::Invalid) } else { RatingClaim::verify(&key, token, Utc::now()) };
     let claim = match verified {
         Ok(claim) => claim,
@@ -161,8 +161,11 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
             return Err(ApiError::bad_request(MSG_LINK_INVALID));
         }
     };
-    let digest =
-        state.store.user_digest(claim.user_id, claim.digest_id)?.ok_or_else(|| ApiError::new(ErrorCode::DigestGone, MSG_LINK_DIGEST_GONE))?;
+    let digest = state
+        .store
+        .digests()
+        .user_digest(claim.user_id, claim.digest_id)?
+        .ok_or_else(|| ApiError::new(ErrorCode::DigestGone, MSG_LINK_DIGEST_GONE))?;
     let entry = digest.papers_data.get(usize::from(claim.position));
     let Some((entry, paper_key)) = entry.and_then(|entry| first_key(entry).map(|key| (entry, key.to_owned()))) else {
         return Err(ApiError::bad_request(MSG_LINK_INVALID));
@@ -176,7 +179,7 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
 /// The user's term a digest was made for (see [`is_of_term`]).
 fn term_of_digest(state: &AppState, user_id: UserId, digest: &Digest) -> ApiResult<Option<SearchTerm>> {
     let Some(term_id) = digest.term_id else { return Ok(None) };
-    Ok(state.store.search_term(term_id)?.filter(|term| term.user_id == user_id && is_of_term(digest, term)))
+    Ok(state.store.terms().search_term(term_id)?.filter(|term| term.user_id == user_id && is_of_term(digest, term)))
 }
 
 /// Whether `digest` was made for `term`, as it is now: the same term, by the identity the digest

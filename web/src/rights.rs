@@ -59,7 +59,7 @@ async fn export(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::P
     state.limiter.check("export", &signed_in.user.id.to_string(), EXPORT_RATE)?;
     let store = state.store.clone();
     let id = signed_in.user.id;
-    let data = web::block(move || store.user_data(id)).await.map_err(|_| ApiError::internal("the export was interrupted"))??;
+    let data = web::block(move || store.accounts().user_data(id)).await.map_err(|_| ApiError::internal("the export was interrupted"))??;
     let data = data.ok_or_else(|| ApiError::not_found("Not found"))?;
     let now = Utc::now();
     let filename = format!("papertide-data-{}.json", now.format("%Y-%m-%d"));
@@ -174,7 +174,7 @@ async fn delete_own_account(
     let per_address = Rate { max: limits.login.max.saturating_mul(5), window: limits.login.window };
     state.limiter.check("delete-account-address", &ip, per_address)?;
     state.limiter.check("delete-account", &signed_in.user.id.to_string(), limits.login)?;
-    let user = state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::not_found("Not found"))?;
+    let user = state.store.accounts().user(signed_in.user.id)?.ok_or_else(|| ApiError::not_found("Not found"))?;
     let is_match = state.hasher.verify(Some(user.password_hash.clone()), form.into_inner().password).await?;
     if !is_match {
         return Err(ApiError::new(ErrorCode::WrongPassword, MSG_WRONG_PASSWORD));
@@ -205,7 +205,7 @@ pub async fn delete_user(state: &AppState, user: &User) -> ApiResult<()> {
     let outbox = state.settings.outbox_dir();
     let id = user.id;
     let deleted = web::block(move || {
-        store.delete_account(id, |user| account_deleted_mail(&context, &user.email))?;
+        store.accounts().delete_account(id, |user| account_deleted_mail(&context, &user.email))?;
         actors::mailer::close_account_deletions(&store, &outbox)
     });
     deleted.await.map_err(|_| ApiError::internal("the deletion was interrupted"))??;

@@ -132,7 +132,7 @@ fn where_looked(id: &SeedId) -> &'static str {
 pub fn save_seeds(state: &AppState, user_id: UserId, term_id: TermId, found: &[FoundSeed]) -> ApiResult<Vec<SeedPaperView>> {
     let now = Utc::now();
     for seed in found {
-        state.store.rate(user_id, &Rating::seed(term_id, seed.paper_key(), seed.paper.title.clone(), now))?;
+        state.store.ratings().rate(user_id, &Rating::seed(term_id, seed.paper_key(), seed.paper.title.clone(), now))?;
     }
     Ok(found.iter().map(FoundSeed::view).collect())
 }
@@ -143,7 +143,7 @@ pub fn save_pending_seeds(state: &AppState, user: &store::User, term_id: TermId)
     let now = Utc::now();
     let mut views = Vec::new();
     for pending in &user.pending_seeds {
-        state.store.rate(user.id, &Rating::seed(term_id, pending.paper_key.clone(), pending.title.clone(), now))?;
+        state.store.ratings().rate(user.id, &Rating::seed(term_id, pending.paper_key.clone(), pending.title.clone(), now))?;
         views.push(pending_view(state, pending));
     }
     Ok(views)

@@ -46,7 +46,7 @@ fn preferences_view(signed_in: &SignedIn, stored: &Preferences) -> PreferencesVi
 /// `GET /api/users/{userId}/preferences`.
 async fn preferences(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Path<String>) -> ApiResult<web::Json<PreferencesView>> {
     signed_in.require_owner(&user_id)?;
-    let stored = state.store.preferences(signed_in.user.id)?;
+    let stored = state.store.accounts().preferences(signed_in.user.id)?;
     Ok(web::Json(preferences_view(&signed_in, &stored)))
 }
 
@@ -58,7 +58,7 @@ async fn change_preferences(
     change: web::Json<PreferencesChange>,
 ) -> ApiResult<web::Json<PreferencesView>> {
     signed_in.require_owner(&user_id)?;
-    let stored = state.store.preferences(signed_in.user.id)?;
+    let stored = state.store.accounts().preferences(signed_in.user.id)?;
     let change = engine::account::PreferencesChange::from(change.into_inner());
     let changed = stored.changed(&change, signed_in.user.subscription_tier).map_err(|message| {
         if message == MSG_FREE_PLAN_LOCKED {
@@ -67,7 +67,7 @@ async fn change_preferences(
             ApiError::bad_request(message)
         }
     })?;
-    state.store.put_preferences(signed_in.user.id, &changed)?;
+    state.store.accounts().put_preferences(signed_in.user.id, &changed)?;
     state.store.flush_async().await?;
     Ok(web::Json(preferences_view(&signed_in, &changed)))
 }

@@ -69,7 +69,7 @@ async fn days_are_fetched_indexed_and_recorded_and_a_repeat_adds_nothing() {
         .collect();
     assert_eq!(days_done, vec![day("2026-08-01"), day("2026-08-02")]);
 
-    let state = store.harvest_state(Source::Biorxiv).expect("state");
+    let state = store.papers().harvest_state(Source::Biorxiv).expect("state");
     assert_eq!(state.cursor, Some(day("2026-08-02")));
     assert_eq!((state.papers_added_total, state.records_total, state.consecutive_failures), (10, 20, 0));
     assert!(state.last_success_at.is_some());
@@ -140,8 +140,8 @@ async fn supervised_harvesters_run_when_due_and_a_failing_or_panicking_source_sp
     let _pubmed = start(Arc::new(pubmed_client(&server, |_| {})));
     let _arxiv = start(Arc::new(Exploding));
 
-    let failed = |source| store.harvest_state(source).expect("state").consecutive_failures > 0;
-    wait_for("bioRxiv is harvested", || store.harvest_state(Source::Biorxiv).expect("state").last_success_at.is_some()).await;
+    let failed = |source| store.papers().harvest_state(source).expect("state").consecutive_failures > 0;
+    wait_for("bioRxiv is harvested", || store.papers().harvest_state(Source::Biorxiv).expect("state").last_success_at.is_some()).await;
     wait_for("PubMed fails", || failed(Source::Pubmed)).await;
     wait_for("arXiv panics", || failed(Source::Arxiv)).await;
     wait_for("the panic is counted", || board.get("harvester-arxiv").is_some_and(|status| status.restarts == 1)).await;
@@ -149,14 +149,14 @@ async fn supervised_harvesters_run_when_due_and_a_failing_or_panicking_source_sp
     assert_eq!(index.paper_count().expect("count"), 10);
     let biorxiv = board.get("harvester-biorxiv").expect("bioRxiv's status");
     assert_eq!((biorxiv.processed_total, biorxiv.failed_total, biorxiv.restarts, biorxiv.busy), (20, 0, 0, false));
-    let biorxiv_state = store.harvest_state(Source::Biorxiv).expect("state");
+    let biorxiv_state = store.papers().harvest_state(Source::Biorxiv).expect("state");
     assert_eq!((biorxiv_state.papers_this_week, biorxiv_state.cursor), (10, None), "yesterday and today stay open");
     assert!(biorxiv_state.next_run_at(Utc::now(), schedule.hour) > Utc::now() + chrono::Duration::minutes(1), "the next run waits for its slot");
 
-    let pubmed = store.harvest_state(Source::Pubmed).expect("state");
+    let pubmed = store.papers().harvest_state(Source::Pubmed).expect("state");
     assert!(pubmed.last_error.as_deref().is_some_and(|error| error.contains("500")), "{:?}", pubmed.last_error);
     assert!(pubmed.next_run_at(Utc::now(), schedule.hour) > Utc::now() + chrono::Duration::seconds(90), "a failure backs off");
-    let arxiv = store.harvest_state(Source::Arxiv).expect("state");
+    let arxiv = store.papers().harvest_state(Source::Arxiv).expect("state");
     assert!(arxiv.last_error.as_deref().is_some_and(|error| error.contains("abnormally")), "{:?}", arxiv.last_error);
     assert!(board.get("harvester-pubmed").is_some_and(|status| status.failed_total == 1 && status.restarts == 0));
 }

@@ -54,7 +54,7 @@ pub fn check_data_dir(data_dir: &Path, users: &mut [User], fixtures: &Fixtures, 
     for user in users.iter_mut() {
         check_user(&store, user, observed)?;
     }
-    for queued in store.due_mail(chrono::Utc::now() + chrono::Duration::days(3650), usize::MAX)? {
+    for queued in store.mail().due_mail(chrono::Utc::now() + chrono::Duration::days(3650), usize::MAX)? {
         observed.queued.insert(QueuedSeen {
             message_id_prefix: format!("<papertide.{}.{}@", queued.id, queued.enqueued_at.timestamp()),
             to: queued.mail.to.to_lowercase(),
@@ -68,7 +68,7 @@ pub fn check_data_dir(data_dir: &Path, users: &mut [User], fixtures: &Fixtures, 
 }
 
 fn check_user(store: &store::Store, user: &mut User, observed: &mut Observed) -> anyhow::Result<()> {
-    let stored = store.user_by_email(&user.email)?;
+    let stored = store.accounts().user_by_email(&user.email)?;
     let Some(stored) = stored else {
         ensure!(!user.signed_up, "lost account: {} was acknowledged (201) and is gone", user.email);
         // The unanswered signup never happened: the user signs up again.
@@ -81,13 +81,13 @@ fn check_user(store: &store::Store, user: &mut User, observed: &mut Observed) ->
     user.verified = stored.is_email_verified;
     observed.checks_passed += 2;
 
-    let terms = store.search_terms(stored.id)?;
+    let terms = store.terms().search_terms(stored.id)?;
     for term in &user.terms {
         ensure!(terms.iter().any(|stored| stored.term.eq_ignore_ascii_case(term)), "lost term: {term:?} of {}", user.email);
     }
     observed.checks_passed += 1;
 
-    let digests = store.of_user(stored.id)?;
+    let digests = store.digests().of_user(stored.id)?;
     let ids: BTreeSet<String> = digests.iter().map(|digest| digest.id.to_string()).collect();
     let known = observed.digests.entry(user.email.clone()).or_default();
     known.extend(user.digests.iter().cloned());
@@ -120,7 +120,7 @@ fn check_index(data_dir: &Path, store: &store::Store, fixtures: &Fixtures) -> an
     let index = index::PaperIndex::open_or_create(&index_dir(data_dir)).context("the index opens after the kill")?;
     let mut found = 0u64;
     for (source, works) in &fixtures.works {
-        let covered = store.harvest_state(*source)?.cursor.is_some();
+        let covered = store.papers().harvest_state(*source)?.cursor.is_some();
         for keys in works {
             let mut present = false;
             for key in keys {
@@ -132,8 +132,8 @@ fn check_index(data_dir: &Path, store: &store::Store, fixtures: &Fixtures) -> an
     }
     let count = index.paper_count()?;
     ensure!(count == found, "the index holds {count} works for {found} distinct recorded papers: a work is there twice");
-    for user in store.users()? {
-        for digest in store.of_user(user.id)? {
+    for user in store.accounts().users()? {
+        for digest in store.digests().of_user(user.id)? {
             for entry in &digest.papers_data {
                 let mut present = false;
                 for key in &entry.keys {
@@ -196,9 +196,9 @@ pub fn message_id(mail: &Value) -> String {
 /// sent again), and how many of those never arrived.
 pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, observed: &mut Observed) -> anyhow::Result<(usize, usize)> {
     let store = store::Store::open(&db_dir(data_dir)).context("the database opens at the end")?;
-    ensure!(store.mail_queue_len() == 0, "{} mails still queued at the end", store.mail_queue_len());
+    ensure!(store.mail().mail_queue_len() == 0, "{} mails still queued at the end", store.mail().mail_queue_len());
     let mut interrupted = Vec::new();
-    for dead in store.dead_mail()? {
+    for dead in store.mail().dead_mail()? {
         let reason = dead.last_error.as_deref().unwrap_or_default();
         ensure!(reason == store::MSG_HAND_OVER_INTERRUPTED, "mail {} to {} given up: {reason}", dead.id, dead.mail.to);
         interrupted.push(QueuedSeen {
@@ -211,7 +211,7 @@ pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, obse
     let missing: Vec<QueuedSeen> = mailbox.missing(&observed.queued).into_iter().filter(|queued| !interrupted_missing.contains(queued)).collect();
     ensure!(missing.is_empty(), "lost queued mail: {} never arrived, e.g. {:?}", missing.len(), missing.first());
     for user in users {
-        let Some(stored) = store.user_by_email(&user.email)? else {
+        let Some(stored) = store.accounts().user_by_email(&user.email)? else {
             ensure!(mailbox.to(&user.email).is_empty(), "mail to {}, who has no account", user.email);
             continue;
         };
@@ -233,7 +233,7 @@ pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, obse
         let email = &user.email;
         ensure!(verification == 1, "{email} got {verification} verification mails");
         ensure!(welcome == usize::from(stored.is_email_verified), "{email} got {welcome} welcome mails");
-        let stored_digests = store.of_user(stored.id)?.len();
+        let stored_digests = store.digests().of_user(stored.id)?.len();
         ensure!(digests == stored_digests, "{email} got {digests} digest mails for {stored_digests} stored digests");
         let (least, most) = (user.plan_changes_acknowledged as usize, user.plan_changes_attempted as usize);
         ensure!((least..=most).contains(&plans), "{email} got {plans} plan mails for {least} acknowledged and {most} attempted changes");

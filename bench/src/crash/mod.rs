@@ -237,8 +237,8 @@ async fn drive(
 
     let store = store::Store::open(&server::db_dir(&binary.data_dir))?;
     let mut digests = 0;
-    for user in store.users()? {
-        digests += store.of_user(user.id)?.len();
+    for user in store.accounts().users()? {
+        digests += store.digests().of_user(user.id)?.len();
     }
     drop(store);
     let index = index::PaperIndex::open_or_create(&server::index_dir(&binary.data_dir))?;

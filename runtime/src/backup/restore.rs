@@ -253,7 +253,7 @@ fn copy_and_check(backup: &BackupFolder, manifest: &Manifest, staging: &Path) ->
     }
     let db_dir = staging.join(DB_DIR);
     let store = Store::open(&db_dir).context("opening the restored database")?;
-    let users = store.user_count() as u64;
+    let users = store.accounts().user_count() as u64;
     store.flush()?;
     drop(store);
     let index = PaperIndex::open_or_create(&crate::index_dir(staging)).context("opening the restored paper index")?;

@@ -20,7 +20,7 @@ fn mail(to: &str, subject: &str) -> RenderedMail {
 
 fn signup(store: &Store, email: &str, token: &str) -> Result<User, StoreError> {
     let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now());
-    store.create_account(
+    store.accounts().create_account(
         NewAccount {
             user,
             preferences: Preferences::default(),
@@ -43,20 +43,20 @@ fn reopening_after_close_keeps_everything() -> TestResult {
         let store = Store::open(&path)?;
         let user = signup(&store, "Ada@Example.org", "verify-1")?;
         let preferences = Preferences { delivery_day: DeliveryDay::Friday, ..Preferences::default() };
-        store.put_preferences(user.id, &preferences)?;
-        store.create_session(TokenHash::of("cookie"), &session_for(&user, now()))?;
-        store.update_user(user.id, |user| user.subscription_tier = Tier::Pro)?;
+        store.accounts().put_preferences(user.id, &preferences)?;
+        store.accounts().create_session(TokenHash::of("cookie"), &session_for(&user, now()))?;
+        store.accounts().update_user(user.id, |user| user.subscription_tier = Tier::Pro)?;
         store.flush()?;
         user.id
     };
     let store = Store::open(&path)?;
-    let user = store.user_by_email("ada@example.org")?.ok_or("user lost")?;
+    let user = store.accounts().user_by_email("ada@example.org")?.ok_or("user lost")?;
     assert_eq!(user.id, user_id);
     assert_eq!(user.subscription_tier, Tier::Pro);
-    assert_eq!(store.preferences(user_id)?.delivery_day, DeliveryDay::Friday);
-    assert!(store.session_user(TokenHash::of("cookie"), now())?.is_some());
-    assert_eq!(store.queued_mail()?.len(), 1);
-    assert!(store.verify_email(TokenHash::of("verify-1"), now(), |u| mail(&u.email, "Welcome"))?.is_some());
+    assert_eq!(store.accounts().preferences(user_id)?.delivery_day, DeliveryDay::Friday);
+    assert!(store.accounts().session_user(TokenHash::of("cookie"), now())?.is_some());
+    assert_eq!(store.mail().queued_mail()?.len(), 1);
+    assert!(store.accounts().verify_email(TokenHash::of("verify-1"), now(), |u| mail(&u.email, "Welcome"))?.is_some());
     Ok(())
 }
 
@@ -88,8 +88,8 @@ fn two_concurrent_signups_of_one_email_make_exactly_one_account() -> TestResult 
         let created = outcomes.iter().filter(|outcome| outcome.is_ok()).count();
         let duplicates = outcomes.iter().filter(|outcome| matches!(outcome, Err(StoreError::DuplicateEmail))).count();
         assert_eq!((created, duplicates), (1, 1), "round {round}: {outcomes:?}");
-        assert_eq!(store.user_count(), 1);
-        assert_eq!(store.queued_mail()?.len(), 1, "the losing signup queued mail");
+        assert_eq!(store.accounts().user_count(), 1);
+        assert_eq!(store.mail().queued_mail()?.len(), 1, "the losing signup queued mail");
     }
     Ok(())
 }
@@ -100,9 +100,9 @@ fn a_duplicate_signup_writes_nothing() -> TestResult {
     signup(&store, "ada@example.org", "a")?;
     let duplicate = signup(&store, "ADA@example.org", "b");
     assert!(matches!(duplicate, Err(StoreError::DuplicateEmail)));
-    assert_eq!(store.user_count(), 1);
-    assert_eq!(store.queued_mail()?.len(), 1);
-    assert!(store.verify_email(TokenHash::of("b"), now(), |u| mail(&u.email, "Welcome"))?.is_none());
+    assert_eq!(store.accounts().user_count(), 1);
+    assert_eq!(store.mail().queued_mail()?.len(), 1);
+    assert!(store.accounts().verify_email(TokenHash::of("b"), now(), |u| mail(&u.email, "Welcome"))?.is_none());
     Ok(())
 }
 
@@ -110,13 +110,13 @@ fn a_duplicate_signup_writes_nothing() -> TestResult {
 fn verification_tokens_work_once_and_queue_the_welcome_mail() -> TestResult {
     let store = Store::temporary()?;
     signup(&store, "ada@example.org", "verify")?;
-    let verified = store.verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
+    let verified = store.accounts().verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
     let verified = verified.ok_or("token rejected")?;
     assert!(verified.is_email_verified);
     assert_eq!(verified.email_verification_token, None);
-    let subjects: Vec<String> = store.queued_mail()?.into_iter().map(|q| q.mail.subject).collect();
+    let subjects: Vec<String> = store.mail().queued_mail()?.into_iter().map(|q| q.mail.subject).collect();
     assert_eq!(subjects, vec!["Verify", "Welcome"]);
-    let reused = store.verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
+    let reused = store.accounts().verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
     assert!(reused.is_none(), "a token worked twice");
     Ok(())
 }
@@ -126,12 +126,26 @@ fn expired_and_superseded_tokens_are_refused() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "first")?;
     let late = now() + Duration::hours(49);
-    assert!(store.verify_email(TokenHash::of("first"), late, |u| mail(&u.email, "W"))?.is_none());
+    assert!(store.accounts().verify_email(TokenHash::of("first"), late, |u| mail(&u.email, "W"))?.is_none());
 
-    store.issue_token(user.id, TokenPurpose::EmailVerification, TokenHash::of("second"), now() + Duration::hours(48), &mail("a", "V2"), now())?;
-    store.issue_token(user.id, TokenPurpose::EmailVerification, TokenHash::of("third"), now() + Duration::hours(48), &mail("a", "V3"), now())?;
-    assert!(store.verify_email(TokenHash::of("second"), now(), |u| mail(&u.email, "W"))?.is_none(), "superseded token worked");
-    assert!(store.verify_email(TokenHash::of("third"), now(), |u| mail(&u.email, "W"))?.is_some());
+    store.accounts().issue_token(
+        user.id,
+        TokenPurpose::EmailVerification,
+        TokenHash::of("second"),
+        now() + Duration::hours(48),
+        &mail("a", "V2"),
+        now(),
+    )?;
+    store.accounts().issue_token(
+        user.id,
+        TokenPurpose::EmailVerification,
+        TokenHash::of("third"),
+        now() + Duration::hours(48),
+        &mail("a", "V3"),
+        now(),
+    )?;
+    assert!(store.accounts().verify_email(TokenHash::of("second"), now(), |u| mail(&u.email, "W"))?.is_none(), "superseded token worked");
+    assert!(store.accounts().verify_email(TokenHash::of("third"), now(), |u| mail(&u.email, "W"))?.is_some());
     Ok(())
 }
 
@@ -139,21 +153,28 @@ fn expired_and_superseded_tokens_are_refused() -> TestResult {
 fn a_reset_token_cannot_verify_and_a_reset_ends_every_session() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "verify")?;
-    store.create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
-    store.create_session(TokenHash::of("phone"), &session_for(&user, now()))?;
-    store.issue_token(user.id, TokenPurpose::PasswordReset, TokenHash::of("reset"), now() + Duration::hours(1), &mail("a", "Reset"), now())?;
-    assert!(store.verify_email(TokenHash::of("reset"), now(), |u| mail(&u.email, "W"))?.is_none());
+    store.accounts().create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
+    store.accounts().create_session(TokenHash::of("phone"), &session_for(&user, now()))?;
+    store.accounts().issue_token(
+        user.id,
+        TokenPurpose::PasswordReset,
+        TokenHash::of("reset"),
+        now() + Duration::hours(1),
+        &mail("a", "Reset"),
+        now(),
+    )?;
+    assert!(store.accounts().verify_email(TokenHash::of("reset"), now(), |u| mail(&u.email, "W"))?.is_none());
 
-    let changed = store.reset_password(TokenHash::of("reset"), "new-hash", now())?.ok_or("reset refused")?;
+    let changed = store.accounts().reset_password(TokenHash::of("reset"), "new-hash", now())?.ok_or("reset refused")?;
     assert_eq!(changed.password_hash, "new-hash");
-    assert!(store.session_user(TokenHash::of("laptop"), now())?.is_none());
-    assert!(store.session_user(TokenHash::of("phone"), now())?.is_none());
-    assert!(store.reset_password(TokenHash::of("reset"), "again", now())?.is_none(), "reset token reused");
+    assert!(store.accounts().session_user(TokenHash::of("laptop"), now())?.is_none());
+    assert!(store.accounts().session_user(TokenHash::of("phone"), now())?.is_none());
+    assert!(store.accounts().reset_password(TokenHash::of("reset"), "again", now())?.is_none(), "reset token reused");
 
-    let fresh = store.user(user.id)?.ok_or("user gone")?;
-    store.create_session(TokenHash::of("new"), &session_for(&fresh, now()))?;
-    assert!(store.session_user(TokenHash::of("new"), now())?.is_some());
-    assert_eq!(store.purge_expired_sessions(now())?, 0, "void sessions were already dropped on lookup");
+    let fresh = store.accounts().user(user.id)?.ok_or("user gone")?;
+    store.accounts().create_session(TokenHash::of("new"), &session_for(&fresh, now()))?;
+    assert!(store.accounts().session_user(TokenHash::of("new"), now())?.is_some());
+    assert_eq!(store.accounts().purge_expired_sessions(now())?, 0, "void sessions were already dropped on lookup");
     Ok(())
 }
 
@@ -161,22 +182,22 @@ fn a_reset_token_cannot_verify_and_a_reset_ends_every_session() -> TestResult {
 fn a_signed_in_read_sees_every_change_to_the_user_at_once() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "verify")?;
-    store.create_session(TokenHash::of("cookie"), &session_for(&user, now()))?;
-    let (_, read) = store.session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
+    store.accounts().create_session(TokenHash::of("cookie"), &session_for(&user, now()))?;
+    let (_, read) = store.accounts().session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
     assert_eq!(read.subscription_tier, Tier::Free);
     // Read twice, so the decoded records are kept; each change must still show on the next read.
-    store.session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
-    store.set_plan(user.id, Tier::Pro)?;
-    let (_, read) = store.session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
+    store.accounts().session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
+    store.billing().set_plan(user.id, Tier::Pro)?;
+    let (_, read) = store.accounts().session_user(TokenHash::of("cookie"), now())?.ok_or("signed out")?;
     assert_eq!(read.subscription_tier, Tier::Pro, "a plan change shows on the next request");
-    store.update_user(user.id, |user| user.session_epoch += 1)?;
-    assert!(store.session_user(TokenHash::of("cookie"), now())?.is_none(), "a new epoch ends the session");
-    let fresh = store.user(user.id)?.ok_or("user gone")?;
-    store.create_session(TokenHash::of("again"), &session_for(&fresh, now()))?;
-    store.session_user(TokenHash::of("again"), now())?.ok_or("signed out")?;
-    store.update_user(user.id, |user| user.is_active = false)?;
-    assert!(store.session_user(TokenHash::of("again"), now())?.is_none(), "a deactivated account is signed out");
-    assert_eq!(store.signed_in_ledger(user.id)?, store.ledger(user.id)?);
+    store.accounts().update_user(user.id, |user| user.session_epoch += 1)?;
+    assert!(store.accounts().session_user(TokenHash::of("cookie"), now())?.is_none(), "a new epoch ends the session");
+    let fresh = store.accounts().user(user.id)?.ok_or("user gone")?;
+    store.accounts().create_session(TokenHash::of("again"), &session_for(&fresh, now()))?;
+    store.accounts().session_user(TokenHash::of("again"), now())?.ok_or("signed out")?;
+    store.accounts().update_user(user.id, |user| user.is_active = false)?;
+    assert!(store.accounts().session_user(TokenHash::of("again"), now())?.is_none(), "a deactivated account is signed out");
+    assert_eq!(store.digests().signed_in_ledger(user.id)?, store.digests().ledger(user.id)?);
     Ok(())
 }
 
@@ -184,36 +205,36 @@ fn a_signed_in_read_sees_every_change_to_the_user_at_once() -> TestResult {
 fn sessions_expire_and_purge() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "verify")?;
-    store.create_session(TokenHash::of("s1"), &session_for(&user, now()))?;
-    store.create_session(TokenHash::of("s2"), &session_for(&user, now() - Duration::days(31)))?;
-    assert_eq!(store.session_count(user.id), 2);
-    assert_eq!(store.purge_expired_sessions(now())?, 1);
-    assert_eq!(store.session_count(user.id), 1);
-    assert!(store.session_user(TokenHash::of("s1"), now() + Duration::days(31))?.is_none());
-    assert_eq!(store.delete_sessions_of(user.id)?, 0);
+    store.accounts().create_session(TokenHash::of("s1"), &session_for(&user, now()))?;
+    store.accounts().create_session(TokenHash::of("s2"), &session_for(&user, now() - Duration::days(31)))?;
+    assert_eq!(store.accounts().session_count(user.id), 2);
+    assert_eq!(store.accounts().purge_expired_sessions(now())?, 1);
+    assert_eq!(store.accounts().session_count(user.id), 1);
+    assert!(store.accounts().session_user(TokenHash::of("s1"), now() + Duration::days(31))?.is_none());
+    assert_eq!(store.accounts().delete_sessions_of(user.id)?, 0);
     Ok(())
 }
 
 #[test]
 fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
     let store = Store::temporary()?;
-    let first = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
-    let second = store.enqueue_mail(&mail("b@x.org", "two"), now())?;
+    let first = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
+    let second = store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?;
     assert!(first < second);
-    let due: Vec<u64> = store.due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
+    let due: Vec<u64> = store.mail().due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
     assert_eq!(due, vec![first, second]);
 
-    store.mark_mail_failed(first, "connection refused", now() + Duration::minutes(1))?;
-    let due: Vec<u64> = store.due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
+    store.mail().mark_mail_failed(first, "connection refused", now() + Duration::minutes(1))?;
+    let due: Vec<u64> = store.mail().due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
     assert_eq!(due, vec![second]);
-    assert_eq!(store.next_mail_attempt_at()?, Some(now()));
+    assert_eq!(store.mail().next_mail_attempt_at()?, Some(now()));
 
-    assert_eq!(store.make_all_mail_due(now())?, 1);
-    assert_eq!(store.due_mail(now(), 10)?.len(), 2);
-    store.mark_mail_sent(second)?;
-    store.move_mail_to_dead(first, "550 no such user")?;
-    assert_eq!(store.mail_queue_len(), 0);
-    let dead = store.dead_mail()?;
+    assert_eq!(store.mail().make_all_mail_due(now())?, 1);
+    assert_eq!(store.mail().due_mail(now(), 10)?.len(), 2);
+    store.mail().mark_mail_sent(second)?;
+    store.mail().move_mail_to_dead(first, "550 no such user")?;
+    assert_eq!(store.mail().mail_queue_len(), 0);
+    let dead = store.mail().dead_mail()?;
     assert_eq!(dead.len(), 1);
     assert_eq!(dead[0].attempts, 2);
     assert_eq!(dead[0].last_error.as_deref(), Some("550 no such user"));
@@ -223,24 +244,24 @@ fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
 #[test]
 fn a_dead_mail_goes_back_to_the_queue_whole_or_is_dropped_once() -> TestResult {
     let store = Store::temporary()?;
-    let kept = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
-    let dropped = store.enqueue_mail(&mail("b@x.org", "two"), now())?;
-    store.move_mail_to_dead(kept, "550 no such user")?;
-    store.move_mail_to_dead(dropped, "550 no such user")?;
-    assert_eq!(store.dead_mail_by_id(kept)?.map(|dead| dead.mail.subject), Some("one".to_owned()));
+    let kept = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
+    let dropped = store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?;
+    store.mail().move_mail_to_dead(kept, "550 no such user")?;
+    store.mail().move_mail_to_dead(dropped, "550 no such user")?;
+    assert_eq!(store.mail().dead_mail_by_id(kept)?.map(|dead| dead.mail.subject), Some("one".to_owned()));
 
     let later = now() + Duration::hours(2);
-    assert!(store.retry_dead_mail(kept, later)?);
-    let queued = store.due_mail(later, 10)?;
+    assert!(store.mail().retry_dead_mail(kept, later)?);
+    let queued = store.mail().due_mail(later, 10)?;
     assert_eq!(queued.iter().map(|queued| queued.id).collect::<Vec<_>>(), vec![kept], "the same id: the same Message-ID");
     assert_eq!((queued[0].attempts, queued[0].next_attempt_at), (0, later), "due now, its attempts counted afresh");
     assert_eq!(queued[0].last_error.as_deref(), Some("550 no such user"), "the last reason stays until the next attempt");
-    assert!(store.dead_mail_by_id(kept)?.is_none());
-    assert!(!store.retry_dead_mail(kept, later)?, "not dead any more");
+    assert!(store.mail().dead_mail_by_id(kept)?.is_none());
+    assert!(!store.mail().retry_dead_mail(kept, later)?, "not dead any more");
 
-    assert!(store.drop_dead_mail(dropped)?);
-    assert!(!store.drop_dead_mail(dropped)?, "dropped once");
-    assert_eq!((store.dead_mail_len(), store.mail_queue_len()), (0, 1));
+    assert!(store.mail().drop_dead_mail(dropped)?);
+    assert!(!store.mail().drop_dead_mail(dropped)?, "dropped once");
+    assert_eq!((store.mail().dead_mail_len(), store.mail().mail_queue_len()), (0, 1));
     Ok(())
 }
 
@@ -248,16 +269,16 @@ fn a_dead_mail_goes_back_to_the_queue_whole_or_is_dropped_once() -> TestResult {
 fn disabling_an_account_ends_its_sessions_and_enabling_keeps_them_ended() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "verify")?;
-    store.create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
-    let disabled = store.set_account_disabled(user.id, true)?;
+    store.accounts().create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
+    let disabled = store.accounts().set_account_disabled(user.id, true)?;
     assert!(!disabled.is_active);
-    assert_eq!(store.session_count(user.id), 0);
-    assert!(store.session_user(TokenHash::of("laptop"), now())?.is_none());
-    let enabled = store.set_account_disabled(user.id, false)?;
+    assert_eq!(store.accounts().session_count(user.id), 0);
+    assert!(store.accounts().session_user(TokenHash::of("laptop"), now())?.is_none());
+    let enabled = store.accounts().set_account_disabled(user.id, false)?;
     assert!(enabled.is_active);
     assert_eq!(enabled.session_epoch, disabled.session_epoch, "enabling signs nobody back in");
-    store.create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
-    assert!(store.session_user(TokenHash::of("laptop"), now())?.is_none(), "a session of the old epoch stays void");
+    store.accounts().create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
+    assert!(store.accounts().session_user(TokenHash::of("laptop"), now())?.is_none(), "a session of the old epoch stays void");
     Ok(())
 }
 
@@ -265,14 +286,14 @@ fn disabling_an_account_ends_its_sessions_and_enabling_keeps_them_ended() -> Tes
 fn update_user_cannot_change_identity() -> TestResult {
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "v")?;
-    let changed = store.update_user(user.id, |user| {
+    let changed = store.accounts().update_user(user.id, |user| {
         user.email = "mallory@example.org".into();
         user.is_admin = true;
     })?;
     assert_eq!(changed.email, "ada@example.org");
     assert!(changed.is_admin);
-    assert!(store.user_by_email("mallory@example.org")?.is_none());
-    assert!(matches!(store.update_user(UserId(Uuid::new_v4()), |_| {}), Err(StoreError::UserNotFound)));
+    assert!(store.accounts().user_by_email("mallory@example.org")?.is_none());
+    assert!(matches!(store.accounts().update_user(UserId(Uuid::new_v4()), |_| {}), Err(StoreError::UserNotFound)));
     Ok(())
 }
 
@@ -282,24 +303,24 @@ fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() 
     let user = signup(&store, "ada@example.org", "verify")?;
     let reset = TokenPurpose::PasswordReset;
     let hour = now() + Duration::hours(1);
-    store.issue_token(user.id, reset, TokenHash::of("old"), hour, &mail("a", "Reset 1"), now())?;
-    store.issue_token(user.id, reset, TokenHash::of("new"), hour, &mail("a", "Reset 2"), now())?;
-    assert!(!store.token_is_usable(TokenHash::of("made up"), reset, now())?);
-    assert!(!store.token_is_usable(TokenHash::of("old"), reset, now())?, "superseded");
-    assert!(!store.token_is_usable(TokenHash::of("verify"), reset, now())?, "another purpose");
-    assert!(store.token_is_usable(TokenHash::of("verify"), TokenPurpose::EmailVerification, now())?);
-    assert!(!store.token_is_usable(TokenHash::of("new"), reset, hour)?, "expired");
-    assert!(store.token_is_usable(TokenHash::of("new"), reset, now())?);
-    assert!(store.token_is_usable(TokenHash::of("new"), reset, now())?, "asking twice uses nothing");
-    assert_eq!(store.usable_token_user(TokenHash::of("new"), reset, now())?.map(|owner| owner.email), Some("ada@example.org".to_owned()));
-    assert!(store.usable_token_user(TokenHash::of("old"), reset, now())?.is_none(), "superseded");
-    assert!(store.reset_password(TokenHash::of("new"), "new-hash", now())?.is_some());
-    assert!(!store.token_is_usable(TokenHash::of("new"), reset, now())?, "used");
+    store.accounts().issue_token(user.id, reset, TokenHash::of("old"), hour, &mail("a", "Reset 1"), now())?;
+    store.accounts().issue_token(user.id, reset, TokenHash::of("new"), hour, &mail("a", "Reset 2"), now())?;
+    assert!(!store.accounts().token_is_usable(TokenHash::of("made up"), reset, now())?);
+    assert!(!store.accounts().token_is_usable(TokenHash::of("old"), reset, now())?, "superseded");
+    assert!(!store.accounts().token_is_usable(TokenHash::of("verify"), reset, now())?, "another purpose");
+    assert!(store.accounts().token_is_usable(TokenHash::of("verify"), TokenPurpose::EmailVerification, now())?);
+    assert!(!store.accounts().token_is_usable(TokenHash::of("new"), reset, hour)?, "expired");
+    assert!(store.accounts().token_is_usable(TokenHash::of("new"), reset, now())?);
+    assert!(store.accounts().token_is_usable(TokenHash::of("new"), reset, now())?, "asking twice uses nothing");
+    assert_eq!(store.accounts().usable_token_user(TokenHash::of("new"), reset, now())?.map(|owner| owner.email), Some("ada@example.org".to_owned()));
+    assert!(store.accounts().usable_token_user(TokenHash::of("old"), reset, now())?.is_none(), "superseded");
+    assert!(store.accounts().reset_password(TokenHash::of("new"), "new-hash", now())?.is_some());
+    assert!(!store.accounts().token_is_usable(TokenHash::of("new"), reset, now())?, "used");
     Ok(())
 }
 
 fn queued_ids(store: &Store) -> Result<Vec<u64>, StoreError> {
-    Ok(store.queued_mail()?.into_iter().map(|queued| queued.id).collect())
+    Ok(store.mail().queued_mail()?.into_iter().map(|queued| queued.id).collect())
 }
 
 /// The child half of [`a_mail_handed_over_just_before_the_process_dies_is_not_sent_again`]:
@@ -308,11 +329,11 @@ fn queued_ids(store: &Store) -> Result<Vec<u64>, StoreError> {
 fn child_hands_over_mails_and_dies_before_any_flush() -> TestResult {
     let Some(path) = std::env::var_os("PAPERTIDE_TEST_SENT_JOURNAL_CHILD") else { return Ok(()) };
     let store = Store::open(std::path::Path::new(&path))?;
-    let queued = store.queued_mail()?;
+    let queued = store.mail().queued_mail()?;
     let [handed_over, interrupted, _] = queued.as_slice() else { return Err(format!("three queued mails expected, found {}", queued.len()).into()) };
-    store.mark_mail_handing_over(handed_over.id);
-    store.mark_mail_sent(handed_over.id)?;
-    store.mark_mail_handing_over(interrupted.id);
+    store.mail().mark_mail_handing_over(handed_over.id);
+    store.mail().mark_mail_sent(handed_over.id)?;
+    store.mail().mark_mail_handing_over(interrupted.id);
     // Another request's flush, while the second mail goes to the server.
     store.flush()?;
     // As a SIGKILL would: no destructor runs.
@@ -326,9 +347,9 @@ fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestRe
     let (handed_over, interrupted, waiting) = {
         let store = Store::open(&path)?;
         let ids = (
-            store.enqueue_mail(&mail("a@x.org", "one"), now())?,
-            store.enqueue_mail(&mail("b@x.org", "two"), now())?,
-            store.enqueue_mail(&mail("c@x.org", "three"), now())?,
+            store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?,
+            store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?,
+            store.mail().enqueue_mail(&mail("c@x.org", "three"), now())?,
         );
         store.flush()?;
         ids
@@ -343,15 +364,15 @@ fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestRe
 
     let store = Store::open(&path)?;
     assert_eq!(queued_ids(&store)?, [waiting], "the handed-over and the interrupted mails left the queue; the other stays");
-    let dead = store.dead_mail()?;
+    let dead = store.mail().dead_mail()?;
     assert_eq!(dead.iter().map(|queued| queued.id).collect::<Vec<_>>(), [interrupted], "the interrupted mail is kept aside, not sent again");
     assert_eq!(dead[0].last_error.as_deref(), Some(store::MSG_HAND_OVER_INTERRUPTED));
     assert!(!dead.iter().any(|queued| queued.id == handed_over));
     assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty(), "the journal is emptied once the queue is durable");
     drop(store);
     let store = Store::open(&path)?;
-    assert_eq!(store.dead_mail_len(), 1, "a second start finds nothing more to do");
-    assert_eq!(store.mail_queue_len(), 1);
+    assert_eq!(store.mail().dead_mail_len(), 1, "a second start finds nothing more to do");
+    assert_eq!(store.mail().mail_queue_len(), 1);
     Ok(())
 }
 
@@ -360,13 +381,13 @@ fn a_failed_hand_over_leaves_the_mail_queued_across_a_reopen() -> TestResult {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("db");
     let store = Store::open(&path)?;
-    let id = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
-    store.mark_mail_handing_over(id);
-    store.mark_mail_not_handed_over(id);
+    let id = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
+    store.mail().mark_mail_handing_over(id);
+    store.mail().mark_mail_not_handed_over(id);
     drop(store);
     let store = Store::open(&path)?;
     assert_eq!(queued_ids(&store)?, [id]);
-    assert_eq!(store.dead_mail_len(), 0);
+    assert_eq!(store.mail().dead_mail_len(), 0);
     Ok(())
 }
 
@@ -375,9 +396,9 @@ fn a_flush_empties_the_journal_and_an_unsent_mail_survives_a_reopen() -> TestRes
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("db");
     let store = Store::open(&path)?;
-    let sent = store.enqueue_mail(&mail("a@x.org", "one"), now())?;
-    let kept = store.enqueue_mail(&mail("b@x.org", "two"), now())?;
-    store.mark_mail_sent(sent)?;
+    let sent = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
+    let kept = store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?;
+    store.mail().mark_mail_sent(sent)?;
     assert_eq!(std::fs::read(dir.path().join("db.mail-sent"))?.len(), 8);
     store.flush()?;
     assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty());
@@ -393,15 +414,15 @@ fn the_number_of_accounts_is_kept_with_each_account_and_survives_a_reopen() -> T
     let path = dir.path().join("db");
     {
         let store = Store::open(&path)?;
-        assert_eq!(store.user_count(), 0);
+        assert_eq!(store.accounts().user_count(), 0);
         signup(&store, "ada@example.org", "t1")?;
         signup(&store, "bob@example.org", "t2")?;
         assert!(matches!(signup(&store, "ADA@example.org", "t3"), Err(StoreError::DuplicateEmail)));
-        assert_eq!(store.user_count(), 2, "a refused signup is not counted");
+        assert_eq!(store.accounts().user_count(), 2, "a refused signup is not counted");
         store.flush()?;
     }
     let store = Store::open(&path)?;
-    assert_eq!(store.user_count(), 2);
+    assert_eq!(store.accounts().user_count(), 2);
     Ok(())
 }
 
@@ -421,25 +442,29 @@ fn pending(password_hash: &str, token: &str, at: DateTime<Utc>) -> store::Pendin
 fn a_signup_for_an_unverified_address_replaces_its_pending_credentials() -> TestResult {
     let store = Store::temporary()?;
     let attacker = signup(&store, "victim@example.org", "attacker-link")?;
-    store.create_session(TokenHash::of("attacker-session"), &session_for(&attacker, now()))?;
+    store.accounts().create_session(TokenHash::of("attacker-session"), &session_for(&attacker, now()))?;
     let later = now() + Duration::hours(1);
-    let restarted = store.restart_pending_signup("Victim@Example.org", pending("victim-hash", "victim-link", later), later)?;
+    let restarted = store.accounts().restart_pending_signup("Victim@Example.org", pending("victim-hash", "victim-link", later), later)?;
     let store::SignupRestart::Restarted(user) = restarted else { panic!("the unverified account is restarted: {restarted:?}") };
     assert_eq!(user.id, attacker.id, "the same account, new credentials");
     assert_eq!(user.password_hash, "victim-hash");
     assert_eq!((user.research_field.as_deref(), user.pending_search.as_deref()), (Some("physics"), Some("dark matter")));
     assert_eq!(user.verification_expires_at, Some(later + Duration::hours(48)));
-    assert!(store.session_user(TokenHash::of("attacker-session"), later)?.is_none(), "the earlier signer's session ended");
-    assert_eq!(store.due_mail(later, 10)?.iter().filter(|queued| queued.mail.subject == "Verify again").count(), 1);
-    assert!(store.verify_email(TokenHash::of("attacker-link"), later, |user| mail(&user.email, "Welcome"))?.is_none(), "the first link is void");
-    let verified = store.verify_email(TokenHash::of("victim-link"), later, |user| mail(&user.email, "Welcome"))?.expect("the newest link verifies");
+    assert!(store.accounts().session_user(TokenHash::of("attacker-session"), later)?.is_none(), "the earlier signer's session ended");
+    assert_eq!(store.mail().due_mail(later, 10)?.iter().filter(|queued| queued.mail.subject == "Verify again").count(), 1);
+    assert!(
+        store.accounts().verify_email(TokenHash::of("attacker-link"), later, |user| mail(&user.email, "Welcome"))?.is_none(),
+        "the first link is void"
+    );
+    let verified =
+        store.accounts().verify_email(TokenHash::of("victim-link"), later, |user| mail(&user.email, "Welcome"))?.expect("the newest link verifies");
     assert_eq!(verified.password_hash, "victim-hash");
 
     // Once verified, a signup changes nothing.
-    let again = store.restart_pending_signup("victim@example.org", pending("third-hash", "third-link", later), later)?;
+    let again = store.accounts().restart_pending_signup("victim@example.org", pending("third-hash", "third-link", later), later)?;
     assert!(matches!(again, store::SignupRestart::Unchanged(ref user) if user.password_hash == "victim-hash"), "{again:?}");
-    assert!(!store.token_is_usable(TokenHash::of("third-link"), TokenPurpose::EmailVerification, later)?);
-    assert_eq!(store.restart_pending_signup("nobody@example.org", pending("h", "t", later), later)?, store::SignupRestart::Missing);
+    assert!(!store.accounts().token_is_usable(TokenHash::of("third-link"), TokenPurpose::EmailVerification, later)?);
+    assert_eq!(store.accounts().restart_pending_signup("nobody@example.org", pending("h", "t", later), later)?, store::SignupRestart::Missing);
     Ok(())
 }
 
@@ -449,24 +474,24 @@ fn a_signup_for_an_unverified_address_replaces_its_pending_credentials() -> Test
 fn unverified_accounts_are_removed_with_everything_when_their_window_closes() -> TestResult {
     let store = Store::temporary()?;
     let before = store.raw_entries()?;
-    let count_before = store.user_count();
+    let count_before = store.accounts().user_count();
     let trap = signup(&store, "trap@example.org", "trap-link")?;
-    store.record_notice(trap.id, "signup-attempt", now())?;
+    store.digests().record_notice(trap.id, "signup-attempt", now())?;
     let kept = signup(&store, "kept@example.org", "kept-link")?;
-    store.verify_email(TokenHash::of("kept-link"), now(), |user| mail(&user.email, "Welcome"))?.expect("verified");
+    store.accounts().verify_email(TokenHash::of("kept-link"), now(), |user| mail(&user.email, "Welcome"))?.expect("verified");
     let fresh_at = now() + Duration::hours(47);
     let fresh = {
         let user = User::new(UserId(Uuid::new_v4()), "fresh@example.org", "hash".into(), fresh_at);
         let verification = Some((TokenHash::of("fresh-link"), fresh_at + Duration::hours(48)));
-        store.create_account(NewAccount { user, preferences: Preferences::default(), verification, mail: None }, fresh_at)?
+        store.accounts().create_account(NewAccount { user, preferences: Preferences::default(), verification, mail: None }, fresh_at)?
     };
-    assert_eq!(store.remove_expired_unverified(now() + Duration::hours(47))?, 0, "within the window nothing goes");
-    assert_eq!(store.remove_expired_unverified(now() + Duration::hours(48))?, 1);
-    assert!(store.user(trap.id)?.is_none() && store.user_by_email("trap@example.org")?.is_none());
-    assert!(store.user(kept.id)?.is_some(), "a verified account stays");
-    assert!(store.user(fresh.id)?.is_some(), "an account in its window stays");
-    assert_eq!(store.user_count(), count_before + 2);
-    assert!(!store.token_is_usable(TokenHash::of("trap-link"), TokenPurpose::EmailVerification, now())?);
+    assert_eq!(store.accounts().remove_expired_unverified(now() + Duration::hours(47))?, 0, "within the window nothing goes");
+    assert_eq!(store.accounts().remove_expired_unverified(now() + Duration::hours(48))?, 1);
+    assert!(store.accounts().user(trap.id)?.is_none() && store.accounts().user_by_email("trap@example.org")?.is_none());
+    assert!(store.accounts().user(kept.id)?.is_some(), "a verified account stays");
+    assert!(store.accounts().user(fresh.id)?.is_some(), "an account in its window stays");
+    assert_eq!(store.accounts().user_count(), count_before + 2);
+    assert!(!store.accounts().token_is_usable(TokenHash::of("trap-link"), TokenPurpose::EmailVerification, now())?);
     // Nothing of the removed account is left in any tree.
     let trap_key = trap.id.as_bytes().to_vec();
     for (tree, key, value) in store.raw_entries()?.into_iter().filter(|entry| !before.contains(entry)) {

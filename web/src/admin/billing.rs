@@ -30,14 +30,14 @@ async fn billing(state: web::Data<AppState>, _operator: Operator) -> ApiResult<w
 
 fn paid_and_tracked(state: &AppState) -> ApiResult<AdminBilling> {
     let mut newest: BTreeMap<UserId, SubscriptionTracking> = BTreeMap::new();
-    for row in state.store.all_subscription_trackings()? {
+    for row in state.store.billing().all_subscription_trackings()? {
         let is_newer = newest.get(&row.user_id).is_none_or(|kept| kept.created_at < row.created_at);
         if is_newer {
             newest.insert(row.user_id, row);
         }
     }
     let mut users = Vec::new();
-    for user in state.store.users()? {
+    for user in state.store.accounts().users()? {
         let tracked = newest.get(&user.id);
         if !user.subscription_tier.is_paid() && tracked.is_none() {
             continue;

@@ -25,7 +25,7 @@ async fn delete_user(state: web::Data<AppState>, operator: Operator, user_id: we
     if operator.account().is_some_and(|account| account.id == id) {
         return Err(ApiError::new(ErrorCode::CannotDeleteSelf, MSG_SELF));
     }
-    let user = state.store.user(id)?.ok_or_else(|| ApiError::not_found(MSG_NO_USER))?;
+    let user = state.store.accounts().user(id)?.ok_or_else(|| ApiError::not_found(MSG_NO_USER))?;
     super::users::refuse_operator_by_settings(&state, &user)?;
     crate::rights::delete_user(&state, &user).await?;
     let by = operator.account().map_or_else(|| "the local operator".to_owned(), |account| account.id.to_string());

@@ -39,5 +39,5 @@ pub fn configure(routes: &mut ApiRoutes) {
 /// no account.
 fn user_of(state: &AppState, user_id: &str) -> ApiResult<User> {
     let id = Uuid::parse_str(user_id.trim()).map_err(|_| ApiError::bad_request("This is not a user id."))?;
-    state.store.user(UserId(id))?.ok_or_else(|| ApiError::not_found(MSG_NO_SUCH_USER))
+    state.store.accounts().user(UserId(id))?.ok_or_else(|| ApiError::not_found(MSG_NO_SUCH_USER))
 }

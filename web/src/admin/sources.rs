@@ -35,7 +35,7 @@ fn read_sources(state: &AppState) -> ApiResult<AdminSources> {
     let count = |since, sources: &[Source]| index.count_in_window(since, None, sources).map_err(ApiError::internal);
     let mut sources = Vec::new();
     for source in Source::ALL {
-        let harvest = state.store.harvest_state(source)?;
+        let harvest = state.store.papers().harvest_state(source)?;
         let enabled = state.settings.harvest.sources.contains(&source);
         let board = state.board.get(Harvester::actor_name(source)).unwrap_or_default();
         sources.push(AdminSource {

@@ -26,14 +26,14 @@ async fn stats(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web
 
 /// Reads every account once (and every digest's key): run off the async threads.
 fn count(state: &AppState, now: DateTime<Utc>) -> ApiResult<AdminStats> {
-    let users = state.store.users()?;
+    let users = state.store.accounts().users()?;
     let mut digests_sent = 0;
     for user in &users {
-        digests_sent += state.store.ledger(user.id)?.received;
+        digests_sent += state.store.digests().ledger(user.id)?.received;
     }
     let on_plan = |tier: Tier| users.iter().filter(|user| user.subscription_tier == tier).count() as u64;
     let signups = users.iter().map(|user| user.created_at);
-    let digests = state.store.digest_sent_times()?;
+    let digests = state.store.digests().digest_sent_times()?;
     Ok(AdminStats {
         users: users.len() as u64,
         verified: users.iter().filter(|user| user.is_email_verified).count() as u64,
@@ -42,7 +42,7 @@ fn count(state: &AppState, now: DateTime<Utc>) -> ApiResult<AdminStats> {
         pro: on_plan(Tier::Pro),
         team: on_plan(Tier::Team),
         operators: users.iter().filter(|user| is_operator(user, &state.settings)).count() as u64,
-        active_terms: state.store.active_term_count()?,
+        active_terms: state.store.terms().active_term_count()?,
         digests_sent,
         signups_by_week: by_week(signups, now),
         digests_by_week: by_week(digests.into_iter(), now),

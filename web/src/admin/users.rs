@@ -30,8 +30,8 @@ pub fn configure(routes: &mut ApiRoutes) {
 
 /// `user` as the operator sees it: with its terms and its digests counted.
 pub(super) fn admin_user(state: &AppState, user: &User) -> ApiResult<AdminUser> {
-    let terms = state.store.search_terms(user.id)?;
-    let ledger = state.store.ledger(user.id)?;
+    let terms = state.store.terms().search_terms(user.id)?;
+    let ledger = state.store.digests().ledger(user.id)?;
     Ok(AdminUser {
         id: user.id.0,
         email: user.email.clone(),
@@ -79,7 +79,7 @@ fn find_users(state: &AppState, filter: &UserFilter, page: u32) -> ApiResult<Adm
             && filter.plan.is_none_or(|plan| user.subscription_tier == plan)
             && filter.verified.is_none_or(|verified| user.is_email_verified == verified)
     };
-    let found: Vec<User> = state.store.users()?.into_iter().filter(matches).collect();
+    let found: Vec<User> = state.store.accounts().users()?.into_iter().filter(matches).collect();
     let skipped = usize::try_from(page - 1).unwrap_or(usize::MAX).saturating_mul(PAGE_SIZE as usize);
     let users = found.iter().skip(skipped).take(PAGE_SIZE as usize).map(|user| admin_user(state, user)).collect::<ApiResult<Vec<_>>>()?;
     Ok(AdminUserPage { users, total: found.len() as u64, page, page_size: PAGE_SIZE })
@@ -96,7 +96,7 @@ async fn set_plan(
 ) -> ApiResult<web::Json<AdminUser>> {
     let tier = parse_plan(&body.plan)?;
     let user = user_of(&state, &user_id)?;
-    let user = state.store.set_plan(user.id, tier)?;
+    let user = state.store.billing().set_plan(user.id, tier)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, plan = %tier, "an operator set a plan");
     Ok(web::Json(admin_user(&state, &user)?))
@@ -119,7 +119,7 @@ async fn set_operator(
         }
         refuse_operator_by_settings(&state, &user)?;
     }
-    let user = state.store.update_user(user.id, |user| user.is_admin = grant)?;
+    let user = state.store.accounts().update_user(user.id, |user| user.is_admin = grant)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, operator = grant, "an operator changed an account's operator flag");
     Ok(web::Json(admin_user(&state, &user)?))
@@ -143,7 +143,7 @@ async fn set_disabled(
     if disable {
         refuse_operator_by_settings(&state, &user)?;
     }
-    let user = state.store.set_account_disabled(user.id, disable)?;
+    let user = state.store.accounts().set_account_disabled(user.id, disable)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, disabled = disable, "an operator changed an account's access");
     Ok(web::Json(admin_user(&state, &user)?))

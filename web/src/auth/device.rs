@@ -49,7 +49,7 @@ pub struct TrustedDevice {
 /// A fresh device cookie for `user`, issued `now`.
 pub fn device_cookie(state: &AppState, user: &User, now: DateTime<Utc>) -> Result<Cookie<'static>, ApiError> {
     let issued = now.timestamp();
-    let mac = device_mac(&state.store.device_cookie_key()?, user, issued);
+    let mac = device_mac(&state.store.accounts().device_cookie_key()?, user, issued);
     let value = format!("{}.{issued}.{}", user.id.0.simple(), hex::encode(mac));
     let (name, path) = device_cookie_name_and_path(&state.settings);
     Ok(Cookie::build(name, value)
@@ -75,7 +75,7 @@ pub fn trusted_device(state: &AppState, request: &HttpRequest, user: &User, now:
     if user_id != user.id.0 || !is_current {
         return Ok(None);
     }
-    let expected = device_mac(&state.store.device_cookie_key()?, user, issued);
+    let expected = device_mac(&state.store.accounts().device_cookie_key()?, user, issued);
     // Compared in constant time, so timing tells nothing about a forged MAC.
     let is_genuine: bool = mac.as_slice().ct_eq(expected.as_slice()).into();
     Ok(is_genuine.then(|| TrustedDevice { key: hex::encode(mac) }))

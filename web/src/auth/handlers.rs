@@ -123,7 +123,7 @@ async fn create_account(
     ip: String,
     seeds: &[crate::seeds::FoundSeed],
 ) -> ApiResult<Created<SignupAnswer>> {
-    let is_taken = state.store.user_by_email(&signup.email)?.is_some();
+    let is_taken = state.store.accounts().user_by_email(&signup.email)?.is_some();
     let password_hash = state.hasher.hash(signup.password).await?;
     let now = Utc::now();
     let mut user = User::new(UserId(Uuid::new_v4()), &signup.email, password_hash, now);
@@ -145,7 +145,7 @@ async fn create_account(
             verification,
             mail: mail.clone(),
         };
-        state.store.restart_pending_signup(&user.email, pending, now)?
+        state.store.accounts().restart_pending_signup(&user.email, pending, now)?
     } else {
         SignupRestart::Missing
     };
@@ -159,7 +159,7 @@ async fn create_account(
             }
             // Taken between the look and the write: its owner is told as above.
             Err(store::StoreError::DuplicateEmail) => {
-                if let Some(owner) = state.store.user_by_email(&user.email)? {
+                if let Some(owner) = state.store.accounts().user_by_email(&user.email)? {
                     note_signup_of_verified_address(&state, &owner, may_mail, now)?;
                 }
             }
@@ -185,16 +185,16 @@ fn write_account(
     now: chrono::DateTime<Utc>,
 ) -> Result<User, store::StoreError> {
     let account = NewAccount { mail, verification: Some(verification), preferences: Preferences::default(), user };
-    state.store.create_account(account, now)
+    state.store.accounts().create_account(account, now)
 }
 
 /// A signup for an address whose account is verified (or deactivated) changes nothing of it: the
 /// attempt is recorded, and an active account's owner is told that they already have one when
 /// `may_mail` (the recipient's mail budget allowed it).
 fn note_signup_of_verified_address(state: &AppState, owner: &User, may_mail: bool, now: chrono::DateTime<Utc>) -> Result<(), store::StoreError> {
-    state.store.record_notice(owner.id, "signup-attempt", now)?;
+    state.store.digests().record_notice(owner.id, "signup-attempt", now)?;
     if may_mail && owner.is_active && owner.is_email_verified {
-        state.store.enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
+        state.store.mail().enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
     }
     Ok(())
 }
@@ -209,7 +209,7 @@ async fn verify_email(state: web::Data<AppState>, request: HttpRequest, query: w
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
     let context = state.mail_context();
-    let verified = state.store.verify_email(TokenHash::of(token), Utc::now(), |user| welcome_mail(&context, &user.email))?;
+    let verified = state.store.accounts().verify_email(TokenHash::of(token), Utc::now(), |user| welcome_mail(&context, &user.email))?;
     let Some(user) = verified else {
         state.limiter.check("link-guess", &ip, guesses)?;
         return Err(ApiError::new(ErrorCode::InvalidToken, MSG_VERIFY_INVALID).with_details(not_a_success()));
@@ -241,7 +241,7 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
     // The form first: an address that is not one (over 254 characters, say) is refused before
     // anything is counted or kept.
     let credentials = validate_login(&form.into_inner().into())?;
-    let user = state.store.user_by_email(&credentials.email)?;
+    let user = state.store.accounts().user_by_email(&credentials.email)?;
     check_login_rates(&state, &request, &ip, &credentials.email, user.as_ref())?;
     let stored_hash = user.as_ref().map(|user| user.password_hash.clone());
     let is_match = state.hasher.verify(stored_hash, credentials.password).await?;
@@ -257,7 +257,7 @@ async fn login(state: web::Data<AppState>, request: HttpRequest, form: web::Json
         return Err(ApiError::new(ErrorCode::EmailNotVerified, MSG_NOT_VERIFIED).with_details(details));
     }
     if let Some(previous) = session_hash(&request) {
-        state.store.delete_session(previous)?;
+        state.store.accounts().delete_session(previous)?;
     }
     let cookie = start_session(&state, &user, Some(ip))?;
     let device = device_cookie(&state, &user, Utc::now())?;
@@ -292,7 +292,7 @@ fn check_login_rates(state: &AppState, request: &HttpRequest, ip: &str, email: &
     limiter.check("login-address", ip, per_address)?;
     limiter.check("login", &format!("{ip} {email}"), limits.login)?;
     let is_known_address = match account {
-        Some(user) => state.store.has_session_from(user, ip, now)?,
+        Some(user) => state.store.accounts().has_session_from(user, ip, now)?,
         None => false,
     };
     if is_known_address {
@@ -304,7 +304,7 @@ fn check_login_rates(state: &AppState, request: &HttpRequest, ip: &str, email: &
 /// `POST /api/auth/logout`: ends this session (if any) and clears the cookie.
 async fn logout(state: web::Data<AppState>, request: HttpRequest) -> ApiResult<Answer<Message>> {
     if let Some(hash) = session_hash(&request) {
-        state.store.delete_session(hash)?;
+        state.store.accounts().delete_session(hash)?;
     }
     Ok(Answer::new(Message::new("Logged out")).cookie(removal_cookie(&state)))
 }
@@ -324,15 +324,15 @@ async fn reset_password(state: web::Data<AppState>, request: HttpRequest, form: 
     let reset = validate_reset_password(&form.into_inner().into())?;
     let token = TokenHash::of(&reset.token);
     let invalid_token = || ApiError::new(ErrorCode::InvalidToken, MSG_RESET_INVALID);
-    let Some(account) = state.store.usable_token_user(token, TokenPurpose::PasswordReset, Utc::now())? else {
+    let Some(account) = state.store.accounts().usable_token_user(token, TokenPurpose::PasswordReset, Utc::now())? else {
         return Err(invalid_token());
     };
     check_new_password_for_account(&reset.password, &account.email)?;
     let password_hash = state.hasher.hash(reset.password).await?;
-    let Some(user) = state.store.reset_password(token, &password_hash, Utc::now())? else {
+    let Some(user) = state.store.accounts().reset_password(token, &password_hash, Utc::now())? else {
         return Err(invalid_token());
     };
-    state.store.delete_sessions_of(user.id)?;
+    state.store.accounts().delete_sessions_of(user.id)?;
     state.store.flush_async().await?;
     tracing::info!(user_id = %user.id, "password reset");
     Ok(Answer::new(Message::new("Password reset successful. You can now sign in with your new password.")).cookie(removal_cookie(&state)))
@@ -377,7 +377,7 @@ async fn mail_token(state: &AppState, email: &str, purpose: TokenPurpose) -> Res
         TokenPurpose::PasswordReset => user.is_active,
         TokenPurpose::EmailVerification => user.is_active && !user.is_email_verified,
     };
-    let Some(user) = state.store.user_by_email(email)?.filter(is_eligible) else {
+    let Some(user) = state.store.accounts().user_by_email(email)?.filter(is_eligible) else {
         return Ok(());
     };
     if !may_mail_recipient(state, &user.email) {
@@ -403,7 +403,7 @@ async fn issue_link(state: &AppState, user: &User, purpose: TokenPurpose) -> Res
             (verification_mail(&state.mail_context(), &user.email, &token), now + Duration::hours(VERIFICATION_WINDOW_HOURS))
         }
     };
-    state.store.issue_token(user.id, purpose, TokenHash::of(&token), expires_at, &mail, now)?;
+    state.store.accounts().issue_token(user.id, purpose, TokenHash::of(&token), expires_at, &mail, now)?;
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(())

@@ -34,7 +34,7 @@ pub fn start_session(state: &AppState, user: &User, ip_address: Option<String>) 
     let now = Utc::now();
     let session =
         Session { user_id: user.id, epoch: user.session_epoch, created_at: now, expires_at: now + Duration::days(SESSION_TTL_DAYS), ip_address };
-    state.store.create_session(TokenHash::of(&token), &session)?;
+    state.store.accounts().create_session(TokenHash::of(&token), &session)?;
     Ok(session_cookie(state, token, time::Duration::days(SESSION_TTL_DAYS)))
 }
 
@@ -104,7 +104,7 @@ pub(super) fn signed_in(request: &HttpRequest) -> Result<SignedIn, ApiError> {
     let state = request.app_data::<web::Data<AppState>>().ok_or_else(|| ApiError::internal("application state missing"))?;
     let not_signed_in = || ApiError::unauthorized("Not authenticated");
     let hash = session_hash(request).ok_or_else(not_signed_in)?;
-    let (_, user) = state.store.session_user(hash, Utc::now())?.ok_or_else(not_signed_in)?;
+    let (_, user) = state.store.accounts().session_user(hash, Utc::now())?.ok_or_else(not_signed_in)?;
     Ok(SignedIn { user, session_hash: hash })
 }
 

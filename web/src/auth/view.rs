@@ -39,7 +39,7 @@ impl UserView {
     /// The view with what only the store knows: the free plan's digests used.
     pub fn of_account(user: &User, state: &AppState) -> ApiResult<UserView> {
         let mut view = UserView::of(user, &state.settings);
-        let ledger = state.store.signed_in_ledger(user.id)?;
+        let ledger = state.store.digests().signed_in_ledger(user.id)?;
         view.last_digest_sent_at = ledger.last_digest.or(user.last_digest_sent_at);
         view.last_free_sent_at = ledger.last_free.or(user.last_free_sent_at);
         if engine::digest::has_digest_allowance(user.subscription_tier) {

@@ -103,7 +103,7 @@ fn change_mail(state: &AppState) -> impl Fn(&User, &PlanChange) -> engine::mail:
 
 /// Applies a subscription read from Stripe to `user` and tells the mailer about any change.
 fn apply(state: &AppState, user: &User, subscription: &SubscriptionState) -> ApiResult<Applied> {
-    let applied = state.store.apply_subscription(user.id, subscription, Utc::now(), change_mail(state))?;
+    let applied = state.store.billing().apply_subscription(user.id, subscription, Utc::now(), change_mail(state))?;
     if applied.change.is_some() {
         state.store.flush()?;
         state.poke_mailer();
@@ -115,9 +115,9 @@ fn apply(state: &AppState, user: &User, subscription: &SubscriptionState) -> Api
 /// row or its customer. None when no user of this server owns it.
 async fn reconcile(state: &AppState, gateway: &StripeGateway, subscription_id: &str) -> ApiResult<Option<Applied>> {
     let subscription = gateway.subscription(subscription_id).await?;
-    let owner = match state.store.subscription_tracking(subscription_id)? {
-        Some(row) => state.store.user(row.user_id)?,
-        None => state.store.user_by_stripe_customer(&subscription.customer)?,
+    let owner = match state.store.billing().subscription_tracking(subscription_id)? {
+        Some(row) => state.store.accounts().user(row.user_id)?,
+        None => state.store.billing().user_by_stripe_customer(&subscription.customer)?,
     };
     match owner {
         Some(user) => apply(state, &user, &subscription).map(Some),
@@ -134,12 +134,12 @@ async fn customer_of(state: &AppState, gateway: &StripeGateway, user: &User) -> 
         return Ok(customer.clone());
     }
     let created = gateway.create_customer(user.id, &user.email).await?;
-    Ok(state.store.set_stripe_customer(user.id, &created)?)
+    Ok(state.store.billing().set_stripe_customer(user.id, &created)?)
 }
 
 /// The signed-in user as stored now (the session's copy may predate a plan change).
 fn own_user(state: &AppState, signed_in: &SignedIn) -> ApiResult<User> {
-    state.store.user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))
+    state.store.accounts().user(signed_in.user.id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."))
 }
 
 fn paid_tier(text: &str) -> ApiResult<Tier> {
@@ -218,7 +218,7 @@ async fn create_subscription(
         }
     };
     let subscription_id = created.state.id.clone();
-    state.store.track_subscription(user.id, &subscription_id, tier, Utc::now())?;
+    state.store.billing().track_subscription(user.id, &subscription_id, tier, Utc::now())?;
     let applied = apply(&state, &user, &created.state)?;
     if let Verdict::Failed(reason) = engine::billing::verdict(&created.state) {
         if current.is_none() {
@@ -244,7 +244,7 @@ async fn create_subscription(
 /// Cancels the user's earlier subscriptions that were never paid (an abandoned 3-D Secure,
 /// a declined card), so a new attempt does not leave two behind. Best effort.
 async fn abandon_unpaid_subscriptions(state: &AppState, gateway: &StripeGateway, user: &User) {
-    let Ok(rows) = state.store.subscription_trackings(user.id) else {
+    let Ok(rows) = state.store.billing().subscription_trackings(user.id) else {
         return;
     };
     for row in rows.iter().filter(|row| !row.provisioned && matches!(row.status, TrackingStatus::Pending | TrackingStatus::Failed)) {
@@ -316,7 +316,7 @@ async fn session_status(
         let subscription = gateway.subscription(subscription_id).await?;
         if subscription.customer.as_str() == user.stripe_customer_id.as_deref().unwrap_or_default() {
             if let Some(tier) = subscription.tier {
-                state.store.track_subscription(user.id, subscription_id, tier, Utc::now())?;
+                state.store.billing().track_subscription(user.id, subscription_id, tier, Utc::now())?;
             }
             apply(&state, user, &subscription)?;
         }
@@ -333,7 +333,8 @@ async fn subscription_status(
     let gateway = gateway(&state)?;
     let subscription_id = path.into_inner();
     let owned = |row: &engine::billing::SubscriptionTracking| row.user_id == signed_in.user.id;
-    let mut row = state.store.subscription_tracking(&subscription_id)?.filter(owned).ok_or_else(|| ApiError::not_found(MSG_NO_SUBSCRIPTION))?;
+    let mut row =
+        state.store.billing().subscription_tracking(&subscription_id)?.filter(owned).ok_or_else(|| ApiError::not_found(MSG_NO_SUBSCRIPTION))?;
     if row.state() == "pending" && (Utc::now() - row.updated_at).num_seconds() >= RECHECK_AFTER_SECS {
         match reconcile(&state, gateway, &subscription_id).await {
             Ok(Some(applied)) => row = applied.tracking.unwrap_or(row),
@@ -356,7 +357,7 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
     if !user.subscription_tier.is_paid() {
         return Err(ApiError::bad_request(MSG_NOTHING_TO_CANCEL));
     }
-    let active = state.store.search_terms(user.id)?.iter().filter(|term| term.is_active).count();
+    let active = state.store.terms().search_terms(user.id)?.iter().filter(|term| term.is_active).count();
     if active > 1 {
         let details = ErrorDetails { requires_search_deletion: Some(true), current_search_count: Some(active), ..ErrorDetails::default() };
         return Err(ApiError::bad_request(format!(
@@ -373,7 +374,7 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
             Err(failure) => return Err(failure.into()),
         }
     }
-    let applied = state.store.cancel_plan(user.id, Utc::now(), change_mail(&state))?;
+    let applied = state.store.billing().cancel_plan(user.id, Utc::now(), change_mail(&state))?;
     state.store.flush()?;
     state.poke_mailer();
     Ok(web::Json(CancelAnswer {
@@ -432,7 +433,7 @@ async fn fix_subscription(state: web::Data<AppState>, signed_in: SignedIn) -> Ap
 /// operator's from the console).
 pub(crate) async fn repair_subscription(state: &AppState, user_id: UserId) -> ApiResult<FixSubscriptionAnswer> {
     let gateway = gateway(state)?;
-    let stored_user = || state.store.user(user_id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."));
+    let stored_user = || state.store.accounts().user(user_id)?.ok_or_else(|| ApiError::unauthorized("Please sign in again."));
     let user = stored_user()?;
     let before = user.subscription_tier;
     let Some(customer) = user.stripe_customer_id.clone() else {
@@ -472,7 +473,7 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
     webhook::verify(&gateway.settings().webhook_secret, header, &body, Utc::now().timestamp())
         .map_err(|error| ApiError::new(ErrorCode::BadSignature, format!("Webhook refused: {error}.")))?;
     let event = webhook::parse_event(&body).ok_or_else(|| ApiError::bad_request("Webhook refused: the body is not a Stripe event."))?;
-    if state.store.stripe_event_applied(&event.id)? {
+    if state.store.billing().stripe_event_applied(&event.id)? {
         return Ok(web::Json(WebhookAnswer { duplicate: Some(true), received: true }));
     }
     if let Some(subscription_id) = subscription_of_event(gateway, &event).await? {
@@ -486,7 +487,7 @@ async fn stripe_webhook(state: web::Data<AppState>, request: HttpRequest, body: 
             Err(error) => return Err(error),
         }
     }
-    state.store.record_stripe_event(&event.id, Utc::now())?;
+    state.store.billing().record_stripe_event(&event.id, Utc::now())?;
     state.store.flush()?;
     Ok(web::Json(WebhookAnswer { duplicate: None, received: true }))
 }

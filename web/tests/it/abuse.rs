@@ -112,11 +112,11 @@ async fn immediate_searches_and_resends_are_limited_per_user() {
     for expected in [200, 409] {
         assert_eq!(ada.post("/api/immediate-search", search("ada@example.org")).await.status, expected);
     }
-    let digests_before = server.state.store.of_user(user_id(&server, "ada@example.org")).expect("digests").len();
+    let digests_before = server.state.store.digests().of_user(user_id(&server, "ada@example.org")).expect("digests").len();
     let limited = ada.post("/api/immediate-search", search("ada@example.org")).await;
     assert_eq!(limited.status, 429, "{}", limited.body);
     assert!(limited.header("retry-after").is_some());
-    let digests_after = server.state.store.of_user(user_id(&server, "ada@example.org")).expect("digests").len();
+    let digests_after = server.state.store.digests().of_user(user_id(&server, "ada@example.org")).expect("digests").len();
     assert_eq!(digests_after, digests_before, "a limited search built a digest");
     assert_eq!(bob.post("/api/immediate-search", search("bob@example.org")).await.status, 200, "bob has his own allowance");
 
@@ -133,7 +133,7 @@ async fn immediate_searches_and_resends_are_limited_per_user() {
 }
 
 fn user_id(server: &TestServer, email: &str) -> engine::UserId {
-    server.state.store.user_by_email(email).expect("store").expect("user").id
+    server.state.store.accounts().user_by_email(email).expect("store").expect("user").id
 }
 
 #[actix_web::test]
@@ -147,7 +147,7 @@ async fn the_research_field_refuses_control_bidi_and_markup_and_writes_nothing()
         assert_eq!(answer.body["errors"][0]["field"], "researchField", "{}", answer.body);
         assert!(answer.message().starts_with("Research field contains unsupported characters"), "{}", answer.body);
     }
-    assert_eq!(server.state.store.user_count(), 0);
+    assert_eq!(server.state.store.accounts().user_count(), 0);
     let plain = json!({ "email": "ada@example.org", "password": PASSWORD, "researchField": "Cell & molecular biology" });
     assert_eq!(client.post("/api/auth/signup", plain).await.status, 201);
 }

@@ -42,7 +42,7 @@ impl Console {
 }
 
 fn user(server: &TestServer, email: &str) -> User {
-    server.state.store.user_by_email(email).expect("the database reads").expect("the account")
+    server.state.store.accounts().user_by_email(email).expect("the database reads").expect("the account")
 }
 
 /// Accounts made in the store directly (no password hashing): `count` of them, unverified, free.
@@ -50,7 +50,7 @@ fn seed_accounts(server: &TestServer, prefix: &str, count: usize) {
     for number in 0..count {
         let user = User::new(UserId(Uuid::new_v4()), &format!("{prefix}{number:02}@lab.example.org"), "hash".into(), Utc::now());
         let account = NewAccount { user, preferences: Preferences::default(), verification: None, mail: None };
-        server.state.store.create_account(account, Utc::now()).expect("an account");
+        server.state.store.accounts().create_account(account, Utc::now()).expect("an account");
     }
 }
 
@@ -89,7 +89,7 @@ async fn operator_routes_refuse_everyone_but_a_verified_operator() {
     let carol = server.client();
     server.verified_user(&carol, "carol@example.org").await;
     let carol_id = user(server, "carol@example.org").id;
-    server.state.store.update_user(carol_id, |user| (user.is_admin, user.is_email_verified) = (true, false)).expect("updated");
+    server.state.store.accounts().update_user(carol_id, |user| (user.is_admin, user.is_email_verified) = (true, false)).expect("updated");
     // An address the settings name, signed up but not verified: it cannot even sign in.
     let pending = server.client();
     server.sign_up(&pending, "pending@example.org").await;
@@ -130,7 +130,7 @@ async fn accounts_are_found_by_email_plan_and_verification_a_page_at_a_time() {
     let console = Console::start().await;
     let server = &console.server;
     seed_accounts(server, "lab", 55);
-    server.state.store.set_plan(user(server, "lab07@lab.example.org").id, engine::Tier::Pro).expect("a plan");
+    server.state.store.billing().set_plan(user(server, "lab07@lab.example.org").id, engine::Tier::Pro).expect("a plan");
     let get = |path: &'static str| console.operator.get(path);
 
     let first = get("/api/admin/users").await;
@@ -245,12 +245,12 @@ async fn disabling_ends_the_users_sessions_and_sign_in_until_enabled() {
     let other_browser = server.client();
     let login = json!({ "email": "bob@example.org", "password": PASSWORD });
     assert_eq!(other_browser.post("/api/auth/login", login.clone()).await.status, 200);
-    assert!(server.state.store.session_count(user(server, "bob@example.org").id) >= 2);
+    assert!(server.state.store.accounts().session_count(user(server, "bob@example.org").id) >= 2);
 
     let disabled_path = format!("/api/admin/users/{}/disabled", console.bob_id);
     let answer = console.operator.post(&disabled_path, json!({ "disabled": true })).await;
     assert_eq!((answer.status, answer.body["disabled"].as_bool()), (200, Some(true)), "{}", answer.body);
-    assert_eq!(server.state.store.session_count(user(server, "bob@example.org").id), 0, "every session record is gone");
+    assert_eq!(server.state.store.accounts().session_count(user(server, "bob@example.org").id), 0, "every session record is gone");
     for browser in [&console.bob, &other_browser] {
         assert_eq!(browser.get("/api/auth/me").await.status, 401, "signed out everywhere");
     }
@@ -306,7 +306,7 @@ async fn stats_count_accounts_plans_terms_and_weeks() {
     let console = Console::start().await;
     let server = &console.server;
     seed_accounts(server, "seed", 3);
-    server.state.store.set_plan(user(server, "seed00@lab.example.org").id, engine::Tier::Team).expect("a plan");
+    server.state.store.billing().set_plan(user(server, "seed00@lab.example.org").id, engine::Tier::Team).expect("a plan");
     let added = console.bob.post("/api/immediate-search", json!({ "email": "bob@example.org", "searchTerm": "liver toxicity of phthalates" })).await;
     assert_eq!(added.status, 200, "{}", added.body);
 
@@ -380,18 +380,20 @@ async fn dead_mail_is_sent_again_and_delivered_or_dropped() {
     // The operator's verification link cannot go: the account is verified in the store.
     let operator = server.client();
     answer_ok(&operator.post("/api/signup", signup_body(OPERATOR, PASSWORD)).await);
-    store.update_user(user(&server, OPERATOR).id, |user| user.is_email_verified = true).expect("verified");
+    store.accounts().update_user(user(&server, OPERATOR).id, |user| user.is_email_verified = true).expect("verified");
     answer_ok(&operator.post("/api/auth/login", json!({ "email": OPERATOR, "password": PASSWORD })).await);
 
     // Two sign-ups' mails are tried, kept, and then given up.
     for email in ["erin@example.org", "fay@example.org"] {
         assert_eq!(server.client().post("/api/signup", signup_body(email, PASSWORD)).await.status, 201);
     }
-    wait_for("the mails were tried", || store.queued_mail().is_ok_and(|queued| queued.len() == 3 && queued.iter().all(|mail| mail.attempts >= 1)))
-        .await;
-    for queued in store.queued_mail().expect("the queue") {
+    wait_for("the mails were tried", || {
+        store.mail().queued_mail().is_ok_and(|queued| queued.len() == 3 && queued.iter().all(|mail| mail.attempts >= 1))
+    })
+    .await;
+    for queued in store.mail().queued_mail().expect("the queue") {
         if queued.mail.to != OPERATOR {
-            store.move_mail_to_dead(queued.id, "550 mailbox unavailable").expect("given up");
+            store.mail().move_mail_to_dead(queued.id, "550 mailbox unavailable").expect("given up");
         }
     }
     let mail = operator.get("/api/admin/mail").await;
@@ -415,10 +417,11 @@ async fn dead_mail_is_sent_again_and_delivered_or_dropped() {
         assert!(Instant::now() < deadline, "Erin's mail never arrived");
         actix_web::rt::time::sleep(Duration::from_millis(100)).await;
     }
-    wait_for("Erin's mail left the queue", || store.queued_mail().is_ok_and(|queued| queued.iter().all(|mail| mail.mail.to == OPERATOR))).await;
+    wait_for("Erin's mail left the queue", || store.mail().queued_mail().is_ok_and(|queued| queued.iter().all(|mail| mail.mail.to == OPERATOR)))
+        .await;
     let dropped = operator.delete(&format!("/api/admin/mail/dead/{fay}")).await;
     assert_eq!(dropped.status, 200, "{}", dropped.body);
-    assert_eq!(store.dead_mail_len(), 0);
+    assert_eq!(store.mail().dead_mail_len(), 0);
 
     for (method, path, status) in [
         ("POST", format!("/api/admin/mail/dead/{erin}/retry"), 404),
@@ -455,7 +458,7 @@ async fn harvest_now_runs_the_sources_harvester_and_moves_its_cursor() {
     .await;
     let store = &console.server.state.store;
     // The first run starts with the service.
-    wait_for("the first harvest ended", || store.harvest_state(Source::Biorxiv).is_ok_and(|state| state.last_success_at.is_some())).await;
+    wait_for("the first harvest ended", || store.papers().harvest_state(Source::Biorxiv).is_ok_and(|state| state.last_success_at.is_some())).await;
     wait_for("the harvester is idle", || console.server.state.board.get("harvester-biorxiv").is_some_and(|status| !status.busy)).await;
     let sources = console.operator.get("/api/admin/sources").await;
     assert_eq!(sources.status, 200, "{}", sources.body);
@@ -471,14 +474,14 @@ async fn harvest_now_runs_the_sources_harvester_and_moves_its_cursor() {
 
     // As if the service had been down for some days: the cursor is further back.
     let behind = today - chrono::Duration::days(6);
-    let mut state = store.harvest_state(Source::Biorxiv).expect("the state");
+    let mut state = store.papers().harvest_state(Source::Biorxiv).expect("the state");
     state.cursor = Some(behind);
-    store.put_harvest_state(Source::Biorxiv, &state).expect("stored");
+    store.papers().put_harvest_state(Source::Biorxiv, &state).expect("stored");
     let started = console.operator.post("/api/admin/sources/biorxiv/harvest", json!({})).await;
     assert_eq!(started.status, 202, "{}", started.body);
     assert!(started.message().contains("started"), "{}", started.body);
     let caught_up = today - chrono::Duration::days(2);
-    wait_for("the cursor moved", || store.harvest_state(Source::Biorxiv).is_ok_and(|state| state.cursor == Some(caught_up))).await;
+    wait_for("the cursor moved", || store.papers().harvest_state(Source::Biorxiv).is_ok_and(|state| state.cursor == Some(caught_up))).await;
     for back in 1..=5 {
         let day = today - chrono::Duration::days(back);
         assert!(!peer.requests_to(&format!("/details/biorxiv/{day}/{day}/0/json")).is_empty(), "{day} was fetched");

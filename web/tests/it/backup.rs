@@ -271,8 +271,8 @@ async fn a_backup_under_load_restores_every_write_acknowledged_before_it_after_a
         let index = index::PaperIndex::open_or_create(&restored_dir.join("index")).expect("the restored index opens");
         assert_eq!(index.paper_count().expect("count"), made.body["papers"].as_u64().expect("papers"));
         let mut checked = 0;
-        for user in store.users().expect("users") {
-            for digest in store.of_user(user.id).expect("digests") {
+        for user in store.accounts().users().expect("users") {
+            for digest in store.digests().of_user(user.id).expect("digests") {
                 for paper in &digest.papers_data {
                     let key = engine::dedup::DedupKey::parse(&paper.keys[0]).expect("a dedup key");
                     assert!(index.find(&key).expect("lookup").is_some(), "digest paper {} missing from the index", paper.keys[0]);

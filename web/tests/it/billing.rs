@@ -15,10 +15,10 @@ const DISABLED: &str = "Billing is not enabled on this server";
 /// Signs `email` up and in on `tier`, with `terms` active search terms.
 async fn subscriber(server: &TestServer, client: &Client, email: &str, tier: Tier, terms: usize) {
     server.verified_user(client, email).await;
-    let user = server.state.store.update_user_by_email(email, |user| user.subscription_tier = tier).expect("tier set");
+    let user = server.state.store.accounts().update_user_by_email(email, |user| user.subscription_tier = tier).expect("tier set");
     for index in 0..terms {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("topic number {index}"), tier, Utc::now());
-        server.state.store.add_search_term(&term, tier, false).expect("added");
+        server.state.store.terms().add_search_term(&term, tier, false).expect("added");
     }
 }
 
@@ -45,7 +45,7 @@ async fn cancelling_checks_the_plan_and_the_active_terms_before_saying_billing_i
     assert_eq!(off.status, 501, "{}", off.body);
     assert!(off.message().starts_with(DISABLED), "{}", off.body);
     assert_eq!(off.body["billingEnabled"], false);
-    let user = server.state.store.user_by_email("team@example.org").expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email("team@example.org").expect("db").expect("user");
     assert_eq!(user.subscription_tier, Tier::Team, "nothing changed");
 }
 

@@ -74,7 +74,7 @@ async fn many_addresses_guessing_one_account_are_limited_per_account_whether_or_
         let limited = login_from(&stranger, "192.0.2.77", email, PASSWORD).await;
         assert_limited(&limited, &format!("a sixth address guessing {email}"));
     }
-    assert!(server.state.store.user_by_email(OWNER).expect("db").expect("user").is_active, "the account is not locked");
+    assert!(server.state.store.accounts().user_by_email(OWNER).expect("db").expect("user").is_active, "the account is not locked");
 }
 
 #[actix_web::test]
@@ -133,7 +133,7 @@ async fn a_forged_device_cookie_is_not_trusted() {
     let server = server_with("1000/1h", "5/1h").await;
     let owner = server.client();
     server.verified_user(&owner, OWNER).await;
-    let user_id = server.state.store.user_by_email(OWNER).expect("db").expect("user").id;
+    let user_id = server.state.store.accounts().user_by_email(OWNER).expect("db").expect("user").id;
     guess_from_many_addresses(&server, OWNER, 8).await;
 
     let issued = chrono::Utc::now().timestamp();
@@ -151,7 +151,7 @@ async fn a_password_reset_voids_device_cookies() {
     server.verified_user(&owner, OWNER).await;
     assert_eq!(owner.post("/api/auth/logout", json!({})).await.status, 200);
     // What a password reset does to the account's sessions and devices.
-    server.state.store.update_user_by_email(OWNER, |user| user.session_epoch += 1).expect("stored");
+    server.state.store.accounts().update_user_by_email(OWNER, |user| user.session_epoch += 1).expect("stored");
 
     guess_from_many_addresses(&server, OWNER, 8).await;
     assert_limited(&login_from(&owner, "192.0.2.60", OWNER, PASSWORD).await, "a device cookie of an older epoch");

@@ -19,7 +19,7 @@ fn seed(data_dir: &Path, emails: &[&str]) {
     for email in emails {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), Utc::now());
         let account = NewAccount { user, preferences: Preferences::default(), verification: None, mail: None };
-        store.create_account(account, Utc::now()).expect("account");
+        store.accounts().create_account(account, Utc::now()).expect("account");
     }
     store.flush().expect("flush");
 }
@@ -46,7 +46,7 @@ fn users_list_set_tier_and_grant_admin() {
     assert!(listing.trim_end().ends_with("2 account(s)"));
 
     let store = Store::open(&data_dir.path().join("db")).expect("database");
-    let ada = store.user_by_email("ada@example.org").expect("readable").expect("ada");
+    let ada = store.accounts().user_by_email("ada@example.org").expect("readable").expect("ada");
     assert_eq!(ada.subscription_tier, engine::Tier::Team);
 }
 
@@ -64,7 +64,7 @@ fn bad_input_is_refused_with_a_reason_and_changes_nothing() {
     assert!(text(&unknown.stderr).contains("no account with email nobody@example.org"));
 
     let store = Store::open(&data_dir.path().join("db")).expect("database");
-    let ada = store.user_by_email("ada@example.org").expect("readable").expect("ada");
+    let ada = store.accounts().user_by_email("ada@example.org").expect("readable").expect("ada");
     assert_eq!(ada.subscription_tier, engine::Tier::Free);
     assert!(!ada.is_admin);
 
@@ -141,9 +141,9 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
     seed(data_dir.path(), &["ada@example.org"]);
     {
         let store = Store::open(&data_dir.path().join("db")).expect("database");
-        let ada = store.update_user_by_email("ada@example.org", |user| user.is_email_verified = true).expect("verified");
+        let ada = store.accounts().update_user_by_email("ada@example.org", |user| user.is_email_verified = true).expect("verified");
         let term = SearchTerm::new(TermId(Uuid::new_v4()), ada.id, "malaria vaccine".into(), ada.subscription_tier, Utc::now());
-        store.add_search_term(&term, ada.subscription_tier, false).expect("a term");
+        store.terms().add_search_term(&term, ada.subscription_tier, false).expect("a term");
         store.flush().expect("flush");
     }
     // Free plans: Mondays, and not within three days of signup. The Monday is at least four days
@@ -165,10 +165,10 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
     assert!(!bad.status.success() && text(&bad.stderr).contains("--at"), "{}", text(&bad.stderr));
 
     let store = Store::open(&data_dir.path().join("db")).expect("database");
-    let ada = store.user_by_email("ada@example.org").expect("db").expect("ada");
-    let digests = store.of_user(ada.id).expect("db");
+    let ada = store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
+    let digests = store.digests().of_user(ada.id).expect("db");
     assert_eq!((digests.len(), digests[0].digest_type.as_str()), (1, "weekly"));
-    assert_eq!(store.mail_queue_len(), 1, "its mail waits for the service");
+    assert_eq!(store.mail().mail_queue_len(), 1, "its mail waits for the service");
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn set_tier_warns_that_stripe_decides_plans_when_billing_is_on() {
     assert!(out.starts_with("warning: billing is on, and Stripe is the source of truth for plans"), "{out}");
     assert!(out.trim_end().ends_with("ada@example.org is now on the pro plan"), "{out}");
     let store = Store::open(&data_dir.path().join("db")).expect("database");
-    assert_eq!(store.user_by_email("ada@example.org").expect("readable").expect("ada").subscription_tier, engine::Tier::Pro);
+    assert_eq!(store.accounts().user_by_email("ada@example.org").expect("readable").expect("ada").subscription_tier, engine::Tier::Pro);
 }
 
 #[test]
@@ -298,12 +298,14 @@ fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
             let mut user = User::new(UserId(Uuid::new_v4()), &format!("user{number}@example.org"), "hash".into(), at - Duration::days(30));
             user.is_email_verified = true;
             user.subscription_tier = engine::Tier::Pro;
-            let user =
-                store.create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, at).expect("account");
+            let user = store
+                .accounts()
+                .create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, at)
+                .expect("account");
             for offset in 0..3 {
                 let text = TERMS[(number + offset) % TERMS.len()];
                 let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.into(), engine::Tier::Pro, at - Duration::days(30));
-                store.add_search_term(&term, engine::Tier::Pro, false).expect("a term");
+                store.terms().add_search_term(&term, engine::Tier::Pro, false).expect("a term");
             }
         }
         store.flush().expect("flush");
@@ -339,15 +341,15 @@ fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
 
     let store = Store::open(&data_dir.path().join("db")).expect("database");
     let mut referenced = std::collections::HashMap::new();
-    for queued in store.queued_mail().expect("queue") {
+    for queued in store.mail().queued_mail().expect("queue") {
         let reference = queued.digest.expect("a digest mail");
         *referenced.entry(reference.digest_key).or_insert(0) += 1;
     }
     assert_eq!(referenced.len(), USERS * 3, "one mail per digest");
     assert!(referenced.values().all(|&mails| mails == 1), "a digest's mail was queued twice");
     let mut papers_sent = 0;
-    for user in store.users().expect("users") {
-        let digests = store.of_user(user.id).expect("digests");
+    for user in store.accounts().users().expect("users") {
+        let digests = store.digests().of_user(user.id).expect("digests");
         assert_eq!(digests.len(), 3, "{}: one weekly digest per term", user.email);
         let mut keys: Vec<&str> =
             digests.iter().flat_map(|digest| &digest.papers_data).filter_map(|paper| paper.keys.first()).map(String::as_str).collect();
@@ -356,7 +358,7 @@ fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
         keys.sort_unstable();
         keys.dedup();
         assert_eq!(keys.len(), sent, "{}: a paper went twice", user.email);
-        let ledger = store.ledger(user.id).expect("ledger");
+        let ledger = store.digests().ledger(user.id).expect("ledger");
         assert_eq!((ledger.version, ledger.received, ledger.last_weekly), (1, 3, Some(at)), "{}: one commit of three digests", user.email);
     }
     assert!(papers_sent > USERS, "the digests had papers: {papers_sent}");

@@ -76,7 +76,7 @@ async fn sigterm_stops_gracefully_and_flushes() {
     assert!(status.success(), "papertide exited with {status}");
 
     let store = store::Store::open(&data_dir.path().join("db")).expect("the database reopens");
-    assert!(store.user_by_email("ada@example.org").expect("readable").is_some());
+    assert!(store.accounts().user_by_email("ada@example.org").expect("readable").is_some());
     let outbox: Vec<_> = std::fs::read_dir(data_dir.path().join("outbox")).expect("outbox").collect();
     assert_eq!(outbox.len(), 1);
 }

@@ -78,7 +78,7 @@ async fn an_immediate_search_mails_a_scored_summarized_digest_once() {
     // The same topic again (deleted and added anew: one the user has is refused) sends only
     // papers not sent before, until none are left (on a paid plan: a free plan's two digests
     // would run out first).
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     let first_titles: Vec<String> = papers.iter().filter_map(|paper| paper["title"].as_str().map(str::to_owned)).collect();
     let mut mails = 3;
     let mut term_id = answer.body["termId"].as_str().expect("a term id").to_owned();
@@ -143,7 +143,7 @@ async fn a_topic_the_user_follows_already_is_refused_and_mailed_once() {
     }
     // Whatever the term's state: queued, or being searched.
     for status in [TermStatus::Pending, TermStatus::Processing] {
-        server.state.store.update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = status).expect("db");
+        server.state.store.terms().update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = status).expect("db");
         let again = ada.post("/api/immediate-search", search("ada@example.org", "Cancer cells")).await;
         assert_eq!(again.status, 409, "{status:?}: {}", again.body);
     }
@@ -155,7 +155,7 @@ async fn a_topic_the_user_follows_already_is_refused_and_mailed_once() {
     assert_eq!(me_free_digests(&ada).await, json!({ "used": 1, "total": 2 }), "no free digest spent");
 
     // A term whose search failed is searched again when added again, once however many ask.
-    server.state.store.update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = TermStatus::Failed).expect("db");
+    server.state.store.terms().update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = TermStatus::Failed).expect("db");
     let (one, other) = tokio::join!(
         ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")),
         ada.post("/api/immediate-search", search("ada@example.org", "Cancer Cells"))
@@ -167,7 +167,7 @@ async fn a_topic_the_user_follows_already_is_refused_and_mailed_once() {
     assert_eq!(digest_mails(), 2);
 
     // Editing a term into another of one's topics is refused too; another user's are theirs.
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     let second = ada.post("/api/immediate-search", search("ada@example.org", "tumor suppression")).await;
     let second_id = second.body["termId"].as_str().expect("a term id").to_owned();
     let edited = ada.patch(&format!("/api/search-terms/{second_id}"), json!({ "term": "Cancer cells" })).await;
@@ -199,14 +199,17 @@ async fn searches_are_checked_and_digests_are_the_owners_alone() {
     assert_eq!(injected.body["message"], "Search term contains invalid characters or patterns");
     assert_eq!(bob.get(&format!("/api/users/{ada_id}/digests")).await.status, 404);
     assert_eq!(server.client().get(&format!("/api/users/{ada_id}/digests")).await.status, 401);
-    assert!(server.state.store.search_terms(engine::UserId(ada_id.parse().expect("uuid"))).expect("db").is_empty(), "refused searches store nothing");
+    assert!(
+        server.state.store.terms().search_terms(engine::UserId(ada_id.parse().expect("uuid"))).expect("db").is_empty(),
+        "refused searches store nothing"
+    );
 
     // A team plan full at 10 terms is told to contact support.
-    server.state.store.update_user_by_email("bob@example.org", |user| user.subscription_tier = Tier::Team).expect("team");
-    let bob_user = server.state.store.user_by_email("bob@example.org").expect("db").expect("bob");
+    server.state.store.accounts().update_user_by_email("bob@example.org", |user| user.subscription_tier = Tier::Team).expect("team");
+    let bob_user = server.state.store.accounts().user_by_email("bob@example.org").expect("db").expect("bob");
     for index in 0..10 {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), bob_user.id, format!("topic {index}"), Tier::Team, Utc::now());
-        server.state.store.add_search_term(&term, Tier::Team, false).expect("added");
+        server.state.store.terms().add_search_term(&term, Tier::Team, false).expect("added");
     }
     let full = bob.post("/api/immediate-search", search("bob@example.org", "one more topic")).await;
     assert_eq!((full.status, full.body["requiresSupport"].as_bool()), (403, Some(true)), "{}", full.body);
@@ -253,7 +256,7 @@ async fn test_mail_goes_to_the_callers_own_address_and_triggers_only_their_diges
     assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "poem")).await.status, 400);
     assert_eq!(ada.post("/api/test-email", test_mail("ada@example.org", "digest")).await.status, 400, "no digest yet");
     assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 403, "not on the free plan");
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     assert_eq!(ada.post("/api/trigger-digest", json!({})).await.status, 400, "no term yet");
     assert_eq!(server.client().post("/api/trigger-digest", json!({})).await.status, 401);
     let operator = ops.post("/api/test-email", test_mail("someone@example.org", "welcome")).await;
@@ -329,7 +332,7 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     let late_today = Utc.from_utc_datetime(&today.and_hms_opt(23, 0, 0).expect("a time"));
 
     // Ada (pro) gets hers on today's weekday.
-    store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     let ada_id = user_id(&ada).await;
     let path = format!("/api/users/{ada_id}/preferences");
     assert_eq!(ada.patch(&path, json!({ "deliveryDay": weekday_of(today).as_str() })).await.status, 200);
@@ -356,22 +359,23 @@ async fn weekly_digests_go_out_on_the_delivery_day_and_free_plans_stop_after_two
     // is no free digest, so his second one with papers is recorded as if it had gone out.
     let days_to_monday = (7 - today.weekday().num_days_from_monday()) % 7;
     let monday = |weeks: i64| late_today + Duration::days(i64::from(days_to_monday) + 7 * weeks + 7);
-    let bob_user = store.user_by_email("bob@example.org").expect("db").expect("bob");
+    let bob_user = store.accounts().user_by_email("bob@example.org").expect("db").expect("bob");
     run(monday(0)).await;
-    let bob_digests = store.of_user(bob_user.id).expect("db");
+    let bob_digests = store.digests().of_user(bob_user.id).expect("db");
     assert_eq!((bob_digests.len(), bob_digests[0].digest_type.as_str()), (2, "weekly"), "the weekly digest on his Monday");
     let template = store
+        .digests()
         .of_user(ada_id.parse().map(engine::UserId).expect("an id"))
         .expect("db")
         .into_iter()
         .find(|digest| !digest.papers_data.is_empty())
         .expect("ada's digest had papers");
     server.use_up_free_digests("bob@example.org", &template, monday(0));
-    let received = store.of_user(bob_user.id).expect("db").len();
+    let received = store.digests().of_user(bob_user.id).expect("db").len();
     run(monday(1)).await;
-    assert!(store.digest_history(&bob_user).expect("db").invited, "then an invitation to upgrade");
+    assert!(store.digests().digest_history(&bob_user).expect("db").invited, "then an invitation to upgrade");
     run(monday(2)).await;
-    assert_eq!(store.of_user(bob_user.id).expect("db").len(), received, "no third free digest");
+    assert_eq!(store.digests().of_user(bob_user.id).expect("db").len(), received, "no third free digest");
     server.wait_for_empty_queue().await;
     let mails = server.outbox();
     assert_eq!(mails.iter().filter(|mail| mail.contains("Your free Papertide digests are used up")).count(), 1, "invited once");
@@ -384,7 +388,7 @@ async fn an_empty_digest_says_why_including_a_failing_source() {
     server.verified_user(&ada, "ada@example.org").await;
     let mut pubmed = engine::harvest::HarvestState::default();
     pubmed.record_failure(Utc::now(), "esearch: HTTP 500");
-    server.state.store.put_harvest_state(engine::paper::Source::Pubmed, &pubmed).expect("stored");
+    server.state.store.papers().put_harvest_state(engine::paper::Source::Pubmed, &pubmed).expect("stored");
 
     let answer = ada.post("/api/immediate-search", search("ada@example.org", "dark matter halos")).await;
     assert_eq!((answer.status, answer.body["papersFound"].as_u64()), (200, Some(0)), "{}", answer.body);
@@ -414,7 +418,7 @@ async fn two_digests_of_one_user_at_once_never_send_a_paper_twice() {
     server.index_recorded_papers().await;
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
     let users = &server.state.users;
     // Both go to ada's own actor, which runs them one after the other: the second sees what the
     // first sent.
@@ -514,7 +518,7 @@ async fn a_configured_llm_expands_and_summarizes_with_the_plans_model_and_failur
     let (ada, bob) = (server.client(), server.client());
     server.verified_user(&ada, "ada@example.org").await;
     server.verified_user(&bob, "bob@example.org").await;
-    server.state.store.update_user_by_email("bob@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    server.state.store.accounts().update_user_by_email("bob@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
 
     // Ada (free) gets the standard model's words, Bob (pro) the advanced model's.
     assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")).await.status, 200);

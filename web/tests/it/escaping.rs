@@ -118,7 +118,7 @@ async fn a_digest_of_hostile_papers_is_escaped_in_html_and_plain_text_and_links_
     assert_eq!(search.status, 200, "{}", search.body);
     assert!(search.body["papersFound"].as_u64().unwrap_or_default() >= 3, "the hostile papers match: {}", search.body);
 
-    let user = server.state.store.user_by_email(EMAIL).expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user");
     let digest = server.latest_digest_of(EMAIL);
     let mail = server.state.digester.render(&user, EMAIL, &digest).expect("rendered");
 
@@ -182,7 +182,7 @@ async fn a_stored_subject_with_a_line_break_adds_no_mail_header() {
     assert_eq!(search.status, 200, "{}", search.body);
     server.wait_for_empty_queue().await;
     let template = server.latest_digest_of(EMAIL);
-    let user = server.state.store.user_by_email(EMAIL).expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user");
     let digest = engine::digest::Digest {
         id: uuid::Uuid::new_v4(),
         subject: "Papertide: news\r\nX-Injected: yes\r\nBcc: victim@example.org".into(),

@@ -260,18 +260,18 @@ async fn mail_waits_while_the_smtp_server_is_down_and_each_goes_out_once_when_it
 
     // Every mail was tried, kept and deferred; none was given up.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !server.state.store.queued_mail().expect("queue").iter().all(|mail| mail.attempts >= 1) {
+    while !server.state.store.mail().queued_mail().expect("queue").iter().all(|mail| mail.attempts >= 1) {
         assert!(Instant::now() < deadline, "the mailer never tried");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(server.state.store.mail_queue_len(), 3);
-    assert_eq!(server.state.store.dead_mail_len(), 0);
+    assert_eq!(server.state.store.mail().mail_queue_len(), 3);
+    assert_eq!(server.state.store.mail().dead_mail_len(), 0);
     assert!(maildev.emails().await.is_empty());
 
     // Back: each mail arrives at its retry, once.
     relay.set(RelayMode::Forward);
     let deadline = Instant::now() + Duration::from_secs(60);
-    while server.state.store.mail_queue_len() > 0 {
+    while server.state.store.mail().mail_queue_len() > 0 {
         assert!(Instant::now() < deadline, "the deferred mail was not sent once the server was back");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -285,7 +285,7 @@ async fn mail_waits_while_the_smtp_server_is_down_and_each_goes_out_once_when_it
     message_ids.sort();
     message_ids.dedup();
     assert_eq!(message_ids.len(), 3, "three distinct Message-IDs");
-    assert_eq!(server.state.store.dead_mail_len(), 0);
+    assert_eq!(server.state.store.mail().dead_mail_len(), 0);
 }
 
 const WEBHOOK_SECRET: &str = "whsec_papertide_test";
@@ -319,7 +319,7 @@ async fn stripe_down_or_hung_during_a_checkout_gives_a_clear_message_and_leaves_
     let server = billing_through(&stripe, &relay).await;
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
-    let ada_record = || server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let ada_record = || server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
 
     // Down before anything: no customer is recorded.
     assert_payment_unavailable(&ada.post("/api/create-subscription", json!({ "tier": "pro" })).await, "step 1");
@@ -338,7 +338,7 @@ async fn stripe_down_or_hung_during_a_checkout_gives_a_clear_message_and_leaves_
     assert_payment_unavailable(&ada.post("/api/create-subscription", step_two.clone()).await, "step 2");
     let user = ada_record();
     assert_eq!((user.subscription_tier, user.stripe_subscription_id.as_deref()), (Tier::Free, None));
-    assert!(server.state.store.subscription_trackings(user.id).expect("db").is_empty());
+    assert!(server.state.store.billing().subscription_trackings(user.id).expect("db").is_empty());
     let customer = user.stripe_customer_id.clone().expect("the customer made in step 1");
     let subscriptions = stripe.get(&format!("/v1/subscriptions?customer={customer}")).await;
     assert_eq!(subscriptions["data"].as_array().map(Vec::len), Some(0), "no subscription at Stripe: {subscriptions}");
@@ -373,7 +373,7 @@ async fn with_the_llm_hung_weekly_digests_still_go_out_summarized_locally() {
     for email in emails {
         let client = server.client();
         server.verified_user(&client, email).await;
-        server.state.store.update_user_by_email(email, |user| user.subscription_tier = Tier::Pro).expect("pro");
+        server.state.store.accounts().update_user_by_email(email, |user| user.subscription_tier = Tier::Pro).expect("pro");
         let id = client.get("/api/auth/me").await.body["user"]["id"].as_str().expect("an id").to_owned();
         let day = engine::digest::weekday_of(today).as_str();
         assert_eq!(client.patch(&format!("/api/users/{id}/preferences"), json!({ "deliveryDay": day })).await.status, 200);
@@ -390,6 +390,7 @@ async fn with_the_llm_hung_weekly_digests_still_go_out_summarized_locally() {
         let immediate = server
             .state
             .store
+            .digests()
             .of_user(digest.user_id)
             .expect("db")
             .into_iter()

@@ -51,7 +51,7 @@ async fn the_topic_typed_before_signup_is_kept_with_the_account_until_it_is_sear
     let mut body = signup_body("bob@example.org", PASSWORD);
     body["pendingSearch"] = json!("<script>alert(1)</script>");
     assert_eq!(server.client().post("/api/signup", body).await.status, 201);
-    let bob = server.state.store.user_by_email("bob@example.org").expect("db").expect("bob");
+    let bob = server.state.store.accounts().user_by_email("bob@example.org").expect("db").expect("bob");
     assert_eq!(bob.pending_search, None);
 }
 
@@ -69,7 +69,7 @@ async fn an_unrelated_week_gives_an_honest_empty_digest_that_is_not_a_free_diges
     assert!(mail.contains("Nothing published in the last 90 days matched \"malaria vaccine in rats\" closely enough to send."), "{mail}");
     assert!(!mail.contains("AI Research Summary") && !mail.contains("Recurring themes"), "{mail}");
     // The dashboard's dialog says what the mail says.
-    let ada_id = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada").id;
+    let ada_id = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada").id;
     let listed = ada.get(&format!("/api/users/{ada_id}/digests")).await;
     assert_eq!(
         listed.body[0]["emptyReason"], "Nothing published in the last 90 days matched \"malaria vaccine in rats\" closely enough to send.",
@@ -107,11 +107,11 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     let (server, ada) = ada_on_a_phthalate_week().await;
     let first = ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await;
     assert_eq!(first.body["digestSent"], true, "{}", first.body);
-    let ada_user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let ada_user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
     let template = server.latest_digest_of("ada@example.org");
     server.use_up_free_digests("ada@example.org", &template, Utc::now());
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
-    let digest_count = || server.state.store.of_user(ada_user.id).expect("db").len();
+    let digest_count = || server.state.store.digests().of_user(ada_user.id).expect("db").len();
     let before = digest_count();
     server.wait_for_empty_queue().await;
     let mails_before = server.outbox().len();
@@ -143,7 +143,7 @@ async fn once_the_free_digests_are_used_no_path_sends_another_until_the_plan_cha
     assert!(new_mails[0].contains("Your free Papertide digests are used up"), "{}", new_mails[0]);
 
     // The operator's set-tier (or a paid plan) lifts it.
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     let lifted = ada.post("/api/immediate-search", search("ada@example.org", "liver toxicity of phthalates")).await;
     assert_eq!(lifted.body["digestSent"], true, "{}", lifted.body);
     assert_eq!(me(&ada).await["freeDigests"], Value::Null);
@@ -159,7 +159,7 @@ async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_use
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 1, "total": 2 }));
 
     // Upgraded: digests with papers, more than the free plan had left.
-    let ada_user = server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
+    let ada_user = server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("pro");
     let template = server.latest_digest_of("ada@example.org");
     let paid = ada.post("/api/immediate-search", search("ada@example.org", "peroxisome proliferation")).await;
     assert_eq!((paid.status, paid.body["digestSent"].as_bool()), (200, Some(true)), "{}", paid.body);
@@ -171,7 +171,7 @@ async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_use
     assert_eq!(me(&ada).await["freeDigests"], Value::Null, "no allowance on a paid plan");
 
     // Cancelled: back on the free plan with its one term, and the one free digest it had left.
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Free).expect("free");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Free).expect("free");
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     let second_term = terms[1]["id"].as_str().expect("an id").to_owned();
     assert_eq!(ada.delete(&format!("/api/search-terms/{second_term}")).await.status, 200);
@@ -179,9 +179,9 @@ async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_use
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     assert!(terms[0]["nextScheduledRun"].is_string(), "a weekly digest is still coming: {terms}");
 
-    let before = server.state.store.of_user(ada_user.id).expect("db").len();
+    let before = server.state.store.digests().of_user(ada_user.id).expect("db").len();
     server.use_up_free_digests("ada@example.org", &template, Utc::now());
-    assert_eq!(server.state.store.of_user(ada_user.id).expect("db").len(), before + 1, "exactly one more free digest");
+    assert_eq!(server.state.store.digests().of_user(ada_user.id).expect("db").len(), before + 1, "exactly one more free digest");
     assert_eq!(me(&ada).await["freeDigests"], json!({ "used": 2, "total": 2 }));
     let terms = ada.get(&format!("/api/users/{}/search-terms", ada_user.id)).await.body;
     let term_id = terms[0]["id"].as_str().expect("an id").to_owned();
@@ -194,7 +194,7 @@ async fn a_paid_plan_that_ends_leaves_the_free_digests_the_free_plan_had_not_use
 async fn the_first_weekly_digest_waits_past_signup_day_and_leaves_its_term_complete() {
     let (server, ada) = ada_on_a_phthalate_week().await;
     assert_eq!(ada.post("/api/immediate-search", search("ada@example.org", "phthalate liver toxicity")).await.status, 200);
-    let ada_user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let ada_user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
     let users = server.state.users.clone();
     let store = server.state.store.clone();
     let pass = |at| {
@@ -248,7 +248,7 @@ async fn a_first_digest_of_a_week_without_new_papers_looks_back_a_month_and_show
         .state
         .users
         .digest(
-            server.state.store.user_by_email("ada@example.org").expect("db").expect("ada"),
+            server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada"),
             "phthalate liver toxicity".into(),
             engine::digest::DigestKind::Weekly,
             Utc::now(),

@@ -192,7 +192,7 @@ async fn signups_from_everyone_together_stop_at_the_servers_cap() {
     let over = client.post("/api/signup", signup_body("late@example.org", PASSWORD)).await;
     assert_eq!(over.status, 429, "{}", over.body);
     assert!(over.header("retry-after").is_some());
-    assert!(server.state.store.user_by_email("late@example.org").expect("db").is_none(), "nothing was written");
+    assert!(server.state.store.accounts().user_by_email("late@example.org").expect("db").is_none(), "nothing was written");
 }
 
 /// Wrong verification and unsubscribe links are counted per address; past the limit, 429.

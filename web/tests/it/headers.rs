@@ -24,7 +24,7 @@ async fn personal_answers_are_never_stored_and_pages_are_revalidated() {
     let server = TestServer::start().await;
     let client = server.client();
     server.verified_user(&client, "ada@example.org").await;
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("ada");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
     for path in ["/api/auth/me".to_owned(), format!("/api/users/{}/preferences", user.id), "/api/auth/user".to_owned(), "/healthz".to_owned()] {
         let answer = client.get(&path).await;
         assert_eq!(answer.status, 200, "{path}");

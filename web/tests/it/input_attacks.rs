@@ -380,8 +380,8 @@ async fn scene() -> (LocalStripe, TestServer, Attacker, Own) {
     .await;
     server.verified_user(&server.client(), EMAIL).await;
     let store = &server.state.store;
-    let user = store.user_by_email(EMAIL).expect("db").expect("user");
-    store.update_user(user.id, |stored| stored.is_unlimited = true).expect("unlimited terms");
+    let user = store.accounts().user_by_email(EMAIL).expect("db").expect("user");
+    store.accounts().update_user(user.id, |stored| stored.is_unlimited = true).expect("unlimited terms");
     let attacker = Attacker::new(&server.base);
     let login = json!({ "email": EMAIL, "password": PASSWORD }).to_string().into_bytes();
     assert_eq!(attacker.send("POST", "/api/auth/login", &[], Some(login)).await.status, 200);
@@ -393,11 +393,11 @@ async fn scene() -> (LocalStripe, TestServer, Attacker, Own) {
     // The first step of a plan change makes the Stripe customer, so later refusals write nothing.
     let setup = attacker.send("POST", "/api/create-subscription", &[], Some(br#"{"tier":"pro"}"#.to_vec())).await;
     assert_eq!(setup.status, 200, "{}", setup.body);
-    let term_id = store.search_terms(user.id).expect("db")[0].id.to_string();
+    let term_id = store.terms().search_terms(user.id).expect("db")[0].id.to_string();
     let own = Own {
         user_id: user.id.to_string(),
         term_id,
-        unsubscribe_token: store.unsubscribe_token(user.id).expect("token"),
+        unsubscribe_token: store.digests().unsubscribe_token(user.id).expect("token"),
         subscription_id: "sub_unknown".to_owned(),
     };
     (stripe, server, attacker, own)
@@ -526,7 +526,7 @@ async fn hostile_input_in_every_field_parameter_and_header_is_refused_cleanly_an
         }
     }
     // The account is still the user's, signed in and on its plan: nothing above escalated.
-    let user = server.state.store.user_by_email(EMAIL).expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user");
     assert!(!user.is_admin && user.subscription_tier == engine::Tier::Free, "{user:?}");
     assert_eq!(attacker.send("GET", "/api/auth/me", &[], None).await.status, 200);
 }
@@ -536,7 +536,7 @@ async fn forged_session_cookies_and_anonymous_hostile_calls_are_refused_and_writ
     let server = TestServer::start().await;
     let judge = Judge { server: &server };
     server.verified_user(&server.client(), EMAIL).await;
-    let user = server.state.store.user_by_email(EMAIL).expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user");
     let own = Own {
         user_id: user.id.to_string(),
         term_id: "00000000-0000-0000-0000-000000000000".into(),
@@ -594,7 +594,7 @@ async fn bodies_of_10_kb_and_10_mb_get_clear_answers() {
     let attacker = Attacker::new(&server.base);
     let login = json!({ "email": EMAIL, "password": PASSWORD }).to_string().into_bytes();
     assert_eq!(attacker.send("POST", "/api/auth/login", &[], Some(login)).await.status, 200);
-    let user_id = server.state.store.user_by_email(EMAIL).expect("db").expect("user").id.to_string();
+    let user_id = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user").id.to_string();
     let own = Own { user_id, term_id: "x".into(), unsubscribe_token: "x".into(), subscription_id: "x".into() };
     let ten_kb = json!({ "email": "nobody@example.org", "padding": "p".repeat(10 * 1024) }).to_string().into_bytes();
     let ten_mb = format!("{{\"email\":\"{}\"}}", "m".repeat(10 * 1024 * 1024)).into_bytes();
@@ -628,7 +628,7 @@ async fn emails_differing_in_case_are_one_account_and_unicode_lookalikes_are_ref
         // Answered as a new account would be (so the form tells nobody who has one); Kate is mailed.
         let signup = client.post("/api/signup", crate::common::signup_body(same, PASSWORD)).await;
         assert_eq!(signup.status, 201, "{same}: {}", signup.body);
-        assert_eq!(server.state.store.user_count(), 1, "{same} is Kate's account");
+        assert_eq!(server.state.store.accounts().user_count(), 1, "{same} is Kate's account");
         let login = server.client().post("/api/auth/login", json!({ "email": same, "password": PASSWORD })).await;
         assert_eq!(login.status, 200, "{same}: {}", login.body);
         assert_eq!(client.get(&format!("/api/users/{}", encode(same.trim()))).await.status, 200, "{same}");
@@ -654,7 +654,7 @@ async fn emails_differing_in_case_are_one_account_and_unicode_lookalikes_are_ref
         let search = client.post("/api/immediate-search", json!({ "email": email, "searchTerm": "topic alpha" })).await;
         assert_eq!(search.status, 403, "{email:?}: {}", search.body);
     }
-    assert_eq!(server.state.store.user_count(), 1);
+    assert_eq!(server.state.store.accounts().user_count(), 1);
 }
 
 /// Extra fields naming what only the server sets (plan, operator, verification) are refused, and
@@ -671,17 +671,17 @@ async fn extra_fields_cannot_set_plan_operator_or_verification() {
     body.as_object_mut().expect("object").extend(extra.as_object().expect("object").clone());
     let refused = client.post("/api/signup", body).await;
     assert_eq!((refused.status, refused.body["code"].as_str()), (400, Some("validation_failed")), "{}", refused.body);
-    assert!(server.state.store.user_by_email("eve@example.org").expect("db").is_none(), "no account is made");
+    assert!(server.state.store.accounts().user_by_email("eve@example.org").expect("db").is_none(), "no account is made");
 
     server.verified_user(&client, EMAIL).await;
-    let user = server.state.store.user_by_email(EMAIL).expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user");
     let mut change: Map<String, Value> = extra.as_object().expect("object").clone();
     change.insert("weeklyDigest".into(), json!(false));
     let refused = client.patch(&format!("/api/users/{}/preferences", user.id), Value::Object(change)).await;
     assert_eq!(refused.status, 400, "{}", refused.body);
-    let after = server.state.store.user_by_email(EMAIL).expect("db").expect("user");
+    let after = server.state.store.accounts().user_by_email(EMAIL).expect("db").expect("user");
     assert!(!after.is_admin && after.subscription_tier == engine::Tier::Free && !after.is_unlimited);
-    assert!(server.state.store.preferences(user.id).expect("db").weekly_digest);
+    assert!(server.state.store.accounts().preferences(user.id).expect("db").weekly_digest);
 }
 
 fn own_value(own: &Own, parameter: &str) -> String {

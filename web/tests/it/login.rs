@@ -99,7 +99,7 @@ async fn a_deactivated_account_cannot_sign_in_and_loses_its_sessions() {
     let client = server.client();
     server.verified_user(&client, "ada@example.org").await;
     assert_eq!(client.get("/api/auth/me").await.status, 200);
-    server.state.store.update_user_by_email("ada@example.org", |user| user.is_active = false).expect("update");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.is_active = false).expect("update");
     assert_eq!(client.get("/api/auth/me").await.status, 401);
     let answer = server.client().post("/api/auth/login", json!({ "email": "ada@example.org", "password": PASSWORD })).await;
     assert_eq!(answer.status, 403);

@@ -100,11 +100,11 @@ async fn reset_validation_and_bad_tokens() {
 
     // A reset token past its hour.
     server.verified_user(&server.client(), "ada@example.org").await;
-    let ada = server.state.store.user_by_email("ada@example.org").expect("readable").expect("ada");
+    let ada = server.state.store.accounts().user_by_email("ada@example.org").expect("readable").expect("ada");
     let expired = "expired-reset-token";
     let mail = engine::mail::password_reset_mail(&server.state.mail_context(), &ada.email, expired);
     let past = Utc::now() - Duration::seconds(1);
-    server.state.store.issue_token(ada.id, TokenPurpose::PasswordReset, TokenHash::of(expired), past, &mail, Utc::now()).expect("token");
+    server.state.store.accounts().issue_token(ada.id, TokenPurpose::PasswordReset, TokenHash::of(expired), past, &mail, Utc::now()).expect("token");
     let late = client.post("/api/reset-password", reset_body(expired, NEW_PASSWORD, NEW_PASSWORD)).await;
     assert_eq!(late.status, 400);
     let login = client.post("/api/auth/login", json!({ "email": "ada@example.org", "password": PASSWORD })).await;

@@ -45,10 +45,10 @@ struct Rater {
 async fn rater(server: &TestServer, email: &str, text: &str) -> Rater {
     let client = server.client();
     server.verified_user(&client, email).await;
-    let user = server.state.store.user_by_email(email).expect("db").expect("user");
+    let user = server.state.store.accounts().user_by_email(email).expect("db").expect("user");
     let mut term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.into(), Tier::Free, Utc::now());
     term.status = TermStatus::Completed;
-    server.state.store.add_search_term(&term, Tier::Free, false).expect("added");
+    server.state.store.terms().add_search_term(&term, Tier::Free, false).expect("added");
     let digest = Digest {
         id: Uuid::new_v4(),
         user_id: user.id,
@@ -83,7 +83,7 @@ fn key_of(digest: &Digest, position: usize) -> String {
 }
 
 fn token(server: &TestServer, user_id: UserId, digest_id: Uuid, position: u16, verdict: Verdict, now: chrono::DateTime<Utc>) -> String {
-    let key = server.state.store.rating_link_key().expect("db");
+    let key = server.state.store.ratings().rating_link_key().expect("db");
     RatingClaim::new(user_id, digest_id, position, verdict, now).sign(&key)
 }
 
@@ -128,7 +128,7 @@ async fn the_owner_rates_lists_changes_and_removes() {
 
     // Deleting the term deletes its ratings.
     assert_eq!(ada.client.delete(&format!("/api/search-terms/{}", ada.term.id)).await.status, 200);
-    assert!(server.state.store.of_term(ada.user_id, ada.term.id).expect("db").is_empty());
+    assert!(server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -140,7 +140,7 @@ async fn bad_ratings_are_refused_with_a_message_and_write_nothing() {
     // Another of Ada's terms, with a digest of its own.
     let mut other = SearchTerm::new(TermId(Uuid::new_v4()), ada.user_id, "gene drive".into(), Tier::Team, Utc::now());
     other.status = TermStatus::Completed;
-    server.state.store.add_search_term(&other, Tier::Team, false).expect("added");
+    server.state.store.terms().add_search_term(&other, Tier::Team, false).expect("added");
     let cases = [
         (json!({ "digestId": ada.digest.id, "paperKey": "doi:10.9/not-there", "verdict": "relevant" }), 400, "not in that digest"),
         (json!({ "digestId": Uuid::new_v4(), "paperKey": first, "verdict": "relevant" }), 404, "Digest not found"),
@@ -162,8 +162,8 @@ async fn bad_ratings_are_refused_with_a_message_and_write_nothing() {
     assert_eq!((wrong_term.status, wrong_term.message()), (404, "Digest not found"), "a digest of another term");
     let no_key = ada.client.delete(&path).await;
     assert_eq!((no_key.status, no_key.message()), (400, "paperKey is required"));
-    assert!(server.state.store.of_term(ada.user_id, ada.term.id).expect("db").is_empty());
-    assert!(server.state.store.of_term(ada.user_id, other.id).expect("db").is_empty());
+    assert!(server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db").is_empty());
+    assert!(server.state.store.ratings().of_term(ada.user_id, other.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -190,9 +190,9 @@ async fn nobody_else_sees_or_rates_a_term() {
     let stolen =
         bob.client.send("PUT", &ratings_path(&bob.term), Some(&json!({ "digestId": ada.digest.id, "paperKey": first, "verdict": "relevant" }))).await;
     assert_eq!(stolen.status, 404, "{}", stolen.body);
-    let kept = server.state.store.of_term(ada.user_id, ada.term.id).expect("db");
+    let kept = server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db");
     assert_eq!((kept.len(), kept[0].verdict), (1, Verdict::Relevant));
-    assert!(server.state.store.of_term(bob.user_id, bob.term.id).expect("db").is_empty());
+    assert!(server.state.store.ratings().of_term(bob.user_id, bob.term.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -220,7 +220,7 @@ async fn exclusion_words_are_edited_with_the_term() {
     }
     let renamed = ada.client.patch(&path, json!({ "term": "prime editing", "exclude": [] })).await;
     assert_eq!((renamed.body["term"].as_str(), renamed.body["exclude"].clone()), (Some("prime editing"), json!([])));
-    let stored = server.state.store.search_term(ada.term.id).expect("db").expect("there");
+    let stored = server.state.store.terms().search_term(ada.term.id).expect("db").expect("there");
     assert!(stored.exclude.is_empty());
 }
 
@@ -237,13 +237,13 @@ async fn a_rating_link_is_looked_at_without_change_and_confirmed_once() {
         (looked.body["term"].as_str(), looked.body["title"].as_str(), looked.body["verdict"].as_str()),
         (Some("CRISPR base editing"), Some("CRISPR base editing: second"), Some("notRelevant"))
     );
-    assert!(server.state.store.of_term(ada.user_id, ada.term.id).expect("db").is_empty(), "looking changes nothing");
+    assert!(server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db").is_empty(), "looking changes nothing");
 
     for _ in 0..2 {
         let confirmed = stranger.post("/api/ratings/link", json!({ "token": token })).await;
         assert_eq!(confirmed.status, 200, "{}", confirmed.body);
     }
-    let ratings = server.state.store.of_term(ada.user_id, ada.term.id).expect("db");
+    let ratings = server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db");
     assert_eq!(ratings.len(), 1, "confirming twice records one rating");
     assert_eq!(
         (ratings[0].paper_key.as_str(), ratings[0].verdict, ratings[0].digest_id),
@@ -288,8 +288,8 @@ async fn altered_expired_and_orphaned_links_are_refused() {
     assert_eq!(ada.client.delete(&format!("/api/search-terms/{}", ada.term.id)).await.status, 200);
     let orphaned = stranger.get(&format!("/api/ratings/link?token={genuine}")).await;
     assert_eq!((orphaned.status, orphaned.message()), (410, "The search term this link rates was deleted."));
-    assert!(server.state.store.of_term(ada.user_id, ada.term.id).expect("db").is_empty());
-    assert!(server.state.store.of_term(bob.user_id, bob.term.id).expect("db").is_empty());
+    assert!(server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db").is_empty());
+    assert!(server.state.store.ratings().of_term(bob.user_id, bob.term.id).expect("db").is_empty());
 }
 
 /// A link rates the term its digest was made for, not whichever term has its text now: the same
@@ -315,7 +315,7 @@ async fn a_term_deleted_and_added_again_is_not_rated_by_the_old_digests_links() 
     assert_eq!(ada.client.delete(&format!("/api/search-terms/{}", ada.term.id)).await.status, 200);
     let mut again = SearchTerm::new(TermId(Uuid::new_v4()), ada.user_id, "crispr base editing".into(), Tier::Free, Utc::now());
     again.status = TermStatus::Completed;
-    server.state.store.add_search_term(&again, Tier::Free, false).expect("added again");
+    server.state.store.terms().add_search_term(&again, Tier::Free, false).expect("added again");
 
     for link in [&tagged_link, &untagged_link] {
         let confirmed = stranger.post("/api/ratings/link", json!({ "token": link })).await;
@@ -326,7 +326,7 @@ async fn a_term_deleted_and_added_again_is_not_rated_by_the_old_digests_links() 
         let rated = ada.client.send("PUT", &format!("/api/search-terms/{}/ratings", again.id), Some(&body)).await;
         assert_eq!(rated.status, 404, "an old digest is not the new term's: {}", rated.body);
     }
-    assert!(server.state.store.of_term(ada.user_id, again.id).expect("db").is_empty(), "the new term learned nothing from old links");
+    assert!(server.state.store.ratings().of_term(ada.user_id, again.id).expect("db").is_empty(), "the new term learned nothing from old links");
 }
 
 #[actix_web::test]
@@ -346,7 +346,7 @@ async fn the_digest_mail_links_each_paper_to_its_rating_page() {
     let looked = server.client().get(&format!("/api/ratings/link?token={}", token_of(&more))).await;
     assert_eq!((looked.body["title"].as_str(), looked.body["verdict"].as_str()), (Some("CRISPR base editing: second"), Some("moreLikeThis")));
     assert!(mail.contains(r#"">Relevant</a>"#), "the HTML part links too");
-    assert!(server.state.store.of_term(ada.user_id, ada.term.id).expect("db").is_empty(), "links looked at record nothing");
+    assert!(server.state.store.ratings().of_term(ada.user_id, ada.term.id).expect("db").is_empty(), "links looked at record nothing");
 }
 
 #[actix_web::test]

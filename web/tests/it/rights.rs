@@ -18,7 +18,7 @@ async fn user_with_a_digest(server: &TestServer, email: &str, term: &str) -> (Cl
     server.verified_user(&client, email).await;
     let added = client.post("/api/immediate-search", json!({ "email": email, "searchTerm": term })).await;
     assert!(added.status < 300, "{}", added.body);
-    let user = server.state.store.user_by_email(email).expect("db").expect("the user");
+    let user = server.state.store.accounts().user_by_email(email).expect("db").expect("the user");
     digest_with_a_paper(server, &user, term).await;
     (client, user)
 }
@@ -44,7 +44,7 @@ async fn smtp_user_with_a_digest(server: &TestServer, maildev: &Maildev, email: 
     assert_eq!(verified.status, 200, "{}", verified.body);
     let added = client.post("/api/immediate-search", json!({ "email": email, "searchTerm": term })).await;
     assert!(added.status < 300, "{}", added.body);
-    let user = server.state.store.user_by_email(email).expect("db").expect("the user");
+    let user = server.state.store.accounts().user_by_email(email).expect("db").expect("the user");
     digest_with_a_paper(server, &user, term).await;
     (client, user)
 }
@@ -75,7 +75,7 @@ async fn the_owner_exports_their_data_and_nothing_of_another_user() {
     let server = TestServer::start().await;
     let (ada, ada_user) = user_with_a_digest(&server, "ada@example.org", "kidney organoid maturation").await;
     let (bob, bob_user) = user_with_a_digest(&server, "bob@example.org", "coral reef bleaching").await;
-    server.state.store.set_plan(ada_user.id, engine::Tier::Pro).expect("a plan change");
+    server.state.store.billing().set_plan(ada_user.id, engine::Tier::Pro).expect("a plan change");
 
     let export = ada.get(&format!("/api/users/{}/export", ada_user.id)).await;
     assert_eq!(export.status, 200, "{}", export.body);
@@ -103,7 +103,7 @@ async fn the_owner_exports_their_data_and_nothing_of_another_user() {
     for foreign in ["bob@example.org", "coral reef", &bob_user.id.to_string()] {
         assert!(!text.contains(foreign), "ada's export shows {foreign}: {text}");
     }
-    let stored = server.state.store.user(ada_user.id).expect("db").expect("ada");
+    let stored = server.state.store.accounts().user(ada_user.id).expect("db").expect("ada");
     for secret in ["password", "$argon2", "Token", "session", "epoch"] {
         assert!(!text.contains(secret), "the export holds {secret}: {text}");
     }
@@ -169,11 +169,11 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
         list_unsubscribe: None,
     };
     let now = chrono::Utc::now();
-    let waiting = store.enqueue_mail(&mail("Waiting"), now + chrono::Duration::days(1)).expect("queued");
-    store.mark_mail_failed(waiting, "try later", now + chrono::Duration::days(1)).expect("deferred");
-    let dead = store.enqueue_mail(&mail("Bounced"), now + chrono::Duration::days(1)).expect("queued");
-    store.move_mail_to_dead(dead, "rejected for good").expect("dead");
-    let bob_before = store.user_data(bob_user.id).expect("db");
+    let waiting = store.mail().enqueue_mail(&mail("Waiting"), now + chrono::Duration::days(1)).expect("queued");
+    store.mail().mark_mail_failed(waiting, "try later", now + chrono::Duration::days(1)).expect("deferred");
+    let dead = store.mail().enqueue_mail(&mail("Bounced"), now + chrono::Duration::days(1)).expect("queued");
+    store.mail().move_mail_to_dead(dead, "rejected for good").expect("dead");
+    let bob_before = store.accounts().user_data(bob_user.id).expect("db");
     let mails_before = maildev.emails().await.len();
 
     let deleted = ada.post(&format!("/api/users/{}/delete", ada_user.id), json!({ "password": PASSWORD })).await;
@@ -194,8 +194,8 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
     server.wait_for_empty_queue().await;
     let entries = store.raw_entries().expect("db");
     assert_eq!(entries_naming(&entries, &ada_user), Vec::<String>::new(), "no record of ada is left");
-    assert!(store.dead_mail().expect("db").iter().all(|dead| dead.mail.to != "ada@example.org"));
-    assert_eq!(store.user_data(bob_user.id).expect("db"), bob_before, "bob's records are untouched");
+    assert!(store.mail().dead_mail().expect("db").iter().all(|dead| dead.mail.to != "ada@example.org"));
+    assert_eq!(store.accounts().user_data(bob_user.id).expect("db"), bob_before, "bob's records are untouched");
     assert_eq!(bob.get("/api/auth/me").await.status, 200);
 
     assert_eq!(ada.get("/api/auth/me").await.status, 401, "the session is gone");
@@ -203,9 +203,9 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
     assert_eq!(login.status, 401, "{}", login.body);
     let again = server.client().post("/api/signup", signup_body("ada@example.org", PASSWORD)).await;
     assert_eq!(again.status, 201, "{}", again.body);
-    let new_ada = store.user_by_email("ada@example.org").expect("db").expect("a new account");
+    let new_ada = store.accounts().user_by_email("ada@example.org").expect("db").expect("a new account");
     assert_ne!(new_ada.id, ada_user.id);
-    assert!(store.of_user(new_ada.id).expect("db").is_empty() && store.search_terms(new_ada.id).expect("db").is_empty());
+    assert!(store.digests().of_user(new_ada.id).expect("db").is_empty() && store.terms().search_terms(new_ada.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -252,8 +252,8 @@ async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_
     let (bob, bob_user) = user_with_a_digest(&server, "bob@example.org", "coral reef bleaching").await;
     server.wait_for_empty_queue().await;
     let store = &server.state.store;
-    let term = store.search_terms(ada_user.id).expect("db").pop().expect("ada's term");
-    let digest = store.of_user(ada_user.id).expect("db").pop().expect("ada's digest");
+    let term = store.terms().search_terms(ada_user.id).expect("db").pop().expect("ada's term");
+    let digest = store.digests().of_user(ada_user.id).expect("db").pop().expect("ada's digest");
     let traces: Vec<Vec<u8>> = [
         ada_user.email.as_bytes().to_vec(),
         ada_user.id.as_bytes().to_vec(),
@@ -289,10 +289,10 @@ async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_
     // The service goes on on the compacted database: bob reads and writes, and ada's address is free.
     assert!(!files_holding(data_dir, &[bob_user.email.as_bytes().to_vec()]).is_empty(), "bob is kept");
     assert_eq!(bob.get("/api/auth/me").await.status, 200);
-    let bob_term = store.search_terms(bob_user.id).expect("db").pop().expect("bob's term");
+    let bob_term = store.terms().search_terms(bob_user.id).expect("db").pop().expect("bob's term");
     let renamed = bob.patch(&format!("/api/search-terms/{}", bob_term.id), json!({ "term": "sea urchin larvae" })).await;
     assert_eq!(renamed.status, 200, "{}", renamed.body);
-    assert_eq!(store.search_terms(bob_user.id).expect("db").pop().map(|term| term.term), Some("sea urchin larvae".to_owned()));
+    assert_eq!(store.terms().search_terms(bob_user.id).expect("db").pop().map(|term| term.term), Some("sea urchin larvae".to_owned()));
     let again = server.client().post("/api/signup", signup_body("ada.lovelace@example.org", PASSWORD)).await;
     assert_eq!(again.status, 201, "{}", again.body);
 }
@@ -320,7 +320,7 @@ async fn a_paid_user_s_deletion_cancels_their_subscription_at_stripe() {
     billing.server.wait_for_empty_queue().await;
     let entries = billing.server.state.store.raw_entries().expect("db");
     assert_eq!(entries_naming(&entries, &user), Vec::<String>::new(), "no record of ada is left");
-    assert!(billing.server.state.store.user_by_email("ada@example.org").expect("db").is_none());
+    assert!(billing.server.state.store.accounts().user_by_email("ada@example.org").expect("db").is_none());
 }
 
 #[actix_web::test]
@@ -344,6 +344,7 @@ async fn stripe_unreachable_deletes_nothing() {
     server
         .state
         .store
+        .accounts()
         .update_user(ada_user.id, |user| {
             user.subscription_tier = engine::Tier::Pro;
             user.stripe_subscription_id = Some("sub_unreachable1".into());
@@ -362,7 +363,7 @@ async fn an_operator_deletes_a_user_but_not_themselves() {
     let operator = server.operator().await;
     let (ada, ada_user) = user_with_a_digest(&server, "ada@example.org", "kidney organoid maturation").await;
     let (bob, bob_user) = user_with_a_digest(&server, "bob@example.org", "coral reef bleaching").await;
-    let operator_user = server.state.store.user_by_email(crate::common::OPERATOR).expect("db").expect("the operator");
+    let operator_user = server.state.store.accounts().user_by_email(crate::common::OPERATOR).expect("db").expect("the operator");
 
     let before = settled_entries(&server).await;
     let not_an_operator = ada.delete(&format!("/api/admin/users/{}", bob_user.id)).await;
@@ -382,7 +383,7 @@ async fn an_operator_deletes_a_user_but_not_themselves() {
     assert!(deleted.message().contains("ada@example.org"), "{}", deleted.body);
     server.wait_for_mail_to("ada@example.org", DELETED_SUBJECT).await;
     assert_eq!(ada.get("/api/auth/me").await.status, 401);
-    assert!(server.state.store.user(ada_user.id).expect("db").is_none());
+    assert!(server.state.store.accounts().user(ada_user.id).expect("db").is_none());
     assert_eq!(bob.get("/api/auth/me").await.status, 200, "others stay");
     assert_eq!(operator.get("/api/auth/me").await.status, 200);
 }

@@ -19,7 +19,7 @@ async fn cross_site_state_changes_are_refused_and_write_nothing() {
         assert_eq!(answer.status, 403, "{headers:?}");
         assert_eq!(answer.body["code"], "cross_site_request");
     }
-    assert_eq!(server.state.store.user_count(), 0);
+    assert_eq!(server.state.store.accounts().user_count(), 0);
 
     let own_origin = server.base.clone();
     let same = client.post_raw("/api/signup", &[json_type, ("origin", &own_origin), ("sec-fetch-site", "same-origin")], body).await;
@@ -45,7 +45,7 @@ async fn only_the_public_urls_origin_may_change_state() {
         let answer = client.post_raw("/api/signup", &headers, signup_body("ada@example.org", PASSWORD).to_string()).await;
         assert_eq!(answer.status, 403, "{origin}: {}", answer.body);
     }
-    assert_eq!(server.state.store.user_count(), 0);
+    assert_eq!(server.state.store.accounts().user_count(), 0);
     let loopback = format!("http://localhost:{port}");
     let answer = client.post_raw("/api/signup", &[json_type, ("origin", &loopback)], signup_body("ada@example.org", PASSWORD).to_string()).await;
     assert_eq!(answer.status, 201, "a loopback public URL's loopback equivalent: {}", answer.body);
@@ -93,7 +93,7 @@ async fn signup_forgot_password_and_resend_are_rate_limited() {
     assert_eq!(client.post("/api/auth/signup", json!({ "email": "b@example.org", "password": PASSWORD, "researchField": "x" })).await.status, 201);
     let third = client.post("/api/signup", signup_body("c@example.org", PASSWORD)).await;
     assert_eq!(third.status, 429);
-    assert_eq!(server.state.store.user_count(), 2);
+    assert_eq!(server.state.store.accounts().user_count(), 2);
 
     for path in ["/api/forgot-password", "/api/auth/resend-verification"] {
         for _ in 0..2 {

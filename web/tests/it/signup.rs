@@ -26,9 +26,9 @@ async fn combined_signup_creates_an_unverified_account_and_mails_a_link() {
     assert!(link.starts_with(&format!("{}/verify-email?token=", server.base)), "{link}");
 
     assert_eq!(client.get("/api/auth/me").await.status, 401, "signup must not sign in before verification");
-    let stored = server.state.store.user_by_email("ada@example.org").expect("readable").expect("stored");
+    let stored = server.state.store.accounts().user_by_email("ada@example.org").expect("readable").expect("stored");
     assert_eq!(stored.ip_address.as_deref(), Some("127.0.0.1"));
-    let preferences = server.state.store.preferences(stored.id).expect("preferences");
+    let preferences = server.state.store.accounts().preferences(stored.id).expect("preferences");
     assert_eq!(preferences, engine::Preferences::default());
 }
 
@@ -66,8 +66,8 @@ async fn combined_signup_reports_every_rule_with_the_spec_message() {
     let mut missing = signup_body("ada@example.org", PASSWORD);
     missing.as_object_mut().expect("object").remove("agreeToPrivacy");
     assert_eq!(client.post("/api/signup", missing).await.message(), "You must agree to the Privacy Policy");
-    assert_eq!(server.state.store.user_count(), 0, "a rejected signup wrote an account");
-    assert_eq!(server.state.store.mail_queue_len(), 0);
+    assert_eq!(server.state.store.accounts().user_count(), 0, "a rejected signup wrote an account");
+    assert_eq!(server.state.store.mail().mail_queue_len(), 0);
 }
 
 #[actix_web::test]
@@ -114,7 +114,7 @@ async fn a_second_signup_of_the_same_email_answers_as_a_new_one_changes_nothing_
     server.wait_for_outbox(2).await;
     let relink = server.wait_for_mail_to("ada@example.org", "Verify your email").await;
     assert!(relink.contains("/verify-email?token="));
-    assert_eq!(server.state.store.user_count(), 1);
+    assert_eq!(server.state.store.accounts().user_count(), 1);
 
     server.verified_user(&server.client(), "bob@example.org").await;
     server.wait_for_empty_queue().await;
@@ -124,7 +124,7 @@ async fn a_second_signup_of_the_same_email_answers_as_a_new_one_changes_nothing_
     let note = server.wait_for_mail_to("bob@example.org", "You already have a Papertide account").await;
     assert!(note.contains("/login"), "{note}");
     assert_eq!(server.outbox().len(), before + 1);
-    assert_eq!(server.state.store.user_count(), 2);
+    assert_eq!(server.state.store.accounts().user_count(), 2);
     let signed_in = server.client().post("/api/auth/login", json!({ "email": "bob@example.org", "password": PASSWORD })).await;
     assert_eq!(signed_in.status, 200, "the owner's password is unchanged: {}", signed_in.body);
 }
@@ -138,7 +138,7 @@ async fn concurrent_signups_of_one_email_make_one_account() {
     let mut statuses: Vec<u16> = answers.iter().map(|answer| answer.status).collect();
     statuses.sort();
     assert_eq!(statuses, vec![201, 201, 201, 201], "every attempt answers alike");
-    assert_eq!(server.state.store.user_count(), 1);
+    assert_eq!(server.state.store.accounts().user_count(), 1);
 }
 
 #[actix_web::test]
@@ -162,5 +162,5 @@ async fn malformed_bodies_get_clear_json_errors() {
     let oversized = client.post_raw("/api/signup", &json_header, huge).await;
     assert_eq!(oversized.status, 413);
     assert_eq!(oversized.body["code"], "payload_too_large");
-    assert_eq!(server.state.store.user_count(), 0);
+    assert_eq!(server.state.store.accounts().user_count(), 0);
 }

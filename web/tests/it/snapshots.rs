@@ -244,7 +244,7 @@ async fn ada_with_a_term(server: &TestServer, redactor: &mut Redactor) -> Ada {
     let client = server.client();
     server.verified_user(&client, "ada@example.org").await;
     let searched = client.post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": "kidney organoid maturation" })).await;
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("Ada");
     let term_id = searched.body["termId"].as_str().expect("a term id").to_owned();
     redactor.learn(&user.id.to_string(), "ada_id");
     redactor.learn(&term_id, "term_id");
@@ -316,7 +316,7 @@ async fn account_routes_answer_as_pinned() {
 
     // A deactivated account.
     server.client().post("/api/signup", signup_body("gus@example.org", PASSWORD)).await;
-    server.state.store.update_user_by_email("gus@example.org", |user| user.is_active = false).expect("deactivated");
+    server.state.store.accounts().update_user_by_email("gus@example.org", |user| user.is_active = false).expect("deactivated");
     check(&redactor, "auth_login_deactivated", &anonymous.post("/api/auth/login", json!({ "email": "gus@example.org", "password": PASSWORD })).await);
 
     // A password reset.
@@ -348,7 +348,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     let ada = ada_with_a_term(&server, &mut redactor).await;
     let client = &ada.client;
     let anonymous = server.client();
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("Ada");
 
     // Every route of a signed-in user, called by nobody signed in.
     let mut refusals = serde_json::Map::new();
@@ -404,7 +404,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "ratings_delete_ok", &client.delete(&format!("{ratings}?paperKey=pmid:31415")).await);
     check(&redactor, "ratings_delete_no_rating", &client.delete(&format!("{ratings}?paperKey=pmid:31415")).await);
     check(&redactor, "ratings_delete_no_key", &client.delete(&ratings).await);
-    let rating_key = server.state.store.rating_link_key().expect("db");
+    let rating_key = server.state.store.ratings().rating_link_key().expect("db");
     let link = |digest_id: uuid::Uuid, at: chrono::DateTime<chrono::Utc>| {
         engine::signed::RatingClaim::new(user.id, digest_id, 0, engine::rating::Verdict::Relevant, at).sign(&rating_key)
     };
@@ -452,7 +452,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     let hook = json!({ "url": "https://hooks.example.org/services/T000/B000/secret" });
     check(&redactor, "channel_put_team_only", &client.send("PUT", &channel, Some(&hook)).await);
     check(&redactor, "channel_test_team_only", &client.post(&format!("{channel}/test"), json!({})).await);
-    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("the Team plan");
+    server.state.store.accounts().update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("the Team plan");
     check(&redactor, "channel_put_private_address", &client.send("PUT", &channel, Some(&json!({ "url": "https://10.0.0.8/hook" }))).await);
     check(&redactor, "channel_put_ok", &client.send("PUT", &channel, Some(&hook)).await);
     check(&redactor, "channel_get_ok", &client.get(&channel).await);
@@ -460,7 +460,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "admin_channels_ok", &operator.get("/api/admin/channels").await);
     check(&redactor, "channel_delete_ok", &client.delete(&channel).await);
     check(&redactor, "channel_delete_none", &client.delete(&channel).await);
-    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Free).expect("back on the free plan");
+    server.state.store.accounts().update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Free).expect("back on the free plan");
 
     // Mail: a resend, a test mail, a triggered digest.
     let resend = |term: &str| json!({ "searchTerm": term });
@@ -472,7 +472,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "test_email_bad_type", &client.post("/api/test-email", test_mail("ada@example.org", "weekly")).await);
     check(&redactor, "test_email_no_email", &client.post("/api/test-email", test_mail("", "welcome")).await);
     check(&redactor, "trigger_digest_free_plan", &client.post("/api/trigger-digest", json!({})).await);
-    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Pro).expect("a paid plan");
+    server.state.store.accounts().update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Pro).expect("a paid plan");
     check(&redactor, "trigger_digest_ok", &client.post("/api/trigger-digest", json!({})).await);
 
     // Renaming and deleting the term; the rating link of its digest then names a term gone.
@@ -488,7 +488,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "rating_link_term_gone", &anonymous.post("/api/ratings/link", json!({ "token": token })).await);
 
     // Unsubscribing.
-    let unsubscribe = server.state.store.unsubscribe_token(user.id).expect("db");
+    let unsubscribe = server.state.store.digests().unsubscribe_token(user.id).expect("db");
     redactor.learn(&unsubscribe, "unsubscribe_token");
     check(&redactor, "unsubscribe_get_ok", &anonymous.get(&format!("/api/unsubscribe/{unsubscribe}")).await);
     check(&redactor, "unsubscribe_post_ok", &anonymous.post(&format!("/api/unsubscribe/{unsubscribe}"), json!({})).await);
@@ -553,7 +553,7 @@ async fn limits_and_plan_refusals_answer_as_pinned() {
     // are saved without a digest.
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("Ada");
     let template = crate::access::digest_with_a_paper(&server, &user, "kidney organoid maturation").await;
     server.use_up_free_digests("ada@example.org", &template, chrono::Utc::now());
     let searched = ada.post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": "kidney organoid maturation" })).await;
@@ -562,7 +562,7 @@ async fn limits_and_plan_refusals_answer_as_pinned() {
     check(&redactor, "immediate_search_free_digests_used", &searched);
 
     // The team plan's term limit, reached through the store.
-    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("a team plan");
+    server.state.store.accounts().update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("a team plan");
     let mut count = 0;
     loop {
         let term = engine::search_term::SearchTerm::new(
@@ -572,7 +572,7 @@ async fn limits_and_plan_refusals_answer_as_pinned() {
             engine::Tier::Team,
             chrono::Utc::now(),
         );
-        match server.state.store.add_search_term(&term, engine::Tier::Team, false).expect("db") {
+        match server.state.store.terms().add_search_term(&term, engine::Tier::Team, false).expect("db") {
             store::search_terms::Added::Added(_) => count += 1,
             _ => break,
         }
@@ -632,7 +632,7 @@ async fn billing_routes_answer_as_pinned() {
     let second = ada.post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": "second topic here" })).await;
     assert!(second.status < 300, "{}", second.body);
     check(&redactor, "cancel_subscription_too_many_terms", &ada.post("/api/cancel-subscription", json!({})).await);
-    let terms = server.state.store.search_terms(user.id).expect("db");
+    let terms = server.state.store.terms().search_terms(user.id).expect("db");
     assert_eq!(ada.delete(&format!("/api/search-terms/{}", terms[1].id.0)).await.status, 200);
     check(&redactor, "cancel_subscription_ok", &ada.post("/api/cancel-subscription", json!({})).await);
     check(&redactor, "cancel_subscription_nothing", &ada.post("/api/cancel-subscription", json!({})).await);
@@ -660,7 +660,7 @@ async fn operator_routes_answer_as_pinned() {
     server.verified_user(&bob, "bob@example.org").await;
     let dan = server.client();
     server.sign_up(&dan, "dan@example.org").await;
-    let id_of = |email: &str| server.state.store.user_by_email(email).expect("db").expect("a user").id.to_string();
+    let id_of = |email: &str| server.state.store.accounts().user_by_email(email).expect("db").expect("a user").id.to_string();
     let (operator_id, bob_id, dan_id) = (id_of(crate::common::OPERATOR), id_of("bob@example.org"), id_of("dan@example.org"));
     redactor.learn(&operator_id, "operator_id");
     redactor.learn(&bob_id, "bob_id");
@@ -701,8 +701,8 @@ async fn operator_routes_answer_as_pinned() {
             action_url: None,
             list_unsubscribe: None,
         };
-        let id = store.enqueue_mail(&mail, chrono::Utc::now()).expect("queued");
-        store.move_mail_to_dead(id, "550 mailbox unavailable").expect("given up");
+        let id = store.mail().enqueue_mail(&mail, chrono::Utc::now()).expect("queued");
+        store.mail().move_mail_to_dead(id, "550 mailbox unavailable").expect("given up");
         dead.push(id);
     }
     // The ids are small numbers: named here rather than learnt (they would be found in times).
@@ -741,7 +741,7 @@ async fn source_routes_answer_as_pinned() {
     let redactor = Redactor::new(&server);
     let operator = server.operator().await;
     let is_busy = || server.state.board.get("harvester-biorxiv").is_some_and(|status| status.busy);
-    let harvested = || server.state.store.harvest_state(engine::paper::Source::Biorxiv).is_ok_and(|state| state.last_success_at.is_some());
+    let harvested = || server.state.store.papers().harvest_state(engine::paper::Source::Biorxiv).is_ok_and(|state| state.last_success_at.is_some());
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !is_busy() && !harvested() {
         assert!(std::time::Instant::now() < deadline, "the first harvest never started");
@@ -782,10 +782,10 @@ async fn export_and_deletion_answer_as_pinned() {
     let server = TestServer::start().await;
     let mut redactor = Redactor::new(&server);
     let ada = ada_with_a_term(&server, &mut redactor).await;
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("Ada");
     let digest = crate::access::digest_with_a_paper(&server, &user, "kidney organoid maturation").await;
     redactor.learn(&digest.id.to_string(), "digest_id");
-    server.state.store.set_plan(user.id, engine::Tier::Pro).expect("a plan change");
+    server.state.store.billing().set_plan(user.id, engine::Tier::Pro).expect("a plan change");
     let mut export = ada.client.get(&format!("/api/users/{}/export", ada.id)).await;
     // The immediate search's own digest (if any) depends on the run: only the recorded one is pinned.
     if let Some(digests) = export.body["digests"].as_array_mut() {
@@ -794,13 +794,13 @@ async fn export_and_deletion_answer_as_pinned() {
     check(&redactor, "export_ok", &export);
 
     let operator = server.operator().await;
-    let operator_id = server.state.store.user_by_email(crate::common::OPERATOR).expect("db").expect("the operator").id.to_string();
+    let operator_id = server.state.store.accounts().user_by_email(crate::common::OPERATOR).expect("db").expect("the operator").id.to_string();
     redactor.learn(&operator_id, "operator_id");
     check(&redactor, "admin_delete_user_not_an_operator", &ada.client.delete(&format!("/api/admin/users/{operator_id}")).await);
     check(&redactor, "admin_delete_user_self", &operator.delete(&format!("/api/admin/users/{operator_id}")).await);
     let bob = server.client();
     server.verified_user(&bob, "bob@example.org").await;
-    let bob_id = server.state.store.user_by_email("bob@example.org").expect("db").expect("Bob").id.to_string();
+    let bob_id = server.state.store.accounts().user_by_email("bob@example.org").expect("db").expect("Bob").id.to_string();
     check(&redactor, "admin_delete_user_ok", &operator.delete(&format!("/api/admin/users/{bob_id}")).await);
 
     let wrong = ada.client.post(&format!("/api/users/{}/delete", ada.id), json!({ "password": "Not-the-password-1" })).await;
@@ -869,8 +869,8 @@ async fn a_lab_channels_test_message_answers_as_pinned() {
     let server = TestServer::start_with(|serve| serve.channels_allow_private = Some(true)).await;
     let mut redactor = Redactor::new(&server);
     let ada = ada_with_a_term(&server, &mut redactor).await;
-    let user = server.state.store.user_by_email("ada@example.org").expect("db").expect("Ada");
-    server.state.store.update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("the Team plan");
+    let user = server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("Ada");
+    server.state.store.accounts().update_user(user.id, |stored| stored.subscription_tier = engine::Tier::Team).expect("the Team plan");
     let hook = crate::workflows::receiver().await;
     redactor.learn(&hook.url, "webhook_url");
     let channel = format!("/api/search-terms/{}/channel", ada.term_id);

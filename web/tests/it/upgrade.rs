@@ -199,8 +199,8 @@ fn the_weekly_pass_on_older_data_directories_serves_each_week_once_and_no_paper_
 
         let store = store::Store::open(&unpacked.data_dir.join("db")).expect("the database opens");
         assert_eq!(store.schema_version().expect("readable"), store::SCHEMA_VERSION);
-        let cy = store.user_by_email("cy@example.org").expect("readable").expect("cy");
-        let digests = store.of_user(cy.id).expect("readable");
+        let cy = store.accounts().user_by_email("cy@example.org").expect("readable").expect("cy");
+        let digests = store.digests().of_user(cy.id).expect("readable");
         let first_key =
             |digest: &engine::digest::Digest| -> Vec<String> { digest.papers_data.iter().filter_map(|paper| paper.keys.first().cloned()).collect() };
         let (weekly, earlier): (Vec<_>, Vec<_>) = digests.iter().partition(|digest| digest.digest_type == engine::digest::DigestKind::Weekly);

@@ -53,7 +53,7 @@ async fn free_plans_are_locked_to_pubmed_on_mondays_and_paid_plans_choose() {
     let allowed = ada.patch(&path, json!({ "weeklyDigest": false, "deliveryDay": "monday" })).await;
     assert_eq!((allowed.status, allowed.body["weeklyDigest"].as_bool()), (200, Some(false)));
 
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("upgraded");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Pro).expect("upgraded");
     let chosen = ada.patch(&path, json!({ "deliveryDay": "friday", "includeArxiv": true, "includePubmed": false })).await;
     assert_eq!(chosen.status, 200, "{}", chosen.body);
     let read = ada.get(&path).await.body;
@@ -62,7 +62,8 @@ async fn free_plans_are_locked_to_pubmed_on_mondays_and_paid_plans_choose() {
         (Some("friday"), Some(false), Some(false))
     );
     assert_eq!(read["locked"], json!([]));
-    let stored = server.state.store.preferences(server.state.store.user_by_email("ada@example.org").expect("db").expect("ada").id);
+    let stored =
+        server.state.store.accounts().preferences(server.state.store.accounts().user_by_email("ada@example.org").expect("db").expect("ada").id);
     assert_eq!(stored.expect("stored").delivery_day, engine::DeliveryDay::Friday);
 }
 
@@ -71,7 +72,7 @@ async fn bad_preference_changes_are_refused_and_change_nothing() {
     let server = TestServer::start().await;
     let ada = server.client();
     server.verified_user(&ada, "ada@example.org").await;
-    server.state.store.update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Team).expect("upgraded");
+    server.state.store.accounts().update_user_by_email("ada@example.org", |user| user.subscription_tier = Tier::Team).expect("upgraded");
     let path = format!("/api/users/{}/preferences", user_id(&ada).await);
     for body in [
         json!({ "deliveryDay": "funday" }),

@@ -50,14 +50,19 @@ async fn missing_wrong_reused_and_expired_tokens_fail() {
 
     // A token whose 48 hours are over.
     server.sign_up(&client, "bob@example.org").await;
-    let bob = server.state.store.user_by_email("bob@example.org").expect("readable").expect("bob");
+    let bob = server.state.store.accounts().user_by_email("bob@example.org").expect("readable").expect("bob");
     let expired = "expired-token-for-bob";
     let past = Utc::now() - Duration::minutes(1);
     let mail = engine::mail::verification_mail(&server.state.mail_context(), &bob.email, expired);
-    server.state.store.issue_token(bob.id, TokenPurpose::EmailVerification, TokenHash::of(expired), past, &mail, Utc::now()).expect("token");
+    server
+        .state
+        .store
+        .accounts()
+        .issue_token(bob.id, TokenPurpose::EmailVerification, TokenHash::of(expired), past, &mail, Utc::now())
+        .expect("token");
     let late = server.client().get(&format!("/api/verify-email?token={expired}")).await;
     assert_eq!(late.status, 400);
-    let bob = server.state.store.user_by_email("bob@example.org").expect("readable").expect("bob");
+    let bob = server.state.store.accounts().user_by_email("bob@example.org").expect("readable").expect("bob");
     assert!(!bob.is_email_verified);
 }
 

@@ -114,8 +114,8 @@ async fn a_bad_line_refuses_every_seed_and_makes_no_term() {
     assert_eq!(answer.status, 400, "{}", answer.body);
     assert!(answer.body["errors"][0]["message"].as_str().unwrap_or_default().starts_with("Line 2 (\"99999999\")"), "{}", answer.body);
     assert_eq!(settled(&server).await, before, "nothing is saved");
-    let user = server.state.store.user_by_email("bob@example.org").expect("db").expect("bob");
-    assert!(server.state.store.search_terms(user.id).expect("db").is_empty());
+    let user = server.state.store.accounts().user_by_email("bob@example.org").expect("db").expect("bob");
+    assert!(server.state.store.terms().search_terms(user.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -153,7 +153,7 @@ async fn seeds_given_at_signup_wait_for_the_topic_and_then_seed_it() {
     let answer = client.post("/api/signup", body.clone()).await;
     assert_eq!(answer.status, 201, "{}", answer.body);
     assert_eq!(answer.body["seeded"].as_array().map(Vec::len), Some(2));
-    let user = server.state.store.user_by_email("eve@example.org").expect("db").expect("eve");
+    let user = server.state.store.accounts().user_by_email("eve@example.org").expect("db").expect("eve");
     assert_eq!(user.pending_seeds.len(), 2);
 
     // Seeds without a topic are refused.
@@ -167,7 +167,7 @@ async fn seeds_given_at_signup_wait_for_the_topic_and_then_seed_it() {
     let searched = client.post("/api/immediate-search", json!({ "email": "eve@example.org", "searchTerm": TOPIC })).await;
     assert_eq!(searched.status, 200, "{}", searched.body);
     assert_eq!(searched.body["seeded"].as_array().map(Vec::len), Some(2));
-    let user = server.state.store.user_by_email("eve@example.org").expect("db").expect("eve");
+    let user = server.state.store.accounts().user_by_email("eve@example.org").expect("db").expect("eve");
     assert!(user.pending_seeds.is_empty());
     let term_id = searched.body["termId"].as_str().expect("a term");
     let ratings = client.get(&format!("/api/search-terms/{term_id}/ratings")).await;
@@ -232,8 +232,8 @@ async fn private_feeds_answer_their_owner_cheaply_until_renewed() {
     assert_eq!(reader.get(&new_url).send().await.expect("answers").status(), 200);
 
     // A disabled account's feeds stop.
-    let user = server.state.store.user_by_email("gus@example.org").expect("db").expect("gus");
-    server.state.store.update_user(user.id, |user| user.is_active = false).expect("disabled");
+    let user = server.state.store.accounts().user_by_email("gus@example.org").expect("db").expect("gus");
+    server.state.store.accounts().update_user(user.id, |user| user.is_active = false).expect("disabled");
     assert_eq!(reader.get(&new_url).send().await.expect("answers").status(), 404);
 }
 
@@ -320,7 +320,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     server.index_recorded_papers().await;
     let hook = receiver().await;
     let client = seeded_user(&server, "kim@example.org").await;
-    let user = server.state.store.user_by_email("kim@example.org").expect("db").expect("kim");
+    let user = server.state.store.accounts().user_by_email("kim@example.org").expect("db").expect("kim");
     let answer = client.post("/api/immediate-search", json!({ "email": "kim@example.org", "searchTerm": TOPIC })).await;
     let term_id = answer.body["termId"].as_str().expect("a term").to_owned();
     let path = format!("/api/search-terms/{term_id}/channel");
@@ -328,7 +328,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     // Not on the Team plan: refused, nothing written.
     let refused = client.send("PUT", &path, Some(&json!({ "url": hook.url }))).await;
     assert_eq!((refused.status, refused.body["code"].as_str()), (403, Some("requires_upgrade")));
-    server.state.store.update_user(user.id, |user| user.subscription_tier = engine::Tier::Team).expect("team");
+    server.state.store.accounts().update_user(user.id, |user| user.subscription_tier = engine::Tier::Team).expect("team");
 
     assert_eq!(client.send("PUT", &path, Some(&json!({ "url": "ftp://example.org/x" }))).await.status, 400);
     let connected = client.send("PUT", &path, Some(&json!({ "url": hook.url }))).await;
@@ -361,7 +361,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     *hook.status.lock().expect("lock") = 500;
     let failing = engine::digest::Digest { id: uuid::Uuid::new_v4(), sent_at: chrono::Utc::now(), ..next };
     server.state.store.record_digest(&failing, &mail, chrono::Utc::now()).expect("recorded");
-    assert!(wait_for(|| server.state.store.all().expect("db").first().is_some_and(|channel| channel.failures == 1)).await);
+    assert!(wait_for(|| server.state.store.channels().all().expect("db").first().is_some_and(|channel| channel.failures == 1)).await);
     let view = client.get(&path).await;
     assert_eq!(view.body["channel"]["failures"], 1);
     assert!(view.body["channel"]["lastError"].as_str().is_some_and(|error| error.contains("500")), "{}", view.body);
@@ -372,7 +372,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     assert_eq!(client.get("/api/admin/channels").await.status, 403);
 
     assert_eq!(client.delete(&path).await.status, 200);
-    assert!(server.state.store.channel_posts().expect("db").is_empty(), "disconnecting drops the waiting post");
+    assert!(server.state.store.channels().channel_posts().expect("db").is_empty(), "disconnecting drops the waiting post");
 }
 
 #[actix_web::test]
@@ -380,15 +380,15 @@ async fn a_webhook_on_a_private_address_is_refused_unless_the_operator_allows_it
     let server = TestServer::start().await;
     server.index_recorded_papers().await;
     let client = seeded_user(&server, "max@example.org").await;
-    let user = server.state.store.user_by_email("max@example.org").expect("db").expect("max");
-    server.state.store.update_user(user.id, |user| user.subscription_tier = engine::Tier::Team).expect("team");
+    let user = server.state.store.accounts().user_by_email("max@example.org").expect("db").expect("max");
+    server.state.store.accounts().update_user(user.id, |user| user.subscription_tier = engine::Tier::Team).expect("team");
     let answer = client.post("/api/immediate-search", json!({ "email": "max@example.org", "searchTerm": TOPIC })).await;
     let path = format!("/api/search-terms/{}/channel", answer.body["termId"].as_str().expect("a term"));
     for url in ["https://127.0.0.1/hook", "https://10.0.0.8/hook", "https://localhost/hook", "http://hooks.example.org/x"] {
         let refused = client.send("PUT", &path, Some(&json!({ "url": url }))).await;
         assert_eq!(refused.status, 400, "{url}: {}", refused.body);
     }
-    assert!(server.state.store.all().expect("db").is_empty());
+    assert!(server.state.store.channels().all().expect("db").is_empty());
 }
 
 /// Every entry of the database once the mail queue is drained and nothing changed for 300 ms.

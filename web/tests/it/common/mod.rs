@@ -146,7 +146,7 @@ impl TestServer {
 
     /// Waits until the mail queue is empty (everything handed over).
     pub async fn wait_for_empty_queue(&self) {
-        let drained = wait::until(TEN_SECONDS, POLL, || (self.state.store.mail_queue_len() == 0).then_some(())).await;
+        let drained = wait::until(TEN_SECONDS, POLL, || (self.state.store.mail().mail_queue_len() == 0).then_some(())).await;
         assert!(drained.is_some(), "the mail queue did not drain");
     }
 
@@ -200,17 +200,17 @@ impl TestServer {
 
     /// The newest digest of `email`, from the store.
     pub fn latest_digest_of(&self, email: &str) -> engine::digest::Digest {
-        let user = self.state.store.user_by_email(email).expect("db").expect("user");
-        self.state.store.of_user(user.id).expect("db").into_iter().next().expect("a digest")
+        let user = self.state.store.accounts().user_by_email(email).expect("db").expect("user");
+        self.state.store.digests().of_user(user.id).expect("db").into_iter().next().expect("a digest")
     }
 
     /// Records, as if mailed at `at`, copies of `template` (a digest with papers) for `email`
     /// until the user's free digests are used.
     pub fn use_up_free_digests(&self, email: &str, template: &engine::digest::Digest, at: chrono::DateTime<chrono::Utc>) {
         let store = &self.state.store;
-        let user = store.user_by_email(email).expect("db").expect("user");
+        let user = store.accounts().user_by_email(email).expect("db").expect("user");
         assert!(!template.papers_data.is_empty(), "a digest with papers counts against the allowance");
-        while store.digest_history(&user).expect("db").free_with_papers < engine::digest::FREE_DIGESTS {
+        while store.digests().digest_history(&user).expect("db").free_with_papers < engine::digest::FREE_DIGESTS {
             let digest = engine::digest::Digest { id: uuid::Uuid::new_v4(), user_id: user.id, sent_at: at, ..template.clone() };
             let mail = store::DigestMail { to: user.email.clone(), subject: digest.subject.clone(), list_unsubscribe: None };
             store.record_digest(&digest, &mail, chrono::Utc::now()).expect("recorded");
