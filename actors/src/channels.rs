@@ -101,7 +101,7 @@ impl Handler<PostDue> for ChannelPoster {
 
 /// Posts every post due now, one after another.
 pub async fn post_due(store: &Store, board: &StatusBoard, config: &ChannelConfig) {
-    let due = match store.channels().due_channel_posts(Utc::now(), ROUND) {
+    let due = match store.channels().due_posts(Utc::now(), ROUND) {
         Ok(due) => due,
         Err(error) => {
             tracing::error!(%error, "reading the channel posts");
@@ -116,15 +116,13 @@ pub async fn post_due(store: &Store, board: &StatusBoard, config: &ChannelConfig
 }
 
 async fn post_one(store: &Store, board: &StatusBoard, config: &ChannelConfig, post: &ChannelPost) -> Result<(), store::StoreError> {
-    let channel = store.channels().channel(post.user_id, post.term_id)?;
+    let channel = store.channels().get(post.user_id, post.term_id)?;
     let digest = store.digests().digest_at(&post.digest_key)?;
     let (Some(channel), Some(digest)) = (channel, digest) else {
         // The channel was disconnected or the digest deleted since: nothing to post.
-        return store
-            .channels()
-            .finish_channel_post(post, &PostOutcome::Failed { error: "The digest or its channel is gone.".into(), retry_at: None });
+        return store.channels().finish_post(post, &PostOutcome::Failed { error: "The digest or its channel is gone.".into(), retry_at: None });
     };
-    if !store.channels().mark_channel_post_in_flight(post)? {
+    if !store.channels().mark_post_in_flight(post)? {
         return Ok(());
     }
     let message = engine::channel::webhook_message(&digest, &config.dashboard_url);
@@ -144,7 +142,7 @@ async fn post_one(store: &Store, board: &StatusBoard, config: &ChannelConfig, po
             PostOutcome::Failed { error, retry_at }
         }
     };
-    store.channels().finish_channel_post(post, &outcome)
+    store.channels().finish_post(post, &outcome)
 }
 
 /// Posts `message` to the channel's webhook once; the reason it failed, for the researcher.

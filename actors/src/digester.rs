@@ -426,7 +426,7 @@ impl Digester {
     /// Chooses a digest of `term` for a user on `tier` reading `sources`, who was sent `sent`:
     /// the term's shared ranking (made once per day, sources and index generation), the best
     /// papers not sent before, their stored entries and the digest's stored texts. Writes only
-    /// shared, content-keyed records; [`Store::commit_digests`] records the digest.
+    /// shared, content-keyed records; [`Digests::commit_digests`] records the digest.
     pub fn choose(&self, reader: &Reader<'_>, term: &str, kind: DigestKind, now: DateTime<Utc>) -> Result<Chosen, DigestError> {
         let Reader { tier, sources, sent, rated } = *reader;
         let today = now.date_naive();
@@ -499,8 +499,8 @@ impl Digester {
     /// ranking reads them; `None` when the term has neither.
     pub fn rated_term(&self, user_id: UserId, term_id: Option<TermId>, term: &str) -> Result<Option<RatedTerm>, DigestError> {
         let stored = match term_id {
-            Some(id) => self.store.terms().search_term(id)?.filter(|stored| stored.user_id == user_id),
-            None => self.store.terms().search_terms(user_id)?.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)),
+            Some(id) => self.store.terms().get(id)?.filter(|stored| stored.user_id == user_id),
+            None => self.store.terms().of_user(user_id)?.into_iter().find(|stored| engine::search_term::is_same_term(&stored.term, term)),
         };
         match stored {
             Some(stored) => self.rated(&stored),
@@ -528,7 +528,7 @@ impl Digester {
                 liked_texts.push(PaperText::from_words(words.iter().map(String::as_str)));
             }
             let Some(model) = &model else { continue };
-            let Some((_, vector)) = self.store.papers().paper_vectors_of_model(&[id.get()], model)?.into_iter().next() else { continue };
+            let Some((_, vector)) = self.store.papers().vectors_of_model(&[id.get()], model)?.into_iter().next() else { continue };
             match rating.verdict {
                 Verdict::Relevant => feedback.relevant.push(vector),
                 Verdict::MoreLikeThis => feedback.relevant.extend([vector.clone(), vector]),
@@ -742,7 +742,7 @@ impl DigestRenderer {
         let empty_reason = if mail_papers.is_empty() { Some(self.empty_reason(user, digest)) } else { None };
         // Each paper's rating links: signed tokens of the user, digest, position and verdict
         // (`engine::signed`), good for 90 days from now; nothing is stored per link.
-        let link_key = self.store.ratings().rating_link_key()?;
+        let link_key = self.store.ratings().link_key()?;
         let now = chrono::Utc::now();
         let rating_link = |position: u16, verdict: engine::rating::Verdict| {
             let token = engine::signed::RatingClaim::new(user.id, digest.id, position, verdict, now).sign(&link_key);

@@ -5,8 +5,8 @@
 //! removal is flushed before the next mail goes, so a crash loses no mail. A crash never sends
 //! a mail twice: each step is journalled with one `write`, which a killed process cannot lose
 //! (`store::sent_journal`): the moment the message goes to the SMTP server
-//! (`Store::mark_mail_handing_over`), a failure (`Store::mark_mail_not_handed_over`), and the
-//! acceptance (`Store::mark_mail_sent`). A process killed between the first and the last may
+//! (`Mail::mark_handing_over`), a failure (`Mail::mark_not_handed_over`), and the
+//! acceptance (`Mail::mark_sent`). A process killed between the first and the last may
 //! or may not have delivered that one mail: the next start keeps it aside, as dead mail with
 //! that reason, instead of sending it again (a power cut: the flush is what counts). A retry
 //! after an error carries the same `Message-ID` (derived from the queue id), and in outbox mode
@@ -152,7 +152,7 @@ impl Mailer {
     /// by batch, the depth is the last count less what left the queue, so sending stays linear
     /// in the queue's length.
     fn record(&self, report: &DrainReport, burst_goes_on: bool) {
-        let recounted = (!burst_goes_on).then(|| self.store.mail().mail_queue_len() as u64);
+        let recounted = (!burst_goes_on).then(|| self.store.mail().queue_len() as u64);
         self.board.update(ACTOR_NAME, |status| {
             status.queue_depth = recounted.unwrap_or_else(|| status.queue_depth.saturating_sub(report.sent + report.dead));
             status.processed_total += report.sent;
@@ -173,7 +173,7 @@ impl Actor for Mailer {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.set_mailbox_capacity(MAILBOX_CAPACITY);
-        match self.store.mail().make_all_mail_due(Utc::now()) {
+        match self.store.mail().make_all_due(Utc::now()) {
             Ok(0) => {}
             Ok(deferred) => tracing::info!(deferred, "retrying deferred mail now"),
             Err(error) => tracing::error!(%error, "reading the mail queue"),
@@ -211,7 +211,7 @@ impl Handler<DrainQueue> for Mailer {
 /// Hands over every due mail (up to a batch), oldest first.
 pub async fn drain_due_mail(store: &Store, transport: &MailTransport, config: &MailerConfig) -> DrainReport {
     let mut report = DrainReport::default();
-    let due = match store.mail().due_mail(Utc::now(), config.batch_size) {
+    let due = match store.mail().due(Utc::now(), config.batch_size) {
         Ok(due) => due,
         Err(error) => {
             tracing::error!(%error, "reading the mail queue");
@@ -264,12 +264,12 @@ async fn settle(
 ) -> Result<(), store::StoreError> {
     match outcome {
         Ok(()) => {
-            store.mail().mark_mail_sent(queued.id)?;
+            store.mail().mark_sent(queued.id)?;
             report.sent += 1;
         }
         Err(error) if error.is_permanent() || queued.attempts + 1 >= config.max_attempts => {
             tracing::error!(%error, mail_id = queued.id, to = %queued.mail.to, "mail given up");
-            store.mail().move_mail_to_dead(queued.id, &error.to_string())?;
+            store.mail().move_to_dead(queued.id, &error.to_string())?;
             report.dead += 1;
             report.last_error = Some(error.to_string());
         }
@@ -277,7 +277,7 @@ async fn settle(
             let delay = retry_delay(config, queued.attempts + 1, queued.id);
             let next_attempt_at = Utc::now() + chrono::Duration::from_std(delay).unwrap_or(chrono::Duration::hours(1));
             tracing::warn!(%error, mail_id = queued.id, retry_in_secs = delay.as_secs(), "mail deferred");
-            store.mail().mark_mail_failed(queued.id, &error.to_string(), next_attempt_at)?;
+            store.mail().mark_failed(queued.id, &error.to_string(), next_attempt_at)?;
             report.retried += 1;
             report.last_error = Some(error.to_string());
         }
@@ -300,13 +300,13 @@ async fn deliver(store: &Store, queued: &QueuedMail, transport: &MailTransport, 
             let mut handing_over = false;
             let sent = smtp
                 .send(message.envelope(), &message.formatted(), || {
-                    store.mail().mark_mail_handing_over(queued.id);
+                    store.mail().mark_handing_over(queued.id);
                     handing_over = true;
                 })
                 .await;
             if let Err(error) = sent {
                 if handing_over {
-                    store.mail().mark_mail_not_handed_over(queued.id);
+                    store.mail().mark_not_handed_over(queued.id);
                 }
                 return Err(error);
             }
@@ -371,7 +371,7 @@ async fn write_to_outbox(dir: &PathBuf, queued: &QueuedMail, bytes: &[u8]) -> Re
     Ok(())
 }
 
-/// Closes every account deletion begun (`Store::account_deletions_to_close`): the outbox's mail
+/// Closes every account deletion begun (`Accounts::account_deletions_to_close`): the outbox's mail
 /// files to each address go, then the store closes the deletion (and queues its confirmation).
 /// Run after each deletion and at every start, so one a crash interrupted is closed too.
 /// Answers how many were closed.
@@ -463,7 +463,7 @@ mod tests {
         let outbox = tempfile::tempdir()?;
         let now = Utc::now();
         let ada = User::new(engine::UserId(Uuid::new_v4()), "ada@example.org", "hash".into(), now);
-        store.accounts().create_account(NewAccount { user: ada.clone(), preferences: Default::default(), verification: None, mail: None }, now)?;
+        store.accounts().create(NewAccount { user: ada.clone(), preferences: Default::default(), verification: None, mail: None }, now)?;
         std::fs::write(outbox.path().join("1-ada.eml"), "To: ada@example.org\r\nSubject: Verify\r\n\r\nA link\r\n")?;
         std::fs::write(outbox.path().join("2-bob.eml"), "To: bob@example.org\r\nSubject: Digest\r\n\r\nada@example.org\r\n")?;
         store.accounts().delete_account(ada.id, |user| mail_to(&user.email, "Deleted"))?;
@@ -472,7 +472,7 @@ mod tests {
             std::fs::read_dir(outbox.path())?.map(|entry| Ok(entry?.file_name().to_string_lossy().into_owned())).collect::<std::io::Result<_>>()?;
         left.sort();
         assert_eq!(left, ["2-bob.eml"], "only the deleted address's mail goes");
-        let queued: Vec<(String, String)> = store.mail().queued_mail()?.into_iter().map(|queued| (queued.mail.to, queued.mail.subject)).collect();
+        let queued: Vec<(String, String)> = store.mail().queued()?.into_iter().map(|queued| (queued.mail.to, queued.mail.subject)).collect();
         assert_eq!(queued, [("ada@example.org".to_owned(), "Deleted".to_owned())], "the confirmation, queued once the files are gone");
         assert_eq!(close_account_deletions(&store, outbox.path())?, 0, "nothing is left to close");
         Ok(())

@@ -121,7 +121,7 @@ impl Semantic {
     /// Reads the vectors of `ids` into `vectors`.
     fn read(&self, ids: &[PaperId], mut vectors: HashMap<PaperId, Vec<f32>>) -> Result<WindowVectors, DigestError> {
         let raw: Vec<u64> = ids.iter().map(|id| id.get()).collect();
-        for (id, vector) in self.store.papers().paper_vectors_of_model(&raw, self.fingerprint())? {
+        for (id, vector) in self.store.papers().vectors_of_model(&raw, self.fingerprint())? {
             vectors.insert(PaperId::new(id), vector);
         }
         let missing = ids.iter().copied().filter(|id| !vectors.contains_key(id)).collect();

@@ -239,9 +239,9 @@ impl Vectorizer {
     fn drop_vectors_of_gone_works(&self, ids: &[PaperId]) -> Result<(), VectorizerError> {
         let mut listed: Vec<u64> = ids.iter().map(|id| id.get()).collect();
         listed.sort_unstable();
-        let gone: Vec<u64> = self.store.papers().paper_vector_ids()?.into_iter().filter(|id| listed.binary_search(id).is_err()).collect();
+        let gone: Vec<u64> = self.store.papers().vector_ids()?.into_iter().filter(|id| listed.binary_search(id).is_err()).collect();
         if !gone.is_empty() {
-            self.store.papers().remove_paper_vectors(&gone)?;
+            self.store.papers().remove_vectors(&gone)?;
             tracing::debug!(works = gone.len(), "vectors of works merged away dropped");
         }
         Ok(())
@@ -303,7 +303,7 @@ impl Vectorizer {
     /// What a work's stored vector was made by and from; a record that cannot be decoded is no
     /// vector (it is made again and replaced), a database that cannot be read an error.
     fn stamp_of(&self, id: PaperId) -> Result<Option<VectorStamp>, VectorizerError> {
-        match self.store.papers().paper_vector_stamp(id.get()) {
+        match self.store.papers().vector_stamp(id.get()) {
             Ok(stamp) => Ok(stamp),
             Err(error @ (StoreError::Decode { .. } | StoreError::Corrupt(_))) => {
                 tracing::warn!(%error, paper = %id, "a stored vector is damaged; embedding the paper again");
@@ -326,7 +326,7 @@ impl Vectorizer {
             .zip(vectors)
             .map(|(work, vector)| (work.id.get(), StoredVector { model: model.to_owned(), text_hash: work.text_hash, vector }))
             .collect();
-        self.store.papers().put_paper_vectors(&stored)?;
+        self.store.papers().put_vectors(&stored)?;
         Ok(())
     }
 

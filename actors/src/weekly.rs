@@ -6,7 +6,7 @@
 //! (`engine::digest::weekly_action`) and chooses one digest per active term from the terms'
 //! shared rankings ([`Digester::choose`]; a term's later digest in the same pass never repeats
 //! a paper of its earlier one). The whole batch is then recorded in one transaction
-//! ([`Store::commit_digests`]): each user's digests, sent papers, queued mails, ledger and
+//! ([`Digests::commit_digests`]): each user's digests, sent papers, queued mails, ledger and
 //! upgrade invitation, all or nothing.
 //!
 //! No lock is held while digests are chosen. A user whose digests changed between the read and
@@ -164,7 +164,7 @@ impl Pass<'_> {
                 Ok(Some(part))
             }
             WeeklyAction::Send => {
-                let terms = store.terms().search_terms(user.id)?;
+                let terms = store.terms().of_user(user.id)?;
                 let sources = preferences.effective(user.subscription_tier).sources();
                 let mut sent = store.digests().sent_papers(user.id)?;
                 let list_unsubscribe = digester.renderer().one_click_url(user.id)?;

@@ -46,11 +46,11 @@ pub fn fill(data_dir: &Path, users: &[String]) -> anyhow::Result<Filled> {
     for id in users {
         let user_id: UserId = id.parse().map_err(|_| anyhow::anyhow!("a user id the server answered: {id}"))?;
         store.billing().set_plan(user_id, Tier::Pro)?;
-        let has = store.terms().search_terms(user_id)?.len();
+        let has = store.terms().of_user(user_id)?.len();
         // The topics from the eighth on, after the immediate search's term.
         for (offset, text) in TOPICS.iter().cycle().skip(7).take(TERMS_PER_USER.saturating_sub(has)).enumerate() {
             let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, (*text).to_owned(), Tier::Pro, now + Duration::seconds(offset as i64));
-            store.terms().add_search_term(&term, Tier::Pro, false)?;
+            store.terms().add(&term, Tier::Pro, false)?;
         }
     }
     // The first Monday that may carry a weekly digest after signup, then one a week.

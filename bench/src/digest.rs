@@ -295,11 +295,11 @@ fn create_user_range(store: &Store, numbers: impl Iterator<Item = usize>, now: D
         user.subscription_tier = Tier::Pro;
         let every_source = number % 4 == 0;
         let preferences = Preferences { include_arxiv: every_source, include_biorxiv: every_source, ..Preferences::default() };
-        let user = store.accounts().create_account(NewAccount { user, preferences, verification: None, mail: None }, now)?;
+        let user = store.accounts().create(NewAccount { user, preferences, verification: None, mail: None }, now)?;
         for offset in 0..3 {
             let text = TOPICS[(number * 3 + offset) % TOPICS.len()];
             let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.to_owned(), Tier::Pro, now);
-            store.terms().add_search_term(&term, Tier::Pro, false)?;
+            store.terms().add(&term, Tier::Pro, false)?;
         }
     }
     Ok(())
@@ -310,7 +310,7 @@ fn create_user_range(store: &Store, numbers: impl Iterator<Item = usize>, now: D
 /// the papers the digests hold.
 fn render_queue(store: &Store, digester: &Digester, workers: usize) -> anyhow::Result<usize> {
     const CHUNK: usize = 256;
-    let queue = std::sync::Mutex::new(store.mail().queued_mail_iter());
+    let queue = std::sync::Mutex::new(store.mail().queued_iter());
     let next_chunk = || -> anyhow::Result<Vec<store::QueuedMail>> {
         let mut queue = queue.lock().map_err(|_| anyhow::anyhow!("a render thread panicked"))?;
         Ok(queue.by_ref().take(CHUNK).collect::<Result<_, _>>()?)

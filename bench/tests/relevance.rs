@@ -160,13 +160,13 @@ fn the_bench_and_the_service_rank_one_index_alike() -> anyhow::Result<()> {
             (id.get(), store::StoredVector { model: embedder.fingerprint().to_owned(), text_hash: text_hash(text), vector })
         })
         .collect();
-    store.papers().put_paper_vectors(&stored)?;
+    store.papers().put_vectors(&stored)?;
     let mut user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "ada@example.org", "hash".into(), now - Duration::days(30));
     user.is_email_verified = true;
     user.subscription_tier = engine::Tier::Pro;
     let user = store
         .accounts()
-        .create_account(store::NewAccount { user, preferences: engine::account::Preferences::default(), verification: None, mail: None }, now)?;
+        .create(store::NewAccount { user, preferences: engine::account::Preferences::default(), verification: None, mail: None }, now)?;
     let mail = engine::mail::MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
     let digester = actors::Digester::new(store, index, mail).with_embedder(Arc::clone(&embedder));
     let digest = digester.run(&user, &topic.text, engine::digest::DigestKind::Weekly, now)?.into_sent().expect("allowed");

@@ -513,7 +513,7 @@ mod tests {
         let user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "ada@example.org", String::new(), Utc::now());
         store
             .accounts()
-            .create_account(store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, Utc::now())?;
+            .create(store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, Utc::now())?;
         store.flush()?;
         drop(store);
         let index = PaperIndex::open_or_create(&crate::index_dir(&data_dir))?;
@@ -555,10 +555,9 @@ mod tests {
         {
             let store = Store::open_compactable(&live.join(DB_DIR))?;
             let user = store::User::new(engine::UserId(uuid::Uuid::new_v4()), "grace@example.org", String::new(), Utc::now());
-            store.accounts().create_account(
-                store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None },
-                Utc::now(),
-            )?;
+            store
+                .accounts()
+                .create(store::NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, Utc::now())?;
             store.compact()?;
         }
         assert!(live.join(DB_DIR).symlink_metadata()?.file_type().is_symlink());

@@ -383,9 +383,9 @@ mod tests {
         let now = Utc::now();
         let user = User::new(UserId(Uuid::new_v4()), &email, String::new(), now);
         let account = NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: Some(mail(&email)) };
-        let user = store.accounts().create_account(account, now)?;
+        let user = store.accounts().create(account, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("topic {thread} {n}"), Tier::Free, now);
-        store.terms().add_search_term(&term, Tier::Free, false)?;
+        store.terms().add(&term, Tier::Free, false)?;
         Ok(())
     }
 
@@ -434,7 +434,7 @@ mod tests {
             let copy = Store::open(&dest)?;
             assert_eq!(copy.accounts().user_count() as u64, copied.users);
             check_invariants(&copy)?;
-            assert_eq!(copy.mail().mail_queue_len(), copy.accounts().user_count(), "each signup's mail is there with its account");
+            assert_eq!(copy.mail().queue_len(), copy.accounts().user_count(), "each signup's mail is there with its account");
             counts.push(copied.users);
         }
         stop.store(true, Ordering::SeqCst);
@@ -600,13 +600,13 @@ mod tests {
     fn the_journal_of_handed_over_mail_goes_with_the_copy() -> Result<()> {
         let folder = tempfile::tempdir().map_err(|source| StoreError::Journal { path: "tempdir".into(), source })?;
         let store = Store::open(&folder.path().join("db"))?;
-        let id = store.mail().enqueue_mail(&mail("a@example.org"), Utc::now())?;
-        store.mail().mark_mail_handing_over(id);
+        let id = store.mail().enqueue(&mail("a@example.org"), Utc::now())?;
+        store.mail().mark_handing_over(id);
         let dest = folder.path().join("copy");
         store.backup_to(&dest)?;
         let copy = Store::open(&dest)?;
-        assert_eq!(copy.mail().mail_queue_len(), 0, "a mail being handed over is not sent again from the copy");
-        assert_eq!(copy.mail().dead_mail_len(), 1, "it is kept aside for the operator");
+        assert_eq!(copy.mail().queue_len(), 0, "a mail being handed over is not sent again from the copy");
+        assert_eq!(copy.mail().dead_len(), 1, "it is kept aside for the operator");
         Ok(())
     }
 }

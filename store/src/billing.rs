@@ -1,7 +1,7 @@
 //! Paid plans: the tracking rows of spec §3, the webhook events already applied, the customer →
 //! user index, and the one place a plan change is written (with its record in the plan history,
-//! [`crate::plan_history`]) ([`Store::apply_subscription`],
-//! [`Store::cancel_plan`]); what the change is, `engine::billing::transition` and `end_plan` decide.
+//! [`crate::plan_history`]) ([`Billing::apply_subscription`],
+//! [`Billing::cancel_plan`]); what the change is, `engine::billing::transition` and `end_plan` decide.
 //!
 //! Guarantee: the user's plan, the tracking row, the terms turned off or on and the mail that
 //! reports the change are written in one transaction, and the mail is queued only when the plan
@@ -133,7 +133,7 @@ impl Billing<'_> {
     ) -> Result<Applied> {
         let writer = self.store.writing()?;
         let _terms_held = engine::sync::lock(&self.store.adding_terms);
-        let terms = self.store.terms().search_terms(user_id)?;
+        let terms = self.store.terms().of_user(user_id)?;
         let new_row_id = Uuid::new_v4();
         let trees = (&writer.users, &writer.subscription_tracking, &writer.search_terms, &writer.mail_queue, &writer.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
@@ -169,7 +169,7 @@ impl Billing<'_> {
     pub fn cancel_plan(&self, user_id: UserId, now: DateTime<Utc>, mail: impl Fn(&User, &PlanChange) -> RenderedMail) -> Result<Applied> {
         let writer = self.store.writing()?;
         let _terms_held = engine::sync::lock(&self.store.adding_terms);
-        let terms = self.store.terms().search_terms(user_id)?;
+        let terms = self.store.terms().of_user(user_id)?;
         let trees = (&writer.users, &writer.subscription_tracking, &writer.search_terms, &writer.mail_queue, &writer.plan_history);
         let applied = trees.transaction(|(users, rows, term_tree, queue, history)| {
             let mut user = tx_user(users, user_id)?;
@@ -203,7 +203,7 @@ impl Billing<'_> {
     pub fn set_plan(&self, user_id: UserId, tier: Tier) -> Result<User> {
         let writer = self.store.writing()?;
         let _terms_held = engine::sync::lock(&self.store.adding_terms);
-        let terms = self.store.terms().search_terms(user_id)?;
+        let terms = self.store.terms().of_user(user_id)?;
         let now = Utc::now();
         let user = (&writer.users, &writer.search_terms, &writer.plan_history).transaction(|(users, term_tree, history)| {
             let mut user = tx_user(users, user_id)?;

@@ -46,7 +46,7 @@ pub struct ChannelPost {
     pub user_id: UserId,
     pub term_id: TermId,
     pub digest_id: Uuid,
-    /// The digest's key in `email_digests` (see [`Store::digest_at`]).
+    /// The digest's key in `email_digests` (see [`Digests::digest_at`]).
     #[serde(with = "crate::codec::byte_string")]
     pub digest_key: Vec<u8>,
     pub enqueued_at: DateTime<Utc>,
@@ -116,7 +116,7 @@ pub enum PostOutcome {
 impl Channels<'_> {
     /// Connects `channel` to its term (replacing the one it had); [`StoreError::NotFound`] when
     /// the term is not the user's (or no longer there), and nothing is written.
-    pub fn set_channel(&self, channel: &LabChannel) -> Result<()> {
+    pub fn set(&self, channel: &LabChannel) -> Result<()> {
         let writer = self.store.writing()?;
         let key = channel_key(channel.user_id, channel.term_id);
         let bytes = encode("lab channel", channel)?;
@@ -138,7 +138,7 @@ impl Channels<'_> {
     /// Queues `digest` (stored, of the channel's term) to be posted to the term's channel: how a
     /// channel just connected gets the term's latest digest. Nothing when the term has no
     /// channel or the digest is queued already.
-    pub fn queue_channel_post(&self, digest: &engine::digest::Digest, now: DateTime<Utc>) -> Result<()> {
+    pub fn queue_post(&self, digest: &engine::digest::Digest, now: DateTime<Utc>) -> Result<()> {
         let writer = self.store.writing()?;
         let Some(term_id) = digest.term_id else { return Ok(()) };
         let key = crate::digests::digest_key(digest.user_id, digest.sent_at, digest.id);
@@ -156,7 +156,7 @@ impl Channels<'_> {
     }
 
     /// The term's channel, if it has one.
-    pub fn channel(&self, user_id: UserId, term_id: TermId) -> Result<Option<LabChannel>> {
+    pub fn get(&self, user_id: UserId, term_id: TermId) -> Result<Option<LabChannel>> {
         self.store.trees().channels.get(channel_key(user_id, term_id))?.map(|bytes| decode("lab channel", &bytes)).transpose()
     }
 
@@ -166,36 +166,36 @@ impl Channels<'_> {
     }
 
     /// Disconnects the term's channel and drops its waiting posts; whether it had one.
-    pub fn remove_channel(&self, user_id: UserId, term_id: TermId) -> Result<bool> {
+    pub fn remove(&self, user_id: UserId, term_id: TermId) -> Result<bool> {
         let writer = self.store.writing()?;
         let removed = writer.channels.remove(channel_key(user_id, term_id))?.is_some();
-        for post in self.channel_posts_of(user_id)?.into_iter().filter(|post| post.term_id == term_id) {
+        for post in self.posts_of(user_id)?.into_iter().filter(|post| post.term_id == term_id) {
             writer.channel_posts.remove(post.key())?;
         }
         Ok(removed)
     }
 
     /// The posts waiting, soonest due first.
-    pub fn channel_posts(&self) -> Result<Vec<ChannelPost>> {
+    pub fn posts(&self) -> Result<Vec<ChannelPost>> {
         let mut posts: Vec<ChannelPost> =
             self.store.trees().channel_posts.iter().values().map(|bytes| decode("channel post", &bytes?)).collect::<Result<_>>()?;
         posts.sort_by_key(|post| (post.next_attempt_at, post.enqueued_at));
         Ok(posts)
     }
 
-    fn channel_posts_of(&self, user_id: UserId) -> Result<Vec<ChannelPost>> {
+    fn posts_of(&self, user_id: UserId) -> Result<Vec<ChannelPost>> {
         self.store.trees().channel_posts.scan_prefix(user_id.as_bytes()).values().map(|bytes| decode("channel post", &bytes?)).collect()
     }
 
     /// The posts due at `now` and not in flight, soonest first, at most `limit`.
-    pub fn due_channel_posts(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<ChannelPost>> {
-        let posts = self.channel_posts()?;
+    pub fn due_posts(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<ChannelPost>> {
+        let posts = self.posts()?;
         Ok(posts.into_iter().filter(|post| !post.in_flight && post.next_attempt_at <= now).take(limit).collect())
     }
 
     /// Marks `post` as being sent, durably, before the request goes out; `false` when it is no
     /// longer waiting (its channel was disconnected).
-    pub fn mark_channel_post_in_flight(&self, post: &ChannelPost) -> Result<bool> {
+    pub fn mark_post_in_flight(&self, post: &ChannelPost) -> Result<bool> {
         let writer = self.store.writing()?;
         let key = post.key();
         let Some(bytes) = writer.channel_posts.get(&key)? else { return Ok(false) };
@@ -209,7 +209,7 @@ impl Channels<'_> {
 
     /// Records what became of an attempt: the post goes once posted or given up, else waits
     /// for its retry; the channel's record says how its posts fare.
-    pub fn finish_channel_post(&self, post: &ChannelPost, outcome: &PostOutcome) -> Result<()> {
+    pub fn finish_post(&self, post: &ChannelPost, outcome: &PostOutcome) -> Result<()> {
         let writer = self.store.writing()?;
         let key = post.key();
         let channel_key = channel_key(post.user_id, post.term_id);
@@ -249,17 +249,17 @@ impl Channels<'_> {
 
     /// Gives up every post a stop left in flight (see the module docs); answers how many.
     pub fn give_up_interrupted_posts(&self) -> Result<usize> {
-        let interrupted: Vec<ChannelPost> = self.channel_posts()?.into_iter().filter(|post| post.in_flight).collect();
+        let interrupted: Vec<ChannelPost> = self.posts()?.into_iter().filter(|post| post.in_flight).collect();
         for post in &interrupted {
             let outcome = PostOutcome::Failed { error: MSG_POST_INTERRUPTED.to_owned(), retry_at: None };
-            self.finish_channel_post(post, &outcome)?;
+            self.finish_post(post, &outcome)?;
         }
         Ok(interrupted.len())
     }
 
     /// How many of the term's digests wait to be posted.
-    pub fn pending_channel_posts(&self, user_id: UserId, term_id: TermId) -> Result<usize> {
-        Ok(self.channel_posts_of(user_id)?.iter().filter(|post| post.term_id == term_id).count())
+    pub fn pending_posts(&self, user_id: UserId, term_id: TermId) -> Result<usize> {
+        Ok(self.posts_of(user_id)?.iter().filter(|post| post.term_id == term_id).count())
     }
 }
 
@@ -277,7 +277,7 @@ mod tests {
 
     fn add_term(store: &Store, user_id: UserId, text: &str) -> Result<TermId> {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, text.into(), Tier::Team, Utc::now());
-        store.terms().add_search_term(&term, Tier::Team, false)?;
+        store.terms().add(&term, Tier::Team, false)?;
         Ok(term.id)
     }
 
@@ -335,12 +335,12 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
         let term = add_term(&store, ada, "malaria")?;
-        assert!(matches!(store.channels().set_channel(&channel(bob, term)), Err(StoreError::NotFound(_))), "not bob's term");
-        assert_eq!(store.channels().channel(bob, term)?, None, "nothing written");
-        store.channels().set_channel(&channel(ada, term))?;
-        assert_eq!(store.channels().channel(ada, term)?.map(|channel| channel.url), Some("https://hooks.example.org/services/T0/B0/x".to_owned()));
-        assert!(store.terms().delete_search_term(term)?);
-        assert_eq!(store.channels().channel(ada, term)?, None, "deleting the term disconnects its channel");
+        assert!(matches!(store.channels().set(&channel(bob, term)), Err(StoreError::NotFound(_))), "not bob's term");
+        assert_eq!(store.channels().get(bob, term)?, None, "nothing written");
+        store.channels().set(&channel(ada, term))?;
+        assert_eq!(store.channels().get(ada, term)?.map(|channel| channel.url), Some("https://hooks.example.org/services/T0/B0/x".to_owned()));
+        assert!(store.terms().delete(term)?);
+        assert_eq!(store.channels().get(ada, term)?, None, "deleting the term disconnects its channel");
         assert!(store.channels().all()?.is_empty());
         Ok(())
     }
@@ -350,14 +350,14 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let (with, without) = (add_term(&store, ada, "malaria")?, add_term(&store, ada, "dengue")?);
-        store.channels().set_channel(&channel(ada, with))?;
+        store.channels().set(&channel(ada, with))?;
         let posted = record(&store, ada, with, 2, 1)?;
         record(&store, ada, without, 2, 2)?;
         record(&store, ada, with, 0, 3)?;
-        let posts = store.channels().channel_posts()?;
+        let posts = store.channels().posts()?;
         assert_eq!(posts.iter().map(|post| post.digest_id).collect::<Vec<_>>(), vec![posted], "only the channel's digest with papers");
-        assert_eq!(store.channels().pending_channel_posts(ada, with)?, 1);
-        assert_eq!(store.channels().due_channel_posts(Utc::now(), 10)?.len(), 1);
+        assert_eq!(store.channels().pending_posts(ada, with)?, 1);
+        assert_eq!(store.channels().due_posts(Utc::now(), 10)?.len(), 1);
         assert!(store.digests().digest_at(&posts[0].digest_key)?.is_some(), "the post names its stored digest");
         Ok(())
     }
@@ -367,35 +367,35 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let term = add_term(&store, ada, "malaria")?;
-        store.channels().set_channel(&channel(ada, term))?;
+        store.channels().set(&channel(ada, term))?;
         record(&store, ada, term, 1, 1)?;
-        let post = store.channels().channel_posts()?.remove(0);
+        let post = store.channels().posts()?.remove(0);
 
         // A failure waits for its retry and counts on the channel.
-        assert!(store.channels().mark_channel_post_in_flight(&post)?);
-        assert!(store.channels().due_channel_posts(Utc::now(), 10)?.is_empty(), "in flight: not due again");
+        assert!(store.channels().mark_post_in_flight(&post)?);
+        assert!(store.channels().due_posts(Utc::now(), 10)?.is_empty(), "in flight: not due again");
         let later = Utc::now() + Duration::minutes(1);
-        store.channels().finish_channel_post(&post, &PostOutcome::Failed { error: "The webhook answered 500".into(), retry_at: Some(later) })?;
-        let stored = store.channels().channel(ada, term)?.expect("connected");
+        store.channels().finish_post(&post, &PostOutcome::Failed { error: "The webhook answered 500".into(), retry_at: Some(later) })?;
+        let stored = store.channels().get(ada, term)?.expect("connected");
         assert_eq!((stored.failures, stored.last_error.as_deref()), (1, Some("The webhook answered 500")));
-        assert!(store.channels().due_channel_posts(Utc::now(), 10)?.is_empty(), "not before its retry");
-        assert_eq!(store.channels().due_channel_posts(later, 10)?.len(), 1);
-        assert_eq!(store.channels().channel_posts()?[0].attempts, 1);
+        assert!(store.channels().due_posts(Utc::now(), 10)?.is_empty(), "not before its retry");
+        assert_eq!(store.channels().due_posts(later, 10)?.len(), 1);
+        assert_eq!(store.channels().posts()?[0].attempts, 1);
 
         // Posted: it goes, and the channel is well again.
         let at = Utc::now();
-        store.channels().finish_channel_post(&post, &PostOutcome::Posted(at))?;
-        assert!(store.channels().channel_posts()?.is_empty());
-        let stored = store.channels().channel(ada, term)?.expect("connected");
+        store.channels().finish_post(&post, &PostOutcome::Posted(at))?;
+        assert!(store.channels().posts()?.is_empty());
+        let stored = store.channels().get(ada, term)?.expect("connected");
         assert_eq!((stored.failures, stored.last_error, stored.last_posted_at), (0, None, Some(at)));
 
         // One in flight at a stop is never sent again.
         record(&store, ada, term, 1, 2)?;
-        let post = store.channels().channel_posts()?.remove(0);
-        assert!(store.channels().mark_channel_post_in_flight(&post)?);
+        let post = store.channels().posts()?.remove(0);
+        assert!(store.channels().mark_post_in_flight(&post)?);
         assert_eq!(store.channels().give_up_interrupted_posts()?, 1);
-        assert!(store.channels().channel_posts()?.is_empty());
-        assert_eq!(store.channels().channel(ada, term)?.and_then(|channel| channel.last_error).as_deref(), Some(MSG_POST_INTERRUPTED));
+        assert!(store.channels().posts()?.is_empty());
+        assert_eq!(store.channels().get(ada, term)?.and_then(|channel| channel.last_error).as_deref(), Some(MSG_POST_INTERRUPTED));
         Ok(())
     }
 
@@ -405,14 +405,14 @@ mod tests {
         let ada = UserId(Uuid::new_v4());
         let term = add_term(&store, ada, "malaria")?;
         record(&store, ada, term, 2, 1)?;
-        assert!(store.channels().channel_posts()?.is_empty(), "no channel when it was stored");
+        assert!(store.channels().posts()?.is_empty(), "no channel when it was stored");
         let digest = store.digests().of_user(ada)?.remove(0);
-        store.channels().queue_channel_post(&digest, Utc::now())?;
-        assert!(store.channels().channel_posts()?.is_empty(), "still no channel: nothing to post to");
-        store.channels().set_channel(&channel(ada, term))?;
-        store.channels().queue_channel_post(&digest, Utc::now())?;
-        store.channels().queue_channel_post(&digest, Utc::now())?;
-        let posts = store.channels().channel_posts()?;
+        store.channels().queue_post(&digest, Utc::now())?;
+        assert!(store.channels().posts()?.is_empty(), "still no channel: nothing to post to");
+        store.channels().set(&channel(ada, term))?;
+        store.channels().queue_post(&digest, Utc::now())?;
+        store.channels().queue_post(&digest, Utc::now())?;
+        let posts = store.channels().posts()?;
         assert_eq!(posts.iter().map(|post| post.digest_id).collect::<Vec<_>>(), vec![digest.id], "queued once");
         assert!(store.digests().digest_at(&posts[0].digest_key)?.is_some());
         Ok(())
@@ -423,13 +423,13 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let term = add_term(&store, ada, "malaria")?;
-        store.channels().set_channel(&channel(ada, term))?;
+        store.channels().set(&channel(ada, term))?;
         record(&store, ada, term, 1, 1)?;
-        let post = store.channels().channel_posts()?.remove(0);
-        assert!(store.channels().remove_channel(ada, term)?);
-        assert!(!store.channels().remove_channel(ada, term)?);
-        assert!(store.channels().channel_posts()?.is_empty());
-        assert!(!store.channels().mark_channel_post_in_flight(&post)?, "a post gone is not sent");
+        let post = store.channels().posts()?.remove(0);
+        assert!(store.channels().remove(ada, term)?);
+        assert!(!store.channels().remove(ada, term)?);
+        assert!(store.channels().posts()?.is_empty());
+        assert!(!store.channels().mark_post_in_flight(&post)?, "a post gone is not sent");
         Ok(())
     }
 }

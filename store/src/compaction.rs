@@ -426,9 +426,9 @@ mod tests {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now);
         let user = store
             .accounts()
-            .create_account(NewAccount { user, preferences: Default::default(), verification: None, mail: Some(mail(email, "Welcome")) }, now)?;
+            .create(NewAccount { user, preferences: Default::default(), verification: None, mail: Some(mail(email, "Welcome")) }, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("proteomics of {email}"), Tier::Free, now);
-        store.terms().add_search_term(&term, Tier::Free, false)?;
+        store.terms().add(&term, Tier::Free, false)?;
         let session = Session { user_id: user.id, epoch: 0, created_at: now, expires_at: now + Span::days(7), ip_address: Some("10.1.2.3".into()) };
         store.accounts().create_session(TokenHash::of(&format!("session {email}")), &session)?;
         send_every_mail(store)?;
@@ -437,8 +437,8 @@ mod tests {
 
     /// What the mailer does for every queued mail.
     fn send_every_mail(store: &Store) -> Result<()> {
-        for queued in store.mail().queued_mail()? {
-            store.mail().mark_mail_sent(queued.id)?;
+        for queued in store.mail().queued()? {
+            store.mail().mark_sent(queued.id)?;
         }
         store.flush()
     }
@@ -506,7 +506,7 @@ mod tests {
         drop(store);
         let reopened = Store::open_compactable(&path)?;
         assert_eq!(reopened.accounts().user_count(), 2);
-        assert_eq!(reopened.terms().search_terms(kept.id)?.len(), 1);
+        assert_eq!(reopened.terms().of_user(kept.id)?.len(), 1);
         assert!(reopened.accounts().user_by_email("later@example.org")?.is_some());
         Ok(())
     }
@@ -519,7 +519,7 @@ mod tests {
         store.accounts().delete_account(gone.id, |user| mail(&user.email, "Your account is deleted"))?;
         store.accounts().close_account_deletion(gone.id)?;
         store.compact()?;
-        assert_eq!(store.mail().mail_queue_len(), 1, "the confirmation is still queued");
+        assert_eq!(store.mail().queue_len(), 1, "the confirmation is still queued");
         assert!(occurrences(dir.path(), &[gone.email.as_bytes().to_vec()]).map_err(io)? > 0, "the queued mail names the address");
         assert!(!store.compaction_due(Utc::now() + Span::hours(1))?, "not again while the mail waits");
         send_every_mail(&store)?;

@@ -26,7 +26,7 @@ const MIGRATIONS: &[Migration] = &[
     // 2: each user's digest ledger and one record of sent papers per commit (`crate::ledger`),
     // built from their digests and their key-per-paper sent records.
     Migration { from: 1, apply: |store| store.digests().build_ledgers() },
-    // 3: each digest names the term it was made for by id (`Store::bind_digests_to_terms`).
+    // 3: each digest names the term it was made for by id (`Digests::bind_digests_to_terms`).
     Migration { from: 2, apply: |store| store.digests().bind_digests_to_terms() },
 ];
 
@@ -407,7 +407,7 @@ impl Store {
                 store.writing()?.mail_queue.remove(id.to_be_bytes())?;
             }
             for id in &replay.interrupted {
-                store.mail().move_mail_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
+                store.mail().move_to_dead(*id, MSG_HAND_OVER_INTERRUPTED)?;
                 tracing::warn!(mail_id = id, "{MSG_HAND_OVER_INTERRUPTED}");
             }
             store.trees().flush()?;

@@ -125,7 +125,7 @@ impl StoredDigest {
 }
 
 /// One digest to record, by reference to what is stored already: its papers' entries
-/// ([`Store::put_digest_entry`]) and its texts ([`Store::put_digest_text`]).
+/// ([`Digests::put_digest_entry`]) and its texts ([`Digests::put_digest_text`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewDigest {
     pub id: Uuid,
@@ -254,7 +254,7 @@ impl Digests<'_> {
     /// ratings, rating links and resends find a digest's term by its id alone.
     pub(crate) fn bind_digests_to_terms(&self) -> Result<()> {
         for user in self.store.accounts().users()? {
-            let terms = self.store.terms().search_terms(user.id)?;
+            let terms = self.store.terms().of_user(user.id)?;
             for entry in self.store.trees().digests.scan_prefix(user.id.as_bytes()) {
                 let (key, bytes) = entry?;
                 let mut stored: StoredDigest = decode("digest", &bytes)?;
@@ -357,7 +357,7 @@ impl Digests<'_> {
         Ok(())
     }
 
-    /// Records that `notice` happened to the user at `at`, as [`Store::mark_notice`], without
+    /// Records that `notice` happened to the user at `at`, as [`Digests::mark_notice`], without
     /// flushing: for a caller that writes more and flushes once.
     pub fn record_notice(&self, user_id: UserId, notice: &str, at: DateTime<Utc>) -> Result<()> {
         let writer = self.store.writing()?;
@@ -390,7 +390,7 @@ impl Digests<'_> {
         Ok(UnsubscribeClaim { user_id }.sign(self.unsubscribe_key()?))
     }
 
-    /// The user an unsubscribe token stands for: a token of [`Store::unsubscribe_token`], or a
+    /// The user an unsubscribe token stands for: a token of [`Digests::unsubscribe_token`], or a
     /// stored one (hashed) from mails sent before those existed. Tokens do not expire.
     pub fn unsubscribe_user(&self, token: &str) -> Result<Option<UserId>> {
         if let Some(claim) = self.existing_unsubscribe_key()?.and_then(|key| UnsubscribeClaim::verify(key, token)) {
@@ -420,7 +420,7 @@ impl Digests<'_> {
     }
 
     /// Remembers the user a (hashed) unsubscribe token stands for; kept for tokens made before
-    /// [`Store::unsubscribe_token`].
+    /// [`Digests::unsubscribe_token`].
     #[cfg(any(test, feature = "testsuite"))]
     pub fn put_unsubscribe_token(&self, hash: TokenHash, user_id: UserId) -> Result<()> {
         let writer = self.store.writing()?;
@@ -499,8 +499,8 @@ mod tests {
         assert!(store.digests().was_sent(ada, "doi:10.1/a")? && store.digests().was_sent(ada, "doi:10.1/b")?);
         assert!(!store.digests().was_sent(ada, "pmid:1")?, "a paper is remembered by its first key");
         assert!(!store.digests().was_sent(bob, "doi:10.1/a")?, "sent to ada, not to bob");
-        assert_eq!(store.mail().mail_queue_len(), 2);
-        let queued = store.mail().queued_mail()?;
+        assert_eq!(store.mail().queue_len(), 2);
+        let queued = store.mail().queued()?;
         let reference = queued[1].digest.clone().expect("a digest mail refers to its digest");
         assert_eq!(reference.user_id, ada);
         let digest = store.digests().digest_at(&reference.digest_key)?.expect("the referenced digest");
@@ -530,10 +530,10 @@ mod tests {
             verification: None,
             mail: None,
         };
-        store.accounts().create_account(account, day(0))?;
+        store.accounts().create(account, day(0))?;
         let term = |text: &str, created: i64| -> Result<SearchTerm> {
             let term = SearchTerm::new(TermId(Uuid::new_v4()), ada, text.into(), Tier::Pro, day(created));
-            store.terms().add_search_term(&term, Tier::Pro, false)?;
+            store.terms().add(&term, Tier::Pro, false)?;
             Ok(term)
         };
         let crispr = term("CRISPR base editing", 1)?;

@@ -10,7 +10,7 @@
 //!   commit's version: the fingerprints ([`paper_fingerprint`]) of the first dedup key of each
 //!   paper sent. A user's set is one prefix scan; a commit writes one record, not one key per
 //!   paper.
-//! - **[`Store::commit_digests`]** writes many users' digests in one transaction: each user's
+//! - **[`Digests::commit_digests`]** writes many users' digests in one transaction: each user's
 //!   digests, their sent papers, their queued mails, their new ledger (and an upgrade
 //!   invitation), all or nothing. Each user's part carries the ledger version their digests were
 //!   chosen at; a user whose ledger moved on since (an immediate digest committed meanwhile) is
@@ -164,9 +164,9 @@ impl Digests<'_> {
         }
     }
 
-    /// [`Store::ledger`] for a signed-in user's requests: decoded only when it changed since it
+    /// [`Digests::ledger`] for a signed-in user's requests: decoded only when it changed since it
     /// was last read this way ([`crate::decoded`]). The weekly pass reads every user's ledger
-    /// once and uses [`Store::ledger`], so it does not sweep the signed-in users out.
+    /// once and uses [`Digests::ledger`], so it does not sweep the signed-in users out.
     pub fn signed_in_ledger(&self, user_id: UserId) -> Result<Ledger> {
         match self.store.trees().digest_ledgers.get(user_id.as_bytes())? {
             Some(bytes) => Ok(Ledger::clone(&*self.store.signed_in.ledgers.get(user_id.as_bytes(), bytes)?)),
@@ -247,10 +247,10 @@ impl Digests<'_> {
         Ok(commits)
     }
 
-    /// The user's terms as [`Store::search_terms`] gives them, with the last weekly pass counted
+    /// The user's terms as [`Terms::of_user`] gives them, with the last weekly pass counted
     /// as each served term's last processing.
     pub fn search_terms_as_processed(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
-        let mut terms = self.store.terms().search_terms(user_id)?;
+        let mut terms = self.store.terms().of_user(user_id)?;
         let ledger = self.ledger(user_id)?;
         if let Some(last_weekly) = ledger.last_weekly {
             for term in terms.iter_mut().filter(|term| ledger.weekly_terms.contains(&term.id)) {
@@ -394,7 +394,7 @@ mod tests {
         ];
         let commits = store.digests().commit_digests(&parts, now)?;
         assert!(commits.iter().all(|commit| matches!(commit, Commit::Written { .. })), "{commits:?}");
-        assert_eq!(store.mail().mail_queue_len(), 3);
+        assert_eq!(store.mail().queue_len(), 3);
         let sent = store.digests().sent_papers(ada)?;
         assert!(sent.contains("doi:1") && sent.contains("doi:2") && !sent.contains("doi:3"));
         assert_eq!(store.digests().sent_papers(bob)?.len(), 1);
@@ -434,7 +434,7 @@ mod tests {
         assert!(matches!(commits[1], Commit::Written { .. }));
         let after = store.raw_entries()?.into_iter().filter(|(tree, key, _)| tree != "digest_texts" && key.starts_with(ada.as_bytes())).count();
         assert_eq!(before, after, "nothing of ada's stale part was written");
-        assert_eq!((store.digests().of_user(ada)?.len(), store.digests().of_user(bob)?.len(), store.mail().mail_queue_len()), (1, 1, 2));
+        assert_eq!((store.digests().of_user(ada)?.len(), store.digests().of_user(bob)?.len(), store.mail().queue_len()), (1, 1, 2));
         Ok(())
     }
 
@@ -442,10 +442,9 @@ mod tests {
     fn ada_following_malaria(now: DateTime<Utc>) -> Result<(Store, User, SearchTerm)> {
         let store = Store::temporary()?;
         let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now);
-        let user =
-            store.accounts().create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
+        let user = store.accounts().create(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, "malaria".into(), engine::Tier::Free, now);
-        store.terms().add_search_term(&term, engine::Tier::Free, false)?;
+        store.terms().add(&term, engine::Tier::Free, false)?;
         Ok((store, user, term))
     }
 
@@ -459,8 +458,8 @@ mod tests {
         invitation.completed_terms = vec![(term.id, now)];
         store.digests().commit_digests(&[invitation], now)?;
         assert!(store.digests().digest_history(&user)?.invited);
-        assert_eq!(store.mail().mail_queue_len(), 1);
-        let stored = store.terms().search_term(term.id)?.expect("the term");
+        assert_eq!(store.mail().queue_len(), 1);
+        let stored = store.terms().get(term.id)?.expect("the term");
         assert_eq!((stored.status, stored.last_processed_at), (TermStatus::Completed, Some(now)));
         Ok(())
     }
@@ -469,7 +468,7 @@ mod tests {
     fn an_immediate_digest_and_its_terms_status_are_written_together_or_not_at_all() -> Result<()> {
         let now = Utc::now();
         let (store, user, term) = ada_following_malaria(now)?;
-        store.terms().update_search_term(term.id, |stored| stored.status = TermStatus::Processing)?;
+        store.terms().update(term.id, |stored| stored.status = TermStatus::Processing)?;
         // Chosen, then another digest of the user's commits first: the stale part writes neither
         // the digest nor the term's status.
         let mut stale = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], now)?])?;
@@ -477,14 +476,14 @@ mod tests {
         store.digests().commit_digests(&[part(&store, user.id, vec![new_digest(&store, DigestKind::Weekly, &[], now)?])?], now)?;
         assert_eq!(store.digests().commit_digests(&[stale], now)?, vec![Commit::Stale]);
         assert_eq!(store.digests().of_user(user.id)?.len(), 1);
-        assert_eq!(store.terms().search_term(term.id)?.map(|stored| stored.status), Some(TermStatus::Processing));
+        assert_eq!(store.terms().get(term.id)?.map(|stored| stored.status), Some(TermStatus::Processing));
         // Chosen again: the digest and the completed term are one write.
         let later = now + Duration::seconds(5);
         let mut fresh = part(&store, user.id, vec![new_digest(&store, DigestKind::Immediate, &["doi:1"], later)?])?;
         fresh.completed_terms = vec![(term.id, later)];
         assert!(matches!(store.digests().commit_digests(&[fresh], later)?.as_slice(), [Commit::Written { .. }]));
         assert_eq!(store.digests().of_user(user.id)?.len(), 2);
-        let stored = store.terms().search_term(term.id)?.expect("the term");
+        let stored = store.terms().get(term.id)?.expect("the term");
         assert_eq!((stored.status, stored.last_processed_at), (TermStatus::Completed, Some(later)));
         Ok(())
     }
@@ -497,7 +496,7 @@ mod tests {
         let served = SearchTerm::new(TermId(Uuid::new_v4()), user_id, "malaria".into(), engine::Tier::Pro, now - Duration::days(9));
         let paused = SearchTerm::new(TermId(Uuid::new_v4()), user_id, "dengue".into(), engine::Tier::Pro, now - Duration::days(9));
         for term in [&served, &paused] {
-            store.terms().add_search_term(term, engine::Tier::Pro, false)?;
+            store.terms().add(term, engine::Tier::Pro, false)?;
         }
         let mut weekly = part(&store, user_id, vec![new_digest(&store, DigestKind::Weekly, &["doi:1"], now)?])?;
         weekly.ledger.weekly_terms = vec![served.id];
@@ -521,8 +520,7 @@ mod tests {
         let store = Store::temporary()?;
         let now = Utc::now();
         let user = User::new(UserId(Uuid::new_v4()), "ada@example.org", String::new(), now - Duration::days(30));
-        let user =
-            store.accounts().create_account(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
+        let user = store.accounts().create(NewAccount { user, preferences: engine::Preferences::default(), verification: None, mail: None }, now)?;
         // As schema 1 wrote them: a weekly digest with a paper inline, one key per sent paper,
         // the invitation as a notice.
         let old = engine::digest::Digest {

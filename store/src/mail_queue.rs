@@ -37,7 +37,7 @@ pub struct QueuedMail {
 #[serde(rename_all = "camelCase")]
 pub struct DigestMailRef {
     pub user_id: engine::UserId,
-    /// The digest's key in `email_digests` (see [`Store::digest_at`]).
+    /// The digest's key in `email_digests` (see [`Digests::digest_at`]).
     #[serde(with = "crate::codec::byte_string")]
     pub digest_key: Vec<u8>,
 }
@@ -60,7 +60,7 @@ pub(crate) fn tx_enqueue(
 
 impl<'s> Mail<'s> {
     /// Queues a mail on its own; returns its id.
-    pub fn enqueue_mail(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
+    pub fn enqueue(&self, mail: &RenderedMail, now: DateTime<Utc>) -> Result<u64> {
         let writer = self.store.writing()?;
         let id = writer.read().generate_id()?;
         let queued = QueuedMail { id, mail: mail.clone(), enqueued_at: now, attempts: 0, next_attempt_at: now, last_error: None, digest: None };
@@ -70,10 +70,10 @@ impl<'s> Mail<'s> {
 
     /// Makes every deferred mail due now; the mailer does this when it starts, since a restart
     /// often follows a repaired mail setup. Returns how many were deferred.
-    pub fn make_all_mail_due(&self, now: DateTime<Utc>) -> Result<usize> {
+    pub fn make_all_due(&self, now: DateTime<Utc>) -> Result<usize> {
         let writer = self.store.writing()?;
         let mut deferred = 0;
-        for queued in self.queued_mail_iter() {
+        for queued in self.queued_iter() {
             let mut queued = queued?;
             if queued.next_attempt_at > now {
                 queued.next_attempt_at = now;
@@ -86,18 +86,18 @@ impl<'s> Mail<'s> {
 
     /// Every queued mail, oldest first.
     #[cfg(any(test, feature = "testsuite"))]
-    pub fn queued_mail(&self) -> Result<Vec<QueuedMail>> {
-        self.queued_mail_iter().collect()
+    pub fn queued(&self) -> Result<Vec<QueuedMail>> {
+        self.queued_iter().collect()
     }
 
     /// Every queued mail, oldest first, read as it is consumed: a queue of millions (a large
     /// weekly pass) is walked without being held in memory.
-    pub fn queued_mail_iter(&self) -> impl Iterator<Item = Result<QueuedMail>> + Send + 's {
+    pub fn queued_iter(&self) -> impl Iterator<Item = Result<QueuedMail>> + Send + 's {
         self.store.trees().mail_queue.iter().values().map(|bytes| decode("queued mail", &bytes?))
     }
 
     /// Queued mail whose next attempt is due, oldest first, at most `limit`.
-    pub fn due_mail(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<QueuedMail>> {
+    pub fn due(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<QueuedMail>> {
         let mut due = Vec::new();
         for bytes in self.store.trees().mail_queue.iter().values() {
             if due.len() == limit {
@@ -113,28 +113,28 @@ impl<'s> Mail<'s> {
 
     /// The earliest next attempt among queued mail.
     #[cfg(any(test, feature = "testsuite"))]
-    pub fn next_mail_attempt_at(&self) -> Result<Option<DateTime<Utc>>> {
-        self.queued_mail_iter().try_fold(None, |earliest: Option<DateTime<Utc>>, queued| {
+    pub fn next_attempt_at(&self) -> Result<Option<DateTime<Utc>>> {
+        self.queued_iter().try_fold(None, |earliest: Option<DateTime<Utc>>, queued| {
             let next = queued?.next_attempt_at;
             Ok(Some(earliest.map_or(next, |earliest| earliest.min(next))))
         })
     }
 
-    pub fn mail_queue_len(&self) -> usize {
+    pub fn queue_len(&self) -> usize {
         self.store.trees().mail_queue.len()
     }
 
-    pub fn dead_mail_len(&self) -> usize {
+    pub fn dead_len(&self) -> usize {
         self.store.trees().mail_dead.len()
     }
 
     /// Every mail that failed for good, oldest first.
-    pub fn dead_mail(&self) -> Result<Vec<QueuedMail>> {
+    pub fn dead(&self) -> Result<Vec<QueuedMail>> {
         self.store.trees().mail_dead.iter().values().map(|bytes| decode("queued mail", &bytes?)).collect()
     }
 
     /// One mail that failed for good, by id.
-    pub fn dead_mail_by_id(&self, id: u64) -> Result<Option<QueuedMail>> {
+    pub fn dead_by_id(&self, id: u64) -> Result<Option<QueuedMail>> {
         self.store.trees().mail_dead.get(id.to_be_bytes())?.map(|bytes| decode("queued mail", &bytes)).transpose()
     }
 
@@ -142,7 +142,7 @@ impl<'s> Mail<'s> {
     /// repaired): it leaves the dead mail for the queue in one transaction, due now, with its
     /// attempts counted afresh and the same id (so the same Message-ID). Answers whether there was
     /// such a mail.
-    pub fn retry_dead_mail(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
+    pub fn retry_dead(&self, id: u64, now: DateTime<Utc>) -> Result<bool> {
         let writer = self.store.writing()?;
         let key = id.to_be_bytes();
         let moved = (&writer.mail_dead, &writer.mail_queue).transaction(|(dead, queue)| {
@@ -161,7 +161,7 @@ impl<'s> Mail<'s> {
 
     /// Drops a mail that failed for good, for an operator who decided it need not go; answers
     /// whether there was such a mail.
-    pub fn drop_dead_mail(&self, id: u64) -> Result<bool> {
+    pub fn drop_dead(&self, id: u64) -> Result<bool> {
         let writer = self.store.writing()?;
         Ok(writer.mail_dead.remove(id.to_be_bytes())?.is_some())
     }
@@ -170,7 +170,7 @@ impl<'s> Mail<'s> {
     /// handed-over mail (see [`crate::sent_journal`]), so that a process killed before the next
     /// flush does not send it again; a journal that cannot be written only leaves the window
     /// open until that flush.
-    pub fn mark_mail_sent(&self, id: u64) -> Result<()> {
+    pub fn mark_sent(&self, id: u64) -> Result<()> {
         let writer = self.store.writing()?;
         // The entry and the removal under one hold of the journal, so that a flush counting the
         // entries covers the removal.
@@ -180,18 +180,18 @@ impl<'s> Mail<'s> {
     }
 
     /// The message itself is about to go to the SMTP server. If the process dies before
-    /// [`Store::mark_mail_sent`] or [`Store::mark_mail_not_handed_over`], the next start cannot
+    /// [`Mail::mark_sent`] or [`Mail::mark_not_handed_over`], the next start cannot
     /// know whether the server has it, and keeps it aside instead of sending it again (see
     /// [`crate::sent_journal`]). Nothing is written for a temporary store; a journal that cannot
     /// be written is logged, and the mail goes all the same.
-    pub fn mark_mail_handing_over(&self, id: u64) {
+    pub fn mark_handing_over(&self, id: u64) {
         drop(self.journal(Entry::HandingOver(id)));
     }
 
-    /// The attempt announced by [`Store::mark_mail_handing_over`] failed: the mail is still to
-    /// be sent (its failure is recorded by [`Store::mark_mail_failed`] or
-    /// [`Store::move_mail_to_dead`]).
-    pub fn mark_mail_not_handed_over(&self, id: u64) {
+    /// The attempt announced by [`Mail::mark_handing_over`] failed: the mail is still to
+    /// be sent (its failure is recorded by [`Mail::mark_failed`] or
+    /// [`Mail::move_to_dead`]).
+    pub fn mark_not_handed_over(&self, id: u64) {
         drop(self.journal(Entry::NotHandedOver(id)));
     }
 
@@ -210,7 +210,7 @@ impl<'s> Mail<'s> {
     }
 
     /// The mail could not be sent now: count the attempt and schedule the next one.
-    pub fn mark_mail_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
+    pub fn mark_failed(&self, id: u64, error: &str, next_attempt_at: DateTime<Utc>) -> Result<Option<QueuedMail>> {
         let writer = self.store.writing()?;
         let Some(bytes) = writer.mail_queue.get(id.to_be_bytes())? else {
             return Ok(None);
@@ -224,7 +224,7 @@ impl<'s> Mail<'s> {
     }
 
     /// The mail will never go out (rejected for good, or out of attempts): keep it aside.
-    pub fn move_mail_to_dead(&self, id: u64, error: &str) -> Result<()> {
+    pub fn move_to_dead(&self, id: u64, error: &str) -> Result<()> {
         let writer = self.store.writing()?;
         let Some(bytes) = writer.mail_queue.get(id.to_be_bytes())? else {
             return Ok(());

@@ -122,7 +122,7 @@ impl Accounts<'_> {
         Ok(removed)
     }
 
-    /// Removes an account and everything kept of it, as [`Store::delete_account`] does (without
+    /// Removes an account and everything kept of it, as [`Accounts::delete_account`] does (without
     /// a confirmation mail) — when `condition` still holds of it inside the transaction that
     /// removes it. Returns whether it was removed.
     pub(crate) fn remove_account_if(&self, id: UserId, condition: impl Fn(&User) -> bool) -> Result<bool> {

@@ -95,7 +95,7 @@ mod tests {
 
     fn account(store: &Store, email: &str) -> Result<User> {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), Utc::now());
-        store.accounts().create_account(NewAccount { user, preferences: Default::default(), verification: None, mail: None }, Utc::now())
+        store.accounts().create(NewAccount { user, preferences: Default::default(), verification: None, mail: None }, Utc::now())
     }
 
     fn mail(user: &User, _: &engine::billing::PlanChange) -> RenderedMail {

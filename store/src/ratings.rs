@@ -61,19 +61,19 @@ impl Ratings<'_> {
     }
 
     /// Removes the user's rating of a paper for a term; whether there was one.
-    pub fn remove_rating(&self, user_id: UserId, term_id: TermId, paper_key: &str) -> Result<bool> {
+    pub fn remove(&self, user_id: UserId, term_id: TermId, paper_key: &str) -> Result<bool> {
         let writer = self.store.writing()?;
         Ok(writer.ratings.remove(rating_key(user_id, term_id, paper_key))?.is_some())
     }
 
     /// The rating links' key (32 random bytes, made on first use and kept).
-    pub fn rating_link_key(&self) -> Result<Vec<u8>> {
+    pub fn link_key(&self) -> Result<Vec<u8>> {
         self.store.secret_key(RATING_LINK_KEY)
     }
 
     /// The rating links' key if one was made: checking a link never makes one (no link exists
     /// before it).
-    pub fn rating_link_key_if_made(&self) -> Result<Option<Vec<u8>>> {
+    pub fn link_key_if_made(&self) -> Result<Option<Vec<u8>>> {
         Ok(self.store.trees().meta.get(RATING_LINK_KEY)?.map(|key| key.to_vec()))
     }
 
@@ -124,7 +124,7 @@ mod tests {
 
     fn add_term(store: &Store, user_id: UserId, text: &str) -> Result<TermId> {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user_id, text.into(), Tier::Team, at(0));
-        store.terms().add_search_term(&term, Tier::Team, false)?;
+        store.terms().add(&term, Tier::Team, false)?;
         Ok(term.id)
     }
 
@@ -153,9 +153,9 @@ mod tests {
         assert_eq!(verdicts(&store.ratings().of_term(ada, drive)?), [("doi:10.1/a", Verdict::MoreLikeThis)], "each term its own");
         assert_eq!(store.ratings().of_term(ada, bobs)?, Vec::new(), "another user's term lists nothing of theirs");
 
-        assert!(store.ratings().remove_rating(ada, crispr, "pmid:2")?);
-        assert!(!store.ratings().remove_rating(ada, crispr, "pmid:2")?);
-        assert!(!store.ratings().remove_rating(ada, bobs, "doi:10.1/a")?, "a user removes only their own");
+        assert!(store.ratings().remove(ada, crispr, "pmid:2")?);
+        assert!(!store.ratings().remove(ada, crispr, "pmid:2")?);
+        assert!(!store.ratings().remove(ada, bobs, "doi:10.1/a")?, "a user removes only their own");
         assert_eq!(verdicts(&store.ratings().of_term(ada, crispr)?), [("doi:10.1/a", Verdict::NotRelevant)]);
         assert_eq!(store.ratings().of_term(bob, bobs)?.len(), 1);
         Ok(())
@@ -182,11 +182,11 @@ mod tests {
             verification: None,
             mail: None,
         };
-        store.accounts().create_account(account, at(0))?;
+        store.accounts().create(account, at(0))?;
         let (crispr, drive) = (add_term(&store, ada, "CRISPR")?, add_term(&store, ada, "gene drive")?);
         store.ratings().rate(ada, &rating(crispr, "pmid:1", Verdict::Relevant, 1))?;
         store.ratings().rate(ada, &rating(drive, "pmid:1", Verdict::Relevant, 1))?;
-        assert!(store.terms().delete_search_term(crispr)?);
+        assert!(store.terms().delete(crispr)?);
         assert!(store.ratings().of_term(ada, crispr)?.is_empty());
         assert_eq!(store.ratings().of_term(ada, drive)?.len(), 1);
         assert!(
@@ -218,11 +218,11 @@ mod tests {
     #[test]
     fn the_link_key_is_made_once() -> Result<()> {
         let store = Store::temporary()?;
-        assert_eq!(store.ratings().rating_link_key_if_made()?, None);
-        let key = store.ratings().rating_link_key()?;
+        assert_eq!(store.ratings().link_key_if_made()?, None);
+        let key = store.ratings().link_key()?;
         assert_eq!(key.len(), 32);
-        assert_eq!(store.ratings().rating_link_key_if_made()?, Some(key.clone()));
-        assert_eq!(store.ratings().rating_link_key()?, key);
+        assert_eq!(store.ratings().link_key_if_made()?, Some(key.clone()));
+        assert_eq!(store.ratings().link_key()?, key);
         assert_ne!(store.digests().unsubscribe_token(UserId(Uuid::new_v4()))?.len(), 0);
         assert_ne!(store.secret_key(b"unsubscribe_key")?, key, "not the unsubscribe links' key");
         Ok(())

@@ -1,5 +1,5 @@
-//! A user's rights over their records: everything kept of them, read at once ([`Store::user_data`],
-//! the "Download my data" export), and the deletion of all of it ([`Store::delete_account`]).
+//! A user's rights over their records: everything kept of them, read at once ([`Accounts::user_data`],
+//! the "Download my data" export), and the deletion of all of it ([`Accounts::delete_account`]).
 //!
 //! Deletion, crash-safe: one transaction removes every record keyed by or pointing at the user
 //! (gathered just before it: the account and its address, preferences, ledger, sessions,
@@ -7,7 +7,7 @@
 //! Stripe customer, unsubscribe tokens, queued and dead mail to the address, and the digest texts
 //! no other digest uses) and leaves a mark, `account_deletions` (user id → address and the
 //! confirmation mail). Then whatever was written for the user meanwhile is swept. The mark names
-//! the address ([`Store::account_deletions_to_close`]) until [`Store::close_account_deletion`]
+//! the address ([`Accounts::account_deletions_to_close`]) until [`Accounts::close_account_deletion`]
 //! sweeps again and, in one last transaction, removes the mark and queues the confirmation mail;
 //! between the two the mailer removes its outbox files to the address
 //! (`actors::mailer::close_account_deletions`, also run at every start, so a crash after the
@@ -64,7 +64,7 @@ struct Deletion {
     confirmation: Option<RenderedMail>,
 }
 
-/// The trees a user's records live in, in the order [`Store::user_trees`] lists them.
+/// The trees a user's records live in, in the order [`Accounts::user_trees`] lists them.
 #[derive(Clone, Copy)]
 enum T {
     Users,
@@ -100,7 +100,7 @@ impl Accounts<'_> {
         let Some(user) = self.user(id)? else {
             return Ok(None);
         };
-        let mut terms = self.store.terms().search_terms(id)?;
+        let mut terms = self.store.terms().of_user(id)?;
         terms.sort_by_key(|term| term.created_at);
         let mut ratings = Vec::new();
         for value in self.store.trees().ratings.scan_prefix(id.as_bytes()).values() {
@@ -150,7 +150,7 @@ impl Accounts<'_> {
 
     /// Deletes the account `id` and everything kept of it (see the module docs), keeping
     /// `confirmation` (rendered for the account) to queue as the one mail left to its address
-    /// when [`Store::close_account_deletion`] closes the deletion. Answers the account as it was,
+    /// when [`Accounts::close_account_deletion`] closes the deletion. Answers the account as it was,
     /// or `None` when there was none.
     pub fn delete_account(&self, id: UserId, confirmation: impl Fn(&User) -> RenderedMail) -> Result<Option<User>> {
         let removed = self.purge_account(id, |_| true, Some(&confirmation))?;
@@ -411,7 +411,7 @@ mod tests {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now - Duration::days(30));
         let verification = (TokenHash::of(&format!("verify {email}")), now + Duration::days(2));
         let account = NewAccount { user, preferences: Default::default(), verification: Some(verification), mail: Some(mail_to(email, "Verify")) };
-        let user = store.accounts().create_account(account, now)?;
+        let user = store.accounts().create(account, now)?;
         store.accounts().issue_token(
             user.id,
             TokenPurpose::PasswordReset,
@@ -424,7 +424,7 @@ mod tests {
             Session { user_id: user.id, epoch: 0, created_at: now, expires_at: now + Duration::days(7), ip_address: Some("10.0.0.1".into()) };
         store.accounts().create_session(TokenHash::of(&format!("session {email}")), &session)?;
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("topic of {email}"), Tier::Free, now);
-        store.terms().add_search_term(&term, Tier::Team, false)?;
+        store.terms().add(&term, Tier::Team, false)?;
         let entry = DigestEntry {
             title: "A shared paper".into(),
             url: Some("https://doi.org/10.1/shared".into()),
@@ -473,9 +473,9 @@ mod tests {
         store.billing().set_stripe_customer(user.id, &customer)?;
         store.billing().track_subscription(user.id, &format!("sub_{}", user.id.0.simple()), Tier::Pro, now)?;
         store.billing().set_plan(user.id, Tier::Pro)?;
-        let dead = store.mail().enqueue_mail(&mail_to(email, "Bounced"), now)?;
-        store.mail().move_mail_to_dead(dead, "rejected")?;
-        store.mail().enqueue_mail(&mail_to(&email.to_uppercase(), "Queued"), now)?;
+        let dead = store.mail().enqueue(&mail_to(email, "Bounced"), now)?;
+        store.mail().move_to_dead(dead, "rejected")?;
+        store.mail().enqueue(&mail_to(&email.to_uppercase(), "Queued"), now)?;
         store.accounts().put_preferences(user.id, &Preferences { weekly_digest: false, ..Preferences::default() })?;
         Ok((store.accounts().user(user.id)?.expect("the account"), term.id))
     }
@@ -517,7 +517,7 @@ mod tests {
         assert_eq!(deleted.map(|user| user.id), Some(ada.id));
         assert_eq!(store.accounts().user_count(), users_before - 1);
         assert_eq!(store.accounts().account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())], "the address, for the outbox");
-        let queued_to_ada = store.mail().queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").count();
+        let queued_to_ada = store.mail().queued()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").count();
         assert_eq!(queued_to_ada, 0, "the confirmation waits for the deletion's close");
         store.accounts().close_account_deletion(ada.id)?;
         assert_eq!(store.accounts().account_deletions_to_close()?, Vec::new());
@@ -549,7 +549,7 @@ mod tests {
         assert_eq!(store.accounts().delete_account(ada.id, confirmation)?, None, "a second deletion finds nothing");
 
         let again = User::new(UserId(Uuid::new_v4()), "ada@example.org", "hash".into(), Utc::now());
-        store.accounts().create_account(NewAccount { user: again, preferences: Default::default(), verification: None, mail: None }, Utc::now())?;
+        store.accounts().create(NewAccount { user: again, preferences: Default::default(), verification: None, mail: None }, Utc::now())?;
         assert!(store.accounts().user_by_email("ada@example.org")?.is_some(), "the address is free again");
         Ok(())
     }
@@ -561,14 +561,14 @@ mod tests {
         let confirmation = |user: &User| mail_to(&user.email, "Your Papertide account has been deleted");
         store.accounts().purge_account(ada.id, |_| true, Some(&confirmation))?;
         // Written for the user after the first transaction, before the crash.
-        store.mail().enqueue_mail(&mail_to("ada@example.org", "Late"), Utc::now())?;
+        store.mail().enqueue(&mail_to("ada@example.org", "Late"), Utc::now())?;
         store.digests().mark_notice(ada.id, "late-notice", Utc::now())?;
         assert_eq!(store.trees().account_deletions.len(), 1, "the deletion is marked begun");
         assert_eq!(store.accounts().account_deletions_to_close()?, vec![(ada.id, "ada@example.org".to_owned())]);
         store.accounts().close_account_deletion(ada.id)?;
         assert!(store.trees().account_deletions.is_empty());
         let subjects: Vec<String> =
-            store.mail().queued_mail()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").map(|queued| queued.mail.subject).collect();
+            store.mail().queued()?.into_iter().filter(|queued| queued.mail.to == "ada@example.org").map(|queued| queued.mail.subject).collect();
         assert_eq!(subjects, vec!["Your Papertide account has been deleted"]);
         assert!(!store.digests().notice_sent(ada.id, "late-notice")?);
         Ok(())

@@ -15,7 +15,7 @@ fn by_user_key(user_id: UserId, id: TermId) -> Vec<u8> {
     [user_id.as_bytes().as_slice(), id.0.as_bytes().as_slice()].concat()
 }
 
-/// What [`Store::add_search_term`] did.
+/// What [`Terms::add`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Added {
     Added(SearchTerm),
@@ -28,7 +28,7 @@ pub enum Added {
 
 impl Terms<'_> {
     /// A user's terms, oldest first.
-    pub fn search_terms(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
+    pub fn of_user(&self, user_id: UserId) -> Result<Vec<SearchTerm>> {
         let mut terms = Vec::new();
         for entry in self.store.trees().search_terms_by_user.scan_prefix(user_id.as_bytes()) {
             let (key, _) = entry?;
@@ -52,16 +52,16 @@ impl Terms<'_> {
         Ok(active)
     }
 
-    pub fn search_term(&self, id: TermId) -> Result<Option<SearchTerm>> {
+    pub fn get(&self, id: TermId) -> Result<Option<SearchTerm>> {
         self.store.trees().search_terms.get(id.0.as_bytes())?.map(|bytes| decode("search term", &bytes)).transpose()
     }
 
     /// Adds `term` if the user does not have it already and the plan allows one more active
     /// term (see `engine::search_term`).
-    pub fn add_search_term(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
+    pub fn add(&self, term: &SearchTerm, tier: Tier, is_unlimited: bool) -> Result<Added> {
         let writer = self.store.writing()?;
         let _adding = engine::sync::lock(&self.store.adding_terms);
-        let existing = self.search_terms(term.user_id)?;
+        let existing = self.of_user(term.user_id)?;
         if let Some(same) = existing.iter().find(|existing| is_same_term(&existing.term, &term.term)) {
             return Ok(Added::AlreadyFollowed(same.clone()));
         }
@@ -81,7 +81,7 @@ impl Terms<'_> {
     }
 
     /// Changes a term in place; `None` when there is no such term.
-    pub fn update_search_term(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
+    pub fn update(&self, id: TermId, change: impl Fn(&mut SearchTerm)) -> Result<Option<SearchTerm>> {
         let writer = self.store.writing()?;
         let mut updated = None;
         writer.search_terms.fetch_and_update(id.0.as_bytes(), |bytes| {
@@ -95,9 +95,9 @@ impl Terms<'_> {
     }
 
     /// Removes a term and its ratings (in one transaction); whether it was there.
-    pub fn delete_search_term(&self, id: TermId) -> Result<bool> {
+    pub fn delete(&self, id: TermId) -> Result<bool> {
         let writer = self.store.writing()?;
-        let Some(term) = self.search_term(id)? else {
+        let Some(term) = self.get(id)? else {
             return Ok(false);
         };
         let key = by_user_key(term.user_id, id);
@@ -141,24 +141,24 @@ mod tests {
         let store = Store::temporary()?;
         let (ada, bob) = (UserId(Uuid::new_v4()), UserId(Uuid::new_v4()));
         let first = term(ada, "CRISPR", 0);
-        assert_eq!(store.terms().add_search_term(&first, Tier::Free, false)?, Added::Added(first.clone()));
+        assert_eq!(store.terms().add(&first, Tier::Free, false)?, Added::Added(first.clone()));
         let second = term(ada, "gene drive", 1);
-        assert!(matches!(store.terms().add_search_term(&second, Tier::Free, false)?, Added::OverLimit(TermLimit::RequiresPayment { .. })));
-        assert_eq!(store.terms().search_terms(ada)?.len(), 1, "a refused term is not written");
-        assert_eq!(store.terms().add_search_term(&second, Tier::Pro, false)?, Added::Added(second.clone()));
-        store.terms().add_search_term(&term(bob, "dark matter", 2), Tier::Free, false)?;
+        assert!(matches!(store.terms().add(&second, Tier::Free, false)?, Added::OverLimit(TermLimit::RequiresPayment { .. })));
+        assert_eq!(store.terms().of_user(ada)?.len(), 1, "a refused term is not written");
+        assert_eq!(store.terms().add(&second, Tier::Pro, false)?, Added::Added(second.clone()));
+        store.terms().add(&term(bob, "dark matter", 2), Tier::Free, false)?;
 
-        let listed: Vec<String> = store.terms().search_terms(ada)?.into_iter().map(|term| term.term).collect();
+        let listed: Vec<String> = store.terms().of_user(ada)?.into_iter().map(|term| term.term).collect();
         assert_eq!(listed, vec!["CRISPR", "gene drive"]);
-        let changed = store.terms().update_search_term(first.id, |term| term.status = TermStatus::Completed)?.expect("there");
+        let changed = store.terms().update(first.id, |term| term.status = TermStatus::Completed)?.expect("there");
         assert_eq!(changed.status, TermStatus::Completed);
-        assert_eq!(store.terms().search_term(first.id)?.map(|term| term.status), Some(TermStatus::Completed));
-        assert_eq!(store.terms().update_search_term(TermId(Uuid::new_v4()), |_| {})?, None);
+        assert_eq!(store.terms().get(first.id)?.map(|term| term.status), Some(TermStatus::Completed));
+        assert_eq!(store.terms().update(TermId(Uuid::new_v4()), |_| {})?, None);
 
-        assert!(store.terms().delete_search_term(first.id)?);
-        assert!(!store.terms().delete_search_term(first.id)?);
-        assert_eq!(store.terms().search_terms(ada)?.len(), 1);
-        assert_eq!(store.terms().search_terms(bob)?.len(), 1);
+        assert!(store.terms().delete(first.id)?);
+        assert!(!store.terms().delete(first.id)?);
+        assert_eq!(store.terms().of_user(ada)?.len(), 1);
+        assert_eq!(store.terms().of_user(bob)?.len(), 1);
         Ok(())
     }
 
@@ -193,11 +193,11 @@ mod tests {
         };
         store.writing()?.search_terms.insert(older.id.0.as_bytes(), encode("search term", &older)?)?;
         store.writing()?.search_terms_by_user.insert(by_user_key(ada, older.id), &[])?;
-        let read = store.terms().search_term(older.id)?.expect("there");
+        let read = store.terms().get(older.id)?.expect("there");
         assert_eq!((read.term.as_str(), read.status, read.exclude.len()), ("CRISPR", TermStatus::Completed, 0));
-        let changed = store.terms().update_search_term(older.id, |term| term.exclude = vec!["mouse".into()])?.expect("there");
+        let changed = store.terms().update(older.id, |term| term.exclude = vec!["mouse".into()])?.expect("there");
         assert_eq!(changed.exclude, ["mouse"]);
-        assert_eq!(store.terms().search_terms(ada)?[0].exclude, ["mouse"]);
+        assert_eq!(store.terms().of_user(ada)?[0].exclude, ["mouse"]);
         Ok(())
     }
 
@@ -206,9 +206,9 @@ mod tests {
         let store = Store::temporary()?;
         let ada = UserId(Uuid::new_v4());
         let first = term(ada, "CRISPR", 0);
-        store.terms().add_search_term(&first, Tier::Free, false)?;
-        store.terms().update_search_term(first.id, |term| term.is_active = false)?;
-        assert!(matches!(store.terms().add_search_term(&term(ada, "gene drive", 1), Tier::Free, false)?, Added::Added(_)));
+        store.terms().add(&first, Tier::Free, false)?;
+        store.terms().update(first.id, |term| term.is_active = false)?;
+        assert!(matches!(store.terms().add(&term(ada, "gene drive", 1), Tier::Free, false)?, Added::Added(_)));
         Ok(())
     }
 
@@ -219,13 +219,13 @@ mod tests {
         let handles: Vec<_> = (0..8)
             .map(|index| {
                 let store = store.clone();
-                std::thread::spawn(move || store.terms().add_search_term(&term(ada, &format!("topic {index}"), index), Tier::Pro, false))
+                std::thread::spawn(move || store.terms().add(&term(ada, &format!("topic {index}"), index), Tier::Pro, false))
             })
             .collect();
         let results: Vec<Result<Added>> = handles.into_iter().map(|handle| handle.join().expect("thread")).collect();
         let added = results.iter().filter(|result| matches!(result, Ok(Added::Added(_)))).count();
         assert_eq!(added, 5);
-        assert_eq!(store.terms().search_terms(ada)?.len(), 5);
+        assert_eq!(store.terms().of_user(ada)?.len(), 5);
         Ok(())
     }
 
@@ -239,7 +239,7 @@ mod tests {
             .enumerate()
             .map(|(index, text)| {
                 let (store, text) = (store.clone(), text.to_string());
-                std::thread::spawn(move || store.terms().add_search_term(&term(ada, &text, index as i64), Tier::Team, false))
+                std::thread::spawn(move || store.terms().add(&term(ada, &text, index as i64), Tier::Team, false))
             })
             .collect();
         let results: Vec<Added> = handles.into_iter().map(|handle| handle.join().expect("thread")).collect::<Result<_>>()?;
@@ -249,11 +249,11 @@ mod tests {
             Added::AlreadyFollowed(same) => same.id == added[0].id,
             other => matches!(other, Added::Added(_)),
         }));
-        assert_eq!(store.terms().search_terms(ada)?.len(), 1);
+        assert_eq!(store.terms().of_user(ada)?.len(), 1);
         // Even at the plan's limit, the answer is that the user follows it.
-        assert!(matches!(store.terms().add_search_term(&term(ada, "crispr base editing", 9), Tier::Free, false)?, Added::AlreadyFollowed(_)));
+        assert!(matches!(store.terms().add(&term(ada, "crispr base editing", 9), Tier::Free, false)?, Added::AlreadyFollowed(_)));
         // Another user's topics are theirs.
-        assert!(matches!(store.terms().add_search_term(&term(bob, "CRISPR base editing", 0), Tier::Free, false)?, Added::Added(_)));
+        assert!(matches!(store.terms().add(&term(bob, "CRISPR base editing", 0), Tier::Free, false)?, Added::Added(_)));
         Ok(())
     }
 }

@@ -12,10 +12,10 @@
 //! once returned, is in the kernel's page cache and survives the process being killed):
 //!
 //! - [`Entry::HandingOver`] just before the message itself goes to the SMTP server, after the
-//!   server took the envelope ([`Store::mark_mail_handing_over`](crate::Store::mark_mail_handing_over));
+//!   server took the envelope ([`Mail::mark_handing_over`](crate::Mail::mark_handing_over));
 //! - [`Entry::NotHandedOver`] when that attempt failed, so the mail stays queued for its retry;
 //! - [`Entry::Sent`] once the server (or the outbox) took it, just before the mail leaves the
-//!   queue ([`Store::mark_mail_sent`](crate::Store::mark_mail_sent)).
+//!   queue ([`Mail::mark_sent`](crate::Mail::mark_sent)).
 //!
 //! Opening the store reads the journal: a sent mail leaves the queue; a mail whose hand-over
 //! was interrupted (neither sent nor failed) may or may not have reached the server, and is

@@ -5,7 +5,7 @@
 //! entry) are gated the same way where they are defined.
 //!
 //! Production records digests through the digester, which chooses them against the ledger it
-//! read and commits them with [`Store::commit_digests`]; this does the same for one digest.
+//! read and commits them with [`Digests::commit_digests`]; this does the same for one digest.
 
 use chrono::{DateTime, Utc};
 use engine::digest::Digest;
@@ -26,7 +26,7 @@ pub struct DigestMail {
 impl Store {
     /// Stores `digest` (its papers and texts shared with every other digest that has them),
     /// records its papers as sent to its user and queues its mail, in one transaction (see
-    /// [`Store::commit_digests`]), counted against the plan the user is on; returns the mail's
+    /// [`Digests::commit_digests`]), counted against the plan the user is on; returns the mail's
     /// queue id. Not flushed. Fails, writing nothing, if the user's ledger changed between its
     /// read here and the commit (another writer recorded digests meanwhile).
     pub fn record_digest(&self, digest: &Digest, mail: &DigestMail, now: DateTime<Utc>) -> Result<u64> {

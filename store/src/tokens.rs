@@ -92,14 +92,14 @@ impl Accounts<'_> {
         Ok(())
     }
 
-    /// Whether `hash` is a token of `purpose` that [`Store::reset_password`] or
-    /// [`Store::verify_email`] would accept now: known, the user's current one, unexpired, and
+    /// Whether `hash` is a token of `purpose` that [`Accounts::reset_password`] or
+    /// [`Accounts::verify_email`] would accept now: known, the user's current one, unexpired, and
     /// the user active. Reads only; lets a caller skip costly work for a token that would fail.
     pub fn token_is_usable(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<bool> {
         Ok(self.usable_token_user(hash, purpose, now)?.is_some())
     }
 
-    /// The user of a token that [`Store::token_is_usable`] finds usable, `None` otherwise. Reads
+    /// The user of a token that [`Accounts::token_is_usable`] finds usable, `None` otherwise. Reads
     /// only: a caller can check the request against the account (a new password against its
     /// address) before using the token.
     pub fn usable_token_user(&self, hash: TokenHash, purpose: TokenPurpose, now: DateTime<Utc>) -> Result<Option<User>> {

@@ -142,7 +142,7 @@ impl Accounts<'_> {
     /// Creates an account, its preferences, its verification token and its queued mail at once.
     /// Fails with [`StoreError::DuplicateEmail`] when the normalized email is taken, even when
     /// two signups race.
-    pub fn create_account(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
+    pub fn create(&self, account: NewAccount, now: DateTime<Utc>) -> Result<User> {
         let writer = self.store.writing()?;
         let mut user = account.user;
         user.email = normalize_email(&user.email);
@@ -239,7 +239,7 @@ impl Accounts<'_> {
 
     /// Disables an account (it cannot sign in, and its sessions and device cookies end at once:
     /// the session epoch moves on and the session records go) or enables it again.
-    pub fn set_account_disabled(&self, id: UserId, disabled: bool) -> Result<User> {
+    pub fn set_disabled(&self, id: UserId, disabled: bool) -> Result<User> {
         let user = self.update_user(id, |user| {
             if disabled && user.is_active {
                 user.session_epoch = user.session_epoch.wrapping_add(1);
@@ -252,7 +252,7 @@ impl Accounts<'_> {
         Ok(user)
     }
 
-    /// [`Store::update_user`] by email.
+    /// [`Accounts::update_user`] by email.
     pub fn update_user_by_email(&self, email: &str, change: impl Fn(&mut User)) -> Result<User> {
         let user = self.user_by_email(email)?.ok_or(StoreError::UserNotFound)?;
         self.update_user(user.id, change)

@@ -49,7 +49,7 @@ struct StampRecord {
 
 impl Papers<'_> {
     /// Stores a batch of papers' vectors in one atomic write, replacing any they had.
-    pub fn put_paper_vectors(&self, vectors: &[(u64, StoredVector)]) -> Result<()> {
+    pub fn put_vectors(&self, vectors: &[(u64, StoredVector)]) -> Result<()> {
         let writer = self.store.writing()?;
         let mut batch = sled::Batch::default();
         for (id, stored) in vectors {
@@ -62,7 +62,7 @@ impl Papers<'_> {
 
     /// A paper's vector, whatever model made it.
     #[cfg(any(test, feature = "testsuite"))]
-    pub fn paper_vector(&self, id: u64) -> Result<Option<StoredVector>> {
+    pub fn vector(&self, id: u64) -> Result<Option<StoredVector>> {
         let Some(bytes) = self.store.trees().paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
         };
@@ -71,7 +71,7 @@ impl Papers<'_> {
     }
 
     /// What a paper's vector was made by and from, without reading the vector itself.
-    pub fn paper_vector_stamp(&self, id: u64) -> Result<Option<VectorStamp>> {
+    pub fn vector_stamp(&self, id: u64) -> Result<Option<VectorStamp>> {
         let Some(bytes) = self.store.trees().paper_vectors.get(id.to_be_bytes())? else {
             return Ok(None);
         };
@@ -81,7 +81,7 @@ impl Papers<'_> {
 
     /// The vectors `model` made of the papers `ids`, in the order asked; papers without one, or
     /// with another model's, are left out.
-    pub fn paper_vectors_of_model(&self, ids: &[u64], model: &str) -> Result<Vec<(u64, Vec<f32>)>> {
+    pub fn vectors_of_model(&self, ids: &[u64], model: &str) -> Result<Vec<(u64, Vec<f32>)>> {
         let mut found = Vec::with_capacity(ids.len());
         for &id in ids {
             let Some(bytes) = self.store.trees().paper_vectors.get(id.to_be_bytes())? else {
@@ -97,7 +97,7 @@ impl Papers<'_> {
 
     /// How many vectors `model` made (a whole pass over the tree).
     #[cfg(any(test, feature = "testsuite"))]
-    pub fn paper_vector_count(&self, model: &str) -> Result<u64> {
+    pub fn vector_count(&self, model: &str) -> Result<u64> {
         let mut count = 0;
         for value in self.store.trees().paper_vectors.iter().values() {
             let stamp: StampRecord = decode("paper vector", &value?)?;
@@ -109,12 +109,12 @@ impl Papers<'_> {
     }
 
     /// The ids of every paper with a vector, ascending.
-    pub fn paper_vector_ids(&self) -> Result<Vec<u64>> {
+    pub fn vector_ids(&self) -> Result<Vec<u64>> {
         self.store.trees().paper_vectors.iter().keys().map(|key| paper_id_of(&key?)).collect()
     }
 
     /// Drops the vectors of `ids` (works gone from the index), in one atomic write.
-    pub fn remove_paper_vectors(&self, ids: &[u64]) -> Result<()> {
+    pub fn remove_vectors(&self, ids: &[u64]) -> Result<()> {
         let writer = self.store.writing()?;
         let mut batch = sled::Batch::default();
         for id in ids {
@@ -154,19 +154,19 @@ mod tests {
     fn vectors_round_trip_exactly_and_compactly() -> Result<()> {
         let store = Store::temporary()?;
         let awkward = [0.1, -0.0, f32::MIN_POSITIVE, f32::MAX, -1.5e-7, 1.0];
-        store.papers().put_paper_vectors(&[(7, stored("model-a", u64::MAX, &awkward)), (8, stored("model-a", 0, &[]))])?;
-        let read = store.papers().paper_vector(7)?.ok_or(StoreError::Corrupt("missing"))?;
+        store.papers().put_vectors(&[(7, stored("model-a", u64::MAX, &awkward)), (8, stored("model-a", 0, &[]))])?;
+        let read = store.papers().vector(7)?.ok_or(StoreError::Corrupt("missing"))?;
         assert_eq!(read.model, "model-a");
         assert_eq!(read.text_hash, u64::MAX);
         let bits = |values: &[f32]| values.iter().map(|value| value.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&read.vector), bits(&awkward), "every bit kept, the sign of zero too");
-        assert_eq!(store.papers().paper_vector(8)?, Some(stored("model-a", 0, &[])));
-        assert_eq!(store.papers().paper_vector(9)?, None);
-        assert_eq!(store.papers().paper_vector_stamp(7)?, Some(VectorStamp { model: "model-a".into(), text_hash: u64::MAX }));
-        assert_eq!(store.papers().paper_vector_stamp(9)?, None);
+        assert_eq!(store.papers().vector(8)?, Some(stored("model-a", 0, &[])));
+        assert_eq!(store.papers().vector(9)?, None);
+        assert_eq!(store.papers().vector_stamp(7)?, Some(VectorStamp { model: "model-a".into(), text_hash: u64::MAX }));
+        assert_eq!(store.papers().vector_stamp(9)?, None);
 
         let dimensions = 384;
-        store.papers().put_paper_vectors(&[(10, stored(&"f".repeat(64), 1, &vec![0.25; dimensions]))])?;
+        store.papers().put_vectors(&[(10, stored(&"f".repeat(64), 1, &vec![0.25; dimensions]))])?;
         let size = store.trees().paper_vectors.get(10u64.to_be_bytes())?.map_or(0, |bytes| bytes.len());
         assert!((dimensions * 4..dimensions * 4 + 120).contains(&size), "{size} bytes for {dimensions} floats");
         Ok(())
@@ -175,14 +175,14 @@ mod tests {
     #[test]
     fn a_put_replaces_and_vectors_are_read_per_model() -> Result<()> {
         let store = Store::temporary()?;
-        store.papers().put_paper_vectors(&[(1, stored("old", 1, &[1.0])), (2, stored("old", 2, &[2.0])), (3, stored("new", 3, &[3.0]))])?;
-        assert_eq!((store.papers().paper_vector_count("old")?, store.papers().paper_vector_count("new")?), (2, 1));
-        store.papers().put_paper_vectors(&[(2, stored("new", 20, &[20.0]))])?;
-        assert_eq!(store.papers().paper_vector(2)?, Some(stored("new", 20, &[20.0])), "replaced");
-        assert_eq!(store.papers().paper_vectors_of_model(&[3, 1, 2, 99], "new")?, [(3, vec![3.0]), (2, vec![20.0])], "in the order asked");
-        assert_eq!(store.papers().paper_vectors_of_model(&[1, 2, 3], "old")?, [(1, vec![1.0])]);
-        assert_eq!(store.papers().paper_vectors_of_model(&[], "new")?, []);
-        assert_eq!((store.papers().paper_vector_count("old")?, store.papers().paper_vector_count("new")?), (1, 2));
+        store.papers().put_vectors(&[(1, stored("old", 1, &[1.0])), (2, stored("old", 2, &[2.0])), (3, stored("new", 3, &[3.0]))])?;
+        assert_eq!((store.papers().vector_count("old")?, store.papers().vector_count("new")?), (2, 1));
+        store.papers().put_vectors(&[(2, stored("new", 20, &[20.0]))])?;
+        assert_eq!(store.papers().vector(2)?, Some(stored("new", 20, &[20.0])), "replaced");
+        assert_eq!(store.papers().vectors_of_model(&[3, 1, 2, 99], "new")?, [(3, vec![3.0]), (2, vec![20.0])], "in the order asked");
+        assert_eq!(store.papers().vectors_of_model(&[1, 2, 3], "old")?, [(1, vec![1.0])]);
+        assert_eq!(store.papers().vectors_of_model(&[], "new")?, []);
+        assert_eq!((store.papers().vector_count("old")?, store.papers().vector_count("new")?), (1, 2));
         Ok(())
     }
 
@@ -191,13 +191,13 @@ mod tests {
         let store = Store::temporary()?;
         let ids = [300, 2, 70_000, 1 << 40];
         let batch: Vec<(u64, StoredVector)> = ids.iter().map(|&id| (id, stored("m", id, &[0.5]))).collect();
-        store.papers().put_paper_vectors(&batch)?;
-        assert_eq!(store.papers().paper_vector_ids()?, [2, 300, 70_000, 1 << 40], "big-endian keys sort by id");
-        store.papers().remove_paper_vectors(&[300, 1 << 40, 5])?;
-        assert_eq!(store.papers().paper_vector_ids()?, [2, 70_000]);
-        assert_eq!(store.papers().paper_vector(300)?, None);
-        store.papers().remove_paper_vectors(&[])?;
-        assert_eq!(store.papers().paper_vector_count("m")?, 2);
+        store.papers().put_vectors(&batch)?;
+        assert_eq!(store.papers().vector_ids()?, [2, 300, 70_000, 1 << 40], "big-endian keys sort by id");
+        store.papers().remove_vectors(&[300, 1 << 40, 5])?;
+        assert_eq!(store.papers().vector_ids()?, [2, 70_000]);
+        assert_eq!(store.papers().vector(300)?, None);
+        store.papers().remove_vectors(&[])?;
+        assert_eq!(store.papers().vector_count("m")?, 2);
         Ok(())
     }
 
@@ -206,11 +206,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         {
             let store = Store::open(dir.path())?;
-            store.papers().put_paper_vectors(&[(4, stored("m", 9, &[0.5, -0.5]))])?;
+            store.papers().put_vectors(&[(4, stored("m", 9, &[0.5, -0.5]))])?;
             store.flush()?;
         }
         let store = Store::open(dir.path())?;
-        assert_eq!(store.papers().paper_vector(4)?, Some(stored("m", 9, &[0.5, -0.5])));
+        assert_eq!(store.papers().vector(4)?, Some(stored("m", 9, &[0.5, -0.5])));
         Ok(())
     }
 
@@ -218,18 +218,18 @@ mod tests {
     fn damaged_records_are_errors_not_vectors() -> Result<()> {
         let store = Store::temporary()?;
         store.writing()?.paper_vectors.insert(1u64.to_be_bytes(), b"not cbor at all".as_slice())?;
-        assert!(matches!(store.papers().paper_vector(1), Err(StoreError::Decode { what: "paper vector", .. })));
-        assert!(matches!(store.papers().paper_vector_stamp(1), Err(StoreError::Decode { .. })));
-        assert!(store.papers().paper_vector_count("m").is_err());
+        assert!(matches!(store.papers().vector(1), Err(StoreError::Decode { what: "paper vector", .. })));
+        assert!(matches!(store.papers().vector_stamp(1), Err(StoreError::Decode { .. })));
+        assert!(store.papers().vector_count("m").is_err());
 
         let truncated = VectorRecord { model: "m".into(), text_hash: 1, vector: vec![0, 0, 128, 63, 0, 0] };
         store.writing()?.paper_vectors.insert(2u64.to_be_bytes(), encode("paper vector", &truncated)?)?;
-        assert!(matches!(store.papers().paper_vector(2), Err(StoreError::Corrupt("paper vector"))), "six bytes are no whole floats");
-        assert!(matches!(store.papers().paper_vectors_of_model(&[2], "m"), Err(StoreError::Corrupt("paper vector"))));
-        assert_eq!(store.papers().paper_vector_stamp(2)?, Some(VectorStamp { model: "m".into(), text_hash: 1 }), "the stamp is still readable");
+        assert!(matches!(store.papers().vector(2), Err(StoreError::Corrupt("paper vector"))), "six bytes are no whole floats");
+        assert!(matches!(store.papers().vectors_of_model(&[2], "m"), Err(StoreError::Corrupt("paper vector"))));
+        assert_eq!(store.papers().vector_stamp(2)?, Some(VectorStamp { model: "m".into(), text_hash: 1 }), "the stamp is still readable");
 
         store.writing()?.paper_vectors.insert(b"short".as_slice(), encode("paper vector", &truncated)?)?;
-        assert!(matches!(store.papers().paper_vector_ids(), Err(StoreError::Corrupt("paper vector key"))));
+        assert!(matches!(store.papers().vector_ids(), Err(StoreError::Corrupt("paper vector key"))));
         Ok(())
     }
 }

@@ -58,7 +58,7 @@ fn host_of(url: &str) -> String {
 /// `GET /api/search-terms/{termId}/channel` → `{ channel }`, `null` when none.
 async fn get_channel(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<ChannelAnswer>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    let channel = state.store.channels().channel(signed_in.user.id, term.id)?;
+    let channel = state.store.channels().get(signed_in.user.id, term.id)?;
     Ok(web::Json(ChannelAnswer { channel: channel.as_ref().map(view) }))
 }
 
@@ -82,8 +82,8 @@ async fn connect(
         failures: 0,
         last_error: None,
     };
-    let connected_before = state.store.channels().channel(signed_in.user.id, term.id)?.is_some();
-    state.store.channels().set_channel(&channel)?;
+    let connected_before = state.store.channels().get(signed_in.user.id, term.id)?.is_some();
+    state.store.channels().set(&channel)?;
     // A channel just connected gets the term's latest digest at once, so the lab sees what it
     // will get; from then on every new one.
     if !connected_before {
@@ -94,7 +94,7 @@ async fn connect(
             .into_iter()
             .find(|digest| digest.term_id == Some(term.id) && !digest.papers_data.is_empty());
         if let Some(digest) = latest {
-            state.store.channels().queue_channel_post(&digest, Utc::now())?;
+            state.store.channels().queue_post(&digest, Utc::now())?;
         }
     }
     state.store.flush_async().await?;
@@ -104,7 +104,7 @@ async fn connect(
 /// `DELETE /api/search-terms/{termId}/channel`.
 async fn disconnect(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<Done>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    if !state.store.channels().remove_channel(signed_in.user.id, term.id)? {
+    if !state.store.channels().remove(signed_in.user.id, term.id)? {
         return Err(ApiError::not_found(MSG_NO_CHANNEL));
     }
     state.store.flush_async().await?;
@@ -121,7 +121,7 @@ async fn test(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Pat
         &signed_in.user.id.to_string(),
         crate::config::Rate { max: 10, window: std::time::Duration::from_secs(3600) },
     )?;
-    let channel = state.store.channels().channel(signed_in.user.id, term.id)?.ok_or_else(|| ApiError::not_found(MSG_NO_CHANNEL))?;
+    let channel = state.store.channels().get(signed_in.user.id, term.id)?.ok_or_else(|| ApiError::not_found(MSG_NO_CHANNEL))?;
     let text = format!("{TEST_MESSAGE} \u{201c}{}\u{201d}.", term.term);
     let message = serde_json::json!({ "text": text });
     actors::channels::send(&channel, &message, &state.channel_config()).await.map_err(|error| ApiError::new(ErrorCode::WebhookFailed, error))?;
@@ -133,7 +133,7 @@ async fn admin_channels(state: web::Data<AppState>, _operator: Operator) -> ApiR
     let mut channels = Vec::new();
     for channel in state.store.channels().all()? {
         let email = state.store.accounts().user(channel.user_id)?.map(|user| user.email).unwrap_or_default();
-        let term = state.store.terms().search_term(channel.term_id)?.map(|term| term.term).unwrap_or_default();
+        let term = state.store.terms().get(channel.term_id)?.map(|term| term.term).unwrap_or_default();
         channels.push(AdminChannel {
             user_email: email,
             term,
@@ -141,7 +141,7 @@ async fn admin_channels(state: web::Data<AppState>, _operator: Operator) -> ApiR
             failures: channel.failures,
             last_error: channel.last_error.clone(),
             last_posted_at: channel.last_posted_at,
-            pending: state.store.channels().pending_channel_posts(channel.user_id, channel.term_id)?,
+            pending: state.store.channels().pending_posts(channel.user_id, channel.term_id)?,
         });
     }
     channels.sort_by(|a, b| b.failures.cmp(&a.failures).then_with(|| a.user_email.cmp(&b.user_email)));

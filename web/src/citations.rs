@@ -86,7 +86,7 @@ async fn from_link(state: web::Data<AppState>, request: HttpRequest, query: web:
     let ip = crate::security::client_ip(&request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
-    let key = state.store.ratings().rating_link_key_if_made()?.unwrap_or_default();
+    let key = state.store.ratings().link_key_if_made()?.unwrap_or_default();
     let claim = (!key.is_empty()).then(|| CitationClaim::verify(&key, query.token.as_deref().unwrap_or_default())).flatten();
     let Some(claim) = claim else {
         state.limiter.check("link-guess", &ip, guesses)?;

@@ -102,7 +102,7 @@ pub fn set_disabled(data_dir: &Path, email: &str, disabled: bool, out: &mut impl
         None => {
             let store = open(data_dir)?;
             let user = store.accounts().user_by_email(email)?.ok_or_else(|| no_account(email))?;
-            let user = store.accounts().set_account_disabled(user.id, disabled).map_err(not_found(email))?;
+            let user = store.accounts().set_disabled(user.id, disabled).map_err(not_found(email))?;
             store.flush()?;
             user.email
         }

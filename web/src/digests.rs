@@ -62,7 +62,7 @@ async fn immediate_search(
     let text = validate_search_term(&body.search_term).map_err(|message| term_error("searchTerm", message))?;
     state.limiter.check("immediate-search", &user.id.to_string(), state.settings.rate_limits.immediate_search)?;
     let now = Utc::now();
-    let existing = state.store.terms().search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &text));
+    let existing = state.store.terms().of_user(user.id)?.into_iter().find(|term| is_same_term(&term.term, &text));
     if let Some(term) = existing.as_ref().filter(|term| term.status != TermStatus::Failed) {
         return Err(already_followed_error(term));
     }
@@ -82,7 +82,7 @@ async fn immediate_search(
     };
     // Claimed in one step: of two requests for one term, only one searches it.
     let claimed = std::cell::Cell::new(false);
-    state.store.terms().update_search_term(term.id, |stored| {
+    state.store.terms().update(term.id, |stored| {
         claimed.set(stored.status != TermStatus::Processing);
         stored.status = TermStatus::Processing;
     })?;
@@ -104,10 +104,10 @@ async fn immediate_search(
     match &outcome {
         Ok(DigestOutcome::Sent(_)) => {}
         Ok(DigestOutcome::FreeDigestsUsed) => {
-            state.store.terms().update_search_term(term.id, |stored| stored.status = term.status)?;
+            state.store.terms().update(term.id, |stored| stored.status = term.status)?;
         }
         Err(_) => {
-            state.store.terms().update_search_term(term.id, |stored| {
+            state.store.terms().update(term.id, |stored| {
                 stored.status = TermStatus::Failed;
                 stored.last_processed_at = Some(Utc::now());
             })?;
@@ -160,7 +160,7 @@ looks, use Send Sample Digest.";
 /// Stores a new term, or answers that the user follows it already (409), or the plan limit's 402
 /// (`requiresPayment`, `currentCount`) or 403 (`requiresSupport`) of spec §8.
 fn add_term(state: &AppState, user: &User, term: SearchTerm) -> ApiResult<SearchTerm> {
-    match state.store.terms().add_search_term(&term, user.subscription_tier, user.is_unlimited)? {
+    match state.store.terms().add(&term, user.subscription_tier, user.is_unlimited)? {
         Added::Added(term) => Ok(term),
         Added::AlreadyFollowed(same) => Err(already_followed_error(&same)),
         Added::OverLimit(TermLimit::RequiresPayment { current_count, message }) => {
@@ -193,7 +193,7 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
     state.limiter.check("resend-email", &user.id.to_string(), state.settings.rate_limits.resend_email)?;
     // The latest digest of the user's term of that text (by the term's identity: an edited
     // term's digests are its own); of a term since deleted, the latest of that text.
-    let term = state.store.terms().search_terms(user.id)?.into_iter().find(|term| is_same_term(&term.term, &body.search_term));
+    let term = state.store.terms().of_user(user.id)?.into_iter().find(|term| is_same_term(&term.term, &body.search_term));
     let digest = state
         .store
         .digests()
@@ -205,7 +205,7 @@ async fn resend(state: web::Data<AppState>, signed_in: SignedIn, body: web::Json
         })
         .ok_or_else(|| ApiError::not_found("There is no digest of this search term to resend yet."))?;
     let mail = render_digest(&state, &user, &user.email, &digest)?;
-    state.store.mail().enqueue_mail(&mail, Utc::now())?;
+    state.store.mail().enqueue(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(web::Json(ResendAnswer { search_term: digest.search_term, success: true }))
@@ -244,7 +244,7 @@ async fn test_email(state: web::Data<AppState>, signed_in: SignedIn, body: web::
         })?;
         render_digest(&state, &user, &to, &latest)?
     };
-    state.store.mail().enqueue_mail(&mail, Utc::now())?;
+    state.store.mail().enqueue(&mail, Utc::now())?;
     state.store.flush_async().await?;
     state.poke_mailer();
     Ok(web::Json(DoneWithMessage::new(format!("Test mail queued for {to}."))))
@@ -258,7 +258,7 @@ async fn trigger_digest(state: web::Data<AppState>, signed_in: SignedIn) -> ApiR
     if has_digest_allowance(user.subscription_tier) {
         return Err(ApiError::new(ErrorCode::TriggerNeedsPaidPlan, MSG_TRIGGER_NEEDS_PAID_PLAN));
     }
-    let terms: Vec<SearchTerm> = state.store.terms().search_terms(user.id)?.into_iter().filter(|term| term.is_active).collect();
+    let terms: Vec<SearchTerm> = state.store.terms().of_user(user.id)?.into_iter().filter(|term| term.is_active).collect();
     if terms.is_empty() {
         return Err(ApiError::bad_request("Add a search term first: the weekly digest covers your active terms."));
     }

@@ -55,9 +55,9 @@ async fn renew(state: web::Data<AppState>, signed_in: SignedIn) -> ApiResult<web
 }
 
 fn feeds_view(state: &AppState, user: &User) -> ApiResult<FeedsView> {
-    let token = FeedClaim { user_id: user.id, generation: user.feed_generation }.sign(&state.store.ratings().rating_link_key()?);
+    let token = FeedClaim { user_id: user.id, generation: user.feed_generation }.sign(&state.store.ratings().link_key()?);
     let base = format!("{}/feeds/{token}", state.settings.public_base());
-    let terms = state.store.terms().search_terms(user.id)?;
+    let terms = state.store.terms().of_user(user.id)?;
     Ok(FeedsView {
         digests_url: format!("{base}/digests.atom"),
         terms: terms
@@ -76,7 +76,7 @@ async fn term_feed(state: web::Data<AppState>, request: HttpRequest, path: web::
     let (token, term_id) = path.into_inner();
     let user = feed_owner(&state, &request, &token)?;
     let term_id: TermId = term_id.parse().map_err(|_| ApiError::not_found(MSG_NO_FEED))?;
-    let term = state.store.terms().search_term(term_id)?.filter(|term| term.user_id == user.id).ok_or_else(|| ApiError::not_found(MSG_NO_FEED))?;
+    let term = state.store.terms().get(term_id)?.filter(|term| term.user_id == user.id).ok_or_else(|| ApiError::not_found(MSG_NO_FEED))?;
     serve_feed(&state, &request, &user, Some(&term))
 }
 
@@ -85,7 +85,7 @@ fn feed_owner(state: &AppState, request: &HttpRequest, token: &str) -> ApiResult
     let ip = crate::security::client_ip(request, state.settings.trust_proxy);
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
-    let key = state.store.ratings().rating_link_key_if_made()?.unwrap_or_default();
+    let key = state.store.ratings().link_key_if_made()?.unwrap_or_default();
     let claim = (!key.is_empty()).then(|| FeedClaim::verify(&key, token)).flatten();
     let user = match claim {
         Some(claim) => state.store.accounts().user(claim.user_id)?.filter(|user| user.feed_generation == claim.generation && user.is_active),

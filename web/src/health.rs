@@ -127,8 +127,8 @@ pub async fn healthz(state: web::Data<AppState>, viewer: Option<SignedIn>) -> Ht
         "users": state.store.accounts().user_count(),
         "mail": {
             "transport": if state.settings.smtp_url.is_some() { "smtp" } else { "outbox" },
-            "queued": state.store.mail().mail_queue_len(),
-            "dead": state.store.mail().dead_mail_len(),
+            "queued": state.store.mail().queue_len(),
+            "dead": state.store.mail().dead_len(),
         },
         "index": { "papers": state.index.paper_count().ok() },
         "disk": disk_status(&room),
@@ -200,8 +200,8 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
         let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
     };
     gauge("papertide_users", "Accounts in the database.", state.store.accounts().user_count() as u64);
-    gauge("papertide_mail_queue_depth", "Mails waiting to be sent.", state.store.mail().mail_queue_len() as u64);
-    gauge("papertide_mail_dead", "Mails given up on.", state.store.mail().dead_mail_len() as u64);
+    gauge("papertide_mail_queue_depth", "Mails waiting to be sent.", state.store.mail().queue_len() as u64);
+    gauge("papertide_mail_dead", "Mails given up on.", state.store.mail().dead_len() as u64);
     gauge("papertide_uptime_seconds", "Seconds since the service started.", state.started_at.elapsed().as_secs());
     gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
     let room = state.store.disk_room();

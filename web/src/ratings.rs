@@ -86,7 +86,7 @@ async fn remove(
 ) -> ApiResult<web::Json<Done>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
     let paper_key = query.paper_key.as_deref().filter(|key| !key.is_empty()).ok_or_else(|| ApiError::bad_request(MSG_PAPER_KEY_REQUIRED))?;
-    if !state.store.ratings().remove_rating(signed_in.user.id, term.id, paper_key)? {
+    if !state.store.ratings().remove(signed_in.user.id, term.id, paper_key)? {
         return Err(ApiError::not_found(MSG_NO_RATING));
     }
     state.store.flush_async().await?;
@@ -151,7 +151,7 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
     let guesses = state.settings.rate_limits.link_guesses;
     state.limiter.check_not_over("link-guess", &ip, guesses)?;
     // No key yet: no link was ever made, and checking one makes none.
-    let key = state.store.ratings().rating_link_key_if_made()?.unwrap_or_default();
+    let key = state.store.ratings().link_key_if_made()?.unwrap_or_default();
     let verified = if key.is_empty() { Err(RatingTokenError::Invalid) } else { RatingClaim::verify(&key, token, Utc::now()) };
     let claim = match verified {
         Ok(claim) => claim,
@@ -179,7 +179,7 @@ fn resolve_link(state: &AppState, request: &HttpRequest, token: &str) -> ApiResu
 /// The user's term a digest was made for (see [`is_of_term`]).
 fn term_of_digest(state: &AppState, user_id: UserId, digest: &Digest) -> ApiResult<Option<SearchTerm>> {
     let Some(term_id) = digest.term_id else { return Ok(None) };
-    Ok(state.store.terms().search_term(term_id)?.filter(|term| term.user_id == user_id && is_of_term(digest, term)))
+    Ok(state.store.terms().get(term_id)?.filter(|term| term.user_id == user_id && is_of_term(digest, term)))
 }
 
 /// Whether `digest` was made for `term`, as it is now: the same term, by the identity the digest

@@ -6,7 +6,7 @@
 //! A deletion checks the password first (rate limited like sign-in; a wrong one is 403
 //! `wrong_password` and changes nothing), cancels a paid subscription at Stripe when billing is
 //! on (Stripe unreachable: 503 `payment_service_unavailable`, nothing deleted), then removes
-//! everything of the user ([`store::Store::delete_account`]) — the outbox's mail files to the
+//! everything of the user ([`store::Accounts::delete_account`]) — the outbox's mail files to the
 //! address too — and queues one confirmation mail. The operator's `DELETE /api/admin/users/{id}`
 //! ([`crate::admin`]) runs the same [`delete_user`].
 

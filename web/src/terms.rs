@@ -61,7 +61,7 @@ async fn list(state: web::Data<AppState>, signed_in: SignedIn, user_id: web::Pat
 /// The term `term_id` names, if the signed-in user owns it.
 pub(crate) fn owned_term(state: &AppState, signed_in: &SignedIn, term_id: &str) -> ApiResult<SearchTerm> {
     let id: TermId = term_id.parse().map_err(|_| ApiError::not_found(MSG_NO_TERM))?;
-    match state.store.terms().search_term(id)? {
+    match state.store.terms().get(id)? {
         Some(term) if term.user_id == signed_in.user.id => Ok(term),
         _ => Err(ApiError::not_found(MSG_NO_TERM)),
     }
@@ -84,7 +84,7 @@ async fn update(
     let text = change.term.as_deref().map(validate_search_term).transpose().map_err(|message| term_error("term", message))?;
     let exclude = change.exclude.as_deref().map(validate_exclude_words).transpose().map_err(|message| term_error("exclude", message))?;
     if let Some(text) = &text {
-        let others = state.store.terms().search_terms(signed_in.user.id)?;
+        let others = state.store.terms().of_user(signed_in.user.id)?;
         if let Some(same) = others.iter().find(|other| other.id != term.id && is_same_term(&other.term, text)) {
             return Err(already_followed_error(same));
         }
@@ -92,7 +92,7 @@ async fn update(
     let changed = state
         .store
         .terms()
-        .update_search_term(term.id, |stored| {
+        .update(term.id, |stored| {
             if let Some(text) = text.as_ref().filter(|text| **text != stored.term) {
                 stored.term = text.clone();
                 stored.status = TermStatus::Pending;
@@ -109,7 +109,7 @@ async fn update(
 /// `DELETE /api/search-terms/{termId}`.
 async fn remove(state: web::Data<AppState>, signed_in: SignedIn, term_id: web::Path<String>) -> ApiResult<web::Json<TermDeleted>> {
     let term = owned_term(&state, &signed_in, &term_id)?;
-    state.store.terms().delete_search_term(term.id)?;
+    state.store.terms().delete(term.id)?;
     state.store.flush_async().await?;
     Ok(web::Json(TermDeleted { id: term.id.0, success: true }))
 }

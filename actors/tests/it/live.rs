@@ -89,10 +89,7 @@ impl World {
         let mut user = User::new(engine::UserId(Uuid::new_v4()), email, "hash".into(), now - chrono::Duration::days(30));
         user.is_email_verified = true;
         user.subscription_tier = tier;
-        self.store
-            .accounts()
-            .create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now)
-            .expect("account")
+        self.store.accounts().create(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now).expect("account")
     }
 
     async fn immediate(&self, user: &User, term: &str, now: DateTime<Utc>) -> Digest {
@@ -227,7 +224,7 @@ async fn weekly_digests_never_search_live() {
     let world = world(&server, None, Duration::from_secs(20));
     let ada = world.user("ada@example.org", Tier::Free, in_2008());
     let term = SearchTerm::new(TermId(Uuid::new_v4()), ada.id, "breast cancer".into(), Tier::Free, in_2008() - chrono::Duration::days(20));
-    world.store.terms().add_search_term(&term, Tier::Free, false).expect("term");
+    world.store.terms().add(&term, Tier::Free, false).expect("term");
 
     let sent = actors::scheduler::serve_due_users(&world.store, &world.users, in_2008(), 8).await.expect("the weekly pass");
 

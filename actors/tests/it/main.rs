@@ -41,11 +41,11 @@ async fn queued_mail_goes_out_by_smtp_in_order_and_leaves_the_queue() {
     let maildev = Maildev::start().await;
     let store = Store::temporary().expect("store");
     for subject in ["first", "second", "third"] {
-        store.mail().enqueue_mail(&mail("ada@example.org", subject), Utc::now()).expect("queued");
+        store.mail().enqueue(&mail("ada@example.org", subject), Utc::now()).expect("queued");
     }
     let report = drain_due_mail(&store, &smtp(&maildev.smtp_url()), &config()).await;
     assert_eq!((report.sent, report.retried, report.dead), (3, 0, 0));
-    assert_eq!(store.mail().mail_queue_len(), 0);
+    assert_eq!(store.mail().queue_len(), 0);
     let received = maildev.wait_for_emails(3).await;
     let subjects: Vec<&str> = received.iter().filter_map(|mail| mail["subject"].as_str()).collect();
     assert_eq!(subjects, vec!["first", "second", "third"]);
@@ -89,24 +89,24 @@ async fn a_mail_whose_hand_over_failed_stays_queued_across_a_restart_and_a_deliv
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("db");
     let store = Store::open(&path).expect("store");
-    let id = store.mail().enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    let id = store.mail().enqueue(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
     let report = drain_due_mail(&store, &smtp(&smtp_server_dropping_the_message().await), &config()).await;
     assert_eq!((report.sent, report.retried, report.dead), (0, 1, 0), "{report:?}");
     drop(store);
     // The journal says the hand-over began and failed: the mail waits for its retry, it is not
     // taken for one interrupted by a crash.
     let store = Store::open(&path).expect("reopened");
-    assert_eq!(store.mail().queued_mail().expect("queue").iter().map(|queued| (queued.id, queued.attempts)).collect::<Vec<_>>(), [(id, 1)]);
-    assert_eq!(store.mail().dead_mail_len(), 0);
+    assert_eq!(store.mail().queued().expect("queue").iter().map(|queued| (queued.id, queued.attempts)).collect::<Vec<_>>(), [(id, 1)]);
+    assert_eq!(store.mail().dead_len(), 0);
 
     let maildev = Maildev::start().await;
-    store.mail().make_all_mail_due(Utc::now()).expect("due");
+    store.mail().make_all_due(Utc::now()).expect("due");
     let report = drain_due_mail(&store, &smtp(&maildev.smtp_url()), &config()).await;
     assert_eq!(report.sent, 1, "{report:?}");
     assert_eq!(maildev.wait_for_emails(1).await.len(), 1);
     drop(store);
     let store = Store::open(&path).expect("reopened");
-    assert_eq!((store.mail().mail_queue_len(), store.mail().dead_mail_len()), (0, 0), "delivered, so neither queued nor kept aside");
+    assert_eq!((store.mail().queue_len(), store.mail().dead_len()), (0, 0), "delivered, so neither queued nor kept aside");
 }
 
 #[actix_rt::test]
@@ -139,12 +139,12 @@ async fn the_hand_over_is_announced_once_the_envelope_is_taken_and_only_then() {
 #[actix_rt::test]
 async fn an_unreachable_server_defers_mail_with_backoff() {
     let store = Store::temporary().expect("store");
-    let id = store.mail().enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    let id = store.mail().enqueue(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
     let closed = smtp(&format!("smtp://127.0.0.1:{}", free_port()));
     let report = drain_due_mail(&store, &closed, &config()).await;
     assert_eq!((report.sent, report.retried), (0, 1));
     assert!(report.last_error.is_some());
-    let queued = store.mail().queued_mail().expect("queue");
+    let queued = store.mail().queued().expect("queue");
     assert_eq!(queued.len(), 1);
     assert_eq!((queued[0].id, queued[0].attempts), (id, 1));
     assert!(queued[0].next_attempt_at > Utc::now() + chrono::Duration::seconds(25));
@@ -156,36 +156,36 @@ async fn an_unreachable_server_defers_mail_with_backoff() {
 #[actix_rt::test]
 async fn mail_out_of_attempts_moves_to_the_dead_letters() {
     let store = Store::temporary().expect("store");
-    store.mail().enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
     let closed = smtp(&format!("smtp://127.0.0.1:{}", free_port()));
     let config = MailerConfig { max_attempts: 1, ..config() };
     let report = drain_due_mail(&store, &closed, &config).await;
     assert_eq!(report.dead, 1);
-    assert_eq!(store.mail().mail_queue_len(), 0);
-    assert_eq!(store.mail().dead_mail_len(), 1);
+    assert_eq!(store.mail().queue_len(), 0);
+    assert_eq!(store.mail().dead_len(), 1);
 }
 
 #[actix_rt::test]
 async fn an_invalid_recipient_is_given_up_at_once() {
     let store = Store::temporary().expect("store");
-    store.mail().enqueue_mail(&mail("not an address", "hello"), Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("not an address", "hello"), Utc::now()).expect("queued");
     let dir = tempfile::tempdir().expect("dir");
     let report = drain_due_mail(&store, &MailTransport::Outbox(dir.path().to_owned()), &config()).await;
     assert_eq!(report.dead, 1);
-    assert!(store.mail().dead_mail().expect("dead")[0].last_error.as_deref().is_some_and(|error| error.contains("invalid recipient")));
+    assert!(store.mail().dead().expect("dead")[0].last_error.as_deref().is_some_and(|error| error.contains("invalid recipient")));
 }
 
 #[actix_rt::test]
 async fn the_outbox_gets_one_named_file_per_mail_and_retries_when_it_cannot_write() {
     let dir = tempfile::tempdir().expect("dir");
     let store = Store::temporary().expect("store");
-    store.mail().enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
 
     let blocked = dir.path().join("not-a-directory");
     std::fs::write(&blocked, b"a file where the outbox should be").expect("file");
     let report = drain_due_mail(&store, &MailTransport::Outbox(blocked.clone()), &config()).await;
     assert_eq!(report.retried, 1, "an unwritable outbox must defer, not lose, the mail");
-    store.mail().make_all_mail_due(Utc::now()).expect("due");
+    store.mail().make_all_due(Utc::now()).expect("due");
 
     let outbox = dir.path().join("outbox");
     let report = drain_due_mail(&store, &MailTransport::Outbox(outbox.clone()), &config()).await;
@@ -204,7 +204,7 @@ async fn the_supervised_mailer_drains_when_poked_and_reports_its_status() {
     let board = StatusBoard::default();
     let outbox = dir.path().join("outbox");
     let mailer = Mailer::new(store.clone(), MailTransport::Outbox(outbox.clone()), config(), board.clone()).start_supervised();
-    store.mail().enqueue_mail(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("ada@example.org", "hello"), Utc::now()).expect("queued");
     mailer.send(DrainQueue).await.expect("mailer alive");
     let deadline = Instant::now() + Duration::from_secs(5);
     while board.get("mailer").map_or(0, |status| status.processed_total) < 1 {
@@ -271,7 +271,7 @@ async fn smtps_with_credentials_verifies_the_server_certificate() {
     .await;
     let url = format!("smtps://papertide:s3cret@127.0.0.1:{}", maildev.smtp_port);
     let store = Store::temporary().expect("store");
-    store.mail().enqueue_mail(&mail("ada@example.org", "over tls"), Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("ada@example.org", "over tls"), Utc::now()).expect("queued");
 
     let pem = std::fs::read(&ca).expect("CA certificate");
     let trusted = MailTransport::smtp_from_url_with_root(&url, &pem, Duration::from_secs(5)).expect("transport");
@@ -281,7 +281,7 @@ async fn smtps_with_credentials_verifies_the_server_certificate() {
     assert_eq!(received[0]["subject"], "over tls");
 
     // Last, because maildev exits when a client walks out of the TLS handshake.
-    store.mail().enqueue_mail(&mail("ada@example.org", "untrusted"), Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("ada@example.org", "untrusted"), Utc::now()).expect("queued");
     let untrusted = drain_due_mail(&store, &smtp(&url), &config()).await;
     assert_eq!((untrusted.sent, untrusted.retried), (0, 1), "a certificate nobody vouches for was accepted");
     assert!(untrusted.last_error.is_some_and(|error| error.to_lowercase().contains("certificate")));
@@ -292,15 +292,15 @@ async fn a_long_queue_is_drained_in_batches_without_waiting_for_the_timer() {
     let dir = tempfile::tempdir().expect("dir");
     let store = Store::temporary().expect("store");
     for index in 0..25 {
-        store.mail().enqueue_mail(&mail("ada@example.org", &format!("mail {index}")), Utc::now()).expect("queued");
+        store.mail().enqueue(&mail("ada@example.org", &format!("mail {index}")), Utc::now()).expect("queued");
     }
     let config = MailerConfig { batch_size: 4, poll_interval: Duration::from_secs(3600), ..config() };
     let outbox = dir.path().join("outbox");
     let board = StatusBoard::default();
     let _mailer = Mailer::new(store.clone(), MailTransport::Outbox(outbox.clone()), config, board.clone()).start_supervised();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while store.mail().mail_queue_len() > 0 {
-        assert!(Instant::now() < deadline, "{} mails left after 10 s", store.mail().mail_queue_len());
+    while store.mail().queue_len() > 0 {
+        assert!(Instant::now() < deadline, "{} mails left after 10 s", store.mail().queue_len());
         actix_rt::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(std::fs::read_dir(&outbox).expect("outbox").count(), 25);
@@ -312,8 +312,8 @@ async fn a_digest_carries_one_click_unsubscribe_headers() {
     let store = Store::temporary().expect("store");
     let unsubscribe = "https://papers.example.org/api/unsubscribe/tok123";
     let digest = RenderedMail { list_unsubscribe: Some(unsubscribe.into()), ..mail("ada@example.org", "digest") };
-    store.mail().enqueue_mail(&digest, Utc::now()).expect("queued");
-    store.mail().enqueue_mail(&mail("ada@example.org", "plain"), Utc::now()).expect("queued");
+    store.mail().enqueue(&digest, Utc::now()).expect("queued");
+    store.mail().enqueue(&mail("ada@example.org", "plain"), Utc::now()).expect("queued");
     let report = drain_due_mail(&store, &smtp(&maildev.smtp_url()), &config()).await;
     assert_eq!(report.sent, 2, "{:?}", report.last_error);
     let received = maildev.wait_for_emails(2).await;

@@ -84,10 +84,8 @@ fn world(papers: Vec<Paper>) -> World {
     user.is_email_verified = true;
     // A paid plan: the tests make more digests than the free plan's two.
     user.subscription_tier = engine::Tier::Pro;
-    let user = store
-        .accounts()
-        .create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now())
-        .expect("account");
+    let user =
+        store.accounts().create(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, now()).expect("account");
     let mail = MailContext { public_url: "https://papers.example.org".into(), support_email: "help@papers.example.org".into() };
     World { store, index, user, mail }
 }
@@ -105,7 +103,7 @@ fn embed_papers(world: &World, model: &embed::Embedder, skip: &[&str]) {
         .zip(texts.iter().zip(vectors))
         .map(|((id, _), (text, vector))| (id.get(), StoredVector { model: model.fingerprint().to_owned(), text_hash: text_hash(text), vector }))
         .collect();
-    world.store.papers().put_paper_vectors(&stored).expect("stored");
+    world.store.papers().put_vectors(&stored).expect("stored");
 }
 
 /// The paper on CAR-T exhaustion in other words is sent on the subject terms its source gives it

@@ -75,7 +75,7 @@ impl Papers {
     }
 
     fn vector(&self, id: PaperId) -> StoredVector {
-        self.store.papers().paper_vector(id.get()).expect("store").unwrap_or_else(|| panic!("paper {id} has no vector"))
+        self.store.papers().vector(id.get()).expect("store").unwrap_or_else(|| panic!("paper {id} has no vector"))
     }
 }
 
@@ -173,16 +173,16 @@ async fn vectors_of_another_model_are_replaced_and_those_of_merged_away_works_dr
     let gone = 9_999;
     let old = |id: u64| (id, StoredVector { model: "another-model".into(), text_hash: 1, vector: vec![0.5; 8] });
     let stale: Vec<(u64, StoredVector)> = ids.iter().map(|id| old(id.get())).chain([old(gone)]).collect();
-    papers.store.papers().put_paper_vectors(&stale).expect("stored");
+    papers.store.papers().put_vectors(&stale).expect("stored");
 
     let model = real_model();
     let _vectorizer = papers.start(model.clone(), quick());
     wait_for("the three papers are embedded with the real model", || papers.settled_at(3)).await;
-    assert_eq!(papers.store.papers().paper_vector_count(model.fingerprint()).expect("count"), 3);
-    assert_eq!(papers.store.papers().paper_vector_count("another-model").expect("count"), 0);
+    assert_eq!(papers.store.papers().vector_count(model.fingerprint()).expect("count"), 3);
+    assert_eq!(papers.store.papers().vector_count("another-model").expect("count"), 0);
     let mut listed: Vec<u64> = ids.iter().map(|id| id.get()).collect();
     listed.sort_unstable();
-    assert_eq!(papers.store.papers().paper_vector_ids().expect("ids"), listed, "the vector of a work no longer indexed is dropped");
+    assert_eq!(papers.store.papers().vector_ids().expect("ids"), listed, "the vector of a work no longer indexed is dropped");
     assert_eq!(papers.status().processed_total, 3);
 }
 
@@ -234,7 +234,7 @@ async fn a_failing_or_panicking_batch_is_recorded_and_retried_later() {
     let status = papers.status();
     assert_eq!((status.failed_total, status.restarts, status.processed_total), (2, 1, 3), "{status:?}");
     assert_eq!(status.last_error.as_deref(), Some("embedding a batch panicked"));
-    assert_eq!(papers.store.papers().paper_vector_count("stand-in").expect("count"), 3);
+    assert_eq!(papers.store.papers().vector_count("stand-in").expect("count"), 3);
     assert_eq!(model.calls.load(Ordering::SeqCst), 4, "two failed calls, then two batches");
 }
 
@@ -278,7 +278,7 @@ async fn a_stopped_vectorizer_ends_after_its_batch_and_a_new_one_embeds_only_wha
     drop(leave);
     actix_rt::task::spawn_blocking(move || thread.join()).await.expect("joined").expect("the vectorizer's thread ended");
     assert!(batches.try_recv().is_err(), "no second batch was begun");
-    assert_eq!(papers.store.papers().paper_vector_count("stand-in").expect("count"), 1, "the batch under way was written");
+    assert_eq!(papers.store.papers().vector_count("stand-in").expect("count"), 1, "the batch under way was written");
 
     let restarted = Papers { board: StatusBoard::default(), ..papers };
     let model = StandIn::new(|_| Ok(()));

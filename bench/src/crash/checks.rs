@@ -54,7 +54,7 @@ pub fn check_data_dir(data_dir: &Path, users: &mut [User], fixtures: &Fixtures, 
     for user in users.iter_mut() {
         check_user(&store, user, observed)?;
     }
-    for queued in store.mail().due_mail(chrono::Utc::now() + chrono::Duration::days(3650), usize::MAX)? {
+    for queued in store.mail().due(chrono::Utc::now() + chrono::Duration::days(3650), usize::MAX)? {
         observed.queued.insert(QueuedSeen {
             message_id_prefix: format!("<papertide.{}.{}@", queued.id, queued.enqueued_at.timestamp()),
             to: queued.mail.to.to_lowercase(),
@@ -81,7 +81,7 @@ fn check_user(store: &store::Store, user: &mut User, observed: &mut Observed) ->
     user.verified = stored.is_email_verified;
     observed.checks_passed += 2;
 
-    let terms = store.terms().search_terms(stored.id)?;
+    let terms = store.terms().of_user(stored.id)?;
     for term in &user.terms {
         ensure!(terms.iter().any(|stored| stored.term.eq_ignore_ascii_case(term)), "lost term: {term:?} of {}", user.email);
     }
@@ -196,9 +196,9 @@ pub fn message_id(mail: &Value) -> String {
 /// sent again), and how many of those never arrived.
 pub fn check_final_mail(data_dir: &Path, users: &[User], mailbox: &MailBox, observed: &mut Observed) -> anyhow::Result<(usize, usize)> {
     let store = store::Store::open(&db_dir(data_dir)).context("the database opens at the end")?;
-    ensure!(store.mail().mail_queue_len() == 0, "{} mails still queued at the end", store.mail().mail_queue_len());
+    ensure!(store.mail().queue_len() == 0, "{} mails still queued at the end", store.mail().queue_len());
     let mut interrupted = Vec::new();
-    for dead in store.mail().dead_mail()? {
+    for dead in store.mail().dead()? {
         let reason = dead.last_error.as_deref().unwrap_or_default();
         ensure!(reason == store::MSG_HAND_OVER_INTERRUPTED, "mail {} to {} given up: {reason}", dead.id, dead.mail.to);
         interrupted.push(QueuedSeen {

@@ -20,7 +20,7 @@ fn mail(to: &str, subject: &str) -> RenderedMail {
 
 fn signup(store: &Store, email: &str, token: &str) -> Result<User, StoreError> {
     let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), now());
-    store.accounts().create_account(
+    store.accounts().create(
         NewAccount {
             user,
             preferences: Preferences::default(),
@@ -55,7 +55,7 @@ fn reopening_after_close_keeps_everything() -> TestResult {
     assert_eq!(user.subscription_tier, Tier::Pro);
     assert_eq!(store.accounts().preferences(user_id)?.delivery_day, DeliveryDay::Friday);
     assert!(store.accounts().session_user(TokenHash::of("cookie"), now())?.is_some());
-    assert_eq!(store.mail().queued_mail()?.len(), 1);
+    assert_eq!(store.mail().queued()?.len(), 1);
     assert!(store.accounts().verify_email(TokenHash::of("verify-1"), now(), |u| mail(&u.email, "Welcome"))?.is_some());
     Ok(())
 }
@@ -89,7 +89,7 @@ fn two_concurrent_signups_of_one_email_make_exactly_one_account() -> TestResult 
         let duplicates = outcomes.iter().filter(|outcome| matches!(outcome, Err(StoreError::DuplicateEmail))).count();
         assert_eq!((created, duplicates), (1, 1), "round {round}: {outcomes:?}");
         assert_eq!(store.accounts().user_count(), 1);
-        assert_eq!(store.mail().queued_mail()?.len(), 1, "the losing signup queued mail");
+        assert_eq!(store.mail().queued()?.len(), 1, "the losing signup queued mail");
     }
     Ok(())
 }
@@ -101,7 +101,7 @@ fn a_duplicate_signup_writes_nothing() -> TestResult {
     let duplicate = signup(&store, "ADA@example.org", "b");
     assert!(matches!(duplicate, Err(StoreError::DuplicateEmail)));
     assert_eq!(store.accounts().user_count(), 1);
-    assert_eq!(store.mail().queued_mail()?.len(), 1);
+    assert_eq!(store.mail().queued()?.len(), 1);
     assert!(store.accounts().verify_email(TokenHash::of("b"), now(), |u| mail(&u.email, "Welcome"))?.is_none());
     Ok(())
 }
@@ -114,7 +114,7 @@ fn verification_tokens_work_once_and_queue_the_welcome_mail() -> TestResult {
     let verified = verified.ok_or("token rejected")?;
     assert!(verified.is_email_verified);
     assert_eq!(verified.email_verification_token, None);
-    let subjects: Vec<String> = store.mail().queued_mail()?.into_iter().map(|q| q.mail.subject).collect();
+    let subjects: Vec<String> = store.mail().queued()?.into_iter().map(|q| q.mail.subject).collect();
     assert_eq!(subjects, vec!["Verify", "Welcome"]);
     let reused = store.accounts().verify_email(TokenHash::of("verify"), now(), |u| mail(&u.email, "Welcome"))?;
     assert!(reused.is_none(), "a token worked twice");
@@ -218,23 +218,23 @@ fn sessions_expire_and_purge() -> TestResult {
 #[test]
 fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
     let store = Store::temporary()?;
-    let first = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
-    let second = store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?;
+    let first = store.mail().enqueue(&mail("a@x.org", "one"), now())?;
+    let second = store.mail().enqueue(&mail("b@x.org", "two"), now())?;
     assert!(first < second);
-    let due: Vec<u64> = store.mail().due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
+    let due: Vec<u64> = store.mail().due(now(), 10)?.into_iter().map(|q| q.id).collect();
     assert_eq!(due, vec![first, second]);
 
-    store.mail().mark_mail_failed(first, "connection refused", now() + Duration::minutes(1))?;
-    let due: Vec<u64> = store.mail().due_mail(now(), 10)?.into_iter().map(|q| q.id).collect();
+    store.mail().mark_failed(first, "connection refused", now() + Duration::minutes(1))?;
+    let due: Vec<u64> = store.mail().due(now(), 10)?.into_iter().map(|q| q.id).collect();
     assert_eq!(due, vec![second]);
-    assert_eq!(store.mail().next_mail_attempt_at()?, Some(now()));
+    assert_eq!(store.mail().next_attempt_at()?, Some(now()));
 
-    assert_eq!(store.mail().make_all_mail_due(now())?, 1);
-    assert_eq!(store.mail().due_mail(now(), 10)?.len(), 2);
-    store.mail().mark_mail_sent(second)?;
-    store.mail().move_mail_to_dead(first, "550 no such user")?;
-    assert_eq!(store.mail().mail_queue_len(), 0);
-    let dead = store.mail().dead_mail()?;
+    assert_eq!(store.mail().make_all_due(now())?, 1);
+    assert_eq!(store.mail().due(now(), 10)?.len(), 2);
+    store.mail().mark_sent(second)?;
+    store.mail().move_to_dead(first, "550 no such user")?;
+    assert_eq!(store.mail().queue_len(), 0);
+    let dead = store.mail().dead()?;
     assert_eq!(dead.len(), 1);
     assert_eq!(dead[0].attempts, 2);
     assert_eq!(dead[0].last_error.as_deref(), Some("550 no such user"));
@@ -244,24 +244,24 @@ fn the_mail_queue_is_fifo_with_retries_and_a_dead_letter_tree() -> TestResult {
 #[test]
 fn a_dead_mail_goes_back_to_the_queue_whole_or_is_dropped_once() -> TestResult {
     let store = Store::temporary()?;
-    let kept = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
-    let dropped = store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?;
-    store.mail().move_mail_to_dead(kept, "550 no such user")?;
-    store.mail().move_mail_to_dead(dropped, "550 no such user")?;
-    assert_eq!(store.mail().dead_mail_by_id(kept)?.map(|dead| dead.mail.subject), Some("one".to_owned()));
+    let kept = store.mail().enqueue(&mail("a@x.org", "one"), now())?;
+    let dropped = store.mail().enqueue(&mail("b@x.org", "two"), now())?;
+    store.mail().move_to_dead(kept, "550 no such user")?;
+    store.mail().move_to_dead(dropped, "550 no such user")?;
+    assert_eq!(store.mail().dead_by_id(kept)?.map(|dead| dead.mail.subject), Some("one".to_owned()));
 
     let later = now() + Duration::hours(2);
-    assert!(store.mail().retry_dead_mail(kept, later)?);
-    let queued = store.mail().due_mail(later, 10)?;
+    assert!(store.mail().retry_dead(kept, later)?);
+    let queued = store.mail().due(later, 10)?;
     assert_eq!(queued.iter().map(|queued| queued.id).collect::<Vec<_>>(), vec![kept], "the same id: the same Message-ID");
     assert_eq!((queued[0].attempts, queued[0].next_attempt_at), (0, later), "due now, its attempts counted afresh");
     assert_eq!(queued[0].last_error.as_deref(), Some("550 no such user"), "the last reason stays until the next attempt");
-    assert!(store.mail().dead_mail_by_id(kept)?.is_none());
-    assert!(!store.mail().retry_dead_mail(kept, later)?, "not dead any more");
+    assert!(store.mail().dead_by_id(kept)?.is_none());
+    assert!(!store.mail().retry_dead(kept, later)?, "not dead any more");
 
-    assert!(store.mail().drop_dead_mail(dropped)?);
-    assert!(!store.mail().drop_dead_mail(dropped)?, "dropped once");
-    assert_eq!((store.mail().dead_mail_len(), store.mail().mail_queue_len()), (0, 1));
+    assert!(store.mail().drop_dead(dropped)?);
+    assert!(!store.mail().drop_dead(dropped)?, "dropped once");
+    assert_eq!((store.mail().dead_len(), store.mail().queue_len()), (0, 1));
     Ok(())
 }
 
@@ -270,11 +270,11 @@ fn disabling_an_account_ends_its_sessions_and_enabling_keeps_them_ended() -> Tes
     let store = Store::temporary()?;
     let user = signup(&store, "ada@example.org", "verify")?;
     store.accounts().create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
-    let disabled = store.accounts().set_account_disabled(user.id, true)?;
+    let disabled = store.accounts().set_disabled(user.id, true)?;
     assert!(!disabled.is_active);
     assert_eq!(store.accounts().session_count(user.id), 0);
     assert!(store.accounts().session_user(TokenHash::of("laptop"), now())?.is_none());
-    let enabled = store.accounts().set_account_disabled(user.id, false)?;
+    let enabled = store.accounts().set_disabled(user.id, false)?;
     assert!(enabled.is_active);
     assert_eq!(enabled.session_epoch, disabled.session_epoch, "enabling signs nobody back in");
     store.accounts().create_session(TokenHash::of("laptop"), &session_for(&user, now()))?;
@@ -320,7 +320,7 @@ fn a_token_is_usable_exactly_when_using_it_would_work_and_asking_uses_nothing() 
 }
 
 fn queued_ids(store: &Store) -> Result<Vec<u64>, StoreError> {
-    Ok(store.mail().queued_mail()?.into_iter().map(|queued| queued.id).collect())
+    Ok(store.mail().queued()?.into_iter().map(|queued| queued.id).collect())
 }
 
 /// The child half of [`a_mail_handed_over_just_before_the_process_dies_is_not_sent_again`]:
@@ -329,11 +329,11 @@ fn queued_ids(store: &Store) -> Result<Vec<u64>, StoreError> {
 fn child_hands_over_mails_and_dies_before_any_flush() -> TestResult {
     let Some(path) = std::env::var_os("PAPERTIDE_TEST_SENT_JOURNAL_CHILD") else { return Ok(()) };
     let store = Store::open(std::path::Path::new(&path))?;
-    let queued = store.mail().queued_mail()?;
+    let queued = store.mail().queued()?;
     let [handed_over, interrupted, _] = queued.as_slice() else { return Err(format!("three queued mails expected, found {}", queued.len()).into()) };
-    store.mail().mark_mail_handing_over(handed_over.id);
-    store.mail().mark_mail_sent(handed_over.id)?;
-    store.mail().mark_mail_handing_over(interrupted.id);
+    store.mail().mark_handing_over(handed_over.id);
+    store.mail().mark_sent(handed_over.id)?;
+    store.mail().mark_handing_over(interrupted.id);
     // Another request's flush, while the second mail goes to the server.
     store.flush()?;
     // As a SIGKILL would: no destructor runs.
@@ -347,9 +347,9 @@ fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestRe
     let (handed_over, interrupted, waiting) = {
         let store = Store::open(&path)?;
         let ids = (
-            store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?,
-            store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?,
-            store.mail().enqueue_mail(&mail("c@x.org", "three"), now())?,
+            store.mail().enqueue(&mail("a@x.org", "one"), now())?,
+            store.mail().enqueue(&mail("b@x.org", "two"), now())?,
+            store.mail().enqueue(&mail("c@x.org", "three"), now())?,
         );
         store.flush()?;
         ids
@@ -364,15 +364,15 @@ fn a_mail_handed_over_just_before_the_process_dies_is_not_sent_again() -> TestRe
 
     let store = Store::open(&path)?;
     assert_eq!(queued_ids(&store)?, [waiting], "the handed-over and the interrupted mails left the queue; the other stays");
-    let dead = store.mail().dead_mail()?;
+    let dead = store.mail().dead()?;
     assert_eq!(dead.iter().map(|queued| queued.id).collect::<Vec<_>>(), [interrupted], "the interrupted mail is kept aside, not sent again");
     assert_eq!(dead[0].last_error.as_deref(), Some(store::MSG_HAND_OVER_INTERRUPTED));
     assert!(!dead.iter().any(|queued| queued.id == handed_over));
     assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty(), "the journal is emptied once the queue is durable");
     drop(store);
     let store = Store::open(&path)?;
-    assert_eq!(store.mail().dead_mail_len(), 1, "a second start finds nothing more to do");
-    assert_eq!(store.mail().mail_queue_len(), 1);
+    assert_eq!(store.mail().dead_len(), 1, "a second start finds nothing more to do");
+    assert_eq!(store.mail().queue_len(), 1);
     Ok(())
 }
 
@@ -381,13 +381,13 @@ fn a_failed_hand_over_leaves_the_mail_queued_across_a_reopen() -> TestResult {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("db");
     let store = Store::open(&path)?;
-    let id = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
-    store.mail().mark_mail_handing_over(id);
-    store.mail().mark_mail_not_handed_over(id);
+    let id = store.mail().enqueue(&mail("a@x.org", "one"), now())?;
+    store.mail().mark_handing_over(id);
+    store.mail().mark_not_handed_over(id);
     drop(store);
     let store = Store::open(&path)?;
     assert_eq!(queued_ids(&store)?, [id]);
-    assert_eq!(store.mail().dead_mail_len(), 0);
+    assert_eq!(store.mail().dead_len(), 0);
     Ok(())
 }
 
@@ -396,9 +396,9 @@ fn a_flush_empties_the_journal_and_an_unsent_mail_survives_a_reopen() -> TestRes
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("db");
     let store = Store::open(&path)?;
-    let sent = store.mail().enqueue_mail(&mail("a@x.org", "one"), now())?;
-    let kept = store.mail().enqueue_mail(&mail("b@x.org", "two"), now())?;
-    store.mail().mark_mail_sent(sent)?;
+    let sent = store.mail().enqueue(&mail("a@x.org", "one"), now())?;
+    let kept = store.mail().enqueue(&mail("b@x.org", "two"), now())?;
+    store.mail().mark_sent(sent)?;
     assert_eq!(std::fs::read(dir.path().join("db.mail-sent"))?.len(), 8);
     store.flush()?;
     assert!(std::fs::read(dir.path().join("db.mail-sent"))?.is_empty());
@@ -451,7 +451,7 @@ fn a_signup_for_an_unverified_address_replaces_its_pending_credentials() -> Test
     assert_eq!((user.research_field.as_deref(), user.pending_search.as_deref()), (Some("physics"), Some("dark matter")));
     assert_eq!(user.verification_expires_at, Some(later + Duration::hours(48)));
     assert!(store.accounts().session_user(TokenHash::of("attacker-session"), later)?.is_none(), "the earlier signer's session ended");
-    assert_eq!(store.mail().due_mail(later, 10)?.iter().filter(|queued| queued.mail.subject == "Verify again").count(), 1);
+    assert_eq!(store.mail().due(later, 10)?.iter().filter(|queued| queued.mail.subject == "Verify again").count(), 1);
     assert!(
         store.accounts().verify_email(TokenHash::of("attacker-link"), later, |user| mail(&user.email, "Welcome"))?.is_none(),
         "the first link is void"
@@ -483,7 +483,7 @@ fn unverified_accounts_are_removed_with_everything_when_their_window_closes() ->
     let fresh = {
         let user = User::new(UserId(Uuid::new_v4()), "fresh@example.org", "hash".into(), fresh_at);
         let verification = Some((TokenHash::of("fresh-link"), fresh_at + Duration::hours(48)));
-        store.accounts().create_account(NewAccount { user, preferences: Preferences::default(), verification, mail: None }, fresh_at)?
+        store.accounts().create(NewAccount { user, preferences: Preferences::default(), verification, mail: None }, fresh_at)?
     };
     assert_eq!(store.accounts().remove_expired_unverified(now() + Duration::hours(47))?, 0, "within the window nothing goes");
     assert_eq!(store.accounts().remove_expired_unverified(now() + Duration::hours(48))?, 1);

@@ -37,7 +37,7 @@ async fn mail(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web:
     let dead = state
         .store
         .mail()
-        .dead_mail()?
+        .dead()?
         .into_iter()
         .map(|queued| DeadMail {
             id: queued.id.to_string(),
@@ -54,14 +54,14 @@ async fn mail(state: web::Data<AppState>, _operator: Operator) -> ApiResult<web:
         last_error_at: status.last_error_at,
         last_error: status.last_error,
     };
-    Ok(web::Json(AdminMail { transport, smtp, queued: state.store.mail().mail_queue_len() as u64, dead }))
+    Ok(web::Json(AdminMail { transport, smtp, queued: state.store.mail().queue_len() as u64, dead }))
 }
 
 /// `POST /api/admin/mail/dead/{mailId}/retry`: the mail goes back into the queue, due now, and
 /// the mailer is told.
 async fn retry(state: web::Data<AppState>, _operator: Operator, mail_id: web::Path<String>) -> ApiResult<web::Json<Message>> {
     let id = mail_id_of(&mail_id)?;
-    if !state.store.mail().retry_dead_mail(id, Utc::now())? {
+    if !state.store.mail().retry_dead(id, Utc::now())? {
         return Err(no_such_mail());
     }
     state.store.flush_async().await?;
@@ -73,7 +73,7 @@ async fn retry(state: web::Data<AppState>, _operator: Operator, mail_id: web::Pa
 /// `DELETE /api/admin/mail/dead/{mailId}`: the mail is dropped for good.
 async fn drop_dead(state: web::Data<AppState>, _operator: Operator, mail_id: web::Path<String>) -> ApiResult<web::Json<Message>> {
     let id = mail_id_of(&mail_id)?;
-    if !state.store.mail().drop_dead_mail(id)? {
+    if !state.store.mail().drop_dead(id)? {
         return Err(no_such_mail());
     }
     state.store.flush_async().await?;

@@ -30,7 +30,7 @@ pub fn configure(routes: &mut ApiRoutes) {
 
 /// `user` as the operator sees it: with its terms and its digests counted.
 pub(super) fn admin_user(state: &AppState, user: &User) -> ApiResult<AdminUser> {
-    let terms = state.store.terms().search_terms(user.id)?;
+    let terms = state.store.terms().of_user(user.id)?;
     let ledger = state.store.digests().ledger(user.id)?;
     Ok(AdminUser {
         id: user.id.0,
@@ -143,7 +143,7 @@ async fn set_disabled(
     if disable {
         refuse_operator_by_settings(&state, &user)?;
     }
-    let user = state.store.accounts().set_account_disabled(user.id, disable)?;
+    let user = state.store.accounts().set_disabled(user.id, disable)?;
     state.store.flush_async().await?;
     tracing::info!(user = %user.id, disabled = disable, "an operator changed an account's access");
     Ok(web::Json(admin_user(&state, &user)?))

@@ -115,7 +115,7 @@ fn may_mail_recipient(state: &AppState, email: &str) -> bool {
 /// hash and a durable write), so the form cannot tell who has an account. When that account is
 /// still unverified, the new signup's credentials replace its pending ones: whoever controls
 /// the mailbox decides the password, so nobody can sign an address up before its owner and keep
-/// a way in ([`store::Store::restart_pending_signup`]). A verified account's owner is told
+/// a way in ([`store::Accounts::restart_pending_signup`]). A verified account's owner is told
 /// instead ([`note_signup_of_verified_address`]).
 async fn create_account(
     state: web::Data<AppState>,
@@ -185,7 +185,7 @@ fn write_account(
     now: chrono::DateTime<Utc>,
 ) -> Result<User, store::StoreError> {
     let account = NewAccount { mail, verification: Some(verification), preferences: Preferences::default(), user };
-    state.store.accounts().create_account(account, now)
+    state.store.accounts().create(account, now)
 }
 
 /// A signup for an address whose account is verified (or deactivated) changes nothing of it: the
@@ -194,7 +194,7 @@ fn write_account(
 fn note_signup_of_verified_address(state: &AppState, owner: &User, may_mail: bool, now: chrono::DateTime<Utc>) -> Result<(), store::StoreError> {
     state.store.digests().record_notice(owner.id, "signup-attempt", now)?;
     if may_mail && owner.is_active && owner.is_email_verified {
-        state.store.mail().enqueue_mail(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
+        state.store.mail().enqueue(&account_exists_mail(&state.mail_context(), &owner.email), now)?;
     }
     Ok(())
 }

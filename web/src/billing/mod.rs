@@ -4,7 +4,7 @@
 //! asking and what was asked, then answers 501 "Billing is not enabled on this server"; plans
 //! are then set by the operator (`papertide users set-tier`). With billing on, every call acts
 //! on the signed-in user's own customer and subscriptions only, and a plan moves only through
-//! `Store::apply_subscription` / `Store::cancel_plan`, as `engine::billing::transition` decides
+//! `Billing::apply_subscription` / `Billing::cancel_plan`, as `engine::billing::transition` decides
 //! from a state just read from Stripe.
 //!
 //! The calls (all need a session and act on the caller's own account only; another user's
@@ -357,7 +357,7 @@ async fn cancel_subscription(state: web::Data<AppState>, signed_in: SignedIn) ->
     if !user.subscription_tier.is_paid() {
         return Err(ApiError::bad_request(MSG_NOTHING_TO_CANCEL));
     }
-    let active = state.store.terms().search_terms(user.id)?.iter().filter(|term| term.is_active).count();
+    let active = state.store.terms().of_user(user.id)?.iter().filter(|term| term.is_active).count();
     if active > 1 {
         let details = ErrorDetails { requires_search_deletion: Some(true), current_search_count: Some(active), ..ErrorDetails::default() };
         return Err(ApiError::bad_request(format!(

@@ -544,7 +544,7 @@ impl Matrix {
         server.sign_up(&server.client(), "gina@example.org").await;
 
         let user = billing.user_record("ada@example.org");
-        let term = server.state.store.terms().search_terms(user.id).expect("db").into_iter().next().expect("Ada's term");
+        let term = server.state.store.terms().of_user(user.id).expect("db").into_iter().next().expect("Ada's term");
         let anonymous = server.client();
         assert_eq!(anonymous.post("/api/forgot-password", json!({ "email": "ada@example.org" })).await.status, 200);
         let reset_mail = server.wait_for_mail_to("ada@example.org", "Reset").await;
@@ -552,7 +552,7 @@ impl Matrix {
         let verification_link = server.sign_up(&dan, "dan@example.org").await;
         let digest = digest_with_a_paper(server, &user, &term.term).await;
         let paper_key = digest.papers_data[0].keys[0].clone();
-        let rating_key = server.state.store.ratings().rating_link_key().expect("db");
+        let rating_key = server.state.store.ratings().link_key().expect("db");
         let claim = engine::signed::RatingClaim::new(user.id, digest.id, 0, engine::rating::Verdict::Relevant, chrono::Utc::now());
         let target = Target {
             id: user.id.to_string(),
@@ -705,7 +705,7 @@ fn names_the_owner(target: &Target, requests: &[Request]) -> bool {
 /// Records a digest of `term` with one paper for `user`, as if it was mailed: made for the
 /// user's stored term of that text, if there is one.
 pub(crate) async fn digest_with_a_paper(server: &crate::common::TestServer, user: &store::User, term: &str) -> engine::digest::Digest {
-    let stored = server.state.store.terms().search_terms(user.id).expect("terms").into_iter().find(|stored| stored.term == term);
+    let stored = server.state.store.terms().of_user(user.id).expect("terms").into_iter().find(|stored| stored.term == term);
     let entry = engine::digest::DigestEntry {
         title: "Kidney organoids mature".into(),
         url: None,

@@ -50,7 +50,7 @@ fn seed_accounts(server: &TestServer, prefix: &str, count: usize) {
     for number in 0..count {
         let user = User::new(UserId(Uuid::new_v4()), &format!("{prefix}{number:02}@lab.example.org"), "hash".into(), Utc::now());
         let account = NewAccount { user, preferences: Preferences::default(), verification: None, mail: None };
-        server.state.store.accounts().create_account(account, Utc::now()).expect("an account");
+        server.state.store.accounts().create(account, Utc::now()).expect("an account");
     }
 }
 
@@ -387,13 +387,11 @@ async fn dead_mail_is_sent_again_and_delivered_or_dropped() {
     for email in ["erin@example.org", "fay@example.org"] {
         assert_eq!(server.client().post("/api/signup", signup_body(email, PASSWORD)).await.status, 201);
     }
-    wait_for("the mails were tried", || {
-        store.mail().queued_mail().is_ok_and(|queued| queued.len() == 3 && queued.iter().all(|mail| mail.attempts >= 1))
-    })
-    .await;
-    for queued in store.mail().queued_mail().expect("the queue") {
+    wait_for("the mails were tried", || store.mail().queued().is_ok_and(|queued| queued.len() == 3 && queued.iter().all(|mail| mail.attempts >= 1)))
+        .await;
+    for queued in store.mail().queued().expect("the queue") {
         if queued.mail.to != OPERATOR {
-            store.mail().move_mail_to_dead(queued.id, "550 mailbox unavailable").expect("given up");
+            store.mail().move_to_dead(queued.id, "550 mailbox unavailable").expect("given up");
         }
     }
     let mail = operator.get("/api/admin/mail").await;
@@ -417,11 +415,10 @@ async fn dead_mail_is_sent_again_and_delivered_or_dropped() {
         assert!(Instant::now() < deadline, "Erin's mail never arrived");
         actix_web::rt::time::sleep(Duration::from_millis(100)).await;
     }
-    wait_for("Erin's mail left the queue", || store.mail().queued_mail().is_ok_and(|queued| queued.iter().all(|mail| mail.mail.to == OPERATOR)))
-        .await;
+    wait_for("Erin's mail left the queue", || store.mail().queued().is_ok_and(|queued| queued.iter().all(|mail| mail.mail.to == OPERATOR))).await;
     let dropped = operator.delete(&format!("/api/admin/mail/dead/{fay}")).await;
     assert_eq!(dropped.status, 200, "{}", dropped.body);
-    assert_eq!(store.mail().dead_mail_len(), 0);
+    assert_eq!(store.mail().dead_len(), 0);
 
     for (method, path, status) in [
         ("POST", format!("/api/admin/mail/dead/{erin}/retry"), 404),

@@ -18,7 +18,7 @@ async fn subscriber(server: &TestServer, client: &Client, email: &str, tier: Tie
     let user = server.state.store.accounts().update_user_by_email(email, |user| user.subscription_tier = tier).expect("tier set");
     for index in 0..terms {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, format!("topic number {index}"), tier, Utc::now());
-        server.state.store.terms().add_search_term(&term, tier, false).expect("added");
+        server.state.store.terms().add(&term, tier, false).expect("added");
     }
 }
 

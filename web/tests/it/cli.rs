@@ -19,7 +19,7 @@ fn seed(data_dir: &Path, emails: &[&str]) {
     for email in emails {
         let user = User::new(UserId(Uuid::new_v4()), email, "hash".into(), Utc::now());
         let account = NewAccount { user, preferences: Preferences::default(), verification: None, mail: None };
-        store.accounts().create_account(account, Utc::now()).expect("account");
+        store.accounts().create(account, Utc::now()).expect("account");
     }
     store.flush().expect("flush");
 }
@@ -143,7 +143,7 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
         let store = Store::open(&data_dir.path().join("db")).expect("database");
         let ada = store.accounts().update_user_by_email("ada@example.org", |user| user.is_email_verified = true).expect("verified");
         let term = SearchTerm::new(TermId(Uuid::new_v4()), ada.id, "malaria vaccine".into(), ada.subscription_tier, Utc::now());
-        store.terms().add_search_term(&term, ada.subscription_tier, false).expect("a term");
+        store.terms().add(&term, ada.subscription_tier, false).expect("a term");
         store.flush().expect("flush");
     }
     // Free plans: Mondays, and not within three days of signup. The Monday is at least four days
@@ -168,7 +168,7 @@ fn weekly_runs_the_pass_as_of_a_time_once_and_only_for_users_due_then() {
     let ada = store.accounts().user_by_email("ada@example.org").expect("db").expect("ada");
     let digests = store.digests().of_user(ada.id).expect("db");
     assert_eq!((digests.len(), digests[0].digest_type.as_str()), (1, "weekly"));
-    assert_eq!(store.mail().mail_queue_len(), 1, "its mail waits for the service");
+    assert_eq!(store.mail().queue_len(), 1, "its mail waits for the service");
 }
 
 #[test]
@@ -300,12 +300,12 @@ fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
             user.subscription_tier = engine::Tier::Pro;
             let user = store
                 .accounts()
-                .create_account(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, at)
+                .create(NewAccount { user, preferences: Preferences::default(), verification: None, mail: None }, at)
                 .expect("account");
             for offset in 0..3 {
                 let text = TERMS[(number + offset) % TERMS.len()];
                 let term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.into(), engine::Tier::Pro, at - Duration::days(30));
-                store.terms().add_search_term(&term, engine::Tier::Pro, false).expect("a term");
+                store.terms().add(&term, engine::Tier::Pro, false).expect("a term");
             }
         }
         store.flush().expect("flush");
@@ -341,7 +341,7 @@ fn a_weekly_pass_killed_midway_and_run_again_serves_every_user_once() {
 
     let store = Store::open(&data_dir.path().join("db")).expect("database");
     let mut referenced = std::collections::HashMap::new();
-    for queued in store.mail().queued_mail().expect("queue") {
+    for queued in store.mail().queued().expect("queue") {
         let reference = queued.digest.expect("a digest mail");
         *referenced.entry(reference.digest_key).or_insert(0) += 1;
     }

@@ -143,7 +143,7 @@ async fn a_topic_the_user_follows_already_is_refused_and_mailed_once() {
     }
     // Whatever the term's state: queued, or being searched.
     for status in [TermStatus::Pending, TermStatus::Processing] {
-        server.state.store.terms().update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = status).expect("db");
+        server.state.store.terms().update(TermId(term_id.parse().expect("a uuid")), |term| term.status = status).expect("db");
         let again = ada.post("/api/immediate-search", search("ada@example.org", "Cancer cells")).await;
         assert_eq!(again.status, 409, "{status:?}: {}", again.body);
     }
@@ -155,7 +155,7 @@ async fn a_topic_the_user_follows_already_is_refused_and_mailed_once() {
     assert_eq!(me_free_digests(&ada).await, json!({ "used": 1, "total": 2 }), "no free digest spent");
 
     // A term whose search failed is searched again when added again, once however many ask.
-    server.state.store.terms().update_search_term(TermId(term_id.parse().expect("a uuid")), |term| term.status = TermStatus::Failed).expect("db");
+    server.state.store.terms().update(TermId(term_id.parse().expect("a uuid")), |term| term.status = TermStatus::Failed).expect("db");
     let (one, other) = tokio::join!(
         ada.post("/api/immediate-search", search("ada@example.org", "cancer cells")),
         ada.post("/api/immediate-search", search("ada@example.org", "Cancer Cells"))
@@ -200,7 +200,7 @@ async fn searches_are_checked_and_digests_are_the_owners_alone() {
     assert_eq!(bob.get(&format!("/api/users/{ada_id}/digests")).await.status, 404);
     assert_eq!(server.client().get(&format!("/api/users/{ada_id}/digests")).await.status, 401);
     assert!(
-        server.state.store.terms().search_terms(engine::UserId(ada_id.parse().expect("uuid"))).expect("db").is_empty(),
+        server.state.store.terms().of_user(engine::UserId(ada_id.parse().expect("uuid"))).expect("db").is_empty(),
         "refused searches store nothing"
     );
 
@@ -209,7 +209,7 @@ async fn searches_are_checked_and_digests_are_the_owners_alone() {
     let bob_user = server.state.store.accounts().user_by_email("bob@example.org").expect("db").expect("bob");
     for index in 0..10 {
         let term = SearchTerm::new(TermId(Uuid::new_v4()), bob_user.id, format!("topic {index}"), Tier::Team, Utc::now());
-        server.state.store.terms().add_search_term(&term, Tier::Team, false).expect("added");
+        server.state.store.terms().add(&term, Tier::Team, false).expect("added");
     }
     let full = bob.post("/api/immediate-search", search("bob@example.org", "one more topic")).await;
     assert_eq!((full.status, full.body["requiresSupport"].as_bool()), (403, Some(true)), "{}", full.body);

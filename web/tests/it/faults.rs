@@ -260,18 +260,18 @@ async fn mail_waits_while_the_smtp_server_is_down_and_each_goes_out_once_when_it
 
     // Every mail was tried, kept and deferred; none was given up.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !server.state.store.mail().queued_mail().expect("queue").iter().all(|mail| mail.attempts >= 1) {
+    while !server.state.store.mail().queued().expect("queue").iter().all(|mail| mail.attempts >= 1) {
         assert!(Instant::now() < deadline, "the mailer never tried");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(server.state.store.mail().mail_queue_len(), 3);
-    assert_eq!(server.state.store.mail().dead_mail_len(), 0);
+    assert_eq!(server.state.store.mail().queue_len(), 3);
+    assert_eq!(server.state.store.mail().dead_len(), 0);
     assert!(maildev.emails().await.is_empty());
 
     // Back: each mail arrives at its retry, once.
     relay.set(RelayMode::Forward);
     let deadline = Instant::now() + Duration::from_secs(60);
-    while server.state.store.mail().mail_queue_len() > 0 {
+    while server.state.store.mail().queue_len() > 0 {
         assert!(Instant::now() < deadline, "the deferred mail was not sent once the server was back");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -285,7 +285,7 @@ async fn mail_waits_while_the_smtp_server_is_down_and_each_goes_out_once_when_it
     message_ids.sort();
     message_ids.dedup();
     assert_eq!(message_ids.len(), 3, "three distinct Message-IDs");
-    assert_eq!(server.state.store.mail().dead_mail_len(), 0);
+    assert_eq!(server.state.store.mail().dead_len(), 0);
 }
 
 const WEBHOOK_SECRET: &str = "whsec_papertide_test";

@@ -393,7 +393,7 @@ async fn scene() -> (LocalStripe, TestServer, Attacker, Own) {
     // The first step of a plan change makes the Stripe customer, so later refusals write nothing.
     let setup = attacker.send("POST", "/api/create-subscription", &[], Some(br#"{"tier":"pro"}"#.to_vec())).await;
     assert_eq!(setup.status, 200, "{}", setup.body);
-    let term_id = store.terms().search_terms(user.id).expect("db")[0].id.to_string();
+    let term_id = store.terms().of_user(user.id).expect("db")[0].id.to_string();
     let own = Own {
         user_id: user.id.to_string(),
         term_id,

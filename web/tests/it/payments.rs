@@ -163,7 +163,7 @@ async fn a_free_user_upgrades_to_pro_then_team_by_card_and_cancels() {
     assert_eq!((refused.status, refused.body["requiresSearchDeletion"].as_bool()), (400, Some(true)), "{}", refused.body);
     assert_eq!(refused.body["currentSearchCount"], 2);
     assert_eq!(billing.tier(email), Tier::Team, "nothing changed");
-    let terms = billing.server.state.store.terms().search_terms(billing.user_record(email).id).expect("db");
+    let terms = billing.server.state.store.terms().of_user(billing.user_record(email).id).expect("db");
     assert_eq!(ada.delete(&format!("/api/search-terms/{}", terms[1].id.0)).await.status, 200);
     let canceled = ada.post("/api/cancel-subscription", json!({})).await;
     assert_eq!((canceled.status, canceled.body["tier"].as_str()), (200, Some("free")), "{}", canceled.body);
@@ -336,7 +336,7 @@ async fn a_paid_plan_ending_keeps_five_terms_and_an_upgrade_brings_them_back() {
 
     let user = billing.user_record(email);
     assert_eq!(user.subscription_tier, Tier::Free);
-    let terms = billing.server.state.store.terms().search_terms(user.id).expect("db");
+    let terms = billing.server.state.store.terms().of_user(user.id).expect("db");
     assert_eq!(terms.iter().map(|term| term.is_active).collect::<Vec<_>>(), vec![true, false, false, false, false], "the oldest stays active");
     let notice = billing.mails_to(email, "Your Papertide Team plan has ended").await;
     assert_eq!(notice.len(), 1);
@@ -362,7 +362,7 @@ async fn a_paid_plan_ending_keeps_five_terms_and_an_upgrade_brings_them_back() {
     let back = billing.pay(&kim, "pro", CARD_OK).await;
     assert_eq!(back.status, 200, "{}", back.body);
     billing.wait_for_tier(email, Tier::Pro).await;
-    let terms = billing.server.state.store.terms().search_terms(user.id).expect("db");
+    let terms = billing.server.state.store.terms().of_user(user.id).expect("db");
     assert!(terms.iter().all(|term| term.is_active), "pro has room for all five");
     let receipt = billing.mails_to(email, "Your Papertide Pro plan is active").await;
     assert!(receipt.len() == 1 && receipt[0].contains("4 of your search terms are active again"), "{receipt:?}");

@@ -48,7 +48,7 @@ async fn rater(server: &TestServer, email: &str, text: &str) -> Rater {
     let user = server.state.store.accounts().user_by_email(email).expect("db").expect("user");
     let mut term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.into(), Tier::Free, Utc::now());
     term.status = TermStatus::Completed;
-    server.state.store.terms().add_search_term(&term, Tier::Free, false).expect("added");
+    server.state.store.terms().add(&term, Tier::Free, false).expect("added");
     let digest = Digest {
         id: Uuid::new_v4(),
         user_id: user.id,
@@ -83,7 +83,7 @@ fn key_of(digest: &Digest, position: usize) -> String {
 }
 
 fn token(server: &TestServer, user_id: UserId, digest_id: Uuid, position: u16, verdict: Verdict, now: chrono::DateTime<Utc>) -> String {
-    let key = server.state.store.ratings().rating_link_key().expect("db");
+    let key = server.state.store.ratings().link_key().expect("db");
     RatingClaim::new(user_id, digest_id, position, verdict, now).sign(&key)
 }
 
@@ -140,7 +140,7 @@ async fn bad_ratings_are_refused_with_a_message_and_write_nothing() {
     // Another of Ada's terms, with a digest of its own.
     let mut other = SearchTerm::new(TermId(Uuid::new_v4()), ada.user_id, "gene drive".into(), Tier::Team, Utc::now());
     other.status = TermStatus::Completed;
-    server.state.store.terms().add_search_term(&other, Tier::Team, false).expect("added");
+    server.state.store.terms().add(&other, Tier::Team, false).expect("added");
     let cases = [
         (json!({ "digestId": ada.digest.id, "paperKey": "doi:10.9/not-there", "verdict": "relevant" }), 400, "not in that digest"),
         (json!({ "digestId": Uuid::new_v4(), "paperKey": first, "verdict": "relevant" }), 404, "Digest not found"),
@@ -220,7 +220,7 @@ async fn exclusion_words_are_edited_with_the_term() {
     }
     let renamed = ada.client.patch(&path, json!({ "term": "prime editing", "exclude": [] })).await;
     assert_eq!((renamed.body["term"].as_str(), renamed.body["exclude"].clone()), (Some("prime editing"), json!([])));
-    let stored = server.state.store.terms().search_term(ada.term.id).expect("db").expect("there");
+    let stored = server.state.store.terms().get(ada.term.id).expect("db").expect("there");
     assert!(stored.exclude.is_empty());
 }
 
@@ -315,7 +315,7 @@ async fn a_term_deleted_and_added_again_is_not_rated_by_the_old_digests_links() 
     assert_eq!(ada.client.delete(&format!("/api/search-terms/{}", ada.term.id)).await.status, 200);
     let mut again = SearchTerm::new(TermId(Uuid::new_v4()), ada.user_id, "crispr base editing".into(), Tier::Free, Utc::now());
     again.status = TermStatus::Completed;
-    server.state.store.terms().add_search_term(&again, Tier::Free, false).expect("added again");
+    server.state.store.terms().add(&again, Tier::Free, false).expect("added again");
 
     for link in [&tagged_link, &untagged_link] {
         let confirmed = stranger.post("/api/ratings/link", json!({ "token": link })).await;

@@ -169,10 +169,10 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
         list_unsubscribe: None,
     };
     let now = chrono::Utc::now();
-    let waiting = store.mail().enqueue_mail(&mail("Waiting"), now + chrono::Duration::days(1)).expect("queued");
-    store.mail().mark_mail_failed(waiting, "try later", now + chrono::Duration::days(1)).expect("deferred");
-    let dead = store.mail().enqueue_mail(&mail("Bounced"), now + chrono::Duration::days(1)).expect("queued");
-    store.mail().move_mail_to_dead(dead, "rejected for good").expect("dead");
+    let waiting = store.mail().enqueue(&mail("Waiting"), now + chrono::Duration::days(1)).expect("queued");
+    store.mail().mark_failed(waiting, "try later", now + chrono::Duration::days(1)).expect("deferred");
+    let dead = store.mail().enqueue(&mail("Bounced"), now + chrono::Duration::days(1)).expect("queued");
+    store.mail().move_to_dead(dead, "rejected for good").expect("dead");
     let bob_before = store.accounts().user_data(bob_user.id).expect("db");
     let mails_before = maildev.emails().await.len();
 
@@ -194,7 +194,7 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
     server.wait_for_empty_queue().await;
     let entries = store.raw_entries().expect("db");
     assert_eq!(entries_naming(&entries, &ada_user), Vec::<String>::new(), "no record of ada is left");
-    assert!(store.mail().dead_mail().expect("db").iter().all(|dead| dead.mail.to != "ada@example.org"));
+    assert!(store.mail().dead().expect("db").iter().all(|dead| dead.mail.to != "ada@example.org"));
     assert_eq!(store.accounts().user_data(bob_user.id).expect("db"), bob_before, "bob's records are untouched");
     assert_eq!(bob.get("/api/auth/me").await.status, 200);
 
@@ -205,7 +205,7 @@ async fn deleting_an_account_removes_everything_and_mails_one_confirmation() {
     assert_eq!(again.status, 201, "{}", again.body);
     let new_ada = store.accounts().user_by_email("ada@example.org").expect("db").expect("a new account");
     assert_ne!(new_ada.id, ada_user.id);
-    assert!(store.digests().of_user(new_ada.id).expect("db").is_empty() && store.terms().search_terms(new_ada.id).expect("db").is_empty());
+    assert!(store.digests().of_user(new_ada.id).expect("db").is_empty() && store.terms().of_user(new_ada.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -252,7 +252,7 @@ async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_
     let (bob, bob_user) = user_with_a_digest(&server, "bob@example.org", "coral reef bleaching").await;
     server.wait_for_empty_queue().await;
     let store = &server.state.store;
-    let term = store.terms().search_terms(ada_user.id).expect("db").pop().expect("ada's term");
+    let term = store.terms().of_user(ada_user.id).expect("db").pop().expect("ada's term");
     let digest = store.digests().of_user(ada_user.id).expect("db").pop().expect("ada's digest");
     let traces: Vec<Vec<u8>> = [
         ada_user.email.as_bytes().to_vec(),
@@ -289,10 +289,10 @@ async fn a_deleted_account_is_gone_from_every_file_of_the_data_directory_within_
     // The service goes on on the compacted database: bob reads and writes, and ada's address is free.
     assert!(!files_holding(data_dir, &[bob_user.email.as_bytes().to_vec()]).is_empty(), "bob is kept");
     assert_eq!(bob.get("/api/auth/me").await.status, 200);
-    let bob_term = store.terms().search_terms(bob_user.id).expect("db").pop().expect("bob's term");
+    let bob_term = store.terms().of_user(bob_user.id).expect("db").pop().expect("bob's term");
     let renamed = bob.patch(&format!("/api/search-terms/{}", bob_term.id), json!({ "term": "sea urchin larvae" })).await;
     assert_eq!(renamed.status, 200, "{}", renamed.body);
-    assert_eq!(store.terms().search_terms(bob_user.id).expect("db").pop().map(|term| term.term), Some("sea urchin larvae".to_owned()));
+    assert_eq!(store.terms().of_user(bob_user.id).expect("db").pop().map(|term| term.term), Some("sea urchin larvae".to_owned()));
     let again = server.client().post("/api/signup", signup_body("ada.lovelace@example.org", PASSWORD)).await;
     assert_eq!(again.status, 201, "{}", again.body);
 }

@@ -67,7 +67,7 @@ async fn combined_signup_reports_every_rule_with_the_spec_message() {
     missing.as_object_mut().expect("object").remove("agreeToPrivacy");
     assert_eq!(client.post("/api/signup", missing).await.message(), "You must agree to the Privacy Policy");
     assert_eq!(server.state.store.accounts().user_count(), 0, "a rejected signup wrote an account");
-    assert_eq!(server.state.store.mail().mail_queue_len(), 0);
+    assert_eq!(server.state.store.mail().queue_len(), 0);
 }
 
 #[actix_web::test]

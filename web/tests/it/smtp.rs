@@ -57,7 +57,7 @@ async fn wrong_smtp_credentials_keep_the_mail_queued_with_the_reason() {
     server.sign_up_by_smtp(&server.client(), "ada@example.org").await;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let queued = loop {
-        let queued = server.state.store.mail().queued_mail().expect("queue");
+        let queued = server.state.store.mail().queued().expect("queue");
         if queued.first().is_some_and(|mail| mail.attempts > 0) {
             break queued;
         }
@@ -66,7 +66,7 @@ async fn wrong_smtp_credentials_keep_the_mail_queued_with_the_reason() {
     };
     assert_eq!(queued.len(), 1, "a mail refused for a fixable reason must stay queued");
     assert!(queued[0].last_error.is_some());
-    assert_eq!(server.state.store.mail().dead_mail_len(), 0);
+    assert_eq!(server.state.store.mail().dead_len(), 0);
     assert!(maildev.emails().await.is_empty());
     // The mailer reports on the board after its drain, a moment after the attempt is stored.
     // Anyone sees when it failed; what the mail server said is for operators (it can name an address).

@@ -404,7 +404,7 @@ async fn term_digest_and_rating_routes_answer_as_pinned() {
     check(&redactor, "ratings_delete_ok", &client.delete(&format!("{ratings}?paperKey=pmid:31415")).await);
     check(&redactor, "ratings_delete_no_rating", &client.delete(&format!("{ratings}?paperKey=pmid:31415")).await);
     check(&redactor, "ratings_delete_no_key", &client.delete(&ratings).await);
-    let rating_key = server.state.store.ratings().rating_link_key().expect("db");
+    let rating_key = server.state.store.ratings().link_key().expect("db");
     let link = |digest_id: uuid::Uuid, at: chrono::DateTime<chrono::Utc>| {
         engine::signed::RatingClaim::new(user.id, digest_id, 0, engine::rating::Verdict::Relevant, at).sign(&rating_key)
     };
@@ -572,7 +572,7 @@ async fn limits_and_plan_refusals_answer_as_pinned() {
             engine::Tier::Team,
             chrono::Utc::now(),
         );
-        match server.state.store.terms().add_search_term(&term, engine::Tier::Team, false).expect("db") {
+        match server.state.store.terms().add(&term, engine::Tier::Team, false).expect("db") {
             store::search_terms::Added::Added(_) => count += 1,
             _ => break,
         }
@@ -632,7 +632,7 @@ async fn billing_routes_answer_as_pinned() {
     let second = ada.post("/api/immediate-search", json!({ "email": "ada@example.org", "searchTerm": "second topic here" })).await;
     assert!(second.status < 300, "{}", second.body);
     check(&redactor, "cancel_subscription_too_many_terms", &ada.post("/api/cancel-subscription", json!({})).await);
-    let terms = server.state.store.terms().search_terms(user.id).expect("db");
+    let terms = server.state.store.terms().of_user(user.id).expect("db");
     assert_eq!(ada.delete(&format!("/api/search-terms/{}", terms[1].id.0)).await.status, 200);
     check(&redactor, "cancel_subscription_ok", &ada.post("/api/cancel-subscription", json!({})).await);
     check(&redactor, "cancel_subscription_nothing", &ada.post("/api/cancel-subscription", json!({})).await);
@@ -701,8 +701,8 @@ async fn operator_routes_answer_as_pinned() {
             action_url: None,
             list_unsubscribe: None,
         };
-        let id = store.mail().enqueue_mail(&mail, chrono::Utc::now()).expect("queued");
-        store.mail().move_mail_to_dead(id, "550 mailbox unavailable").expect("given up");
+        let id = store.mail().enqueue(&mail, chrono::Utc::now()).expect("queued");
+        store.mail().move_to_dead(id, "550 mailbox unavailable").expect("given up");
         dead.push(id);
     }
     // The ids are small numbers: named here rather than learnt (they would be found in times).

@@ -17,7 +17,7 @@ async fn user_with_term(server: &TestServer, client: &Client, email: &str, text:
     let user = server.state.store.accounts().user_by_email(email).expect("db").expect("user");
     let mut term = SearchTerm::new(TermId(Uuid::new_v4()), user.id, text.into(), Tier::Free, Utc::now());
     term.status = TermStatus::Completed;
-    server.state.store.terms().add_search_term(&term, Tier::Free, false).expect("added");
+    server.state.store.terms().add(&term, Tier::Free, false).expect("added");
     (user.id.to_string(), term)
 }
 
@@ -70,7 +70,7 @@ async fn nobody_else_sees_or_touches_a_term() {
     assert_eq!(bob.delete(&format!("/api/search-terms/{}", Uuid::new_v4())).await.status, 404);
     assert_eq!(bob.delete("/api/search-terms/not-an-id").await.status, 404);
 
-    let kept = server.state.store.terms().search_term(term.id).expect("db").expect("still there");
+    let kept = server.state.store.terms().get(term.id).expect("db").expect("still there");
     assert_eq!((kept.term.as_str(), kept.status), ("CRISPR base editing", TermStatus::Completed));
 }
 
@@ -90,6 +90,6 @@ async fn renames_are_checked_with_the_spec_messages_and_change_nothing_when_refu
         assert_eq!((answer.status, answer.body["message"].as_str()), (400, Some(message)), "{text}");
     }
     assert_eq!(ada.patch(&path, json!({ "text": "other" })).await.status, 400, "the field is `term`");
-    let kept = server.state.store.terms().search_term(term.id).expect("db").expect("there");
+    let kept = server.state.store.terms().get(term.id).expect("db").expect("there");
     assert_eq!(kept.term, "CRISPR base editing");
 }

@@ -115,7 +115,7 @@ async fn a_bad_line_refuses_every_seed_and_makes_no_term() {
     assert!(answer.body["errors"][0]["message"].as_str().unwrap_or_default().starts_with("Line 2 (\"99999999\")"), "{}", answer.body);
     assert_eq!(settled(&server).await, before, "nothing is saved");
     let user = server.state.store.accounts().user_by_email("bob@example.org").expect("db").expect("bob");
-    assert!(server.state.store.terms().search_terms(user.id).expect("db").is_empty());
+    assert!(server.state.store.terms().of_user(user.id).expect("db").is_empty());
 }
 
 #[actix_web::test]
@@ -372,7 +372,7 @@ async fn a_team_term_posts_each_digest_to_its_lab_channel_once() {
     assert_eq!(client.get("/api/admin/channels").await.status, 403);
 
     assert_eq!(client.delete(&path).await.status, 200);
-    assert!(server.state.store.channels().channel_posts().expect("db").is_empty(), "disconnecting drops the waiting post");
+    assert!(server.state.store.channels().posts().expect("db").is_empty(), "disconnecting drops the waiting post");
 }
 
 #[actix_web::test]

@@ -146,7 +146,7 @@ impl TestServer {
 
     /// Waits until the mail queue is empty (everything handed over).
     pub async fn wait_for_empty_queue(&self) {
-        let drained = wait::until(TEN_SECONDS, POLL, || (self.state.store.mail().mail_queue_len() == 0).then_some(())).await;
+        let drained = wait::until(TEN_SECONDS, POLL, || (self.state.store.mail().queue_len() == 0).then_some(())).await;
         assert!(drained.is_some(), "the mail queue did not drain");
     }
 
