@@ -195,113 +195,145 @@ pub async fn metrics(state: web::Data<AppState>, request: HttpRequest) -> HttpRe
         answer.headers_mut().insert(actix_web::http::header::WWW_AUTHENTICATE, actix_web::http::header::HeaderValue::from_static("Bearer"));
         return answer;
     }
-    let mut text = String::new();
-    let mut gauge = |name: &str, help: &str, value: u64| {
-        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
-    };
-    gauge("papertide_users", "Accounts in the database.", state.store.accounts().user_count() as u64);
-    gauge("papertide_mail_queue_depth", "Mails waiting to be sent.", state.store.mail().queue_len() as u64);
-    gauge("papertide_mail_dead", "Mails given up on.", state.store.mail().dead_len() as u64);
-    gauge("papertide_uptime_seconds", "Seconds since the service started.", state.started_at.elapsed().as_secs());
-    gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
-    let room = state.store.disk_room();
-    gauge("papertide_disk_available_bytes", "Free bytes on the data directory's disk.", room.available_bytes.unwrap_or(0));
-    gauge("papertide_disk_writable", "1 while writes are accepted, 0 while the disk is under its reserve.", u64::from(room.writable));
+    let mut out = Exposition::default();
+    storage_metrics(&mut out, &state);
+    hashing_metrics(&mut out, &state);
+    connection_metrics(&mut out, &state);
+    source_metrics(&mut out, &state);
+    actor_metrics(&mut out, &state);
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(out.0)
+}
 
-    gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
+/// The Prometheus text exposition, written metric by metric.
+#[derive(Default)]
+struct Exposition(String);
+
+impl Exposition {
+    fn metric(&mut self, kind: &str, name: &str, help: &str, value: u64) {
+        let _ = writeln!(self.0, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
+    }
+
+    fn gauge(&mut self, name: &str, help: &str, value: u64) {
+        self.metric("gauge", name, help, value);
+    }
+
+    fn counter(&mut self, name: &str, help: &str, value: u64) {
+        self.metric("counter", name, help, value);
+    }
+
+    /// One metric with a value per member, labelled `label="member"`.
+    fn family<M: std::fmt::Display + Copy, T>(
+        &mut self,
+        kind: &str,
+        name: &str,
+        help: &str,
+        label: &str,
+        members: impl IntoIterator<Item = (M, T)>,
+        value: impl Fn(M, T) -> u64,
+    ) {
+        let _ = writeln!(self.0, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (member, of) in members {
+            let _ = writeln!(self.0, "{name}{{{label}=\"{member}\"}} {}", value(member, of));
+        }
+    }
+}
+
+/// The database, the disk, the index and its vectors.
+fn storage_metrics(out: &mut Exposition, state: &AppState) {
+    out.gauge("papertide_users", "Accounts in the database.", state.store.accounts().user_count() as u64);
+    out.gauge("papertide_mail_queue_depth", "Mails waiting to be sent.", state.store.mail().queue_len() as u64);
+    out.gauge("papertide_mail_dead", "Mails given up on.", state.store.mail().dead_len() as u64);
+    out.gauge("papertide_uptime_seconds", "Seconds since the service started.", state.started_at.elapsed().as_secs());
+    out.gauge("papertide_database_bytes", "Database size on disk.", state.store.size_on_disk_bytes().unwrap_or(0));
+    let room = state.store.disk_room();
+    out.gauge("papertide_disk_available_bytes", "Free bytes on the data directory's disk.", room.available_bytes.unwrap_or(0));
+    out.gauge("papertide_disk_writable", "1 while writes are accepted, 0 while the disk is under its reserve.", u64::from(room.writable));
+
+    out.gauge("papertide_index_papers", "Papers (works) in the index.", state.index.paper_count().unwrap_or(0));
     let vectorizer = state.board.get(actors::vectorizer::ACTOR_NAME).unwrap_or_default();
-    gauge("papertide_papers_embedded", "Papers with a vector of the embedding model (0 without a model).", vectorizer.up_to_date);
-    gauge(
+    out.gauge("papertide_papers_embedded", "Papers with a vector of the embedding model (0 without a model).", vectorizer.up_to_date);
+    out.gauge(
         "papertide_papers_waiting_for_embedding",
         "Papers without a vector of the embedding model, or with one of an older text (0 without a model).",
         vectorizer.queue_depth,
     );
+}
 
+/// The password hasher's threads and queue.
+fn hashing_metrics(out: &mut Exposition, state: &AppState) {
     let hashing = state.hasher.stats();
-    gauge("papertide_password_hash_workers", "Threads that hash passwords (at most this many hashes run at once).", hashing.workers as u64);
-    gauge("papertide_password_hashes_running", "Password hashes running now.", hashing.running as u64);
-    gauge("papertide_password_hashes_queued", "Password hashes waiting for a thread.", hashing.queued as u64);
-    let _ = writeln!(
-        text,
-        "# HELP papertide_password_hashes_total Password hashes and checks done.\n# TYPE papertide_password_hashes_total counter\npapertide_password_hashes_total {}",
-        hashing.completed
-    );
-    let _ = writeln!(
-        text,
-        "# HELP papertide_password_hash_busy_total Requests refused with 503 because the hashing queue was full.\n# TYPE papertide_password_hash_busy_total counter\npapertide_password_hash_busy_total {}",
-        hashing.refused_busy
-    );
+    out.gauge("papertide_password_hash_workers", "Threads that hash passwords (at most this many hashes run at once).", hashing.workers as u64);
+    out.gauge("papertide_password_hashes_running", "Password hashes running now.", hashing.running as u64);
+    out.gauge("papertide_password_hashes_queued", "Password hashes waiting for a thread.", hashing.queued as u64);
+    out.counter("papertide_password_hashes_total", "Password hashes and checks done.", hashing.completed);
+    out.counter("papertide_password_hash_busy_total", "Requests refused with 503 because the hashing queue was full.", hashing.refused_busy);
+}
 
-    let mut counter = |name: &str, help: &str, value: u64| {
-        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
-    };
-    counter(
+/// The rate limiter, the connection caps and deadlines, and the log.
+fn connection_metrics(out: &mut Exposition, state: &AppState) {
+    out.counter(
         "papertide_rate_limiter_evicted_total",
         "Open rate-limit counters dropped to keep the limiter within its size.",
         state.limiter.evicted_total(),
     );
     let connections = state.connections.stats();
-    counter(
+    out.counter(
         "papertide_connections_refused_total",
         "Connections answered 503 and closed because the server, their address or their network was at its cap.",
         connections.refused_total,
     );
-    counter(
+    out.counter(
         "papertide_connections_deadline_closed_total",
         "Connections answered 408 and closed because, under pressure, their request head did not arrive within the short deadline.",
         connections.deadline_closed_total,
     );
-    counter(
+    out.counter(
         "papertide_request_body_timeouts_total",
         "Requests answered 408 because their body did not arrive in time.",
         crate::deadline::body_timeouts(),
     );
-    counter(
+    out.counter(
         "papertide_log_lines_dropped_total",
         "Log lines that could not be written (a full disk, a closed pipe) and were dropped.",
         crate::logging::dropped_lines(),
     );
-    let mut gauge = |name: &str, help: &str, value: u64| {
-        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
-    };
-    gauge("papertide_rate_limiter_entries", "Rate-limit counters kept in memory (bounded).", state.limiter.len() as u64);
-    gauge("papertide_connections_open", "Connections open now.", connections.open as u64);
-    gauge("papertide_connections_max", "Connections served at once, at most.", connections.max_total as u64);
-    gauge("papertide_connection_addresses", "Client addresses with a connection open now.", connections.addresses as u64);
-    gauge("papertide_connection_networks", "Client networks (IPv4 /24, IPv6 /48) with a connection open now.", connections.networks as u64);
+    out.gauge("papertide_rate_limiter_entries", "Rate-limit counters kept in memory (bounded).", state.limiter.len() as u64);
+    out.gauge("papertide_connections_open", "Connections open now.", connections.open as u64);
+    out.gauge("papertide_connections_max", "Connections served at once, at most.", connections.max_total as u64);
+    out.gauge("papertide_connection_addresses", "Client addresses with a connection open now.", connections.addresses as u64);
+    out.gauge("papertide_connection_networks", "Client networks (IPv4 /24, IPv6 /48) with a connection open now.", connections.networks as u64);
+}
 
+/// Each source's harvests, labelled `source`.
+fn source_metrics(out: &mut Exposition, state: &AppState) {
     let today = Utc::now().date_naive();
-    let harvests = harvest_states(&state);
-    let mut per_source = |name: &str, help: &str, kind: &str, value: &dyn Fn(Source, &HarvestState) -> u64| {
-        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        for (source, harvest) in &harvests {
-            let _ = writeln!(text, "{name}{{source=\"{source}\"}} {}", value(*source, harvest));
-        }
+    let harvests = harvest_states(state);
+    let mut per_source = |kind: &str, name: &str, help: &str, value: &dyn Fn(Source, &HarvestState) -> u64| {
+        out.family(kind, name, help, "source", harvests.iter().map(|(source, harvest)| (*source, harvest)), value);
     };
-    per_source("papertide_source_up", "1 if the source's last harvest succeeded.", "gauge", &|_, h| u64::from(h.is_healthy()));
-    per_source("papertide_source_papers_this_week", "New papers a source brought this week.", "gauge", &|_, h| h.papers_in_week_of(today));
-    per_source("papertide_source_papers_added_total", "New papers a source brought.", "counter", &|_, h| h.papers_added_total);
-    per_source("papertide_source_records_total", "Records a source delivered.", "counter", &|_, h| h.records_total);
-    per_source("papertide_source_failures_total", "Harvest runs that failed.", "counter", &|_, h| h.failures_total);
-    per_source("papertide_source_last_success_timestamp_seconds", "When a source was last harvested.", "gauge", &|_, h| {
+    per_source("gauge", "papertide_source_up", "1 if the source's last harvest succeeded.", &|_, h| u64::from(h.is_healthy()));
+    per_source("gauge", "papertide_source_papers_this_week", "New papers a source brought this week.", &|_, h| h.papers_in_week_of(today));
+    per_source("counter", "papertide_source_papers_added_total", "New papers a source brought.", &|_, h| h.papers_added_total);
+    per_source("counter", "papertide_source_records_total", "Records a source delivered.", &|_, h| h.records_total);
+    per_source("counter", "papertide_source_failures_total", "Harvest runs that failed.", &|_, h| h.failures_total);
+    per_source("gauge", "papertide_source_last_success_timestamp_seconds", "When a source was last harvested.", &|_, h| {
         h.last_success_at.map_or(0, |at| at.timestamp().max(0) as u64)
     });
-    per_source("papertide_source_restarts_total", "Harvests that stopped abnormally since start.", "counter", &|source, _| {
+    per_source("counter", "papertide_source_restarts_total", "Harvests that stopped abnormally since start.", &|source, _| {
         state.board.get(Harvester::actor_name(source)).map_or(0, |status| u64::from(status.restarts))
     });
+}
 
+/// Each actor's work, labelled `actor`.
+fn actor_metrics(out: &mut Exposition, state: &AppState) {
     let actors = state.board.snapshot();
-    let mut family = |name: &str, help: &str, kind: &str, value: &dyn Fn(&actors::ActorStatus) -> u64| {
-        let _ = writeln!(text, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        for (actor, status) in &actors {
-            let _ = writeln!(text, "{name}{{actor=\"{actor}\"}} {}", value(status));
-        }
+    let mut family = |kind: &str, name: &str, help: &str, value: &dyn Fn(&actors::ActorStatus) -> u64| {
+        out.family(kind, name, help, "actor", &actors, |_, status| value(status));
     };
-    family("papertide_actor_processed_total", "Units of work an actor completed.", "counter", &|s| s.processed_total);
-    family("papertide_actor_failures_total", "Units of work an actor failed.", "counter", &|s| s.failed_total);
-    family("papertide_actor_restarts_total", "Supervisor restarts of an actor.", "counter", &|s| u64::from(s.restarts));
-    family("papertide_actor_last_success_timestamp_seconds", "When an actor last succeeded.", "gauge", &|s| {
+    family("counter", "papertide_actor_processed_total", "Units of work an actor completed.", &|s| s.processed_total);
+    family("counter", "papertide_actor_failures_total", "Units of work an actor failed.", &|s| s.failed_total);
+    family("counter", "papertide_actor_restarts_total", "Supervisor restarts of an actor.", &|s| u64::from(s.restarts));
+    family("gauge", "papertide_actor_last_success_timestamp_seconds", "When an actor last succeeded.", &|s| {
         s.last_success_at.map_or(0, |at| at.timestamp().max(0) as u64)
     });
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(text)
 }

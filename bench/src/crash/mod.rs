@@ -213,40 +213,12 @@ async fn drive(
     checks::check_data_dir(&binary.data_dir, &mut users, fixtures, &mut observed).context("at the end")?;
     let mailbox = MailBox { mails: maildev.emails().await };
     let repeated = mailbox.repeated_message_ids();
-    if !repeated.is_empty() {
-        let copies: Vec<String> = repeated
-            .iter()
-            .map(|(id, times)| {
-                let arrivals: Vec<String> = mailbox
-                    .mails
-                    .iter()
-                    .filter(|mail| checks::message_id(mail) == *id)
-                    .map(|mail| mail["time"].as_str().unwrap_or_default().to_owned())
-                    .collect();
-                let first = mailbox.mails.iter().find(|mail| checks::message_id(mail) == *id);
-                let (to, subject) = first.map_or((String::new(), String::new()), |mail| (workload::recipient(mail), mail["subject"].to_string()));
-                format!("{id} to {to} {subject}: {times} times, arrived {arrivals:?}")
-            })
-            .collect();
-        let all: Vec<&serde_json::Value> = mailbox.mails.iter().filter(|mail| repeated.contains_key(&checks::message_id(mail))).collect();
-        let kept = binary.data_dir.with_file_name("repeated-mail.json");
-        std::fs::write(&kept, serde_json::to_vec_pretty(&all)?).context("keeping the repeated mail")?;
-        bail!("mail sent twice: {} Message-IDs repeated (as maildev has them: {}):\n{}", repeated.len(), kept.display(), copies.join("\n"));
-    }
+    refuse_repeated_mail(&mailbox, &repeated, &binary.data_dir)?;
     let (mails_interrupted, mails_interrupted_missing) = checks::check_final_mail(&binary.data_dir, &users, &mailbox, &mut observed)?;
 
-    let store = store::Store::open(&server::db_dir(&binary.data_dir))?;
-    let mut digests = 0;
-    for user in store.accounts().users()? {
-        digests += store.digests().of_user(user.id)?.len();
-    }
-    drop(store);
+    let digests = digest_count(&binary.data_dir)?;
     let index = index::PaperIndex::open_or_create(&server::index_dir(&binary.data_dir))?;
-    let mut kills_by_point = std::collections::BTreeMap::new();
-    for point in &kills {
-        let name = serde_json::to_value(point)?.as_str().unwrap_or_default().to_owned();
-        *kills_by_point.entry(name).or_insert(0) += 1;
-    }
+    let kills_by_point = kills_by_point(&kills)?;
     Ok(CrashReport {
         seed: config.seed,
         kills: kills.len(),
@@ -270,6 +242,52 @@ async fn drive(
         slowest_restart_ms: slowest_restart.as_millis(),
         seconds: 0.0,
     })
+}
+
+/// Fails the run when maildev got a Message-ID more than once: names each with its recipient,
+/// subject and arrival times, and keeps every copy beside the data directory.
+fn refuse_repeated_mail(mailbox: &MailBox, repeated: &std::collections::BTreeMap<String, usize>, data_dir: &std::path::Path) -> anyhow::Result<()> {
+    if repeated.is_empty() {
+        return Ok(());
+    }
+    let copies: Vec<String> = repeated
+        .iter()
+        .map(|(id, times)| {
+            let arrivals: Vec<String> = mailbox
+                .mails
+                .iter()
+                .filter(|mail| checks::message_id(mail) == *id)
+                .map(|mail| mail["time"].as_str().unwrap_or_default().to_owned())
+                .collect();
+            let first = mailbox.mails.iter().find(|mail| checks::message_id(mail) == *id);
+            let (to, subject) = first.map_or((String::new(), String::new()), |mail| (workload::recipient(mail), mail["subject"].to_string()));
+            format!("{id} to {to} {subject}: {times} times, arrived {arrivals:?}")
+        })
+        .collect();
+    let all: Vec<&serde_json::Value> = mailbox.mails.iter().filter(|mail| repeated.contains_key(&checks::message_id(mail))).collect();
+    let kept = data_dir.with_file_name("repeated-mail.json");
+    std::fs::write(&kept, serde_json::to_vec_pretty(&all)?).context("keeping the repeated mail")?;
+    bail!("mail sent twice: {} Message-IDs repeated (as maildev has them: {}):\n{}", repeated.len(), kept.display(), copies.join("\n"));
+}
+
+/// The digests the database holds at the end, of every user.
+fn digest_count(data_dir: &std::path::Path) -> anyhow::Result<usize> {
+    let store = store::Store::open(&server::db_dir(data_dir))?;
+    let mut digests = 0;
+    for user in store.accounts().users()? {
+        digests += store.digests().of_user(user.id)?.len();
+    }
+    Ok(digests)
+}
+
+/// How many kills landed at each point, by the point's name in the report.
+fn kills_by_point(kills: &[KillPoint]) -> anyhow::Result<std::collections::BTreeMap<String, usize>> {
+    let mut by_point = std::collections::BTreeMap::new();
+    for point in kills {
+        let name = serde_json::to_value(point)?.as_str().unwrap_or_default().to_owned();
+        *by_point.entry(name).or_insert(0) += 1;
+    }
+    Ok(by_point)
 }
 
 /// One life of `serve`: users act while a trigger picked by the seed waits for its moment, then
