@@ -7,7 +7,6 @@
 //! reports the change are written in one transaction, and the mail is queued only when the plan
 //! actually changes; applying the same state again writes the same row and queues nothing.
 
-use crate::Billing;
 use chrono::{DateTime, Utc};
 use engine::billing::{
     end_plan, terms_for_plan, transition, EndCause, PlanChange, PlanHolder, SubscriptionState, SubscriptionTracking, TrackingStatus,
@@ -24,7 +23,7 @@ use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
 use crate::plan_history::{tx_record_plan_change, PlanReason};
 use crate::users::User;
-use crate::Result;
+use crate::{Billing, Result};
 
 type TxResult<T> = std::result::Result<T, sled::transaction::ConflictableTransactionError<StoreError>>;
 

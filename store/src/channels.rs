@@ -10,7 +10,6 @@
 //!   stopped: it is not sent again, so that it never appears twice; the channel's last error
 //!   says so. A post that keeps failing is retried with backoff, then given up.
 
-use crate::Channels;
 use chrono::{DateTime, Utc};
 use engine::search_term::TermId;
 use engine::UserId;
@@ -21,7 +20,7 @@ use uuid::Uuid;
 
 use crate::codec::{decode, encode, tx_decode, tx_encode};
 use crate::ratings::term_prefix;
-use crate::{Result, StoreError};
+use crate::{Channels, Result, StoreError};
 
 /// A term's lab channel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,7 +9,6 @@
 //! reference to the digest and rendered when it is sent. A weekly run then writes about a
 //! kilobyte per digest instead of the papers and their mail again for every user.
 
-use crate::Digests;
 use chrono::{DateTime, Utc};
 use engine::digest::{Digest, DigestEntry, DigestKind, DigestStatus, Widened};
 use engine::mail::RenderedMail;
@@ -22,7 +21,7 @@ use uuid::Uuid;
 
 use crate::codec::{decode, encode};
 use crate::secret::TokenHash;
-use crate::{Result, StoreError};
+use crate::{Digests, Result, StoreError};
 
 fn user_prefixed(user_id: UserId, rest: &[u8]) -> Vec<u8> {
     [user_id.as_bytes().as_slice(), rest].concat()

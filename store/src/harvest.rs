@@ -1,12 +1,11 @@
 //! Each source's harvest state (`engine::harvest::HarvestState`): its cursor and its last
 //! success and error, so that a restarted service resumes where it stopped.
 
-use crate::Papers;
 use engine::harvest::HarvestState;
 use engine::paper::Source;
 
 use crate::codec::{decode, encode};
-use crate::Result;
+use crate::{Papers, Result};
 
 impl Papers<'_> {
     /// A source's harvest state; the empty state when it never ran.

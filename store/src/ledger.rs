@@ -17,7 +17,6 @@
 //!   left out and reported [`Commit::Stale`], so the caller chooses again: no paper is sent to a
 //!   user twice, however their digests race, and no lock is held while digests are chosen.
 
-use crate::Digests;
 use chrono::{DateTime, Utc};
 use engine::digest::{DigestHistory, DigestKind};
 use engine::mail::RenderedMail;
@@ -31,7 +30,7 @@ use crate::codec::{decode, encode_packed, tx_decode, tx_encode, tx_encode_packed
 use crate::digests::{digest_key, NewDigest, StoredDigest};
 use crate::mail_queue::{tx_enqueue, DigestMailRef};
 use crate::users::User;
-use crate::{Result, StoreError};
+use crate::{Digests, Result, StoreError};
 
 /// What the weekly rules and the free plan know of a user's digests (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

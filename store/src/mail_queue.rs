@@ -1,7 +1,6 @@
 //! The durable outgoing-mail queue. Producers enqueue in the same transaction as the change the
 //! mail reports; the mailer removes a mail only after it was handed over, so a crash loses none.
 
-use crate::Mail;
 use std::sync::MutexGuard;
 
 use chrono::{DateTime, Utc};
@@ -13,7 +12,7 @@ use sled::Transactional;
 use crate::codec::{decode, encode};
 use crate::error::StoreError;
 use crate::sent_journal::{Entry, Held, SentJournal};
-use crate::Result;
+use crate::{Mail, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueuedMail {

@@ -3,7 +3,6 @@
 //! last signer wins, every earlier link dies), and an account nobody verifies goes away with its
 //! verification window, with everything it holds.
 
-use crate::Accounts;
 use chrono::{DateTime, Duration, Utc};
 use engine::account::normalize_email;
 use engine::mail::RenderedMail;
@@ -15,7 +14,7 @@ use crate::mail_queue::tx_enqueue;
 use crate::secret::TokenHash;
 use crate::tokens::{previous_token_hash, tx_put_token, TokenPurpose, TokenRecord};
 use crate::users::User;
-use crate::Result;
+use crate::{Accounts, Result};
 
 /// How long a verification link lives, and so how long an unverified account is kept after the
 /// last one was mailed.

@@ -4,7 +4,6 @@
 //! prefix scan in time order. Databases made before it was kept have no history of earlier
 //! changes.
 
-use crate::Billing;
 use chrono::{DateTime, Utc};
 use engine::{Tier, UserId};
 use serde::{Deserialize, Serialize};
@@ -12,7 +11,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionalTree};
 
 use crate::codec::{decode, tx_encode};
 use crate::error::StoreError;
-use crate::Result;
+use crate::{Billing, Result};
 
 /// Why a plan changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,10 +1,9 @@
 //! Mail preferences per user (spec §3 `user_preferences`), created with the account.
 
-use crate::Accounts;
 use engine::{Preferences, UserId};
 
 use crate::codec::{decode, encode};
-use crate::Result;
+use crate::{Accounts, Result};
 
 impl Accounts<'_> {
     /// A user's preferences; the spec's defaults when none were stored.

@@ -6,14 +6,13 @@
 //!
 //! The installation's key of the rating links (`engine::rating`) lives in `meta`.
 
-use crate::Ratings;
 use engine::rating::Rating;
 use engine::search_term::TermId;
 use engine::UserId;
 use sled::Transactional;
 
 use crate::codec::{decode, tx_encode};
-use crate::{Result, StoreError};
+use crate::{Ratings, Result, StoreError};
 
 /// The most ratings a term keeps; past it, the oldest go.
 pub const MAX_RATINGS_PER_TERM: usize = 1000;

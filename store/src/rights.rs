@@ -16,7 +16,6 @@
 //! Paper entries (`digest_entries`) are content-addressed and shared between users: they hold a
 //! paper's public metadata and its summary, nothing of the user, and are kept.
 
-use crate::Accounts;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
@@ -37,7 +36,7 @@ use crate::mail_queue::{tx_enqueue, QueuedMail};
 use crate::plan_history::PlanRecord;
 use crate::tokens::TokenRecord;
 use crate::users::{User, USER_COUNT_KEY};
-use crate::Result;
+use crate::{Accounts, Result};
 
 /// Everything kept of one user, for their export.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,13 +3,12 @@
 //! step under a lock, so two concurrent adds cannot both take a user's last free place nor add
 //! one topic twice.
 
-use crate::Terms;
 use engine::search_term::{check_term_limit, is_same_term, SearchTerm, TermId, TermLimit};
 use engine::{Tier, UserId};
 use sled::Transactional;
 
 use crate::codec::{decode, encode, tx_encode};
-use crate::{Result, StoreError};
+use crate::{Result, StoreError, Terms};
 
 fn by_user_key(user_id: UserId, id: TermId) -> Vec<u8> {
     [user_id.as_bytes().as_slice(), id.0.as_bytes().as_slice()].concat()

@@ -2,7 +2,6 @@
 //! unexpired, while its user is active, and while its epoch matches the user's (a password reset
 //! bumps the epoch and so ends every session at once).
 
-use crate::Accounts;
 use chrono::{DateTime, Utc};
 use engine::UserId;
 use serde::{Deserialize, Serialize};
@@ -11,7 +10,7 @@ use sled::Transactional;
 use crate::codec::{decode, tx_encode};
 use crate::secret::TokenHash;
 use crate::users::User;
-use crate::Result;
+use crate::{Accounts, Result};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Session {

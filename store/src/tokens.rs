@@ -2,7 +2,6 @@
 //! once, and only the newest of each purpose per user is valid. Using a token and applying its
 //! effect is one transaction.
 
-use crate::Accounts;
 use chrono::{DateTime, Utc};
 use engine::mail::RenderedMail;
 use engine::UserId;
@@ -15,7 +14,7 @@ use crate::error::{abort, StoreError};
 use crate::mail_queue::tx_enqueue;
 use crate::secret::TokenHash;
 use crate::users::User;
-use crate::Result;
+use crate::{Accounts, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TokenPurpose {

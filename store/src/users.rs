@@ -1,6 +1,5 @@
 //! User accounts (every field of spec §3) and the unique-email index.
 
-use crate::Accounts;
 use chrono::{DateTime, Utc};
 use engine::account::normalize_email;
 use engine::mail::RenderedMail;
@@ -14,7 +13,7 @@ use crate::mail_queue::tx_enqueue;
 use crate::plan_history::{tx_record_plan_change, PlanReason};
 use crate::secret::TokenHash;
 use crate::tokens::{tx_put_token, TokenPurpose, TokenRecord};
-use crate::Result;
+use crate::{Accounts, Result};
 
 /// A user account. Token fields hold hashes, never the tokens mailed out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

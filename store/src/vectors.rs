@@ -7,11 +7,10 @@
 //! 1,536 bytes, not CBOR's five bytes a float). Writes are not flushed: a vector lost in a crash
 //! is made again.
 
-use crate::Papers;
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{decode, encode};
-use crate::{Result, StoreError};
+use crate::{Papers, Result, StoreError};
 
 /// A paper's vector, with what it was made by and from.
 #[derive(Debug, Clone, PartialEq)]
