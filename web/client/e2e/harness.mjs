@@ -233,9 +233,12 @@ export async function signIn(page, email, password = PASSWORD) {
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
-/** A new page signed in as a new, verified `email` (signed up and verified by its mailed link). */
-export async function verifiedPage(stack, email) {
-  const page = await stack.newPage();
+/**
+ * A page signed in as a new, verified `email` (signed up and verified by its mailed link): a new
+ * one, or `page` when given (a phone-sized one, say).
+ */
+export async function verifiedPage(stack, email, page) {
+  page ??= await stack.newPage();
   await page.goto("/");
   await dismissCookieBanner(page);
   await signUp(page, email);

@@ -3,7 +3,7 @@
 // operator console's every tab included.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { card, dismissCookieBanner, linkIn, screenshot, signUp } from "./harness.mjs";
+import { card, dismissCookieBanner, screenshot, verifiedPage } from "./harness.mjs";
 import { startHarvestedStack } from "./replay.mjs";
 
 const OPERATOR = "opal@example.org";
@@ -67,13 +67,7 @@ test("no public page scrolls sideways on a phone", async () => {
 });
 
 test("no signed-in page scrolls sideways on a phone: the dashboard with a digest, billing pages, the console's tabs", async () => {
-  const page = await phonePage();
-  await page.goto("/");
-  await dismissCookieBanner(page);
-  await signUp(page, OPERATOR);
-  const verification = await stack.maildev.waitForEmail(OPERATOR, "Verify your email");
-  await page.goto(linkIn(verification, "/verify-email?token="));
-  await page.getByText("Email Verified Successfully!").waitFor();
+  const page = await verifiedPage(stack, OPERATOR, await phonePage());
 
   // A term whose search found papers, so the queue, the digests and the cards are full.
   await page.goto("/dashboard");
